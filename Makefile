@@ -1,0 +1,46 @@
+# The two commands: `make plan` (offline plan of a stack, default dev) and `make test` (every check).
+# Both create venv/ (the virtualenv Pulumi.yaml names) from the pinned requirements when needed.
+
+PYTHON ?= python3
+STACK ?= dev
+VENV := venv
+PY := $(VENV)/bin/python
+
+.DEFAULT_GOAL := help
+.PHONY: help plan test lint typecheck pytest bench clean
+
+help:
+	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
+	@echo "make test              lint, type check and tests"
+	@echo "make bench             scale figures of the offline plan"
+
+$(VENV)/.runtime: requirements.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is required")'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+plan: $(VENV)/.runtime
+	$(PY) -m tools.plan --stack $(STACK)
+
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(VENV)/.dev
+	$(VENV)/bin/pyright
+
+pytest: $(VENV)/.dev
+	$(PY) -m pytest
+
+test: lint typecheck pytest
+
+bench: $(VENV)/.runtime
+	$(PY) bench/plan_scale.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,47 @@
+"""The TPU catalog: what GKE documents about Cloud TPUs, as data. Pure: no Pulumi imports."""
+
+from catalog.tpu import (
+    ACCELERATOR_LABEL,
+    GENERATIONS,
+    MULTISLICE_MIN_VERSION_AUTOPILOT,
+    MULTISLICE_MIN_VERSION_STANDARD,
+    TOPOLOGY_LABEL,
+    TPU_RESOURCE,
+    TPU_TAINT,
+    Generation,
+    MachineType,
+    Taint,
+    chips_in,
+    default_machine_type,
+    is_multi_host,
+    machine_type,
+    nodes_for,
+    parse_topology,
+    topologies_for,
+    tpu_type_name,
+)
+from catalog.versions import is_version, version_at_least, version_key
+
+__all__ = [
+    "ACCELERATOR_LABEL",
+    "GENERATIONS",
+    "MULTISLICE_MIN_VERSION_AUTOPILOT",
+    "MULTISLICE_MIN_VERSION_STANDARD",
+    "TOPOLOGY_LABEL",
+    "TPU_RESOURCE",
+    "TPU_TAINT",
+    "Generation",
+    "MachineType",
+    "Taint",
+    "chips_in",
+    "default_machine_type",
+    "is_multi_host",
+    "is_version",
+    "machine_type",
+    "nodes_for",
+    "parse_topology",
+    "topologies_for",
+    "tpu_type_name",
+    "version_at_least",
+    "version_key",
+]

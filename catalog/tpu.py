@@ -1,0 +1,303 @@
+"""Cloud TPU on GKE: the few documented facts per generation, and what follows from them.
+
+Pure data and arithmetic (no Pulumi, no I/O), so every other module derives node counts,
+single/multi-host and node labels from one place. Source: shared/TPU_FACTS.md; bracketed tags
+such as [SEED] or [ABOUT] name the sources listed there.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from itertools import combinations_with_replacement
+from types import MappingProxyType
+
+from catalog.versions import is_version
+
+TPU_RESOURCE = "google.com/tpu"
+ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
+TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
+
+MULTISLICE_MIN_VERSION_STANDARD = "1.27.4-gke.900"  # [MS]
+MULTISLICE_MIN_VERSION_AUTOPILOT = "1.29.2-gke.1521000"  # [MS]
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    value: str
+    effect: str
+
+
+# GKE puts this taint on every TPU node [ABOUT]; Pods that request TPUs must tolerate it.
+TPU_TAINT = Taint(key=TPU_RESOURCE, value="present", effect="NoSchedule")
+
+
+@dataclass(frozen=True)
+class MachineType:
+    name: str
+    chips: int  # TPU chips on one VM; a Pod requests all of them or none
+    vcpus: int | None
+    memory_gb: int | None  # as the source states it: GB, except GiB for tpu7x [CE]
+
+
+@dataclass(frozen=True)
+class Generation:
+    name: str
+    accelerator: str  # value of ACCELERATOR_LABEL on this generation's nodes
+    dimensions: int  # 2 or 3: the number of dimensions in a topology
+    machine_types: tuple[MachineType, ...]
+    tensorcores_per_chip: int
+    hbm_per_chip: str  # human readable, unit as documented
+    zones: tuple[str, ...]  # documented zones; zone lists change, callers may allow others
+    min_version_standard: str
+    min_version_autopilot: str | None  # None: not verified
+    topologies: tuple[str, ...]  # every valid shape, by chip count then dimensions
+    multi_host_machine_type: str  # the machine type that multi-host slices are built from
+    tpu_type_prefix: str  # "v4" in "v4-8": see tpu_type_name
+
+    def __post_init__(self) -> None:
+        names = [machine.name for machine in self.machine_types]
+        problems: list[str] = []
+        if self.multi_host_machine_type not in names:
+            problems.append(
+                f"multi-host machine type {self.multi_host_machine_type} not in {names}"
+            )
+        problems += [
+            f"topology {shape} does not have {self.dimensions} dimensions"
+            for shape in self.topologies
+            if len(parse_topology(shape) or ()) != self.dimensions
+        ]
+        problems += [
+            f"{version} is not a GKE version"
+            for version in (self.min_version_standard, self.min_version_autopilot)
+            if version is not None and not is_version(version)
+        ]
+        if problems:
+            raise ValueError(f"TPU generation {self.name}: " + "; ".join(problems))
+
+    @property
+    def multi_host_machine(self) -> MachineType:
+        return next(m for m in self.machine_types if m.name == self.multi_host_machine_type)
+
+
+_TOPOLOGY = re.compile(r"[1-9][0-9]*(?:x[1-9][0-9]*){1,2}")
+
+
+def parse_topology(topology: str) -> tuple[int, ...] | None:
+    """Parse "2x2x1" into (2, 2, 1); None unless it is 2 or 3 positive dimensions, as GKE spells
+    them (lower-case x, no zeros or padding), because the string becomes a node label value."""
+    if _TOPOLOGY.fullmatch(topology) is None:
+        return None
+    return tuple(int(dim) for dim in topology.split("x"))
+
+
+def chips_in(topology: str) -> int:
+    """Chips in a slice of this shape: the product of its dimensions."""
+    dims = parse_topology(topology)
+    if dims is None:
+        raise ValueError(f"not a TPU topology: {topology!r} (expected e.g. 2x4 or 2x2x1)")
+    return math.prod(dims)
+
+
+def _format(dims: tuple[int, ...]) -> str:
+    return "x".join(str(dim) for dim in dims)
+
+
+def _by_size(shapes: Iterable[tuple[int, ...]]) -> tuple[str, ...]:
+    return tuple(_format(dims) for dims in sorted(shapes, key=lambda d: (math.prod(d), d)))
+
+
+# The documented 2D shapes of v5e and v6e [SEED][ABOUT]: data, not a rule to generate from.
+_SHAPES_2D = ((1, 1), (2, 2), (2, 4), (4, 4), (4, 8), (8, 8), (8, 16), (16, 16))
+
+# 3D slices smaller than one cube of 4x4x4 chips [ABOUT]. From one cube up, shapes follow a rule.
+_SUB_CUBE_SHAPES = ((2, 2, 1), (2, 2, 2), (2, 2, 4), (2, 4, 4))
+_CUBE_EDGE = 4
+
+
+def _shapes_3d(largest: str) -> list[tuple[int, ...]]:
+    """GKE's 3D rule [ABOUT]: every dimension a multiple of 4, A <= B <= C, and each dimension
+    within the matching (sorted) dimension of the generation's largest slice."""
+    dims = parse_topology(largest)
+    if dims is None or len(dims) != 3:
+        raise ValueError(f"not a 3D topology: {largest!r}")
+    bounds = sorted(dims)
+    edges = range(_CUBE_EDGE, bounds[-1] + 1, _CUBE_EDGE)
+    cubes = [
+        shape
+        for shape in combinations_with_replacement(edges, 3)  # yields each A <= B <= C once
+        if all(dim <= bound for dim, bound in zip(shape, bounds, strict=True))
+    ]
+    return [*_SUB_CUBE_SHAPES, *cubes]
+
+
+def _zones(*sources: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(sorted({zone for source in sources for zone in source}))
+
+
+_V4 = Generation(
+    name="v4",
+    accelerator="tpu-v4-podslice",
+    dimensions=3,
+    machine_types=(MachineType("ct4p-hightpu-4t", chips=4, vcpus=240, memory_gb=407),),
+    tensorcores_per_chip=2,
+    hbm_per_chip="32 GiB",
+    zones=_zones(("us-central2-b",)),  # [SEED][ZONES]
+    min_version_standard="1.26.1-gke.1500",  # [SEED]
+    min_version_autopilot="1.29.2-gke.1521000",  # [SEED]
+    topologies=_by_size(_shapes_3d("12x16x16")),  # largest GKE v4 slice [ABOUT]
+    multi_host_machine_type="ct4p-hightpu-4t",
+    tpu_type_prefix="v4",
+)
+
+_V5E = Generation(
+    name="v5e",
+    accelerator="tpu-v5-lite-podslice",
+    dimensions=2,
+    machine_types=(
+        MachineType("ct5lp-hightpu-1t", chips=1, vcpus=24, memory_gb=48),
+        MachineType("ct5lp-hightpu-4t", chips=4, vcpus=112, memory_gb=192),
+        MachineType("ct5lp-hightpu-8t", chips=8, vcpus=224, memory_gb=384),
+    ),
+    tensorcores_per_chip=1,
+    hbm_per_chip="16 GB",
+    zones=_zones(
+        ("us-west4-a", "us-east5-b", "us-east1-c"),  # [SEED]
+        ("us-central1-a", "us-south1-a", "us-west1-c", "us-west4-a"),  # [ZONES]
+    ),
+    min_version_standard="1.27.2-gke.2100",  # [SEED]
+    min_version_autopilot="1.29.2-gke.1521000",  # [SEED]
+    topologies=_by_size(_SHAPES_2D),
+    multi_host_machine_type="ct5lp-hightpu-4t",
+    tpu_type_prefix="v5litepod",
+)
+
+_V5P = Generation(
+    name="v5p",
+    accelerator="tpu-v5p-slice",
+    dimensions=3,
+    machine_types=(MachineType("ct5p-hightpu-4t", chips=4, vcpus=208, memory_gb=448),),
+    tensorcores_per_chip=2,
+    hbm_per_chip="95 GiB",
+    zones=_zones(
+        ("us-west4-a", "us-east5-a"),  # [SEED]
+        ("us-central1-a", "us-east5-a"),  # [ZONES]
+    ),
+    min_version_standard="1.28.3-gke.1024000",  # [SEED]
+    min_version_autopilot="1.29.2-gke.1521000",  # [SEED]
+    topologies=_by_size(_shapes_3d("16x16x24")),  # largest single v5p slice [ABOUT]
+    multi_host_machine_type="ct5p-hightpu-4t",
+    tpu_type_prefix="v5p",
+)
+
+_V6E = Generation(
+    name="v6e",
+    accelerator="tpu-v6e-slice",
+    dimensions=2,
+    machine_types=(
+        MachineType("ct6e-standard-1t", chips=1, vcpus=44, memory_gb=176),
+        MachineType("ct6e-standard-4t", chips=4, vcpus=180, memory_gb=720),
+        MachineType("ct6e-standard-8t", chips=8, vcpus=360, memory_gb=1440),
+    ),
+    tensorcores_per_chip=1,
+    hbm_per_chip="32 GB",
+    zones=_zones(
+        ("us-central1-b", "us-east1-d", "us-east5-a", "us-east5-b", "europe-west4-a"),  # [ZONES]
+    ),
+    min_version_standard="1.31.2-gke.1115000",  # secondary source, see TPU_FACTS.md
+    min_version_autopilot=None,  # not verified
+    topologies=_by_size(_SHAPES_2D),
+    multi_host_machine_type="ct6e-standard-4t",
+    tpu_type_prefix="v6e",
+)
+
+# The GKE and Cloud TPU pages we found give no largest tpu7x slice. xpk (src/xpk/core/
+# system_characteristics.py: generate_tpu_topologies(max_cubes=144)) allows every ordered
+# multiple-of-4 shape up to 144 cubes, the 9,216-chip pod. Conservatively we take GKE's v5p
+# maximum, the generation the Cloud TPU7x page says TPU7x "shares many similarities with": every
+# shape accepted here is one xpk accepts too. Widen the bound once GKE documents one.
+_TPU7X_LARGEST = "16x16x24"
+
+_TPU7X = Generation(
+    name="tpu7x",
+    accelerator="tpu7x",
+    dimensions=3,
+    # Only the 4-chip VM, per the facts [CE]; xpk also names a tpu7x-standard-1t.
+    machine_types=(MachineType("tpu7x-standard-4t", chips=4, vcpus=224, memory_gb=960),),
+    tensorcores_per_chip=2,
+    hbm_per_chip="192 GiB",
+    zones=_zones(("us-central1-c",)),  # [ZONES]
+    min_version_standard="1.34.0-gke.2201000",  # [IRONWOOD]
+    min_version_autopilot="1.34.1-gke.3084001",  # [IRONWOOD]
+    topologies=_by_size(_shapes_3d(_TPU7X_LARGEST)),
+    multi_host_machine_type="tpu7x-standard-4t",
+    tpu_type_prefix="tpu7x",
+)
+
+GENERATIONS: Mapping[str, Generation] = MappingProxyType(
+    {generation.name: generation for generation in (_V4, _V5E, _V5P, _V6E, _TPU7X)}
+)
+
+
+def machine_type(name: str) -> tuple[Generation, MachineType] | None:
+    """The generation and machine type of a GCE machine type name, if it is a TPU one."""
+    for generation in GENERATIONS.values():
+        for machine in generation.machine_types:
+            if machine.name == name:
+                return generation, machine
+    return None
+
+
+def _fits(generation: Generation, machine: MachineType, topology: str) -> bool:
+    # A slice is whole VMs; only the multi-host machine type joins several VMs into one slice.
+    chips = chips_in(topology)
+    return chips % machine.chips == 0 and (
+        chips == machine.chips or machine.name == generation.multi_host_machine_type
+    )
+
+
+def topologies_for(generation: Generation, machine: MachineType) -> tuple[str, ...]:
+    """The generation's shapes a node pool of this machine type can form (none if foreign)."""
+    if machine not in generation.machine_types:
+        return ()
+    return tuple(t for t in generation.topologies if _fits(generation, machine, t))
+
+
+def default_machine_type(generation: Generation, topology: str) -> MachineType | None:
+    """The machine type for a shape: the one VM that holds it exactly, else the multi-host type.
+
+    None if the shape is not valid for the generation.
+    """
+    if topology not in generation.topologies:
+        return None
+    chips = chips_in(topology)
+    exact = [machine for machine in generation.machine_types if machine.chips == chips]
+    return exact[0] if exact else generation.multi_host_machine
+
+
+def nodes_for(machine: MachineType, topology: str) -> int:
+    """Nodes (VMs) in a slice: chips in the topology / chips per VM."""
+    chips = chips_in(topology)
+    if chips % machine.chips:
+        raise ValueError(
+            f"topology {topology} has {chips} chips, not a whole number of"
+            f" {machine.name} VMs of {machine.chips} chips"
+        )
+    return chips // machine.chips
+
+
+def is_multi_host(machine: MachineType, topology: str) -> bool:
+    return nodes_for(machine, topology) > 1
+
+
+def tpu_type_name(generation: Generation, topology: str) -> str:
+    """Cloud TPU type name, e.g. v4 2x2x1 -> "v4-8", v5e 4x4 -> "v5litepod-16".
+
+    The number counts TensorCores; v5e and v6e have one per chip, so there it counts chips.
+    """
+    if topology not in generation.topologies:
+        raise ValueError(f"{topology!r} is not a {generation.name} topology")
+    return f"{generation.tpu_type_prefix}-{chips_in(topology) * generation.tensorcores_per_chip}"

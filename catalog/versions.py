@@ -1,0 +1,39 @@
+"""GKE version strings and the "at least" rule used for cluster minimums.
+
+GKE versions look like ``1.31.2-gke.1115000``. A cluster minimum may also be given as a prefix
+("1.31" or "1.31.2"): GKE resolves a prefix to the newest matching release, so a prefix meets a
+minimum when the components it names are not older than the minimum's. Aliases such as
+"latest" are not versions here; callers decide what they mean.
+"""
+
+from __future__ import annotations
+
+import re
+
+# major.minor, optionally .patch, optionally -gke.N (which only follows a patch).
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?")
+
+VERSION_EXAMPLES = "1.31, 1.31.2 or 1.31.2-gke.1115000"
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """The numeric components a version names: 2 to 4 of them. ValueError if it is no version."""
+    match = _VERSION.fullmatch(version)
+    if match is None:
+        raise ValueError(f"not a GKE version: {version!r} (expected e.g. {VERSION_EXAMPLES})")
+    return tuple(int(part) for part in match.groups() if part is not None)
+
+
+def is_version(version: str) -> bool:
+    """True for a full GKE version or a major.minor[.patch] prefix of one."""
+    return _VERSION.fullmatch(version) is not None
+
+
+def version_at_least(version: str, minimum: str) -> bool:
+    """Whether ``version`` (possibly a prefix) resolves to a release at or above ``minimum``.
+
+    Only the components ``version`` names are compared: missing ones stand for "the newest", so
+    "1.31" meets "1.31.2-gke.1115000" but "1.30" does not. ValueError if either is no version.
+    """
+    given = version_key(version)
+    return given >= version_key(minimum)[: len(given)]

@@ -1,0 +1,150 @@
+"""The whole stack config, parsed once: `gcp:project` plus the project's own `gke-tpu:*` keys."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from config.cluster import ClusterSpec, zone_region
+from config.errors import ConfigError, Problem, did_you_mean, problems_from
+
+NAMESPACE = "gke-tpu"
+PROJECT_KEY = "gcp:project"
+
+# Project ids: 6 to 30 lowercase letters, digits and hyphens, starting with a letter; an
+# organization's domain-scoped ids (`example.com:my-project`) are allowed too.
+_PROJECT_ID = re.compile(r"^([a-z0-9.-]+\.[a-z]{2,}:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$")
+
+
+@dataclass(frozen=True)
+class PlatformSpec:
+    """Everything the platform stack is built from."""
+
+    project: str
+    cluster: ClusterSpec
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def workload_pool(self) -> str:
+        return f"{self.project}.svc.id.goog"
+
+
+# Each project config key and the model that parses it.
+SECTIONS: dict[str, type[ClusterSpec]] = {"cluster": ClusterSpec}
+REQUIRED = ("cluster",)
+
+
+def _parse_value(key: str, raw: str) -> tuple[Any, Problem | None]:
+    try:
+        return json.loads(raw), None
+    except json.JSONDecodeError:
+        return None, Problem(key, f"expected an object, got {raw!r}")
+
+
+def load_platform(config: Mapping[str, str]) -> PlatformSpec:
+    """Parse and check the stack config; raise one ConfigError listing every problem.
+
+    `config` maps fully qualified keys to strings (objects as JSON), as Pulumi hands them over.
+    """
+    problems: list[Problem] = []
+    project = config.get(PROJECT_KEY)
+    if project is None:
+        problems.append(
+            Problem(PROJECT_KEY, "required; set it with `pulumi config set gcp:project <id>`")
+        )
+    elif not _PROJECT_ID.match(project):
+        problems.append(
+            Problem(
+                PROJECT_KEY,
+                f"{project!r} is not a project id: 6 to 30 lowercase letters, digits and "
+                "hyphens, starting with a letter",
+            )
+        )
+
+    ours = {k.split(":", 1)[1]: v for k, v in config.items() if k.startswith(f"{NAMESPACE}:")}
+    for key in sorted(set(ours) - set(SECTIONS)):
+        hint = did_you_mean(key, SECTIONS)
+        problems.append(
+            Problem(
+                f"{NAMESPACE}:{key}",
+                f"unknown config key{hint or '.'} Known keys: "
+                + ", ".join(f"{NAMESPACE}:{k}" for k in SECTIONS),
+            )
+        )
+
+    parsed: dict[str, Any] = {}
+    for key, model in SECTIONS.items():
+        if key not in ours:
+            if key in REQUIRED:
+                problems.append(
+                    Problem(
+                        f"{NAMESPACE}:{key}",
+                        f"required; set the `{NAMESPACE}:{key}` object in the stack file",
+                    )
+                )
+            continue
+        value, problem = _parse_value(key, ours[key])
+        if problem:
+            problems.append(problem)
+            continue
+        try:
+            parsed[key] = model.model_validate(value)
+        except ValidationError as error:
+            problems.extend(problems_from(error, key, model))
+
+    if "cluster" in parsed:
+        problems.extend(check_cluster(parsed["cluster"]))
+    if problems or project is None:
+        raise ConfigError(problems)
+    cluster: ClusterSpec = parsed["cluster"]
+    return PlatformSpec(project=project, cluster=cluster)
+
+
+def check_cluster(cluster: ClusterSpec) -> list[Problem]:
+    """Rules across fields of `cluster` that a single field cannot check."""
+    problems = []
+    for i, zone in enumerate(cluster.cpu_pool.zones or ()):
+        if zone_region(zone) != cluster.region:
+            problems.append(
+                Problem(
+                    f"cluster.cpuPool.zones[{i}]",
+                    f"{zone!r} is not in the cluster's region {cluster.region!r}; "
+                    f"use zones such as '{cluster.region}-a'",
+                )
+            )
+    window = cluster.maintenance_window
+    if window and _time(window.end_time) <= _time(window.start_time):
+        problems.append(
+            Problem(
+                "cluster.maintenanceWindow.endTime",
+                f"{window.end_time!r} must be after startTime {window.start_time!r}",
+            )
+        )
+    names: set[str] = set()
+    for i, exclusion in enumerate(cluster.maintenance_exclusions):
+        if _time(exclusion.end_time) <= _time(exclusion.start_time):
+            problems.append(
+                Problem(
+                    f"cluster.maintenanceExclusions[{i}].endTime",
+                    f"{exclusion.end_time!r} must be after startTime {exclusion.start_time!r}",
+                )
+            )
+        if exclusion.name in names:
+            problems.append(
+                Problem(
+                    f"cluster.maintenanceExclusions[{i}].name",
+                    f"{exclusion.name!r} is used twice; exclusion names must be unique",
+                )
+            )
+        names.add(exclusion.name)
+    return problems
+
+
+def _time(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))

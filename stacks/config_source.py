@@ -1,0 +1,40 @@
+"""Reads the stack's config from the Pulumi runtime and parses it with the pure models."""
+
+from __future__ import annotations
+
+import pulumi
+from pulumi.runtime import config as runtime_config
+
+from config.errors import ConfigError, Problem
+from config.platform import NAMESPACE, PROJECT_KEY, PlatformSpec, load_platform
+
+
+class InvalidStackConfig(pulumi.RunError):
+    """Raised before any resource is registered; Pulumi prints it without a traceback."""
+
+    def __init__(self, problems: tuple[Problem, ...], message: str) -> None:
+        self.problems = problems
+        super().__init__(message)
+
+
+def _config_values() -> dict[str, str]:
+    """The project's own keys and `gcp:project`, as strings (objects as JSON)."""
+    keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
+    wanted = {k for k in keys if k.startswith(f"{NAMESPACE}:")} | {PROJECT_KEY}
+    values = {}
+    for key in sorted(wanted):
+        value = runtime_config.get_config(key)
+        if value is not None:
+            values[key] = str(value)
+    return values
+
+
+def read_platform_config() -> PlatformSpec:
+    """The parsed stack config; warnings go to Pulumi's warning channel."""
+    try:
+        spec = load_platform(_config_values())
+    except ConfigError as error:
+        raise InvalidStackConfig(error.problems, str(error)) from None
+    for warning in spec.warnings:
+        pulumi.log.warn(warning)
+    return spec

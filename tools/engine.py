@@ -1,0 +1,223 @@
+"""The offline engine: runs a Pulumi program on the mock runtime and records what it registers.
+
+Everything the real engine would receive is kept: inputs in their wire form (camelCase), parents,
+dependencies, providers and resource options. Secret values are masked.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import runpy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pulumi
+from google.protobuf.json_format import MessageToDict
+from pulumi.runtime import mocks, rpc, settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from stacks.config_source import InvalidStackConfig
+from tools.fake_cloud import FakeCloud
+
+SECRET = "[secret]"
+STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+@dataclass(frozen=True)
+class RecordedResource:
+    urn: str
+    type: str
+    name: str
+    custom: bool
+    parent: str | None
+    dependencies: tuple[str, ...]
+    provider: str | None
+    inputs: dict[str, Any]
+    options: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "urn": self.urn,
+            "type": self.type,
+            "name": self.name,
+            "custom": self.custom,
+            "parent": self.parent,
+            "dependencies": list(self.dependencies),
+            "provider": self.provider,
+            "inputs": self.inputs,
+            "options": self.options,
+        }
+
+
+@dataclass
+class Plan:
+    project: str
+    stack: str
+    resources: list[RecordedResource] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    stack_urn: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "stack": self.stack,
+            "resources": [r.as_dict() for r in self.resources],
+            "outputs": self.outputs,
+            "warnings": self.warnings,
+            "errors": self.errors,
+        }
+
+    # Lookups for tests and reports.
+    def of_type(self, type_: str) -> list[RecordedResource]:
+        return [r for r in self.resources if r.type == type_]
+
+    def one(self, type_: str, name: str | None = None) -> RecordedResource:
+        found = [r for r in self.of_type(type_) if name is None or r.name == name]
+        if len(found) != 1:
+            names = [r.name for r in self.of_type(type_)]
+            raise LookupError(f"expected one {type_} named {name!r}, found {len(found)}: {names}")
+        return found[0]
+
+    def by_urn(self, urn: str) -> RecordedResource:
+        return next(r for r in self.resources if r.urn == urn)
+
+
+def mask_secrets(value: Any) -> Any:
+    """Replace secret values (wrapped by the SDK's serializer) with a marker."""
+    if isinstance(value, dict):
+        if rpc._special_sig_key in value:
+            if value[rpc._special_sig_key] == rpc._special_secret_sig:
+                return SECRET
+            return {k: mask_secrets(v) for k, v in value.items() if k != rpc._special_sig_key}
+        return {k: mask_secrets(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_secrets(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # the wire has only floats; the program wrote whole numbers
+    return value
+
+
+def _urn_of_reference(reference: str) -> str | None:
+    """A provider reference is `<urn>::<id>`; the URN alone is stable."""
+    if not reference:
+        return None
+    return reference.rsplit("::", 1)[0]
+
+
+def _options(request: Any) -> dict[str, Any]:
+    timeouts = MessageToDict(request.customTimeouts) if request.HasField("customTimeouts") else None
+    return {
+        "protect": request.protect if request.HasField("protect") else False,
+        "retainOnDelete": request.retainOnDelete if request.HasField("retainOnDelete") else False,
+        "deleteBeforeReplace": request.deleteBeforeReplace,
+        "ignoreChanges": sorted(request.ignoreChanges),
+        "replaceOnChanges": sorted(request.replaceOnChanges),
+        "aliases": [MessageToDict(a) for a in request.aliases],
+        "customTimeouts": timeouts or None,
+    }
+
+
+class RecordingMonitor(mocks.MockMonitor):
+    """A mock resource monitor that keeps every registration request."""
+
+    def __init__(self, cloud: pulumi.runtime.Mocks) -> None:
+        super().__init__(cloud)
+        self.recorded: list[RecordedResource] = []
+        self.stack_urn: str | None = None
+        self.duplicates: list[str] = []
+
+    def RegisterResource(self, request: Any) -> Any:
+        response = super().RegisterResource(request)
+        if request.type == STACK_TYPE:
+            self.stack_urn = response.urn
+            return response
+        if any(r.urn == response.urn for r in self.recorded):
+            self.duplicates.append(response.urn)
+        inputs = mask_secrets(rpc.deserialize_properties(request.object, keep_unknowns=True))
+        self.recorded.append(
+            RecordedResource(
+                urn=response.urn,
+                type=request.type,
+                name=request.name,
+                custom=bool(request.custom),
+                parent=request.parent or None,
+                dependencies=tuple(sorted(set(request.dependencies))),
+                provider=_urn_of_reference(request.provider),
+                inputs=inputs,
+                options=_options(request),
+            )
+        )
+        return response
+
+
+class _WarningCollector(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno == logging.WARNING:
+            self.messages.append(record.getMessage())
+
+
+async def _resolve_output(value: Any) -> Any:
+    output = pulumi.Output.from_input(value)
+    if await output.is_secret():
+        return SECRET
+    return mask_secrets(await output.future())
+
+
+def run_program(
+    program: Path | Callable[[], None],
+    *,
+    project: str,
+    stack: str,
+    config: Mapping[str, str],
+    secret_keys: tuple[str, ...] = (),
+) -> Plan:
+    """Run `program` (a `__main__.py` path or a function) for one stack and record the plan.
+
+    `config` holds fully qualified keys (`gke-tpu:cluster`) with string values, objects as JSON,
+    exactly as the Pulumi CLI hands them to a program.
+    """
+    saved_env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("PULUMI_CONFIG")}
+    logger = logging.getLogger(f"gke-tpu.offline-plan.{id(object())}")
+    logger.propagate = False
+    collector = _WarningCollector()
+    logger.addHandler(collector)
+    monitor = RecordingMonitor(FakeCloud())
+    try:
+        settings.ROOT.set(None)
+        mocks.set_mocks(
+            FakeCloud(), project=project, stack=stack, preview=False, logger=logger, monitor=monitor
+        )
+        pulumi.runtime.set_all_config(dict(config), list(secret_keys))
+        plan = Plan(project=project, stack=stack)
+        run = program if callable(program) else lambda: _run_path(program)
+        try:
+            _sync_await(run_pulumi_func(run))
+        except InvalidStackConfig as error:
+            plan.errors = [str(p) for p in error.problems]
+            plan.warnings = list(collector.messages)
+            return plan
+        root = settings.get_root_resource()
+        exported: dict[str, Any] = dict(getattr(root, "outputs", {}))
+        plan.outputs = {k: _sync_await(_resolve_output(v)) for k, v in sorted(exported.items())}
+        plan.resources = sorted(monitor.recorded, key=lambda r: r.urn)
+        plan.stack_urn = monitor.stack_urn
+        plan.warnings = list(collector.messages)
+        plan.errors = [f"duplicate resource URN: {urn}" for urn in monitor.duplicates]
+        return plan
+    finally:
+        logger.removeHandler(collector)
+        os.environ.update(saved_env)
+
+
+def _run_path(path: Path) -> None:
+    runpy.run_path(str(path), run_name="__main__")

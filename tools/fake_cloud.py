@@ -1,0 +1,71 @@
+"""A deterministic stand-in for Google Cloud and Kubernetes: fills the outputs the program reads.
+
+Values are obviously fake (documentation IP range, `fake-` ids) so that nobody mistakes a plan
+for a deployment.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pulumi
+
+FAKE_ENDPOINT = "203.0.113.10"
+FAKE_CA_CERTIFICATE = base64.b64encode(b"FAKE CA CERTIFICATE (offline plan)").decode()
+
+
+def _cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "endpoint": FAKE_ENDPOINT,
+        "masterAuth": {**inputs.get("masterAuth", {}), "clusterCaCertificate": FAKE_CA_CERTIFICATE},
+        "selfLink": f"https://container.googleapis.com/v1/projects/{inputs.get('project')}"
+        f"/locations/{inputs.get('location')}/clusters/{name}",
+    }
+
+
+def _service_account(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    email = f"{inputs.get('accountId', name)}@{inputs.get('project')}.iam.gserviceaccount.com"
+    return {
+        "email": email,
+        "member": f"serviceAccount:{email}",
+        "name": f"projects/{inputs.get('project')}/serviceAccounts/{email}",
+        "uniqueId": "000000000000000000000",
+    }
+
+
+def _bucket(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    return {"url": f"gs://{name}", "selfLink": f"https://www.googleapis.com/storage/v1/b/{name}"}
+
+
+# Computed outputs by type token; the resource's `name` is always filled.
+_COMPUTED = {
+    "gcp:container/cluster:Cluster": _cluster,
+    "gcp:serviceaccount/account:Account": _service_account,
+    "gcp:storage/bucket:Bucket": _bucket,
+}
+
+
+class FakeCloud(pulumi.runtime.Mocks):
+    """Answers every registration with its inputs plus fake computed outputs.
+
+    Any provider function call fails: the program must not depend on reading the cloud.
+    """
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict]:
+        inputs = dict(args.inputs)
+        if args.typ.startswith("pulumi:providers:"):
+            return "fake-provider-id", inputs
+        if args.typ.startswith("gcp:"):
+            inputs.setdefault("name", args.name)
+        name = str(inputs.get("name", args.name))
+        compute = _COMPUTED.get(args.typ)
+        if compute is not None:
+            inputs.update(compute(name, inputs))
+        return f"fake-{args.name}", inputs
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:
+        raise NotImplementedError(
+            f"the offline plan does not answer provider calls ({args.token}); "
+            "the program must not read the cloud"
+        )
