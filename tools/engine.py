@@ -132,6 +132,12 @@ class RecordingMonitor(mocks.MockMonitor):
         self.stack_urn: str | None = None
         self.duplicates: list[str] = []
 
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        # Like the real engine, and unlike the stock mock, the stack does not prefix child types.
+        if parent and parent.split("::")[2] == STACK_TYPE:
+            parent = ""
+        return super().make_urn(parent, type_, name)
+
     def RegisterResource(self, request: Any) -> Any:
         response = super().RegisterResource(request)
         if request.type == STACK_TYPE:

@@ -1,0 +1,211 @@
+"""RegionalCluster: exact inputs and options of what it registers, through the real program."""
+
+from __future__ import annotations
+
+import json
+
+from components.kubeconfig import gke_kubeconfig
+from components.regional_cluster import node_service_account_id
+from tests.conftest import BASE_CLUSTER, PlanRunner
+from tools.engine import SECRET
+from tools.fake_cloud import FAKE_CA_CERTIFICATE, FAKE_ENDPOINT
+
+CLUSTER = "gcp:container/cluster:Cluster"
+NODE_POOL = "gcp:container/nodePool:NodePool"
+ACCOUNT = "gcp:serviceaccount/account:Account"
+PROJECT_IAM = "gcp:projects/iAMMember:IAMMember"
+K8S_PROVIDER = "pulumi:providers:kubernetes"
+COMPONENT = "gke-tpu:index:RegionalCluster"
+
+NO_OPTIONS = {
+    "aliases": [],
+    "customTimeouts": None,
+    "deleteBeforeReplace": False,
+    "ignoreChanges": [],
+    "protect": False,
+    "replaceOnChanges": [],
+    "retainOnDelete": False,
+}
+
+
+def test_cluster_inputs_are_exactly_the_secure_tpu_ready_defaults(run_plan: PlanRunner) -> None:
+    plan = run_plan()
+    cluster = plan.one(CLUSTER)
+    assert cluster.name == "tpu-test"
+    assert cluster.inputs == {
+        "project": "gke-tpu-test",
+        "name": "tpu-test",
+        "location": "us-central2",
+        "releaseChannel": {"channel": "RAPID"},
+        "removeDefaultNodePool": True,
+        "initialNodeCount": 1,
+        "deletionProtection": True,
+        "networkingMode": "VPC_NATIVE",
+        "ipAllocationPolicy": {},
+        "datapathProvider": "ADVANCED_DATAPATH",
+        "enableShieldedNodes": True,
+        "enableLegacyAbac": False,
+        "masterAuth": {"clientCertificateConfig": {"issueClientCertificate": False}},
+        "workloadIdentityConfig": {"workloadPool": "gke-tpu-test.svc.id.goog"},
+        "addonsConfig": {"gcsFuseCsiDriverConfig": {"enabled": True}},
+    }
+    assert cluster.options == NO_OPTIONS
+    component = plan.one(COMPONENT)
+    assert cluster.parent == component.urn
+    assert component.parent == plan.stack_urn
+
+
+def test_cpu_pool_uses_the_dedicated_node_account_with_workload_identity(
+    run_plan: PlanRunner,
+) -> None:
+    plan = run_plan()
+    pool = plan.one(NODE_POOL, "tpu-test-cpu")
+    account = plan.one(ACCOUNT)
+    assert pool.inputs == {
+        "project": "gke-tpu-test",
+        "cluster": "tpu-test",
+        "location": "us-central2",
+        "name": "cpu",
+        "nodeCount": 1,
+        "nodeConfig": {
+            "machineType": "e2-standard-4",
+            "diskSizeGb": 100,
+            "diskType": "pd-balanced",
+            "serviceAccount": "tpu-test-nodes@gke-tpu-test.iam.gserviceaccount.com",
+            "oauthScopes": ["https://www.googleapis.com/auth/cloud-platform"],
+            "workloadMetadataConfig": {"mode": "GKE_METADATA"},
+            "shieldedInstanceConfig": {"enableSecureBoot": True, "enableIntegrityMonitoring": True},
+        },
+        "management": {"autoRepair": True, "autoUpgrade": True},
+        "upgradeSettings": {"maxSurge": 1, "maxUnavailable": 0},
+    }
+    grants = plan.of_type(PROJECT_IAM)
+    # The pool waits for the cluster, its account and the account's roles.
+    assert set(pool.dependencies) == {plan.one(CLUSTER).urn, account.urn, *(g.urn for g in grants)}
+    assert pool.options == NO_OPTIONS
+
+
+def test_node_account_is_least_privilege_and_not_the_compute_default(run_plan: PlanRunner) -> None:
+    plan = run_plan()
+    account = plan.one(ACCOUNT)
+    assert account.inputs == {
+        "project": "gke-tpu-test",
+        "accountId": "tpu-test-nodes",
+        "displayName": "GKE nodes of tpu-test",
+        "description": "Least-privilege identity of the cluster's nodes (managed by gke-tpu).",
+    }
+    grants = sorted(
+        (g.inputs["role"], g.inputs["member"], g.inputs["project"])
+        for g in plan.of_type(PROJECT_IAM)
+    )
+    member = "serviceAccount:tpu-test-nodes@gke-tpu-test.iam.gserviceaccount.com"
+    assert grants == [
+        ("roles/artifactregistry.reader", member, "gke-tpu-test"),
+        ("roles/container.defaultNodeServiceAccount", member, "gke-tpu-test"),
+    ]
+
+
+def test_kubernetes_provider_gets_a_secret_exec_kubeconfig_after_the_cpu_pool(
+    run_plan: PlanRunner,
+) -> None:
+    plan = run_plan()
+    provider = plan.one(K8S_PROVIDER)
+    assert provider.inputs == {"kubeconfig": SECRET}
+    assert set(provider.dependencies) == {
+        plan.one(CLUSTER).urn,
+        plan.one(NODE_POOL, "tpu-test-cpu").urn,
+    }
+    assert plan.outputs["kubeconfig"] == SECRET
+
+
+def test_kubeconfig_document_uses_the_gke_auth_plugin() -> None:
+    document = json.loads(gke_kubeconfig("ctx", FAKE_ENDPOINT, FAKE_CA_CERTIFICATE))
+    assert document["clusters"] == [
+        {
+            "name": "ctx",
+            "cluster": {
+                "server": f"https://{FAKE_ENDPOINT}",
+                "certificate-authority-data": FAKE_CA_CERTIFICATE,
+            },
+        }
+    ]
+    assert document["current-context"] == "ctx"
+    user = document["users"][0]["user"]["exec"]
+    assert user["command"] == "gke-gcloud-auth-plugin"
+    assert user["apiVersion"] == "client.authentication.k8s.io/v1beta1"
+    assert user["provideClusterInfo"] is True
+
+
+def test_stack_outputs(run_plan: PlanRunner) -> None:
+    assert run_plan().outputs == {
+        "project": "gke-tpu-test",
+        "region": "us-central2",
+        "clusterName": "tpu-test",
+        "clusterEndpoint": FAKE_ENDPOINT,
+        "workloadPool": "gke-tpu-test.svc.id.goog",
+        "kubeconfig": SECRET,
+    }
+
+
+def test_configured_cluster_settings_reach_the_cluster_and_pool(run_plan: PlanRunner) -> None:
+    cluster_config = {
+        **BASE_CLUSTER,
+        "releaseChannel": "NONE",
+        "minMasterVersion": "1.31",
+        "deletionProtection": False,
+        "network": "vpc-a",
+        "subnetwork": "subnet-a",
+        "maintenanceWindow": {
+            "startTime": "2026-01-03T03:00:00Z",
+            "endTime": "2026-01-03T11:00:00Z",
+            "recurrence": "FREQ=WEEKLY;BYDAY=SA,SU",
+        },
+        "maintenanceExclusions": [
+            {
+                "name": "launch",
+                "startTime": "2026-03-01T00:00:00Z",
+                "endTime": "2026-03-20T00:00:00Z",
+            }
+        ],
+        "cpuPool": {
+            "machineType": "n2-standard-8",
+            "nodesPerZone": 2,
+            "diskSizeGb": 200,
+            "diskType": "pd-ssd",
+            "zones": ["us-central2-b", "us-central2-c"],
+        },
+    }
+    plan = run_plan(cluster=cluster_config)
+    cluster = plan.one(CLUSTER).inputs
+    assert cluster["releaseChannel"] == {"channel": "UNSPECIFIED"}
+    assert cluster["minMasterVersion"] == "1.31"
+    assert cluster["deletionProtection"] is False
+    assert (cluster["network"], cluster["subnetwork"]) == ("vpc-a", "subnet-a")
+    assert cluster["maintenancePolicy"] == {
+        "recurringWindow": {
+            "startTime": "2026-01-03T03:00:00Z",
+            "endTime": "2026-01-03T11:00:00Z",
+            "recurrence": "FREQ=WEEKLY;BYDAY=SA,SU",
+        },
+        "maintenanceExclusions": [
+            {
+                "exclusionName": "launch",
+                "startTime": "2026-03-01T00:00:00Z",
+                "endTime": "2026-03-20T00:00:00Z",
+                "exclusionOptions": {"scope": "NO_MINOR_OR_NODE_UPGRADES"},
+            }
+        ],
+    }
+    pool = plan.one(NODE_POOL, "tpu-test-cpu").inputs
+    assert pool["nodeLocations"] == ["us-central2-b", "us-central2-c"]
+    assert pool["nodeCount"] == 2
+    assert pool["nodeConfig"]["machineType"] == "n2-standard-8"
+    assert (pool["nodeConfig"]["diskSizeGb"], pool["nodeConfig"]["diskType"]) == (200, "pd-ssd")
+
+
+def test_node_account_id_fits_the_30_character_limit() -> None:
+    assert node_service_account_id("tpu-dev") == "tpu-dev-nodes"
+    long_id = node_service_account_id("a" * 22 + "-bbbbbbbbbbbbbbb")
+    assert long_id == "a" * 22 + "-nodes"
+    assert 6 <= len(node_service_account_id("a")) <= 30
+    assert len(node_service_account_id("x" * 40)) == 29

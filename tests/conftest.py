@@ -1,0 +1,52 @@
+"""Shared fixtures: each test gets a fresh mock runtime and runs the real program in it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tools.engine import Plan, run_program
+
+ROOT = Path(__file__).resolve().parent.parent
+MAIN = ROOT / "__main__.py"
+PROJECT = "gke-tpu"
+
+#: The smallest valid stack: what every test starts from and changes.
+BASE_CLUSTER: dict[str, Any] = {"name": "tpu-test", "region": "us-central2"}
+BASE_PROJECT = "gke-tpu-test"
+
+
+def stack_config(project: str | None = BASE_PROJECT, **sections: Any) -> dict[str, str]:
+    """Config as the Pulumi CLI passes it: qualified keys, objects as JSON strings."""
+    values = {f"{PROJECT}:{key}": json.dumps(value) for key, value in sections.items()}
+    if project is not None:
+        values["gcp:project"] = project
+    return values
+
+
+PlanRunner = Callable[..., Plan]
+
+
+@pytest.fixture(autouse=True)
+def _no_leaking_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in ("PULUMI_CONFIG", "PULUMI_CONFIG_SECRET_KEYS", "GOOGLE_PROJECT", "KUBECONFIG"):
+        monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture
+def run_plan() -> PlanRunner:
+    """Run the real `__main__.py` with the given config; returns the recorded plan."""
+
+    def run(
+        config: Mapping[str, str] | None = None, *, stack: str = "test", **sections: Any
+    ) -> Plan:
+        if config is None:
+            sections.setdefault("cluster", BASE_CLUSTER)
+            config = stack_config(**sections)
+        return run_program(MAIN, project=PROJECT, stack=stack, config=config)
+
+    return run

@@ -1,0 +1,107 @@
+"""The offline engine records what a program registers, with options, parents and secrets masked."""
+
+from __future__ import annotations
+
+import pulumi
+from pulumi_gcp import storage
+
+from tools.engine import SECRET, mask_secrets, run_program
+
+
+def _program() -> None:
+    parent = pulumi.ComponentResource("test:index:Box", "box")
+    bucket = storage.Bucket(
+        "models",
+        name="models-bucket",
+        location="US",
+        labels={"token": pulumi.Output.secret("s3cr3t")},
+        opts=pulumi.ResourceOptions(
+            parent=parent,
+            protect=True,
+            retain_on_delete=True,
+            delete_before_replace=True,
+            ignore_changes=["labels", "cors"],
+            replace_on_changes=["location"],
+            aliases=[pulumi.Alias(name="old-models")],
+            custom_timeouts=pulumi.CustomTimeouts(create="30m"),
+        ),
+    )
+    storage.BucketObject(
+        "readme",
+        bucket=bucket.name,
+        content="hello",
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+    pulumi.export("bucketUrl", bucket.url)
+    pulumi.export("password", pulumi.Output.secret("hunter2"))
+    pulumi.export("count", 3)
+
+
+def test_records_inputs_options_parents_and_dependencies() -> None:
+    plan = run_program(_program, project="t", stack="s", config={})
+    assert [r.urn for r in plan.resources] == sorted(r.urn for r in plan.resources)
+    box = plan.one("test:index:Box")
+    bucket = plan.one("gcp:storage/bucket:Bucket")
+    obj = plan.one("gcp:storage/bucketObject:BucketObject")
+    assert box.custom is False and bucket.custom is True
+    assert box.parent == plan.stack_urn
+    assert bucket.parent == box.urn
+    assert bucket.urn == "urn:pulumi:s::t::test:index:Box$gcp:storage/bucket:Bucket::models"
+    assert bucket.inputs == {"name": "models-bucket", "location": "US", "labels": SECRET}
+    assert bucket.options == {
+        "protect": True,
+        "retainOnDelete": True,
+        "deleteBeforeReplace": True,
+        "ignoreChanges": ["cors", "labels"],
+        "replaceOnChanges": ["location"],
+        "aliases": [{"spec": {"name": "old-models", "parentUrn": ""}}],
+        "customTimeouts": {"create": "30m"},
+    }
+    # The object reads the bucket's name output, so it depends on the bucket.
+    assert obj.dependencies == (bucket.urn,)
+    assert obj.inputs["bucket"] == "models-bucket"
+
+
+def test_outputs_are_resolved_and_secrets_masked() -> None:
+    plan = run_program(_program, project="t", stack="s", config={})
+    assert plan.outputs == {
+        "bucketUrl": "gs://models-bucket",
+        "password": SECRET,
+        "count": 3,
+    }
+
+
+def test_provider_calls_are_refused_so_the_plan_never_reads_the_cloud() -> None:
+    def reads_cloud() -> None:
+        from pulumi_gcp import organizations
+
+        pulumi.export("p", organizations.get_client_config().project)
+
+    try:
+        run_program(reads_cloud, project="t", stack="s", config={})
+    except NotImplementedError as error:
+        assert "does not answer provider calls" in str(error)
+    else:
+        raise AssertionError("a provider call must fail the plan")
+
+
+def test_each_run_starts_from_a_fresh_runtime() -> None:
+    first = run_program(_program, project="t", stack="a", config={})
+    second = run_program(_program, project="t", stack="b", config={})
+    assert len(first.resources) == len(second.resources) == 3
+    assert all(r.urn.startswith("urn:pulumi:b::") for r in second.resources)
+
+
+def test_duplicate_urns_are_reported() -> None:
+    def twice() -> None:
+        storage.Bucket("same", location="US")
+        storage.Bucket("same", location="EU")
+
+    plan = run_program(twice, project="t", stack="s", config={})
+    assert plan.errors == [
+        "duplicate resource URN: urn:pulumi:s::t::gcp:storage/bucket:Bucket::same"
+    ]
+
+
+def test_mask_secrets_turns_wire_floats_back_into_whole_numbers() -> None:
+    assert mask_secrets({"a": [1.0, 2.5], "b": {"c": 3.0}}) == {"a": [1, 2.5], "b": {"c": 3}}
