@@ -9,10 +9,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from config.cluster import ClusterSpec, zone_region
 from config.errors import ConfigError, Problem, did_you_mean, problems_from
+from config.tpu_plan import TpuPoolPlan, check_tpu_pools, maintenance_warnings, plan_tpu_pools
+from config.tpu_pools import TpuPoolSpec
 
 NAMESPACE = "gke-tpu"
 PROJECT_KEY = "gcp:project"
@@ -28,16 +30,34 @@ class PlatformSpec:
 
     project: str
     cluster: ClusterSpec
+    tpu_pools: tuple[TpuPoolPlan, ...] = ()
     warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def autoscaling(self) -> bool:
+        """Whether any node pool autoscales (the cluster then optimizes utilization)."""
+        return any(p.autoscaling for p in self.tpu_pools)
 
     @property
     def workload_pool(self) -> str:
         return f"{self.project}.svc.id.goog"
 
 
-# Each project config key and the model that parses it.
-SECTIONS: dict[str, type[ClusterSpec]] = {"cluster": ClusterSpec}
-REQUIRED = ("cluster",)
+@dataclass(frozen=True)
+class Section:
+    adapter: TypeAdapter[Any]
+    model: type[BaseModel]  # the model whose keys errors are reported against
+    required: bool
+    each: bool = False  # a list whose entries are parsed one by one
+
+
+# Each project config key and what parses it.
+SECTIONS: dict[str, Section] = {
+    "cluster": Section(TypeAdapter(ClusterSpec), ClusterSpec, required=True),
+    "tpuPools": Section(
+        TypeAdapter(tuple[TpuPoolSpec, ...]), TpuPoolSpec, required=False, each=True
+    ),
+}
 
 
 def _parse_value(key: str, raw: str) -> tuple[Any, Problem | None]:
@@ -79,9 +99,9 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         )
 
     parsed: dict[str, Any] = {}
-    for key, model in SECTIONS.items():
+    for key, section in SECTIONS.items():
         if key not in ours:
-            if key in REQUIRED:
+            if section.required:
                 problems.append(
                     Problem(
                         f"{NAMESPACE}:{key}",
@@ -93,17 +113,43 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         if problem:
             problems.append(problem)
             continue
+        if section.each and isinstance(value, list):
+            # Entries are parsed one by one so that one entry's typo hides no other problem.
+            entries = []
+            for i, entry in enumerate(value):
+                try:
+                    entries.append((i, section.model.model_validate(entry)))
+                except ValidationError as error:
+                    problems.extend(problems_from(error, f"{key}[{i}]", section.model))
+            parsed[key] = entries
+            continue
         try:
-            parsed[key] = model.model_validate(value)
+            parsed[key] = section.adapter.validate_python(value)
         except ValidationError as error:
-            problems.extend(problems_from(error, key, model))
+            problems.extend(problems_from(error, key, section.model))
 
+    warnings: list[str] = []
     if "cluster" in parsed:
         problems.extend(check_cluster(parsed["cluster"]))
+        if "tpuPools" in parsed:
+            pool_problems, warnings = check_tpu_pools(parsed["cluster"], parsed["tpuPools"])
+            problems.extend(pool_problems)
     if problems or project is None:
-        raise ConfigError(problems)
+        raise ConfigError(sorted(problems, key=_path_order))
     cluster: ClusterSpec = parsed["cluster"]
-    return PlatformSpec(project=project, cluster=cluster)
+    pools = plan_tpu_pools(cluster, tuple(pool for _, pool in parsed.get("tpuPools", ())))
+    warnings += maintenance_warnings(cluster, pools)
+    return PlatformSpec(project=project, cluster=cluster, tpu_pools=pools, warnings=tuple(warnings))
+
+
+_SECTION_ORDER = ("gcp:", f"{NAMESPACE}:", "cluster", "tpuPools")
+
+
+def _path_order(problem: Problem) -> tuple[int, tuple[int, ...]]:
+    """Problems in config order: project, unknown keys, cluster, then pools by index."""
+    section = next((n for n, p in enumerate(_SECTION_ORDER) if problem.path.startswith(p)), 0)
+    indices = tuple(int(i) for i in re.findall(r"\[(\d+)\]", problem.path))
+    return section, indices
 
 
 def check_cluster(cluster: ClusterSpec) -> list[Problem]:

@@ -144,6 +144,7 @@ def test_stack_outputs(run_plan: PlanRunner) -> None:
         "clusterEndpoint": FAKE_ENDPOINT,
         "workloadPool": "gke-tpu-test.svc.id.goog",
         "kubeconfig": SECRET,
+        "tpuPools": {},
     }
 
 
