@@ -23,7 +23,9 @@ class Platform:
     @property
     def tpu_pool_outputs(self) -> pulumi.Output[dict[str, Any]]:
         """The `tpuPools` stack output: per pool, what workloads need to schedule on it."""
-        return pulumi.Output.all(**{name: pool.summary for name, pool in self.tpu_pools.items()})
+        summaries = {name: pool.summary for name, pool in self.tpu_pools.items()}
+        # Output.all() of nothing is a list; the contract is a map even when empty.
+        return pulumi.Output.all(**summaries) if summaries else pulumi.Output.from_input({})
 
 
 def build_platform(spec: PlatformSpec) -> Platform:
