@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pulumi
 from pulumi_gcp import container
@@ -74,32 +73,6 @@ def queued_provisioning(plan: TpuPoolPlan) -> container.NodePoolQueuedProvisioni
     return container.NodePoolQueuedProvisioningArgs(enabled=True)
 
 
-def pool_summary(
-    plan: TpuPoolPlan, names: pulumi.Input[list[str]]
-) -> pulumi.Output[dict[str, Any]]:
-    """The pool as workloads see it: the `tpuPools` entry of the stack outputs."""
-    scaling = plan.autoscaling
-    return pulumi.Output.all(names).apply(
-        lambda resolved: {
-            "nodePools": resolved[0],
-            "generation": plan.generation.name,
-            "machineType": plan.machine.name,
-            "topology": plan.topology,
-            "chipsPerNode": plan.chips_per_node,
-            "nodesPerSlice": plan.nodes_per_slice,
-            "slices": plan.slices,
-            "zone": plan.zone,
-            "multiHost": plan.multi_host,
-            "capacity": plan.capacity,
-            "autoscaling": {"minNodes": scaling.min_nodes, "maxNodes": scaling.max_nodes}
-            if scaling
-            else None,
-            "nodeSelector": plan.node_selector,
-            "tolerations": plan.tolerations,
-        }
-    )
-
-
 class TpuPoolOutputs:
     """Output attributes both TPU pool components expose."""
 
@@ -109,21 +82,20 @@ class TpuPoolOutputs:
     tolerations: pulumi.Output[list[dict[str, str]]]
     chips_per_node: pulumi.Output[int]
     node_count: pulumi.Output[int]
-    summary: pulumi.Output[dict[str, Any]]
 
     def _expose(self, component: pulumi.ComponentResource, plan: TpuPoolPlan) -> None:
+        # Catalog facts are plain values: wrapping them in Outputs costs time at hundreds of pools.
         self.node_pool_names = pulumi.Output.all(*(p.name for p in self.node_pools))
         self.node_selector = pulumi.Output.from_input(plan.node_selector)
         self.tolerations = pulumi.Output.from_input(plan.tolerations)
         self.chips_per_node = pulumi.Output.from_input(plan.chips_per_node)
         self.node_count = pulumi.Output.from_input(plan.nodes_per_slice)
-        self.summary = pool_summary(plan, self.node_pool_names)
         component.register_outputs(
             {
                 "nodePoolNames": self.node_pool_names,
-                "nodeSelector": self.node_selector,
-                "tolerations": self.tolerations,
-                "chipsPerNode": self.chips_per_node,
-                "nodeCount": self.node_count,
+                "nodeSelector": plan.node_selector,
+                "tolerations": plan.tolerations,
+                "chipsPerNode": plan.chips_per_node,
+                "nodeCount": plan.nodes_per_slice,
             }
         )

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from config.cluster import ClusterSpec, zone_region
-from config.errors import ConfigError, Problem, did_you_mean, problems_from
+from config.errors import ConfigError, Problem, did_you_mean, problems_from, show
 from config.tpu_plan import TpuPoolPlan, check_tpu_pools, maintenance_warnings, plan_tpu_pools
 from config.tpu_pools import TpuPoolSpec
 
@@ -113,7 +113,10 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         if problem:
             problems.append(problem)
             continue
-        if section.each and isinstance(value, list):
+        if section.each and not isinstance(value, list):
+            problems.append(Problem(key, f"expected a list of entries, got {show(value)}"))
+            continue
+        if section.each:
             # Entries are parsed one by one so that one entry's typo hides no other problem.
             entries = []
             for i, entry in enumerate(value):

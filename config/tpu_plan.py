@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import permutations
+from typing import Any
 
 from catalog import (
     ACCELERATOR_LABEL,
@@ -103,6 +105,27 @@ class TpuPoolPlan:
     def node_selector(self) -> dict[str, str]:
         return {ACCELERATOR_LABEL: self.generation.accelerator, TOPOLOGY_LABEL: self.topology}
 
+    def summary(self) -> dict[str, Any]:
+        """The pool as workloads see it: its entry in the `tpuPools` stack output."""
+        scaling = self.autoscaling
+        return {
+            "nodePools": list(self.node_pool_names),
+            "generation": self.generation.name,
+            "machineType": self.machine.name,
+            "topology": self.topology,
+            "chipsPerNode": self.chips_per_node,
+            "nodesPerSlice": self.nodes_per_slice,
+            "slices": self.slices,
+            "zone": self.zone,
+            "multiHost": self.multi_host,
+            "capacity": self.capacity,
+            "autoscaling": {"minNodes": scaling.min_nodes, "maxNodes": scaling.max_nodes}
+            if scaling
+            else None,
+            "nodeSelector": self.node_selector,
+            "tolerations": self.tolerations,
+        }
+
     @property
     def tolerations(self) -> list[dict[str, str]]:
         return [
@@ -133,9 +156,12 @@ def _resolve_zone(pool: TpuPoolSpec, generation: Generation, region: str) -> str
 
 
 def _topology_hint(generation: Generation, topology: str) -> str:
+    """The valid shape with the same dimensions in another order, if any (4x2x2 -> 2x2x4)."""
     dims = parse_topology(topology)
-    if dims is not None and "x".join(map(str, sorted(dims))) in generation.topologies:
-        return f"; did you mean '{'x'.join(map(str, sorted(dims)))}'?"
+    for order in sorted(set(permutations(dims or ()))):
+        shape = "x".join(map(str, order))
+        if shape != topology and shape in generation.topologies:
+            return f"; did you mean {shape!r}?"
     return ""
 
 
@@ -186,6 +212,8 @@ def _check_pool(
             )
         else:
             machine = found[1]
+        if machine is None:
+            return  # rules below depend on the machine type the user meant
 
     if pool.topology not in generation.topologies:
         problems.append(
@@ -374,8 +402,9 @@ def _check_names(pools: Sequence[tuple[int, TpuPoolSpec]], problems: list[Proble
             shown = f"{pool.name!r}" if bad[0] == pool.name else f"{pool.name!r} (as {bad[0]!r})"
             problems.append(Problem(path, f"{shown}: {bad[1]}"))
             continue
-        if pool.name in RESERVED_POOL_NAMES:
-            problems.append(Problem(path, f"{pool.name!r} is the CPU pool's name; choose another"))
+        reserved = next((n for n in names if n in RESERVED_POOL_NAMES), None)
+        if reserved:
+            problems.append(Problem(path, f"{reserved!r} is the CPU pool's name; choose another"))
         for name in names:
             if name in owner:
                 problems.append(

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import pulumi
-
 from components.multi_host_tpu_pool import MultiHostTpuPool
 from components.regional_cluster import RegionalCluster, RegionalClusterArgs
 from components.single_host_tpu_pool import SingleHostTpuPool
@@ -21,11 +19,12 @@ class Platform:
     tpu_pools: dict[str, MultiHostTpuPool | SingleHostTpuPool]
 
     @property
-    def tpu_pool_outputs(self) -> pulumi.Output[dict[str, Any]]:
-        """The `tpuPools` stack output: per pool, what workloads need to schedule on it."""
-        summaries = {name: pool.summary for name, pool in self.tpu_pools.items()}
-        # Output.all() of nothing is a list; the contract is a map even when empty.
-        return pulumi.Output.all(**summaries) if summaries else pulumi.Output.from_input({})
+    def tpu_pool_outputs(self) -> dict[str, Any]:
+        """The `tpuPools` stack output: per pool, what workloads need to schedule on it.
+
+        Plain data: pool names are set by config, so no resource output is needed to know them.
+        """
+        return {plan.name: plan.summary() for plan in self.spec.tpu_pools}
 
 
 def build_platform(spec: PlatformSpec) -> Platform:
