@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import pulumi  # noqa: E402
-from pulumi_gcp import container  # noqa: E402
+from pulumi_gcp import container, serviceaccount  # noqa: E402
 
 from tools.engine import run_program  # noqa: E402
 
@@ -53,13 +53,19 @@ def _platform(count: int) -> Callable[[], object]:
 
 
 def _bare(count: int, components: bool = False) -> Callable[[], object]:
-    """The same node pools with the same inputs, registered directly: no config, no components.
+    """The same node pools with the same inputs, registered directly: no config, no components,
+    only the cluster and service account whose outputs they take.
 
     With `components`, each pool sits under an empty ComponentResource, as in the platform: the
     SDK's own cost of that tree, apart from this project's code.
     """
 
     def program() -> None:
+        # What a hand-written program needs too: the cluster and the nodes' account to refer to.
+        cluster = container.Cluster(
+            "bench", name="bench", location="us-central2", initial_node_count=1
+        )
+        account = serviceaccount.Account("bench-nodes", account_id="bench-nodes")
         for pool in _pools(count):
             multi_host = pool["topology"] == "2x2x2"
             parent = (
@@ -70,7 +76,7 @@ def _bare(count: int, components: bool = False) -> Callable[[], object]:
             container.NodePool(
                 f"bench-{pool['name']}",
                 project="gke-tpu-bench",
-                cluster="bench",
+                cluster=cluster.name,
                 location="us-central2",
                 name=str(pool["name"]),
                 node_locations=["us-central2-b"],
@@ -87,7 +93,7 @@ def _bare(count: int, components: bool = False) -> Callable[[], object]:
                 else None,
                 node_config=container.NodePoolNodeConfigArgs(
                     machine_type="ct4p-hightpu-4t",
-                    service_account="bench-nodes@gke-tpu-bench.iam.gserviceaccount.com",
+                    service_account=account.email,
                     oauth_scopes=["https://www.googleapis.com/auth/cloud-platform"],
                     workload_metadata_config=container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
                         mode="GKE_METADATA"

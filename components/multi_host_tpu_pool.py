@@ -5,14 +5,7 @@ from __future__ import annotations
 import pulumi
 from pulumi_gcp import compute, container
 
-from components.tpu_node_pool import (
-    TpuPoolArgs,
-    TpuPoolOutputs,
-    autoscaling,
-    management,
-    node_config,
-    queued_provisioning,
-)
+from components.tpu_node_pool import TpuPoolArgs, TpuPoolOutputs, tpu_node_pools
 
 
 def workload_policy_name(cluster_name: str, pool_name: str) -> str:
@@ -50,24 +43,10 @@ class MultiHostTpuPool(pulumi.ComponentResource, TpuPoolOutputs):
                 type="COMPACT", policy_name=policy.name
             )
 
-        self.node_pools = [
-            container.NodePool(
-                f"{args.cluster_name}-{pool_name}",
-                project=args.project,
-                cluster=args.cluster,
-                location=args.region,
-                name=pool_name,
-                node_locations=[plan.zone],
-                initial_node_count=plan.initial_node_count,
-                autoscaling=autoscaling(plan),
-                placement_policy=placement,
-                queued_provisioning=queued_provisioning(plan),
-                node_config=node_config(plan, args.node_service_account),
-                management=management(plan),
-                opts=pulumi.ResourceOptions(
-                    parent=self, delete_before_replace=True, replace_on_changes=["*"]
-                ),
-            )
-            for pool_name in plan.node_pool_names
-        ]
+        self.node_pools = tpu_node_pools(
+            args,
+            self,
+            placement,
+            pulumi.ResourceOptions(delete_before_replace=True, replace_on_changes=["*"]),
+        )
         self._expose(self, plan)

@@ -3,16 +3,8 @@
 from __future__ import annotations
 
 import pulumi
-from pulumi_gcp import container
 
-from components.tpu_node_pool import (
-    TpuPoolArgs,
-    TpuPoolOutputs,
-    autoscaling,
-    management,
-    node_config,
-    queued_provisioning,
-)
+from components.tpu_node_pool import TpuPoolArgs, TpuPoolOutputs, tpu_node_pools
 
 #: The autoscaler owns the node count after creation.
 AUTOSCALER_OWNED = ["initialNodeCount", "nodeCount"]
@@ -26,24 +18,11 @@ class SingleHostTpuPool(pulumi.ComponentResource, TpuPoolOutputs):
     ) -> None:
         super().__init__("gke-tpu:index:SingleHostTpuPool", name, None, opts)
         plan = args.plan
-        self.node_pools = [
-            container.NodePool(
-                f"{args.cluster_name}-{pool_name}",
-                project=args.project,
-                cluster=args.cluster,
-                location=args.region,
-                name=pool_name,
-                node_locations=[plan.zone],
-                initial_node_count=plan.initial_node_count,
-                autoscaling=autoscaling(plan),
-                queued_provisioning=queued_provisioning(plan),
-                node_config=node_config(plan, args.node_service_account),
-                management=management(plan),
-                # A fixed name cannot exist twice, so a replacement deletes the old pool first.
-                opts=pulumi.ResourceOptions(
-                    parent=self, delete_before_replace=True, ignore_changes=AUTOSCALER_OWNED
-                ),
-            )
-            for pool_name in plan.node_pool_names
-        ]
+        # A fixed name cannot exist twice, so a replacement deletes the old pool first.
+        self.node_pools = tpu_node_pools(
+            args,
+            self,
+            None,
+            pulumi.ResourceOptions(delete_before_replace=True, ignore_changes=AUTOSCALER_OWNED),
+        )
         self._expose(self, plan)

@@ -73,29 +73,60 @@ def queued_provisioning(plan: TpuPoolPlan) -> container.NodePoolQueuedProvisioni
     return container.NodePoolQueuedProvisioningArgs(enabled=True)
 
 
+def tpu_node_pools(
+    args: TpuPoolArgs,
+    parent: pulumi.ComponentResource,
+    placement: container.NodePoolPlacementPolicyArgs | None,
+    opts: pulumi.ResourceOptions,
+) -> list[container.NodePool]:
+    """One node pool per slice of the plan, alike but for the name."""
+    plan = args.plan
+    return [
+        container.NodePool(
+            f"{args.cluster_name}-{pool_name}",
+            project=args.project,
+            cluster=args.cluster,
+            location=args.region,
+            name=pool_name,
+            node_locations=[plan.zone],
+            initial_node_count=plan.initial_node_count,
+            autoscaling=autoscaling(plan),
+            placement_policy=placement,
+            queued_provisioning=queued_provisioning(plan),
+            node_config=node_config(plan, args.node_service_account),
+            management=management(plan),
+            opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(parent=parent), opts),
+        )
+        for pool_name in plan.node_pool_names
+    ]
+
+
 class TpuPoolOutputs:
-    """Output attributes both TPU pool components expose."""
+    """Attributes both TPU pool components expose.
+
+    Everything but the node pool names is known from the catalog at plan time, so it is plain
+    data that workload code can use directly (and cheap at hundreds of pools).
+    """
 
     node_pools: list[container.NodePool]
     node_pool_names: pulumi.Output[list[str]]
-    node_selector: pulumi.Output[dict[str, str]]
-    tolerations: pulumi.Output[list[dict[str, str]]]
-    chips_per_node: pulumi.Output[int]
-    node_count: pulumi.Output[int]
+    node_selector: dict[str, str]
+    tolerations: list[dict[str, str]]
+    chips_per_node: int
+    node_count: int
 
     def _expose(self, component: pulumi.ComponentResource, plan: TpuPoolPlan) -> None:
-        # Catalog facts are plain values: wrapping them in Outputs costs time at hundreds of pools.
         self.node_pool_names = pulumi.Output.all(*(p.name for p in self.node_pools))
-        self.node_selector = pulumi.Output.from_input(plan.node_selector)
-        self.tolerations = pulumi.Output.from_input(plan.tolerations)
-        self.chips_per_node = pulumi.Output.from_input(plan.chips_per_node)
-        self.node_count = pulumi.Output.from_input(plan.nodes_per_slice)
+        self.node_selector = plan.node_selector
+        self.tolerations = plan.tolerations
+        self.chips_per_node = plan.chips_per_node
+        self.node_count = plan.nodes_per_slice
         component.register_outputs(
             {
                 "nodePoolNames": self.node_pool_names,
-                "nodeSelector": plan.node_selector,
-                "tolerations": plan.tolerations,
-                "chipsPerNode": plan.chips_per_node,
-                "nodeCount": plan.nodes_per_slice,
+                "nodeSelector": self.node_selector,
+                "tolerations": self.tolerations,
+                "chipsPerNode": self.chips_per_node,
+                "nodeCount": self.node_count,
             }
         )
