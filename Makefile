@@ -7,12 +7,13 @@ VENV := venv
 PY := $(VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help plan test lint typecheck pytest bench clean
+.PHONY: help plan test lint typecheck pytest bench goldens clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
 	@echo "make test              lint, type check and tests"
 	@echo "make bench             scale figures of the offline plan"
+	@echo "make goldens           rewrite the golden plans after reviewing a change"
 
 $(VENV)/.runtime: requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is required")'
@@ -38,6 +39,9 @@ pytest: $(VENV)/.dev
 	$(PY) -m pytest
 
 test: lint typecheck pytest
+
+goldens: $(VENV)/.runtime
+	$(PY) -m tools.goldens
 
 bench: $(VENV)/.runtime
 	$(PY) bench/plan_scale.py

@@ -3,15 +3,10 @@
 import pulumi
 
 from stacks.config_source import read_platform_config
-from stacks.platform import build_platform
+from stacks.platform import build_platform, stack_outputs
 
 spec = read_platform_config()
 platform = build_platform(spec)
 
-pulumi.export("project", spec.project)
-pulumi.export("region", spec.cluster.region)
-pulumi.export("clusterName", platform.cluster.name)
-pulumi.export("clusterEndpoint", platform.cluster.endpoint)
-pulumi.export("workloadPool", platform.cluster.workload_pool)
-pulumi.export("kubeconfig", platform.cluster.kubeconfig)
-pulumi.export("tpuPools", platform.tpu_pool_outputs)
+for name, value in stack_outputs(platform).items():
+    pulumi.export(name, value)

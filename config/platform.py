@@ -13,6 +13,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from config.cluster import ClusterSpec, zone_region
 from config.errors import ConfigError, Problem, did_you_mean, problems_from, show
+from config.storage import ModelStorageSpec, StoragePlan, check_model_storage, plan_model_storage
 from config.tpu_plan import TpuPoolPlan, check_tpu_pools, maintenance_warnings, plan_tpu_pools
 from config.tpu_pools import TpuPoolSpec
 
@@ -31,6 +32,7 @@ class PlatformSpec:
     project: str
     cluster: ClusterSpec
     tpu_pools: tuple[TpuPoolPlan, ...] = ()
+    storage: StoragePlan | None = None
     warnings: tuple[str, ...] = field(default=())
 
     @property
@@ -57,6 +59,7 @@ SECTIONS: dict[str, Section] = {
     "tpuPools": Section(
         TypeAdapter(tuple[TpuPoolSpec, ...]), TpuPoolSpec, required=False, each=True
     ),
+    "modelStorage": Section(TypeAdapter(ModelStorageSpec), ModelStorageSpec, required=False),
 }
 
 
@@ -137,15 +140,28 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         if "tpuPools" in parsed:
             pool_problems, warnings = check_tpu_pools(parsed["cluster"], parsed["tpuPools"])
             problems.extend(pool_problems)
+    if "modelStorage" in parsed:
+        problems.extend(check_model_storage(parsed["modelStorage"]))
     if problems or project is None:
         raise ConfigError(sorted(problems, key=_path_order))
     cluster: ClusterSpec = parsed["cluster"]
     pools = plan_tpu_pools(cluster, tuple(pool for _, pool in parsed.get("tpuPools", ())))
     warnings += maintenance_warnings(cluster, pools)
-    return PlatformSpec(project=project, cluster=cluster, tpu_pools=pools, warnings=tuple(warnings))
+    storage = (
+        plan_model_storage(parsed["modelStorage"], cluster.name, cluster.region)
+        if "modelStorage" in parsed
+        else None
+    )
+    return PlatformSpec(
+        project=project,
+        cluster=cluster,
+        tpu_pools=pools,
+        storage=storage,
+        warnings=tuple(warnings),
+    )
 
 
-_SECTION_ORDER = ("gcp:", f"{NAMESPACE}:", "cluster", "tpuPools")
+_SECTION_ORDER = ("gcp:", f"{NAMESPACE}:", "cluster", "tpuPools", "modelStorage")
 
 
 def _path_order(problem: Problem) -> tuple[int, tuple[int, ...]]:

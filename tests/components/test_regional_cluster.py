@@ -138,6 +138,7 @@ def test_kubeconfig_document_uses_the_gke_auth_plugin() -> None:
 
 def test_stack_outputs(run_plan: PlanRunner) -> None:
     assert run_plan().outputs == {
+        "outputsVersion": 1,
         "project": "gke-tpu-test",
         "region": "us-central2",
         "clusterName": "tpu-test",
@@ -145,6 +146,11 @@ def test_stack_outputs(run_plan: PlanRunner) -> None:
         "workloadPool": "gke-tpu-test.svc.id.goog",
         "kubeconfig": SECRET,
         "tpuPools": {},
+        "modelBucket": None,
+        "modelServiceAccount": None,
+        "kubernetesNamespace": None,
+        "kubernetesServiceAccount": None,
+        "modelVolumeClaim": None,
     }
 
 

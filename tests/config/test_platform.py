@@ -78,7 +78,7 @@ def test_other_namespaces_are_left_alone() -> None:
             _config(cluster=CLUSTER) | {"gke-tpu:clustr": "{}"},
             [
                 "gke-tpu:clustr: unknown config key; did you mean 'cluster'? "
-                "Known keys: gke-tpu:cluster, gke-tpu:tpuPools"
+                "Known keys: gke-tpu:cluster, gke-tpu:tpuPools, gke-tpu:modelStorage"
             ],
         ),
         (

@@ -1,0 +1,134 @@
+"""`gke-tpu:modelStorage`: defaults, bucket naming rules, roles and keys, with clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from config.errors import ConfigError
+from config.platform import load_platform
+from config.storage import DEFAULT_MOUNT_OPTIONS, bucket_name_problem
+from tools.plan import main
+
+CLUSTER = {"name": "tpu-dev", "region": "us-east5"}
+
+
+def _config(**storage: Any) -> dict[str, str]:
+    return {
+        "gcp:project": "gke-tpu-dev",
+        "gke-tpu:cluster": json.dumps(CLUSTER),
+        "gke-tpu:modelStorage": json.dumps(storage),
+    }
+
+
+def _problems(**storage: Any) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_platform(_config(**storage))
+    return [str(p) for p in caught.value.problems]
+
+
+def test_defaults() -> None:
+    storage = load_platform(_config(bucket="models-1")).storage
+    assert storage is not None
+    assert (storage.bucket, storage.location, storage.storage_class) == (
+        "models-1",
+        "US-EAST5",
+        "STANDARD",
+    )
+    assert (storage.namespace, storage.create_namespace) == ("tpu-workloads", True)
+    assert storage.mount_options == DEFAULT_MOUNT_OPTIONS
+    reader = storage.reader
+    assert (reader.account_id, reader.role, reader.kubernetes_service_account) == (
+        "tpu-dev-models",
+        "roles/storage.objectViewer",
+        "model-reader",
+    )
+    assert (reader.access_mode, reader.claim, reader.volume) == (
+        "ReadOnlyMany",
+        "models",
+        "tpu-workloads-models",
+    )
+    assert storage.writer is None
+
+
+def test_account_ids_fit_30_characters_for_the_longest_cluster_names() -> None:
+    config = _config(bucket="models-1", writer={"enabled": True}) | {
+        "gke-tpu:cluster": json.dumps({"name": "c" * 40, "region": "us-east5"})
+    }
+    storage = load_platform(config).storage
+    assert storage is not None
+    assert [len(i.account_id) for i in storage.identities] == [30, 30]
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("ab", "is 2 characters long; bucket names are 3 to 63 characters"),
+        ("a" * 64, "is 64 characters long; bucket names are 3 to 63 characters"),
+        ("Models", "must use lowercase letters, digits, '-', '_' and '.', and start and end with a letter or digit"),
+        ("-models", "must use lowercase letters, digits, '-', '_' and '.', and start and end with a letter or digit"),
+        ("models-", "must use lowercase letters, digits, '-', '_' and '.', and start and end with a letter or digit"),
+        ("my models", "must use lowercase letters, digits, '-', '_' and '.', and start and end with a letter or digit"),
+        ("a..b", "with dots, must be at most 222 characters, each dot-separated part 1 to 63"),
+        ("a.-b", "must not contain '..', '.-' or '-.'"),
+        ("192.168.5.4", "must not be an IP address"),
+        ("goog-models", "must not start with 'goog' or contain 'google'"),
+        ("my-google-models", "must not start with 'goog' or contain 'google'"),
+        (f"{'a' * 64}.com", "with dots, must be at most 222 characters, each dot-separated part 1 to 63"),
+    ],
+)  # fmt: skip
+def test_bucket_naming_rules(name: str, problem: str) -> None:
+    assert bucket_name_problem(name) == problem
+    assert _problems(bucket=name) == [f"modelStorage.bucket: {name!r}: {problem}"]
+
+
+@pytest.mark.parametrize("name", ["abc", "a" * 63, "models_1", "models.example.com", "a-b.c_d"])
+def test_valid_bucket_names(name: str) -> None:
+    assert bucket_name_problem(name) is None
+
+
+def test_unknown_role_and_unknown_key_are_rejected_together() -> None:
+    assert _problems(bucket="models-1", readerRole="roles/storage.admin", namespce="ml") == [
+        "modelStorage.readerRole: 'roles/storage.admin' is not allowed; expected one of "
+        "roles/storage.objectViewer, roles/storage.objectUser, roles/storage.objectCreator, "
+        "roles/storage.objectAdmin; did you mean 'roles/storage.objectAdmin'?",
+        "modelStorage.namespce: unknown key; did you mean 'namespace'? Allowed keys: bucket, "
+        "location, storageClass, readerRole, namespace, createNamespace, "
+        "kubernetesServiceAccount, createKubernetesServiceAccount, mountOptions, writer",
+    ]
+
+
+def test_writer_needs_its_own_service_account() -> None:
+    assert _problems(
+        bucket="models-1", writer={"enabled": True, "kubernetesServiceAccount": "model-reader"}
+    ) == [
+        "modelStorage.writer.kubernetesServiceAccount: 'model-reader' is also the reader's "
+        "ServiceAccount; the writer needs its own"
+    ]
+
+
+def test_bad_kubernetes_names() -> None:
+    assert _problems(bucket="models-1", namespace="ML_Team") == [
+        "modelStorage.namespace: 'ML_Team': is not a Kubernetes name: lowercase letters, digits "
+        "and '-', starting and ending with a letter or digit, at most 63 characters"
+    ]
+
+
+def test_plan_exits_2_on_a_bad_bucket_with_nothing_registered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stack = tmp_path / "Pulumi.bad.yaml"
+    stack.write_text(
+        "config:\n  gcp:project: gke-tpu-dev\n"
+        "  gke-tpu:cluster: {name: tpu-dev, region: us-east5}\n"
+        "  gke-tpu:modelStorage: {bucket: My_Models, readerRole: owner}\n"
+    )
+    out = tmp_path / "plan.json"
+    assert main(["--stack", "bad", "--config-file", str(stack), "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "  - modelStorage.bucket: 'My_Models': must use lowercase letters" in err
+    assert "  - modelStorage.readerRole: 'owner' is not allowed; expected one of" in err
+    assert json.loads(out.read_text())["resources"] == []

@@ -1,0 +1,69 @@
+"""Golden plans: any change to what the checked-in stacks create or export must be reviewed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stacks.platform import OUTPUTS_VERSION
+from tools.goldens import (
+    CONTRACT,
+    STACKS,
+    breaking_changes,
+    contract,
+    diff,
+    golden_path,
+    render_contract,
+    shape,
+)
+from tools.plan import plan_stack
+from tools.render import plan_json
+
+HINT = "If the change is intended, run `make goldens` and review the diff in the commit."
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_plan_matches_its_golden(stack: str) -> None:
+    actual = plan_json(plan_stack(stack))
+    expected = golden_path(stack).read_text()
+    assert actual == expected, f"{HINT}\n{diff(expected, actual, golden_path(stack).name)}"
+
+
+def test_outputs_contract_matches_its_golden() -> None:
+    actual = render_contract(contract(*(plan_stack(s).outputs for s in STACKS)))
+    expected = CONTRACT.read_text()
+    assert actual == expected, f"{HINT}\n{diff(expected, actual, CONTRACT.name)}"
+    assert json.loads(expected)["outputsVersion"] == OUTPUTS_VERSION
+
+
+def test_shape_keeps_structure_not_values() -> None:
+    assert shape({"a": [1, 2], "b": {"c": True, "d": None, "e": "x"}, "f": []}) == {
+        "a": ["number"],
+        "b": {"c": "boolean", "d": "null", "e": "string"},
+        "f": [],
+    }
+
+
+def test_contract_merges_stacks_and_pools_by_name() -> None:
+    dev = {"outputsVersion": 1, "tpuPools": {"a": {"autoscaling": None, "zone": "z"}}}
+    prod = {
+        "outputsVersion": 1,
+        "tpuPools": {"b": {"autoscaling": {"minNodes": 1}, "zone": "y"}},
+        "writer": "w",
+    }
+    assert contract(dev, prod) == {
+        "outputsVersion": 1,
+        "outputs": {
+            "outputsVersion": "number",
+            "tpuPools": {"<name>": {"autoscaling": {"minNodes": "number"}, "zone": "string"}},
+            "writer": "string",
+        },
+    }
+
+
+def test_breaking_changes_are_removals_and_changed_shapes_not_additions() -> None:
+    old = {"a": "string", "b": {"c": "number", "d": "string"}, "e": "null"}
+    new = {"a": "number", "b": {"c": "number"}, "e": "string", "f": "string"}
+    assert breaking_changes(old, new) == ['a: "string" became "number"', "b.d removed"]
+    assert breaking_changes(old, {**old, "g": "string"}) == []
