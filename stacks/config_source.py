@@ -5,16 +5,9 @@ from __future__ import annotations
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from config.errors import ConfigError, Problem
+from components.errors import InvalidInput
+from config.errors import ConfigError
 from config.platform import NAMESPACE, PROJECT_KEY, PlatformSpec, load_platform
-
-
-class InvalidStackConfig(pulumi.RunError):
-    """Raised before any resource is registered; Pulumi prints it without a traceback."""
-
-    def __init__(self, problems: tuple[Problem, ...], message: str) -> None:
-        self.problems = problems
-        super().__init__(message)
 
 
 def _config_values() -> dict[str, str]:
@@ -34,7 +27,7 @@ def read_platform_config() -> PlatformSpec:
     try:
         spec = load_platform(_config_values())
     except ConfigError as error:
-        raise InvalidStackConfig(error.problems, str(error)) from None
+        raise InvalidInput(error.problems, str(error)) from None
     for warning in spec.warnings:
         pulumi.log.warn(warning)
     return spec

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
+from google.protobuf import empty_pb2
 from google.protobuf.json_format import MessageToDict
 from pulumi.runtime import mocks, rpc, settings
-from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.stack import Stack, run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from stacks.config_source import InvalidStackConfig
+from components.errors import InvalidInput
 from tools.fake_cloud import FakeCloud
 
 SECRET = "[secret]"
@@ -186,34 +187,33 @@ def run_program(
     stack: str,
     config: Mapping[str, str],
     secret_keys: tuple[str, ...] = (),
+    stack_references: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Plan:
     """Run `program` (a `__main__.py` path or a function) for one stack and record the plan.
 
     `config` holds fully qualified keys (`gke-tpu:cluster`) with string values, objects as JSON,
-    exactly as the Pulumi CLI hands them to a program.
+    exactly as the Pulumi CLI hands them to a program. `stack_references` gives the outputs of
+    the stacks the program reads with `pulumi.StackReference`, by stack name.
     """
     saved_env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("PULUMI_CONFIG")}
     logger = logging.getLogger(f"gke-tpu.offline-plan.{id(object())}")
     logger.propagate = False
     collector = _WarningCollector()
     logger.addHandler(collector)
-    monitor = RecordingMonitor(FakeCloud())
+    monitor = RecordingMonitor(FakeCloud(stack_references or {}))
     try:
-        settings.ROOT.set(None)
-        mocks.set_mocks(
-            FakeCloud(), project=project, stack=stack, preview=False, logger=logger, monitor=monitor
-        )
+        _configure(monitor, project, stack, logger)
         pulumi.runtime.set_all_config(dict(config), list(secret_keys))
         plan = Plan(project=project, stack=stack)
         run = program if callable(program) else lambda: _run_path(program)
         try:
-            _sync_await(run_pulumi_func(run))
-        except InvalidStackConfig as error:
+            roots: list[Stack] = []
+            _sync_await(run_pulumi_func(lambda: _in_stack(run, roots)))
+        except InvalidInput as error:
             plan.errors = [str(p) for p in error.problems]
             plan.warnings = list(collector.messages)
             return plan
-        root = settings.get_root_resource()
-        exported: dict[str, Any] = dict(getattr(root, "outputs", {}))
+        exported: dict[str, Any] = dict(roots[0].outputs)
         plan.outputs = {k: _sync_await(_resolve_output(v)) for k, v in sorted(exported.items())}
         plan.resources = sorted(monitor.recorded, key=lambda r: r.urn)
         plan.stack_urn = monitor.stack_urn
@@ -223,6 +223,38 @@ def run_program(
     finally:
         logger.removeHandler(collector)
         os.environ.update(saved_env)
+
+
+def _configure(monitor: RecordingMonitor, project: str, stack: str, logger: logging.Logger) -> None:
+    """What `pulumi.runtime.set_mocks` does, without creating (and closing) the root stack."""
+    settings.configure(
+        mocks.MockSettings(
+            monitor=monitor,
+            monitor_features=set(monitor.GetDeploymentInfo(empty_pb2.Empty()).supportedFeatures),
+            engine=mocks.MockEngine(logger),
+            project=project,
+            stack=stack,
+            dry_run=False,
+            organization=None,
+            callbacks=None,
+        )
+    )
+    settings.ROOT.set(None)
+
+
+async def _in_stack(run: Callable[[], None], roots: list[Stack]) -> None:
+    """Like the Pulumi language host: the program runs under a fresh root stack, then the
+    entrypoint it registered with `pulumi.run`, if any. The stack is handed back in `roots`:
+    the root is a context variable, set only inside this task."""
+    root = Stack()
+    roots.append(root)
+    try:
+        run()
+        program = root._take_async_program()
+        if program is not None:
+            root._add_program_outputs(await program())
+    finally:
+        root._finish()
 
 
 def _run_path(path: Path) -> None:

@@ -7,11 +7,13 @@ for a deployment.
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from typing import Any
 
 import pulumi
 
 FAKE_ENDPOINT = "203.0.113.10"
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
 FAKE_CA_CERTIFICATE = base64.b64encode(b"FAKE CA CERTIFICATE (offline plan)").decode()
 
 
@@ -47,13 +49,24 @@ _COMPUTED = {
 
 
 class FakeCloud(pulumi.runtime.Mocks):
-    """Answers every registration with its inputs plus fake computed outputs.
+    """Answers every registration with its inputs plus fake computed outputs, and stack
+    references with the outputs it was given for them.
 
     Any provider function call fails: the program must not depend on reading the cloud.
     """
 
+    def __init__(self, stack_references: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self.stack_references = dict(stack_references or {})
+
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict]:
         inputs = dict(args.inputs)
+        if args.typ == STACK_REFERENCE:
+            if args.name not in self.stack_references:
+                raise LookupError(
+                    f"no outputs given for stack reference {args.name!r}; "
+                    f"known: {', '.join(sorted(self.stack_references)) or 'none'}"
+                )
+            return args.name, {"name": args.name, "outputs": dict(self.stack_references[args.name])}
         if args.typ.startswith("pulumi:providers:"):
             return "fake-provider-id", inputs
         if args.typ.startswith("gcp:"):

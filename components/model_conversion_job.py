@@ -1,0 +1,79 @@
+"""ModelConversionJob: a CPU job that writes a converted model to the bucket."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.errors import reject
+from components.regional_cluster import CPU_POOL_NAME
+from components.tpu_pod import (
+    NODE_POOL_LABEL,
+    ContainerSpec,
+    ModelMount,
+    child,
+    container,
+    model_volumes,
+    pod_annotations,
+)
+from config.errors import Problem
+from contract.workloads import check_image
+
+
+@dataclass(frozen=True)
+class ModelConversionJobArgs:
+    namespace: str
+    container: ContainerSpec
+    """Image (required, pinned) and command of the conversion; ports are not used."""
+    model: ModelMount
+    """The platform's writer claim (ReadWriteMany), mounted read-write."""
+    service_account: str
+    """The platform's writer ServiceAccount."""
+    backoff_limit: int = 2
+    """Retries; conversion is idempotent. Default 2."""
+
+
+class ModelConversionJob(pulumi.ComponentResource):
+    """A Job on the CPU pool (conversion needs memory, not TPUs) with the bucket mounted
+    read-write through the writer identity."""
+
+    job: k8s.batch.v1.Job
+
+    def __init__(
+        self, name: str, args: ModelConversionJobArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        problems = check_image("container.image", args.container.image)
+        if args.model.read_only:
+            problems.append(
+                Problem("model.read_only", "true: a conversion job writes; mount the writer claim")
+            )
+        reject(f"ModelConversionJob {name!r}", problems)
+        super().__init__("gke-tpu:index:ModelConversionJob", name, None, opts)
+        spec = ContainerSpec(
+            image=args.container.image,
+            command=args.container.command,
+            args=args.container.args,
+            env=args.container.env,
+            ports=(),
+        )
+        self.job = k8s.batch.v1.Job(
+            name,
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=name, namespace=args.namespace),
+            spec=k8s.batch.v1.JobSpecArgs(
+                backoff_limit=args.backoff_limit,
+                template=k8s.core.v1.PodTemplateSpecArgs(
+                    metadata=k8s.meta.v1.ObjectMetaArgs(annotations=pod_annotations(args.model)),
+                    spec=k8s.core.v1.PodSpecArgs(
+                        restart_policy="Never",
+                        service_account_name=args.service_account,
+                        node_selector={NODE_POOL_LABEL: CPU_POOL_NAME},
+                        containers=[container(name, spec, chips=None, model=args.model)],
+                        volumes=model_volumes(args.model),
+                    ),
+                ),
+            ),
+            opts=child(self),
+        )
+        self.register_outputs({"jobName": self.job.metadata.name})

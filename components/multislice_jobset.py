@@ -1,0 +1,109 @@
+"""MultisliceJobSet: one training job spread over several identical TPU slices."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.errors import reject
+from components.tpu_pod import (
+    NODE_POOL_LABEL,
+    ContainerSpec,
+    ModelMount,
+    child,
+    container,
+    model_volumes,
+    pod_annotations,
+    tolerations,
+)
+from contract.outputs import TpuPoolRef
+from contract.workloads import check_image, check_multislice, needs_privileged
+
+JOBSET_API = "jobset.x-k8s.io/v1alpha2"
+#: JobSet places each child Job alone on one node pool, that is on one slice.
+EXCLUSIVE_TOPOLOGY = "alpha.jobset.sigs.k8s.io/exclusive-topology"
+REPLICATED_JOB = "slice"
+
+
+@dataclass(frozen=True)
+class MultisliceJobSetArgs:
+    pool: TpuPoolRef
+    """A multi-host pool with `slices` > 1, from the platform's `tpuPools` output."""
+    namespace: str
+    container: ContainerSpec
+    """Image (required, pinned), command, args and env of the workers."""
+    slices: int | None = None
+    """Slices to use; default: all of the pool's."""
+    service_account: str | None = None
+    model: ModelMount | None = None
+    chips: int | None = None
+    topology: str | None = None
+    max_restarts: int = 0
+    """Restarts of the whole JobSet when a worker fails; default 0."""
+    cluster_version: str | None = None
+
+
+class MultisliceJobSet(pulumi.ComponentResource):
+    """A JobSet with one Job per slice (each Job one worker per VM), kept on separate slices."""
+
+    jobset: k8s.apiextensions.CustomResource
+    slices: int
+
+    def __init__(
+        self, name: str, args: MultisliceJobSetArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        pool = args.pool
+        reject(
+            f"MultisliceJobSet {name!r}",
+            check_image("container.image", args.container.image)
+            + check_multislice(pool, slices=args.slices, chips=args.chips, topology=args.topology),
+        )
+        super().__init__("gke-tpu:index:MultisliceJobSet", name, None, opts)
+        self.slices = args.slices or pool.slices
+        workers = pool.nodes_per_slice
+        worker = container(
+            name,
+            args.container,
+            chips=pool.chips_per_node,
+            model=args.model,
+            privileged=needs_privileged(args.cluster_version),
+        )
+        job_template = k8s.batch.v1.JobTemplateSpecArgs(
+            spec=k8s.batch.v1.JobSpecArgs(
+                backoff_limit=0,
+                completions=workers,
+                parallelism=workers,
+                completion_mode="Indexed",
+                template=k8s.core.v1.PodTemplateSpecArgs(
+                    metadata=k8s.meta.v1.ObjectMetaArgs(annotations=pod_annotations(args.model)),
+                    spec=k8s.core.v1.PodSpecArgs(
+                        restart_policy="Never",
+                        service_account_name=args.service_account,
+                        node_selector=dict(pool.node_selector),
+                        tolerations=tolerations(pool),
+                        containers=[worker],
+                        volumes=model_volumes(args.model),
+                    ),
+                ),
+            )
+        )
+        self.jobset = k8s.apiextensions.CustomResource(
+            name,
+            api_version=JOBSET_API,
+            kind="JobSet",
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                name=name,
+                namespace=args.namespace,
+                annotations={EXCLUSIVE_TOPOLOGY: NODE_POOL_LABEL},
+            ),
+            spec={
+                "failurePolicy": {"maxRestarts": args.max_restarts},
+                "replicatedJobs": [
+                    {"name": REPLICATED_JOB, "replicas": self.slices, "template": job_template}
+                ],
+            },
+            opts=child(self),
+        )
+        self.register_outputs({"jobSetName": name, "slices": self.slices})

@@ -1,0 +1,152 @@
+"""Pod pieces every TPU workload shares: the TPU container, node selection and model volumes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from catalog import TPU_RESOURCE
+from contract.outputs import TpuPoolRef
+
+NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
+GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
+#: Port on which TPU VMs of a slice talk to each other, and the TPU metrics port.
+TPU_PORTS = (8471, 8431)
+MODEL_VOLUME = "models"
+
+
+@dataclass(frozen=True)
+class ModelMount:
+    """A GCS FUSE claim of the platform, mounted into the workload's containers."""
+
+    claim: str
+    mount_path: str = "/models"
+    read_only: bool = True
+
+
+@dataclass(frozen=True)
+class ContainerSpec:
+    """What a workload's main container runs."""
+
+    image: str
+    """Required: a pinned tag or digest (no `latest`)."""
+    command: Sequence[str] = ()
+    args: Sequence[str] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    ports: Sequence[int] = TPU_PORTS
+    """Container ports; default the TPU ports 8471 and 8431."""
+
+
+def env_vars(env: Mapping[str, str]) -> list[k8s.core.v1.EnvVarArgs]:
+    return [k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in env.items()]
+
+
+def container(
+    name: str,
+    spec: ContainerSpec,
+    *,
+    chips: int | None,
+    model: ModelMount | None,
+    privileged: bool = False,
+    extra_env: Sequence[k8s.core.v1.EnvVarArgs] = (),
+    probes: Mapping[str, k8s.core.v1.ProbeArgs] | None = None,
+) -> k8s.core.v1.ContainerArgs:
+    """The workload's container; `chips` is its `google.com/tpu` request and limit."""
+    tpu = {TPU_RESOURCE: str(chips)} if chips else None
+    probes = probes or {}
+    return k8s.core.v1.ContainerArgs(
+        name=name,
+        image=spec.image,
+        command=list(spec.command) or None,
+        args=list(spec.args) or None,
+        env=[*env_vars(spec.env), *extra_env] or None,
+        ports=[k8s.core.v1.ContainerPortArgs(container_port=p) for p in spec.ports] or None,
+        resources=k8s.core.v1.ResourceRequirementsArgs(requests=tpu, limits=tpu) if tpu else None,
+        volume_mounts=[
+            k8s.core.v1.VolumeMountArgs(
+                name=MODEL_VOLUME, mount_path=model.mount_path, read_only=model.read_only
+            )
+        ]
+        if model
+        else None,
+        security_context=k8s.core.v1.SecurityContextArgs(privileged=True) if privileged else None,
+        readiness_probe=probes.get("readiness"),
+        liveness_probe=probes.get("liveness"),
+    )
+
+
+def model_volumes(model: ModelMount | None) -> list[k8s.core.v1.VolumeArgs] | None:
+    if model is None:
+        return None
+    return [
+        k8s.core.v1.VolumeArgs(
+            name=MODEL_VOLUME,
+            persistent_volume_claim=k8s.core.v1.PersistentVolumeClaimVolumeSourceArgs(
+                claim_name=model.claim, read_only=model.read_only
+            ),
+        )
+    ]
+
+
+def pod_annotations(model: ModelMount | None) -> dict[str, str] | None:
+    """The GCS FUSE driver injects its sidecar only into Pods that ask for it."""
+    return {GCS_FUSE_ANNOTATION: "true"} if model else None
+
+
+def tolerations(pool: TpuPoolRef) -> list[k8s.core.v1.TolerationArgs]:
+    return [
+        k8s.core.v1.TolerationArgs(
+            key=t["key"], operator=t["operator"], value=t.get("value"), effect=t["effect"]
+        )
+        for t in pool.tolerations
+    ]
+
+
+def one_job_per_slice(label: str, job: str) -> k8s.core.v1.AffinityArgs:
+    """Keep a job's Pods on one node pool, and other jobs' Pods off it.
+
+    Without this, two multi-host jobs can each take part of two slices and wait for each other
+    forever. `Exists` limits the repulsion to Pods of other TPU jobs, so daemons do not block.
+    """
+    return k8s.core.v1.AffinityArgs(
+        pod_affinity=k8s.core.v1.PodAffinityArgs(
+            required_during_scheduling_ignored_during_execution=[
+                k8s.core.v1.PodAffinityTermArgs(
+                    label_selector=k8s.meta.v1.LabelSelectorArgs(
+                        match_expressions=[
+                            k8s.meta.v1.LabelSelectorRequirementArgs(
+                                key=label, operator="In", values=[job]
+                            )
+                        ]
+                    ),
+                    topology_key=NODE_POOL_LABEL,
+                )
+            ]
+        ),
+        pod_anti_affinity=k8s.core.v1.PodAntiAffinityArgs(
+            required_during_scheduling_ignored_during_execution=[
+                k8s.core.v1.PodAffinityTermArgs(
+                    label_selector=k8s.meta.v1.LabelSelectorArgs(
+                        match_expressions=[
+                            k8s.meta.v1.LabelSelectorRequirementArgs(
+                                key=label, operator="NotIn", values=[job]
+                            ),
+                            k8s.meta.v1.LabelSelectorRequirementArgs(key=label, operator="Exists"),
+                        ]
+                    ),
+                    topology_key=NODE_POOL_LABEL,
+                    namespace_selector=k8s.meta.v1.LabelSelectorArgs(),
+                )
+            ]
+        ),
+    )
+
+
+def child(
+    parent: pulumi.Resource, opts: pulumi.ResourceOptions | None = None
+) -> pulumi.ResourceOptions:
+    """Children take the component's provider from their parent."""
+    return pulumi.ResourceOptions.merge(pulumi.ResourceOptions(parent=parent), opts)

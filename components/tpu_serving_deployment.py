@@ -1,0 +1,132 @@
+"""TpuServingDeployment: model serving on single-host TPU VMs, one replica per VM."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.errors import reject
+from components.tpu_pod import (
+    ContainerSpec,
+    ModelMount,
+    child,
+    container,
+    model_volumes,
+    pod_annotations,
+    tolerations,
+)
+from contract.outputs import TpuPoolRef
+from contract.workloads import check_image, check_serving, default_replicas, needs_privileged
+
+
+@dataclass(frozen=True)
+class TpuServingDeploymentArgs:
+    pool: TpuPoolRef
+    """A single-host pool from the platform's `tpuPools` output."""
+    namespace: str
+    container: ContainerSpec
+    """Image (required, pinned), command, env and ports of the server."""
+    model: ModelMount
+    """The platform's read-only model claim."""
+    service_account: str | None = None
+    """Kubernetes ServiceAccount with Workload Identity access to the bucket."""
+    replicas: int | None = None
+    """Default: one per VM the pool can have."""
+    service_ports: Sequence[int] | None = None
+    """Ports the Service exposes; default: the container's ports."""
+    service_type: Literal["LoadBalancer", "ClusterIP"] = "LoadBalancer"
+    """Default `LoadBalancer`; `ClusterIP` keeps the service inside the cluster."""
+    health_port: int | None = None
+    """Port of the readiness and liveness TCP probes; default: the first service port."""
+    chips: int | None = None
+    """Expected chips per replica; must equal the pool's chips per VM when given."""
+    topology: str | None = None
+    """Expected topology; must equal the pool's when given."""
+    cluster_version: str | None = None
+    """The cluster's GKE version, when known; TPU containers are privileged only below 1.28."""
+
+
+class TpuServingDeployment(pulumi.ComponentResource):
+    """A Deployment on a single-host TPU pool and the Service in front of it."""
+
+    deployment: k8s.apps.v1.Deployment
+    service: k8s.core.v1.Service
+    replicas: int
+
+    def __init__(
+        self, name: str, args: TpuServingDeploymentArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        pool = args.pool
+        reject(
+            f"TpuServingDeployment {name!r}",
+            check_image("container.image", args.container.image)
+            + check_serving(pool, replicas=args.replicas, chips=args.chips, topology=args.topology),
+        )
+        super().__init__("gke-tpu:index:TpuServingDeployment", name, None, opts)
+        self.replicas = args.replicas or default_replicas(pool)
+        ports = list(args.service_ports or args.container.ports)
+        health = args.health_port or ports[0]
+        probe = k8s.core.v1.ProbeArgs(
+            tcp_socket=k8s.core.v1.TCPSocketActionArgs(port=health),
+            period_seconds=10,
+            failure_threshold=3,
+        )
+        labels = {"app": name}
+        server = container(
+            name,
+            args.container,
+            chips=pool.chips_per_node,
+            model=args.model,
+            privileged=needs_privileged(args.cluster_version),
+            probes={
+                # Loading a model onto the TPU takes minutes: liveness waits for it.
+                "readiness": probe,
+                "liveness": k8s.core.v1.ProbeArgs(
+                    tcp_socket=k8s.core.v1.TCPSocketActionArgs(port=health),
+                    initial_delay_seconds=300,
+                    period_seconds=30,
+                    failure_threshold=3,
+                ),
+            },
+        )
+        self.deployment = k8s.apps.v1.Deployment(
+            name,
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=name, namespace=args.namespace, labels=labels),
+            spec=k8s.apps.v1.DeploymentSpecArgs(
+                replicas=self.replicas,
+                selector=k8s.meta.v1.LabelSelectorArgs(match_labels=labels),
+                template=k8s.core.v1.PodTemplateSpecArgs(
+                    metadata=k8s.meta.v1.ObjectMetaArgs(
+                        labels=labels, annotations=pod_annotations(args.model)
+                    ),
+                    spec=k8s.core.v1.PodSpecArgs(
+                        service_account_name=args.service_account,
+                        node_selector=dict(pool.node_selector),
+                        tolerations=tolerations(pool),
+                        containers=[server],
+                        volumes=model_volumes(args.model),
+                    ),
+                ),
+            ),
+            opts=child(self),
+        )
+        self.service = k8s.core.v1.Service(
+            name,
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=name, namespace=args.namespace, labels=labels),
+            spec=k8s.core.v1.ServiceSpecArgs(
+                type=args.service_type,
+                selector=labels,
+                ports=[
+                    k8s.core.v1.ServicePortArgs(name=f"port-{p}", port=p, target_port=p)
+                    for p in ports
+                ],
+            ),
+            opts=child(self),
+        )
+        self.register_outputs(
+            {"deploymentName": self.deployment.metadata.name, "replicas": self.replicas}
+        )

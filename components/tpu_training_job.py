@@ -1,0 +1,129 @@
+"""TpuTrainingJob: a multi-host training job on one TPU slice, behind a headless Service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.errors import reject
+from components.tpu_pod import (
+    ContainerSpec,
+    ModelMount,
+    child,
+    container,
+    model_volumes,
+    one_job_per_slice,
+    pod_annotations,
+    tolerations,
+)
+from contract.outputs import TpuPoolRef
+from contract.workloads import check_image, check_training, needs_privileged
+
+#: Label on every Pod of a TPU job; the anti-affinity between jobs keys on it.
+JOB_LABEL = "gke-tpu/job"
+
+
+@dataclass(frozen=True)
+class TpuTrainingJobArgs:
+    pool: TpuPoolRef
+    """The pool to run on, from the platform's `tpuPools` output."""
+    namespace: str
+    container: ContainerSpec
+    """Image (required, pinned), command, args, env and ports of the workers."""
+    service_account: str | None = None
+    """Kubernetes ServiceAccount of the Pods (the platform's, to read models)."""
+    model: ModelMount | None = None
+    """A GCS FUSE claim to mount."""
+    workers: int | None = None
+    """Expected workers; must equal the slice's VMs when given (default: derived)."""
+    chips: int | None = None
+    """Expected chips per worker; must equal the pool's chips per VM when given."""
+    topology: str | None = None
+    """Expected slice topology; must equal the pool's when given."""
+    avoid_deadlock: bool = True
+    """Pod affinity and anti-affinity that keep two jobs from sharing slices."""
+    cluster_version: str | None = None
+    """The cluster's GKE version, when known; TPU containers are privileged only below 1.28."""
+
+
+def worker_hostnames(job: str, service: str, workers: int) -> str:
+    """Stable names of an Indexed Job's Pods under their headless Service."""
+    return ",".join(f"{job}-{i}.{service}" for i in range(workers))
+
+
+class TpuTrainingJob(pulumi.ComponentResource):
+    """A headless Service and an Indexed Job with one worker per VM of the slice.
+
+    Workers find each other through `TPU_WORKER_HOSTNAMES`; a failed worker fails the job
+    (`backoffLimit: 0`), since a slice trains as a whole.
+    """
+
+    service: k8s.core.v1.Service
+    job: k8s.batch.v1.Job
+    workers: int
+
+    def __init__(
+        self, name: str, args: TpuTrainingJobArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        pool = args.pool
+        reject(
+            f"TpuTrainingJob {name!r}",
+            check_image("container.image", args.container.image)
+            + check_training(pool, workers=args.workers, chips=args.chips, topology=args.topology),
+        )
+        super().__init__("gke-tpu:index:TpuTrainingJob", name, None, opts)
+        self.workers = pool.nodes_per_slice
+        service_name = f"{name}-workers"
+        labels = {JOB_LABEL: name}
+        self.service = k8s.core.v1.Service(
+            f"{name}-workers",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=service_name, namespace=args.namespace),
+            spec=k8s.core.v1.ServiceSpecArgs(
+                cluster_ip="None", selector={"job-name": name}, publish_not_ready_addresses=True
+            ),
+            opts=child(self),
+        )
+        worker = container(
+            name,
+            args.container,
+            chips=pool.chips_per_node,
+            model=args.model,
+            privileged=needs_privileged(args.cluster_version),
+            extra_env=[
+                k8s.core.v1.EnvVarArgs(
+                    name="TPU_WORKER_HOSTNAMES",
+                    value=worker_hostnames(name, service_name, self.workers),
+                )
+            ],
+        )
+        self.job = k8s.batch.v1.Job(
+            name,
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=name, namespace=args.namespace, labels=labels),
+            spec=k8s.batch.v1.JobSpecArgs(
+                backoff_limit=0,
+                completions=self.workers,
+                parallelism=self.workers,
+                completion_mode="Indexed",
+                template=k8s.core.v1.PodTemplateSpecArgs(
+                    metadata=k8s.meta.v1.ObjectMetaArgs(
+                        labels=labels, annotations=pod_annotations(args.model)
+                    ),
+                    spec=k8s.core.v1.PodSpecArgs(
+                        subdomain=service_name,
+                        restart_policy="Never",
+                        service_account_name=args.service_account,
+                        node_selector=dict(pool.node_selector),
+                        tolerations=tolerations(pool),
+                        affinity=one_job_per_slice(JOB_LABEL, name)
+                        if args.avoid_deadlock
+                        else None,
+                        containers=[worker],
+                        volumes=model_volumes(args.model),
+                    ),
+                ),
+            ),
+            opts=child(self, pulumi.ResourceOptions(depends_on=[self.service])),
+        )
+        self.register_outputs({"jobName": self.job.metadata.name, "workers": self.workers})

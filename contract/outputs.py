@@ -1,0 +1,126 @@
+"""The platform's outputs contract as typed, frozen values (docs/outputs.md), pure Python.
+
+App programs read the platform stack's outputs with `StackReference` and parse them here once,
+so every later decision works on checked values and a missing pool or a contract of another
+version is one clear error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from config.errors import ConfigError, Problem, did_you_mean
+
+#: The contract version this code reads.
+SUPPORTED_OUTPUTS_VERSION = 1
+
+
+@dataclass(frozen=True)
+class TpuPoolRef:
+    """One entry of the `tpuPools` output: what a workload needs to schedule on a pool."""
+
+    name: str
+    node_pools: tuple[str, ...]
+    generation: str
+    machine_type: str
+    topology: str
+    chips_per_node: int
+    nodes_per_slice: int
+    slices: int
+    zone: str
+    multi_host: bool
+    capacity: str
+    min_nodes: int | None
+    max_nodes: int | None
+    node_selector: Mapping[str, str]
+    tolerations: tuple[Mapping[str, str], ...]
+
+    @classmethod
+    def parse(cls, name: str, entry: Mapping[str, Any]) -> TpuPoolRef:
+        scaling = entry.get("autoscaling") or {}
+        return cls(
+            name=name,
+            node_pools=tuple(entry["nodePools"]),
+            generation=entry["generation"],
+            machine_type=entry["machineType"],
+            topology=entry["topology"],
+            chips_per_node=int(entry["chipsPerNode"]),
+            nodes_per_slice=int(entry["nodesPerSlice"]),
+            slices=int(entry["slices"]),
+            zone=entry["zone"],
+            multi_host=bool(entry["multiHost"]),
+            capacity=entry["capacity"],
+            min_nodes=scaling.get("minNodes"),
+            max_nodes=scaling.get("maxNodes"),
+            node_selector=dict(entry["nodeSelector"]),
+            tolerations=tuple(dict(t) for t in entry["tolerations"]),
+        )
+
+    @property
+    def max_node_count(self) -> int:
+        """The most nodes the pool can have: every slice full, or the autoscaling maximum."""
+        if self.max_nodes is not None and not self.multi_host:
+            return self.max_nodes * self.slices
+        return self.nodes_per_slice * self.slices
+
+
+@dataclass(frozen=True)
+class PlatformOutputs:
+    """The outputs of a platform stack, checked against the contract version this code reads."""
+
+    version: int
+    project: str
+    region: str
+    cluster_name: str
+    tpu_pools: Mapping[str, TpuPoolRef]
+    namespace: str | None
+    kubernetes_service_account: str | None
+    model_bucket: str | None
+    model_claim: str | None
+    kubernetes_writer_service_account: str | None
+    model_writer_claim: str | None
+
+    @classmethod
+    def parse(cls, outputs: Mapping[str, Any], source: str = "platform stack") -> PlatformOutputs:
+        version = outputs.get("outputsVersion")
+        if version != SUPPORTED_OUTPUTS_VERSION:
+            raise ConfigError(
+                [
+                    Problem(
+                        f"{source}.outputsVersion",
+                        f"{version!r} is not supported; this code reads outputs version "
+                        f"{SUPPORTED_OUTPUTS_VERSION} (docs/outputs.md)",
+                    )
+                ]
+            )
+        pools = outputs.get("tpuPools") or {}
+        return cls(
+            version=version,
+            project=outputs["project"],
+            region=outputs["region"],
+            cluster_name=outputs["clusterName"],
+            tpu_pools={name: TpuPoolRef.parse(name, entry) for name, entry in pools.items()},
+            namespace=outputs.get("kubernetesNamespace"),
+            kubernetes_service_account=outputs.get("kubernetesServiceAccount"),
+            model_bucket=outputs.get("modelBucket"),
+            model_claim=outputs.get("modelVolumeClaim"),
+            kubernetes_writer_service_account=outputs.get("kubernetesWriterServiceAccount"),
+            model_writer_claim=outputs.get("modelWriterVolumeClaim"),
+        )
+
+    def pool(self, name: str, path: str = "pool") -> TpuPoolRef:
+        """The named pool, or one clear error naming the pools the platform has."""
+        if name not in self.tpu_pools:
+            known = ", ".join(sorted(self.tpu_pools)) or "none"
+            raise ConfigError(
+                [
+                    Problem(
+                        path,
+                        f"{name!r} is not a TPU pool of cluster {self.cluster_name!r}"
+                        f"{did_you_mean(name, self.tpu_pools) or '.'} Pools: {known}",
+                    )
+                ]
+            )
+        return self.tpu_pools[name]

@@ -1,0 +1,92 @@
+"""Where Kubernetes workloads keep their Pod specs and containers, and what a pinned image is.
+
+Pure helpers over resource props (wire form: `spec.template.spec.containers[0].image`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from policy.props import get, items
+
+JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
+
+#: Where each workload type keeps its one Pod spec. JobSet keeps one per replicated job.
+POD_SPEC_PATHS: Mapping[str, str] = {
+    "kubernetes:core/v1:Pod": "spec",
+    "kubernetes:apps/v1:Deployment": "spec.template.spec",
+    "kubernetes:apps/v1:StatefulSet": "spec.template.spec",
+    "kubernetes:apps/v1:DaemonSet": "spec.template.spec",
+    "kubernetes:batch/v1:Job": "spec.template.spec",
+    "kubernetes:batch/v1:CronJob": "spec.jobTemplate.spec.template.spec",
+}
+WORKLOAD_TYPES = (*POD_SPEC_PATHS, JOBSET)
+_JOBSET_POD_SPEC = "template.spec.template.spec"  # within one of spec.replicatedJobs
+
+# Containers that run in the Pod. (Ephemeral containers cannot be declared with the Pod.)
+CONTAINER_LISTS = ("initContainers", "containers")
+
+
+@dataclass(frozen=True)
+class Container:
+    path: str  # property path, for messages: "spec.template.spec.containers[0]"
+    name: str | None
+    props: Mapping[str, Any]
+
+    @property
+    def label(self) -> str:
+        return f"{self.path} ({self.name})" if self.name else self.path
+
+
+def pod_specs(resource_type: str, props: Mapping[str, Any]) -> Iterator[tuple[str, Mapping]]:
+    """(path, Pod spec) of every Pod spec a workload declares; none for other types."""
+    if resource_type == JOBSET:
+        for index, job in enumerate(items(get(props, "spec.replicatedJobs"))):
+            spec = get(job, _JOBSET_POD_SPEC) if isinstance(job, Mapping) else None
+            if isinstance(spec, Mapping):
+                yield f"spec.replicatedJobs[{index}].{_JOBSET_POD_SPEC}", spec
+        return
+    path = POD_SPEC_PATHS.get(resource_type)
+    spec = get(props, path) if path else None
+    if path and isinstance(spec, Mapping):
+        yield path, spec
+
+
+def containers(resource_type: str, props: Mapping[str, Any]) -> Iterator[Container]:
+    """Every container and init container of every Pod spec of a workload."""
+    for spec_path, spec in pod_specs(resource_type, props):
+        for key in CONTAINER_LISTS:
+            for index, container in enumerate(items(spec.get(key))):
+                if isinstance(container, Mapping):
+                    name = container.get("name")
+                    yield Container(
+                        path=f"{spec_path}.{key}[{index}]",
+                        name=name if isinstance(name, str) else None,
+                        props=container,
+                    )
+
+
+_SHA256_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def unpinned_reason(image: str) -> str | None:
+    """Why an image reference is not pinned, or None if it names a digest or a fixed tag.
+
+    A reference is `[host[:port]/]path[:tag][@digest]`; a colon before the last slash belongs to
+    the registry host (`localhost:5000/app` has no tag).
+    """
+    reference, at, digest = image.partition("@")
+    if at:
+        if _SHA256_DIGEST.fullmatch(digest):
+            return None
+        return f"its digest {digest!r} is not a sha256 digest (sha256: and 64 hex digits)"
+    last_component = reference.rsplit("/", 1)[-1]
+    _, colon, tag = last_component.rpartition(":")
+    if not colon or not tag:
+        return "it has no tag, so it means latest"
+    if tag == "latest":
+        return "its tag is latest, which moves"
+    return None
