@@ -7,10 +7,11 @@ VENV := venv
 PY := $(VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help plan test lint typecheck pytest bench goldens clean
+.PHONY: help plan plan-workloads test lint typecheck pytest bench goldens clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
+	@echo "make plan-workloads    the infra plan, then the app plan (examples/ml-workloads) from it"
 	@echo "make test              lint, type check and tests"
 	@echo "make bench             scale figures of the offline plan"
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
@@ -27,6 +28,16 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 
 plan: $(VENV)/.runtime
 	$(PY) -m tools.plan --stack $(STACK)
+
+APP := examples/ml-workloads
+APP_REFERENCE := organization/gke-tpu/$(STACK)
+
+plan-workloads: $(VENV)/.runtime
+	mkdir -p build/plans
+	$(PY) -m tools.plan --stack $(STACK) --json build/plans/$(STACK).json --manifests build/manifests/$(STACK)
+	$(PY) -m tools.plan --project-dir $(APP) --stack $(STACK) \
+		--stack-reference $(APP_REFERENCE)=build/plans/$(STACK).json \
+		--json build/plans/ml-workloads-$(STACK).json --manifests build/manifests/ml-workloads-$(STACK)
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .

@@ -85,6 +85,8 @@ class PlatformOutputs:
     @classmethod
     def parse(cls, outputs: Mapping[str, Any], source: str = "platform stack") -> PlatformOutputs:
         version = outputs.get("outputsVersion")
+        if isinstance(version, float) and version.is_integer():
+            version = int(version)  # numbers cross stack references as floats
         if version != SUPPORTED_OUTPUTS_VERSION:
             raise ConfigError(
                 [
@@ -97,7 +99,7 @@ class PlatformOutputs:
             )
         pools = outputs.get("tpuPools") or {}
         return cls(
-            version=version,
+            version=SUPPORTED_OUTPUTS_VERSION,
             project=outputs["project"],
             region=outputs["region"],
             cluster_name=outputs["clusterName"],

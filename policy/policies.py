@@ -150,7 +150,8 @@ def tpu_placement_problems(props: Mapping[str, Any]) -> list[str]:
 
     A pool is multi-host when its `placementPolicy.tpuTopology` spans more than one VM. Without
     a topology each node is a single-host slice of its own, however many nodes the pool has
-    (the dev stack's v5e-serve pool scales 0..2 such nodes). A tpu7x pool may instead name a
+    (a serving pool autoscales such nodes), so node counts do not make a pool multi-host.
+    A tpu7x pool may instead name a
     workload policy (`placementPolicy.policyName`), which holds the topology: this pack cannot
     see that policy, so such a pool is accepted without a topology check.
     """
@@ -200,20 +201,19 @@ def tpu_placement_problems(props: Mapping[str, Any]) -> list[str]:
 
 
 def reservation_problems(props: Mapping[str, Any]) -> list[str]:
-    affinity = get(props, "nodeConfig.reservationAffinity")
     names = items(get(props, "nodeConfig.reservationAffinity.values"))
-    if not isinstance(affinity, Mapping) or not names:
+    if not names:
         return []
     named = ", ".join(str(name) for name in names)
     problems: list[str] = []
-    consume = get(affinity, "consumeReservationType")
+    consume = get(props, "nodeConfig.reservationAffinity.consumeReservationType")
     if consume != "SPECIFIC_RESERVATION":
         problems.append(
             f"nodeConfig.reservationAffinity names the reservation {named} but"
             f' consumeReservationType is {shown(consume)}: set it to "SPECIFIC_RESERVATION" so'
             " that the nodes use that reservation and nothing else"
         )
-    key = get(affinity, "key")
+    key = get(props, "nodeConfig.reservationAffinity.key")
     if key != RESERVATION_NAME_KEY:
         problems.append(
             f"nodeConfig.reservationAffinity.key is {shown(key)}: set it to"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import runpy
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -258,4 +259,18 @@ async def _in_stack(run: Callable[[], None], roots: list[Stack]) -> None:
 
 
 def _run_path(path: Path) -> None:
-    runpy.run_path(str(path), run_name="__main__")
+    """Run a project's `__main__.py` as the language host does: its folder first on sys.path.
+
+    The project's own top-level modules are forgotten afterwards, so two projects' modules of
+    one name (two `workloads.py`) cannot mix in one process.
+    """
+    folder = str(path.parent)
+    sys.path.insert(0, folder)
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    finally:
+        sys.path.remove(folder)
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if file and Path(file).parent == path.parent:
+                del sys.modules[name]

@@ -1,16 +1,23 @@
 """The offline plan: `python -m tools.plan --stack dev [--config-file PATH] [--json PATH]`.
 
 Runs the real program on Pulumi's mock runtime against a fake cloud and prints what it would
-create. Exit codes: 0 planned, 2 invalid config (every problem on stderr), 1 anything else.
+create. `--project-dir` plans another Pulumi project (an app repo), `--stack-reference
+NAME=PLAN.json` answers its StackReference with the outputs of a plan document, and
+`--manifests DIR` writes its Kubernetes objects as YAML manifests.
+Exit codes: 0 planned, 2 invalid config (every problem on stderr), 1 anything else.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from tools.engine import Plan, run_program
+from tools.manifests import write_manifests
 from tools.render import plan_json, plan_text
 from tools.stackfile import StackFileError, read_stack_config
 
@@ -18,7 +25,12 @@ ROOT = Path(__file__).resolve().parent.parent
 EXIT_INVALID_CONFIG = 2
 
 
-def plan_stack(stack: str, project_dir: Path = ROOT, config_file: Path | None = None) -> Plan:
+def plan_stack(
+    stack: str,
+    project_dir: Path = ROOT,
+    config_file: Path | None = None,
+    stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Plan:
     config = read_stack_config(project_dir, stack, config_file)
     return run_program(
         project_dir / "__main__.py",
@@ -26,7 +38,27 @@ def plan_stack(stack: str, project_dir: Path = ROOT, config_file: Path | None = 
         stack=stack,
         config=config.values,
         secret_keys=config.secret_keys,
+        stack_references=stack_references,
     )
+
+
+def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
+    """`NAME=PLAN.json` pairs: the outputs each referenced stack's plan document holds."""
+    references = {}
+    for pair in pairs:
+        name, sep, path = pair.partition("=")
+        if not sep or not name or not path:
+            raise StackFileError(f"--stack-reference {pair!r}: expected NAME=PLAN.json")
+        try:
+            document = json.loads(Path(path).read_text())
+        except (OSError, json.JSONDecodeError) as error:
+            raise StackFileError(f"--stack-reference {name}: cannot read {path}: {error}") from None
+        if document.get("errors"):
+            raise StackFileError(
+                f"--stack-reference {name}: {path} is the plan of an invalid stack"
+            )
+        references[name] = document.get("outputs", {})
+    return references
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,10 +66,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stack", required=True, help="stack name; reads Pulumi.<stack>.yaml")
     parser.add_argument("--config-file", type=Path, help="a stack file to read instead")
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the plan document here")
+    parser.add_argument(
+        "--project-dir", type=Path, default=ROOT, help="the Pulumi project to plan (default: this)"
+    )
+    parser.add_argument(
+        "--stack-reference",
+        action="append",
+        default=[],
+        metavar="NAME=PLAN.json",
+        help="outputs of a referenced stack, from its plan document (repeatable)",
+    )
+    parser.add_argument("--manifests", type=Path, metavar="DIR", help="write Kubernetes manifests")
     args = parser.parse_args(argv)
 
     try:
-        plan = plan_stack(args.stack, ROOT, args.config_file)
+        references = read_stack_references(args.stack_reference)
+        plan = plan_stack(args.stack, args.project_dir.resolve(), args.config_file, references)
     except StackFileError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_INVALID_CONFIG
@@ -51,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         return EXIT_INVALID_CONFIG
     sys.stdout.write(plan_text(plan))
+    if args.manifests:
+        written = write_manifests(plan, args.manifests)
+        print(f"\nWrote {len(written)} Kubernetes manifests to {args.manifests}")
     return 0
 
 

@@ -1,0 +1,139 @@
+"""The tutorials of the product document as gke-tpu workload components."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+
+from components.errors import InvalidInput
+from components.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
+from components.tpu_pod import ContainerSpec, ModelMount
+from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
+from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
+from config.errors import Problem
+from contract.outputs import PlatformOutputs
+
+DIFFUSION_TRAINING = (
+    "cd examples/text_to_image\n"
+    "python3 train_text_to_image_flax.py --pretrained_model_name_or_path=duongna/stable-diffusion-v1-4-flax "
+    "--dataset_name=lambdalabs/pokemon-blip-captions --resolution=128 --center_crop --random_flip "
+    "--train_batch_size=4 --mixed_precision=fp16 --max_train_steps=1500 --learning_rate=1e-05 "
+    "--max_grad_norm=1 --output_dir=sd-pokemon-model\n"
+)
+GPT2_TRAINING = (
+    "numactl --cpunodebind=0 python3 -u examples/pytorch/xla_spawn.py --num_cores 4 "
+    "examples/pytorch/language-modeling/run_clm.py --num_train_epochs 3 --dataset_name wikitext "
+    "--dataset_config_name wikitext-2-raw-v1 --per_device_train_batch_size 16 "
+    "--per_device_eval_batch_size 16 --do_train --do_eval --output_dir /tmp/test-clm "
+    "--overwrite_output_dir --config_name my_config_2.json --cache_dir /tmp --tokenizer_name gpt2 "
+    "--block_size 1024 --optim adafactor --adafactor true --save_strategy no --logging_strategy no "
+    '--fsdp "full_shard" --fsdp_config fsdp_config.json\n'
+)
+
+
+@dataclass(frozen=True)
+class Workloads:
+    diffusion: TpuTrainingJob
+    gpt2: TpuTrainingJob
+    bert: TpuServingDeployment
+    conversion: ModelConversionJob
+
+
+def _required(platform: PlatformOutputs) -> tuple[str, str, str, str, str]:
+    values = {
+        "kubernetesNamespace": platform.namespace,
+        "kubernetesServiceAccount": platform.kubernetes_service_account,
+        "modelVolumeClaim": platform.model_claim,
+        "kubernetesWriterServiceAccount": platform.kubernetes_writer_service_account,
+        "modelWriterVolumeClaim": platform.model_writer_claim,
+    }
+    missing = [key for key, value in values.items() if not value]
+    if missing:
+        raise InvalidInput(
+            [
+                Problem(
+                    f"platform stack.{key}",
+                    "is not set: enable gke-tpu:modelStorage (with writer.enabled) on the platform",
+                )
+                for key in missing
+            ]
+        )
+    return tuple(str(v) for v in values.values())  # type: ignore[return-value]
+
+
+def build_workloads(
+    platform: PlatformOutputs,
+    training_pool: str,
+    serving_pool: str,
+    images: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> Workloads:
+    namespace, reader, claim, writer, writer_claim = _required(platform)
+    training = platform.pool(training_pool, "pools.training")
+    serving = platform.pool(serving_pool, "pools.serving")
+    models = ModelMount(claim=claim, mount_path="/models/")
+
+    diffusion = TpuTrainingJob(
+        "tpu-job-diffusion",
+        TpuTrainingJobArgs(
+            pool=training,
+            namespace=namespace,
+            service_account=reader,
+            topology="4x4",
+            workers=4,
+            container=ContainerSpec(
+                image=images["diffusion"], command=("bash", "-c", DIFFUSION_TRAINING)
+            ),
+        ),
+        opts=opts,
+    )
+    gpt2 = TpuTrainingJob(
+        "tpu-job-gpt",
+        TpuTrainingJobArgs(
+            pool=training,
+            namespace=namespace,
+            service_account=reader,
+            topology="4x4",
+            workers=4,
+            container=ContainerSpec(
+                image=images["gpt2"],
+                command=("bash", "-c", GPT2_TRAINING),
+                env={"PJRT_DEVICE": "TPU_C_API", "XLA_USE_BF16": "1"},
+                ports=(8479, 8478, 8477, 8476, 8431),
+            ),
+        ),
+        opts=opts,
+    )
+    bert = TpuServingDeployment(
+        "bert-deployment",
+        TpuServingDeploymentArgs(
+            pool=serving,
+            namespace=namespace,
+            service_account=reader,
+            model=models,
+            replicas=3,
+            topology="1x1",
+            chips=1,
+            service_ports=(8500, 8501),
+            health_port=8501,
+            container=ContainerSpec(
+                image=images["bert_serving"], env={"MODEL_NAME": "bert"}, ports=(8500, 8501, 8431)
+            ),
+        ),
+        opts=opts,
+    )
+    conversion = ModelConversionJob(
+        "convert-bert",
+        ModelConversionJobArgs(
+            namespace=namespace,
+            service_account=writer,
+            model=ModelMount(claim=writer_claim, mount_path="/models/", read_only=False),
+            container=ContainerSpec(
+                image=images["converter"],
+                command=("python3", "export_bert_model.py", "--export_dir", "/models/bert/1"),
+            ),
+        ),
+        opts=opts,
+    )
+    return Workloads(diffusion=diffusion, gpt2=gpt2, bert=bert, conversion=conversion)

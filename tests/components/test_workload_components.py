@@ -1,0 +1,183 @@
+"""Workload components: rejections before registration, and the JobSet shapes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import kubernetes_validate
+import pulumi
+import pytest
+
+from components.errors import InvalidInput
+from components.jobset_install import JobSetInstall, JobSetInstallArgs
+from components.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
+from components.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
+from components.tpu_pod import ContainerSpec, ModelMount
+from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
+from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
+from contract.outputs import PlatformOutputs
+from tests.tools.test_manifests import KUBERNETES_VERSION
+from tools.engine import Plan, run_program
+from tools.plan import plan_stack
+
+PROD = PlatformOutputs.parse(plan_stack("prod").outputs)
+TRAIN = PROD.pool("v5p-train")  # two v5p 4x4x4 slices of 16 VMs
+SERVE = PROD.pool("v6e-serve")  # single-host v6e 2x2, up to 8 VMs
+IMAGE = ContainerSpec(image="us-docker.pkg.dev/p/train/jax:2026.11.0")
+
+
+def _run(build: Callable[[], None]) -> Plan:
+    return run_program(build, project="app", stack="test", config={})
+
+
+def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices() -> None:
+    def build() -> None:
+        MultisliceJobSet(
+            "llm", MultisliceJobSetArgs(pool=TRAIN, namespace="tpu-workloads", container=IMAGE)
+        )
+
+    jobset = _run(build).one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet")
+    assert jobset.inputs["apiVersion"] == "jobset.x-k8s.io/v1alpha2"
+    assert jobset.inputs["metadata"]["annotations"] == {
+        "alpha.jobset.sigs.k8s.io/exclusive-topology": "cloud.google.com/gke-nodepool"
+    }
+    (replicated,) = jobset.inputs["spec"]["replicatedJobs"]
+    assert (replicated["name"], replicated["replicas"]) == ("slice", 2)
+    job = replicated["template"]["spec"]
+    assert (job["completions"], job["parallelism"], job["completionMode"]) == (16, 16, "Indexed")
+    pod = job["template"]["spec"]
+    assert pod["nodeSelector"] == {
+        "cloud.google.com/gke-tpu-accelerator": "tpu-v5p-slice",
+        "cloud.google.com/gke-tpu-topology": "4x4x4",
+    }
+    assert pod["containers"][0]["resources"]["limits"] == {"google.com/tpu": "4"}
+    # The Job each slice runs is a valid batch/v1 Job.
+    kubernetes_validate.validate(
+        {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "llm-slice-0"}, "spec": job},
+        KUBERNETES_VERSION,
+        strict=True,
+    )
+
+
+def test_jobset_install_applies_a_pinned_release_fetched_by_the_provider() -> None:
+    plan = _run(lambda: JobSetInstall("jobset", JobSetInstallArgs()) and None)
+    config_file = plan.one("kubernetes:yaml/v2:ConfigFile")
+    assert config_file.inputs == {
+        "file": "https://github.com/kubernetes-sigs/jobset/releases/download/v0.8.0/manifests.yaml"
+    }
+
+
+def test_privileged_mode_only_for_old_clusters() -> None:
+    def build() -> None:
+        TpuTrainingJob(
+            "old",
+            TpuTrainingJobArgs(
+                pool=TRAIN, namespace="ns", container=IMAGE, cluster_version="1.27.4-gke.900"
+            ),
+        )
+
+    job = _run(build).one("kubernetes:batch/v1:Job")
+    container = job.inputs["spec"]["template"]["spec"]["containers"][0]
+    assert container["securityContext"] == {"privileged": True}
+
+
+REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
+    (
+        "training-chips-workers-latest",
+        lambda: TpuTrainingJob(
+            "t",
+            TpuTrainingJobArgs(
+                pool=TRAIN,
+                namespace="ns",
+                container=ContainerSpec(image="jax:latest"),
+                workers=4,
+                chips=8,
+            ),
+        ),
+        [
+            "TpuTrainingJob 't'.container.image: 'jax:latest' uses the moving tag `latest`; pin a version tag or a digest",
+            "TpuTrainingJob 't'.chips: 8 chips do not fit pool 'v5p-train': a Pod takes all 4 chips of one ct5p-hightpu-4t VM",
+            "TpuTrainingJob 't'.workers: 4 workers do not fit pool 'v5p-train': a 4x4x4 slice has 16 VMs and runs exactly one worker on each",
+        ],
+    ),
+    (
+        "serving-replicas",
+        lambda: TpuServingDeployment(
+            "s",
+            TpuServingDeploymentArgs(
+                pool=SERVE, namespace="ns", container=IMAGE, model=ModelMount("models"), replicas=9
+            ),
+        ),
+        [
+            "TpuServingDeployment 's'.replicas: 9 replicas do not fit pool 'v6e-serve': one replica takes a whole VM and the pool has at most 8"
+        ],
+    ),
+    (
+        "serving-on-a-slice",
+        lambda: TpuServingDeployment(
+            "s",
+            TpuServingDeploymentArgs(
+                pool=TRAIN, namespace="ns", container=IMAGE, model=ModelMount("m")
+            ),
+        ),
+        [
+            "TpuServingDeployment 's'.pool: 'v5p-train' is a multi-host slice; a serving Deployment needs a single-host pool (one replica per VM)"
+        ],
+    ),
+    (
+        "multislice-too-many",
+        lambda: MultisliceJobSet(
+            "m",
+            MultisliceJobSetArgs(
+                pool=TRAIN, namespace="ns", container=IMAGE, slices=3, topology="4x4x8"
+            ),
+        ),
+        [
+            "MultisliceJobSet 'm'.topology: '4x4x8' is not the topology of pool 'v5p-train' (4x4x4); choose a pool of that topology",
+            "MultisliceJobSet 'm'.slices: 3 slices do not fit pool 'v5p-train', which has 2",
+        ],
+    ),
+    (
+        "conversion-read-only",
+        lambda: ModelConversionJob(
+            "c",
+            ModelConversionJobArgs(
+                namespace="ns",
+                container=ContainerSpec(image="conv"),
+                model=ModelMount("models"),
+                service_account="model-writer",
+            ),
+        ),
+        [
+            "ModelConversionJob 'c'.container.image: 'conv' has no tag; pin a version tag or a digest (`@sha256:...`)",
+            "ModelConversionJob 'c'.model.read_only: true: a conversion job writes; mount the writer claim",
+        ],
+    ),
+    (
+        "jobset-version",
+        lambda: JobSetInstall("j", JobSetInstallArgs(version="latest")),
+        ["JobSetInstall 'j'.version: 'latest': pin a release such as 'v0.8.0'"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "build", "expected"), REJECTIONS, ids=[c for c, _, _ in REJECTIONS]
+)
+def test_rejected_before_anything_is_registered(
+    case: str, build: Callable[[], object], expected: list[str]
+) -> None:
+    raised: list[InvalidInput] = []
+
+    def program() -> None:
+        try:
+            build()
+        except InvalidInput as error:
+            raised.append(error)
+            raise
+
+    plan = _run(program)
+    assert plan.errors == expected
+    assert plan.resources == []
+    # A RunError: Pulumi prints its message, every problem, without a traceback.
+    assert isinstance(raised[0], pulumi.RunError)

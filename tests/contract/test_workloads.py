@@ -1,0 +1,100 @@
+"""Pure fit checks between a workload and its pool."""
+
+from __future__ import annotations
+
+import pytest
+
+from config.errors import ConfigError
+from contract.outputs import PlatformOutputs, TpuPoolRef
+from contract.workloads import (
+    check_multislice,
+    check_serving,
+    check_training,
+    default_replicas,
+    image_problem,
+    needs_privileged,
+)
+
+SLICE = TpuPoolRef.parse(
+    "train",
+    {
+        "nodePools": ["train-0", "train-1"], "generation": "v5e", "machineType": "ct5lp-hightpu-4t",
+        "topology": "4x4", "chipsPerNode": 4, "nodesPerSlice": 4, "slices": 2, "zone": "us-east5-b",
+        "multiHost": True, "capacity": "spot", "autoscaling": None,
+        "nodeSelector": {"cloud.google.com/gke-tpu-topology": "4x4"}, "tolerations": [],
+    },
+)  # fmt: skip
+SERVE = TpuPoolRef.parse(
+    "serve",
+    {
+        "nodePools": ["serve"], "generation": "v5e", "machineType": "ct5lp-hightpu-1t",
+        "topology": "1x1", "chipsPerNode": 1, "nodesPerSlice": 1, "slices": 1, "zone": "us-east5-b",
+        "multiHost": False, "capacity": "on-demand", "autoscaling": {"minNodes": 0, "maxNodes": 3},
+        "nodeSelector": {}, "tolerations": [],
+    },
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("image", "problem"),
+    [
+        ("", "is required: a container image with a pinned tag or digest"),
+        ("gcr.io/p/gpt", "has no tag; pin a version tag or a digest (`@sha256:...`)"),
+        ("gcr.io/p/gpt:latest", "uses the moving tag `latest`; pin a version tag or a digest"),
+        ("localhost:5000/gpt", "has no tag; pin a version tag or a digest (`@sha256:...`)"),
+        ("gcr.io/p/gpt:1.2", None),
+        ("localhost:5000/gpt:1.2", None),
+        ("gcr.io/p/gpt@sha256:" + "a" * 64, None),
+    ],
+)
+def test_image_must_be_pinned(image: str, problem: str | None) -> None:
+    assert image_problem(image) == problem
+
+
+@pytest.mark.parametrize(
+    ("version", "privileged"), [(None, False), ("1.27.3-gke.100", True), ("1.27", True), ("1.28", False), ("1.31.2-gke.1", False)]
+)  # fmt: skip
+def test_privileged_only_below_1_28(version: str | None, privileged: bool) -> None:
+    assert needs_privileged(version) is privileged
+
+
+def test_training_fit() -> None:
+    assert check_training(SLICE, workers=4, chips=4, topology="4x4") == []
+    assert [str(p) for p in check_training(SLICE, workers=2, chips=8, topology="2x4")] == [
+        "chips: 8 chips do not fit pool 'train': a Pod takes all 4 chips of one ct5lp-hightpu-4t VM",
+        "topology: '2x4' is not the topology of pool 'train' (4x4); choose a pool of that topology",
+        "workers: 2 workers do not fit pool 'train': a 4x4 slice has 4 VMs and runs exactly one worker on each",
+    ]
+
+
+def test_serving_fit() -> None:
+    assert check_serving(SERVE, replicas=3, chips=1, topology="1x1") == []
+    assert default_replicas(SERVE) == 3
+    assert [str(p) for p in check_serving(SERVE, replicas=4, chips=None, topology=None)] == [
+        "replicas: 4 replicas do not fit pool 'serve': one replica takes a whole VM and the pool has at most 3"
+    ]
+    assert [str(p) for p in check_serving(SLICE, replicas=1, chips=None, topology=None)] == [
+        "pool: 'train' is a multi-host slice; a serving Deployment needs a single-host pool (one replica per VM)"
+    ]
+
+
+def test_multislice_fit() -> None:
+    assert check_multislice(SLICE, slices=2, chips=None, topology=None) == []
+    assert [str(p) for p in check_multislice(SERVE, slices=3, chips=None, topology=None)] == [
+        "pool: 'serve' is a single-host pool; multislice runs on multi-host slices",
+        "slices: 3 slices do not fit pool 'serve', which has 1",
+    ]
+
+
+def test_unknown_pool_names_the_known_ones() -> None:
+    outputs = PlatformOutputs(
+        version=1, project="p", region="r", cluster_name="c", tpu_pools={"train": SLICE},
+        namespace=None, kubernetes_service_account=None, model_bucket=None, model_claim=None,
+        kubernetes_writer_service_account=None, model_writer_claim=None,
+    )  # fmt: skip
+    assert outputs.pool("train") is SLICE
+    with pytest.raises(ConfigError) as caught:
+        outputs.pool("serving", "pools.serving")
+    assert [str(p) for p in caught.value.problems] == [
+        "pools.serving: 'serving' is not a TPU pool of cluster 'c'. Pools: train"
+    ]

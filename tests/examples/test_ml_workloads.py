@@ -1,0 +1,232 @@
+"""The app project: the product document's tutorials, planned offline from the dev platform."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tools.engine import Plan, RecordedResource
+from tools.manifests import manifests, write_manifests
+from tools.plan import ROOT, main, plan_stack
+
+APP = ROOT / "examples" / "ml-workloads"
+REFERENCE = "organization/gke-tpu/dev"
+JOB = "kubernetes:batch/v1:Job"
+SERVICE = "kubernetes:core/v1:Service"
+DEPLOYMENT = "kubernetes:apps/v1:Deployment"
+TPU_TOLERATION = {"key": "google.com/tpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}  # fmt: skip
+V5E_4X4 = {
+    "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
+    "cloud.google.com/gke-tpu-topology": "4x4",
+}
+
+
+@pytest.fixture(scope="module")
+def platform() -> Plan:
+    return plan_stack("dev")
+
+
+@pytest.fixture(scope="module")
+def app(platform: Plan) -> Plan:
+    plan = plan_stack("dev", APP, stack_references={REFERENCE: platform.outputs})
+    assert plan.errors == []
+    return plan
+
+
+def _pod(job: RecordedResource) -> dict[str, Any]:
+    return job.inputs["spec"]["template"]["spec"]
+
+
+@pytest.mark.parametrize("name", ["tpu-job-diffusion", "tpu-job-gpt"])
+def test_training_jobs_run_one_worker_per_vm_of_the_4x4_slice(app: Plan, name: str) -> None:
+    job = app.one(JOB, name)
+    spec = job.inputs["spec"]
+    assert (spec["completions"], spec["parallelism"], spec["backoffLimit"]) == (4, 4, 0)
+    assert spec["completionMode"] == "Indexed"
+    pod = _pod(job)
+    assert pod["subdomain"] == f"{name}-workers"
+    assert pod["restartPolicy"] == "Never"
+    assert pod["nodeSelector"] == V5E_4X4
+    assert pod["tolerations"] == [TPU_TOLERATION]
+    (container,) = pod["containers"]
+    assert container["resources"] == {
+        "requests": {"google.com/tpu": "4"},
+        "limits": {"google.com/tpu": "4"},
+    }
+    hostnames = next(e for e in container["env"] if e["name"] == "TPU_WORKER_HOSTNAMES")
+    assert hostnames["value"] == ",".join(f"{name}-{i}.{name}-workers" for i in range(4))
+    assert "securityContext" not in container  # GKE 1.28+: no privileged mode
+    label = {"gke-tpu/job": name}
+    assert spec["template"]["metadata"]["labels"] == label
+    affinity = pod["affinity"]
+    assert affinity["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == [
+        {
+            "labelSelector": {
+                "matchExpressions": [{"key": "gke-tpu/job", "operator": "In", "values": [name]}]
+            },
+            "topologyKey": "cloud.google.com/gke-nodepool",
+        }
+    ]
+    assert affinity["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == [
+        {
+            "labelSelector": {
+                "matchExpressions": [
+                    {"key": "gke-tpu/job", "operator": "NotIn", "values": [name]},
+                    {"key": "gke-tpu/job", "operator": "Exists"},
+                ]
+            },
+            "topologyKey": "cloud.google.com/gke-nodepool",
+            "namespaceSelector": {},
+        }
+    ]
+    service = app.one(SERVICE, f"{name}-workers")
+    assert service.inputs["spec"] == {
+        "clusterIP": "None",
+        "selector": {"job-name": name},
+        "publishNotReadyAddresses": True,
+    }
+    assert service.urn in job.dependencies
+
+
+def test_diffusion_job_is_the_documents_flax_training(app: Plan) -> None:
+    (container,) = _pod(app.one(JOB, "tpu-job-diffusion"))["containers"]
+    assert container["image"] == "us-docker.pkg.dev/gke-tpu-dev/training/diffusion:2026.11.0"
+    assert [p["containerPort"] for p in container["ports"]] == [8471, 8431]
+    assert container["command"][:2] == ["bash", "-c"]
+    assert "train_text_to_image_flax.py" in container["command"][2]
+
+
+def test_gpt2_job_has_the_documents_pytorch_xla_environment_and_ports(app: Plan) -> None:
+    (container,) = _pod(app.one(JOB, "tpu-job-gpt"))["containers"]
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert env["PJRT_DEVICE"] == "TPU_C_API"
+    assert env["XLA_USE_BF16"] == "1"
+    assert [p["containerPort"] for p in container["ports"]] == [8479, 8478, 8477, 8476, 8431]
+    assert "xla_spawn.py" in container["command"][2]
+
+
+def test_bert_serving_reads_models_through_the_platforms_identity(
+    app: Plan, platform: Plan
+) -> None:
+    deployment = app.one(DEPLOYMENT, "bert-deployment")
+    spec = deployment.inputs["spec"]
+    assert spec["replicas"] == 3
+    template = spec["template"]
+    assert template["metadata"]["annotations"] == {"gke-gcsfuse/volumes": "true"}
+    pod = template["spec"]
+    assert pod["serviceAccountName"] == platform.outputs["kubernetesServiceAccount"]
+    assert deployment.inputs["metadata"]["namespace"] == platform.outputs["kubernetesNamespace"]
+    assert pod["volumes"] == [
+        {
+            "name": "models",
+            "persistentVolumeClaim": {
+                "claimName": platform.outputs["modelVolumeClaim"],
+                "readOnly": True,
+            },
+        }
+    ]
+    assert pod["nodeSelector"] == {
+        "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
+        "cloud.google.com/gke-tpu-topology": "1x1",
+    }
+    (container,) = pod["containers"]
+    assert (
+        container["image"] == "us-docker.pkg.dev/cloud-tpu-images/inference/tf-serving-tpu:2.13.0"
+    )
+    assert [p["containerPort"] for p in container["ports"]] == [8500, 8501, 8431]
+    assert container["env"] == [{"name": "MODEL_NAME", "value": "bert"}]
+    assert container["resources"]["limits"] == {"google.com/tpu": "1"}
+    assert container["volumeMounts"] == [
+        {"name": "models", "mountPath": "/models/", "readOnly": True}
+    ]
+    assert container["readinessProbe"]["tcpSocket"] == {"port": 8501}
+    assert container["livenessProbe"]["tcpSocket"] == {"port": 8501}
+    service = app.one(SERVICE, "bert-deployment").inputs["spec"]
+    assert service["type"] == "LoadBalancer"
+    assert service["selector"] == {"app": "bert-deployment"}
+    assert [p["port"] for p in service["ports"]] == [8500, 8501]
+
+
+def test_conversion_job_writes_through_the_writer_identity_on_the_cpu_pool(
+    app: Plan, platform: Plan
+) -> None:
+    job = app.one(JOB, "convert-bert")
+    pod = _pod(job)
+    assert pod["nodeSelector"] == {"cloud.google.com/gke-nodepool": "cpu"}
+    assert pod["serviceAccountName"] == platform.outputs["kubernetesWriterServiceAccount"]
+    assert pod["volumes"][0]["persistentVolumeClaim"] == {
+        "claimName": platform.outputs["modelWriterVolumeClaim"],
+        "readOnly": False,
+    }
+    (container,) = pod["containers"]
+    assert container["volumeMounts"] == [
+        {"name": "models", "mountPath": "/models/", "readOnly": False}
+    ]
+    assert "resources" not in container
+    assert job.inputs["spec"]["template"]["metadata"]["annotations"] == {
+        "gke-gcsfuse/volumes": "true"
+    }
+
+
+def test_every_kubernetes_object_uses_the_platform_provider(app: Plan) -> None:
+    provider = app.one("pulumi:providers:kubernetes", "platform")
+    objects = [r for r in app.resources if r.type.startswith("kubernetes:")]
+    assert len(objects) == 7
+    assert all(r.provider == provider.urn for r in objects)
+
+
+def test_manifests_are_one_file_per_object_and_reproducible(app: Plan, tmp_path: Path) -> None:
+    first = write_manifests(app, tmp_path / "a")
+    second = write_manifests(app, tmp_path / "b")
+    assert [p.name for p in first] == [p.name for p in second]
+    assert len(first) == len(manifests(app)) == 7
+    assert all(a.read_bytes() == b.read_bytes() for a, b in zip(first, second, strict=True))
+    job = yaml.safe_load((tmp_path / "a" / "job-tpu-workloads-tpu-job-gpt.yaml").read_text())
+    assert (job["apiVersion"], job["kind"], job["metadata"]["name"]) == (
+        "batch/v1",
+        "Job",
+        "tpu-job-gpt",
+    )
+
+
+def test_app_plan_cli_with_a_pool_typo_exits_2(
+    tmp_path: Path, platform: Plan, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reference = tmp_path / "dev.json"
+    reference.write_text(json.dumps({"outputs": platform.outputs, "errors": []}))
+    stack = tmp_path / "Pulumi.typo.yaml"
+    text = (
+        (APP / "Pulumi.dev.yaml").read_text().replace("training: v5e-train", "training: v5e-trian")
+    )
+    stack.write_text(text)
+    code = main(
+        [
+            "--project-dir", str(APP), "--stack", "typo", "--config-file", str(stack),
+            "--stack-reference", f"{REFERENCE}={reference}",
+        ]
+    )  # fmt: skip
+    assert code == 2
+    assert (
+        "  - pools.training: 'v5e-trian' is not a TPU pool of cluster 'tpu-dev'; did you mean "
+        "'v5e-train'? Pools: v5e-serve, v5e-train\n"
+    ) in capsys.readouterr().err
+
+
+def test_app_refuses_a_platform_of_another_contract_version(platform: Plan) -> None:
+    outputs = {**platform.outputs, "outputsVersion": 2}
+    plan = plan_stack("dev", APP, stack_references={REFERENCE: outputs})
+    assert plan.resources == []
+    assert plan.errors == [
+        "platform stack.outputsVersion: 2 is not supported; this code reads outputs version 1 "
+        "(docs/outputs.md)"
+    ]
+
+
+def test_make_plan_workloads_reference_matches_the_app_stack_file() -> None:
+    config = yaml.safe_load((APP / "Pulumi.dev.yaml").read_text())["config"]
+    assert config["ml-workloads:platformStack"] == REFERENCE
+    assert "APP_REFERENCE := organization/gke-tpu/$(STACK)" in (ROOT / "Makefile").read_text()

@@ -1,0 +1,319 @@
+"""The policy pack on the dev and prod plans: each recorded resource passes; changed, it violates.
+
+Workload policies (privileged containers, image pins) are in test_workload_policies.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
+
+from policy.policies import (
+    BUCKET,
+    CLUSTER,
+    NODE_POOL,
+    POLICIES,
+    PROJECT_IAM_BINDING,
+    PROJECT_IAM_MEMBER,
+    PROJECT_IAM_POLICY,
+    no_project_iam_grants,
+    prod_cluster_deletion_protection,
+    secure_buckets,
+    specific_reservation_affinity,
+    tpu_pools_zonal_with_gke_metadata,
+    tpu_slice_placement,
+)
+from policy.props import stack_of
+from tests.policy.conftest import DELETE, changed, stack_violations, violations
+from tools.engine import Plan
+
+PROD_NODES = "serviceAccount:tpu-prod-nodes@gke-tpu-prod.iam.gserviceaccount.com"
+
+# Recorded resources the cases start from: (stack, type, name).
+PROD_AR_READER = ("prod", PROJECT_IAM_MEMBER, "tpu-prod-nodes-artifactregistry.reader")
+PROD_NODE_ROLE = ("prod", PROJECT_IAM_MEMBER, "tpu-prod-nodes-container.defaultNodeServiceAccount")
+DEV_BUCKET = ("dev", BUCKET, "tpu-dev-models")
+PROD_BUCKET = ("prod", BUCKET, "tpu-prod-models")
+PROD_CPU_POOL = ("prod", NODE_POOL, "tpu-prod-cpu")
+PROD_V5P_POOL = ("prod", NODE_POOL, "tpu-prod-v5p-train-0")  # multi-host 4x4x4, reserved
+PROD_V6E_POOL = ("prod", NODE_POOL, "tpu-prod-v6e-serve")  # single-host
+DEV_V5E_TRAIN = ("dev", NODE_POOL, "tpu-dev-v5e-train")  # multi-host ct5lp-hightpu-4t
+DEV_V5E_SERVE = ("dev", NODE_POOL, "tpu-dev-v5e-serve")  # single-host ct5lp-hightpu-1t
+
+
+def test_the_pack_holds_eight_mandatory_policies() -> None:
+    assert [policy.name for policy in POLICIES] == [
+        "no-project-iam-grants",
+        "secure-storage-buckets",
+        "tpu-pools-zonal-with-gke-metadata",
+        "tpu-slice-placement",
+        "specific-reservation-affinity",
+        "no-privileged-containers",
+        "pinned-container-images",
+        "prod-cluster-deletion-protection",
+    ]
+    assert {policy.enforcement_level for policy in POLICIES} == {EnforcementLevel.MANDATORY}
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_the_stacks_pass_every_policy(plans: dict[str, Plan], stack: str) -> None:
+    resources = plans[stack].resources
+    found = {
+        policy.name: (
+            stack_violations(policy, resources)
+            if isinstance(policy, StackValidationPolicy)
+            else [message for r in resources for message in violations(policy, r)]
+        )
+        for policy in POLICIES
+    }
+    assert found == {policy.name: [] for policy in POLICIES}
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    policy: ResourceValidationPolicy
+    resource: tuple[str, str, str]  # (stack, type, name) of the recorded resource
+    changes: Mapping[str, Any]  # dotted path -> new value, or DELETE
+    expected: list[str]  # every message the changed resource gets, in order
+    retype: str | None = None  # treat the changed resource as this type
+
+    def __str__(self) -> str:
+        return f"{self.policy.name}:{self.resource[2]}:{','.join(self.changes)}"
+
+
+CASES = [
+    # 1. Project IAM: only the node service account's node roles.
+    Case(
+        no_project_iam_grants,
+        PROD_AR_READER,
+        {"role": "roles/editor"},
+        [
+            f"project role roles/editor is granted to {PROD_NODES}: grant it on the resource that"
+            " needs it (a bucket, a service account, a repository) instead of on the whole project"
+        ],
+    ),
+    Case(
+        no_project_iam_grants,
+        PROD_NODE_ROLE,
+        {"member": "user:alice@example.com"},
+        [
+            "project role roles/container.defaultNodeServiceAccount is granted to"
+            " user:alice@example.com: on a project this role may only go to the GKE node service"
+            " account (a serviceAccount: member)"
+        ],
+    ),
+    Case(
+        no_project_iam_grants,
+        PROD_AR_READER,
+        {"member": DELETE, "members": [PROD_NODES, "group:ml@example.com"]},
+        [
+            "project role roles/artifactregistry.reader is granted to group:ml@example.com: on a"
+            " project this role may only go to the GKE node service account (a serviceAccount:"
+            " member)"
+        ],
+        retype=PROJECT_IAM_BINDING,
+    ),
+    Case(
+        no_project_iam_grants,
+        PROD_AR_READER,
+        {"member": DELETE, "role": DELETE, "policyData": '{"bindings": []}'},
+        [
+            "a project IAMPolicy replaces the project's whole IAM policy, owners and Google"
+            " service agents included: grant the node service account's roles with"
+            " gcp.projects.IAMMember instead"
+        ],
+        retype=PROJECT_IAM_POLICY,
+    ),
+    # 2. Buckets.
+    Case(
+        secure_buckets,
+        DEV_BUCKET,
+        {
+            "uniformBucketLevelAccess": False,
+            "publicAccessPrevention": "inherited",
+            "versioning": DELETE,
+        },
+        [
+            "uniformBucketLevelAccess is false: set it to true so that only IAM grants access to"
+            " the bucket, never per-object ACLs",
+            'publicAccessPrevention is "inherited": set it to "enforced" so that nothing in the'
+            " bucket can be made public",
+            "versioning.enabled is unset: set it to true so that an overwritten or deleted object"
+            " (a model, a checkpoint) can be restored",
+        ],
+    ),
+    Case(
+        secure_buckets,
+        PROD_BUCKET,
+        {"versioning.enabled": False},
+        [
+            "versioning.enabled is false: set it to true so that an overwritten or deleted object"
+            " (a model, a checkpoint) can be restored"
+        ],
+    ),
+    # 3. TPU pools: one zone, the GKE metadata server.
+    Case(
+        tpu_pools_zonal_with_gke_metadata,
+        PROD_V6E_POOL,
+        {"nodeLocations": ["us-east5-a", "us-east5-b"]},
+        [
+            'nodeLocations is ["us-east5-a", "us-east5-b"]: a TPU pool (ct6e-standard-4t) must'
+            " name exactly one zone, the zone of its TPU capacity; a TPU slice never spans zones"
+        ],
+    ),
+    Case(
+        tpu_pools_zonal_with_gke_metadata,
+        PROD_V5P_POOL,
+        {"nodeLocations": DELETE, "nodeConfig.workloadMetadataConfig.mode": "GCE_METADATA"},
+        [
+            "nodeLocations is unset: a TPU pool (ct5p-hightpu-4t) must name exactly one zone, the"
+            " zone of its TPU capacity; a TPU slice never spans zones",
+            'nodeConfig.workloadMetadataConfig.mode is "GCE_METADATA": set it to "GKE_METADATA"'
+            " so that Pods on the TPU pool (ct5p-hightpu-4t) use Workload Identity, not the node"
+            " service account",
+        ],
+    ),
+    Case(  # not a TPU pool: it may span zones
+        tpu_pools_zonal_with_gke_metadata,
+        PROD_CPU_POOL,
+        {"nodeLocations": ["us-east5-a", "us-east5-b", "us-east5-c"]},
+        [],
+    ),
+    # 4. TPU slice placement.
+    Case(
+        tpu_slice_placement,
+        PROD_V5P_POOL,
+        {"placementPolicy.type": DELETE},
+        [
+            "placementPolicy.type is unset: a multi-host 4x4x4 slice (16 ct5p-hightpu-4t VMs)"
+            ' needs "COMPACT" placement'
+        ],
+    ),
+    Case(
+        tpu_slice_placement,
+        PROD_V5P_POOL,
+        {"placementPolicy.tpuTopology": "4x4x5"},
+        [
+            'placementPolicy.tpuTopology "4x4x5" is not a v5p shape a ct5p-hightpu-4t pool can'
+            " form; valid: 2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16 and 36 larger"
+        ],
+    ),
+    Case(
+        tpu_slice_placement,
+        DEV_V5E_TRAIN,
+        {"placementPolicy.tpuTopology": "3x3"},
+        [
+            'placementPolicy.tpuTopology "3x3" is not a v5e shape a ct5lp-hightpu-4t pool can'
+            " form; valid: 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16"
+        ],
+    ),
+    Case(
+        tpu_slice_placement,
+        DEV_V5E_SERVE,
+        {"placementPolicy": {"type": "COMPACT", "tpuTopology": "1x1"}},
+        [
+            "placementPolicy.tpuTopology 1x1 fits on one ct5lp-hightpu-1t VM: a single-host pool"
+            " must not set tpuTopology; remove it"
+        ],
+    ),
+    Case(  # without a topology every node is a single-host slice, whatever the node count
+        tpu_slice_placement,
+        PROD_V5P_POOL,
+        {"placementPolicy": DELETE},
+        [],
+    ),
+    Case(  # a tpu7x workload policy holds the topology, which this pack cannot see
+        tpu_slice_placement,
+        PROD_V5P_POOL,
+        {
+            "nodeConfig.machineType": "tpu7x-standard-4t",
+            "placementPolicy": {"type": "COMPACT", "policyName": "ironwood-4x4x4"},
+        },
+        [],
+    ),
+    Case(
+        tpu_slice_placement,
+        PROD_V5P_POOL,
+        {"nodeConfig.machineType": "tpu7x-standard-4t", "placementPolicy.policyName": "ironwood"},
+        [
+            "placementPolicy names the workload policy ironwood and sets tpuTopology"
+            ' "4x4x4": the workload policy holds the topology; remove tpuTopology'
+        ],
+    ),
+    # 5. Reservations.
+    Case(
+        specific_reservation_affinity,
+        PROD_V5P_POOL,
+        {
+            "nodeConfig.reservationAffinity.consumeReservationType": "ANY_RESERVATION",
+            "nodeConfig.reservationAffinity.key": "compute.googleapis.com/reservation",
+        },
+        [
+            "nodeConfig.reservationAffinity names the reservation tpu-v5p-train but"
+            ' consumeReservationType is "ANY_RESERVATION": set it to "SPECIFIC_RESERVATION" so'
+            " that the nodes use that reservation and nothing else",
+            'nodeConfig.reservationAffinity.key is "compute.googleapis.com/reservation": set it'
+            ' to "compute.googleapis.com/reservation-name", the key whose values name'
+            " reservations",
+        ],
+    ),
+    Case(  # no reservation named: nothing to check
+        specific_reservation_affinity,
+        DEV_V5E_TRAIN,
+        {"nodeConfig.reservationAffinity.values": []},
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_recorded_resource_passes_and_its_change_violates(
+    plans: dict[str, Plan], case: Case
+) -> None:
+    stack, type_, name = case.resource
+    recorded = plans[stack].one(type_, name)
+    assert violations(case.policy, recorded) == []
+    assert violations(case.policy, changed(recorded, case.changes, case.retype)) == case.expected
+
+
+# 8. Production clusters: the stack name comes from the URN.
+
+PROD_FIX = (
+    "set it to true so that the cluster, its TPU pools and their workloads cannot be deleted by"
+    " mistake"
+)
+
+
+@pytest.mark.parametrize(
+    ("stack", "protection", "expected"),
+    [
+        ("prod", True, []),
+        (
+            "prod",
+            False,
+            [f"deletionProtection is false on a cluster of the production stack prod: {PROD_FIX}"],
+        ),
+        (
+            "prod-eu",
+            DELETE,
+            [
+                f"deletionProtection is unset on a cluster of the production stack prod-eu: {PROD_FIX}"
+            ],
+        ),
+        ("dev", False, []),
+        ("staging-prod", False, []),
+    ],
+)
+def test_prod_clusters_keep_deletion_protection(
+    plans: dict[str, Plan], stack: str, protection: Any, expected: list[str]
+) -> None:
+    recorded = plans["prod"].one(CLUSTER, "tpu-prod")
+    assert violations(prod_cluster_deletion_protection, recorded) == []
+    cluster = changed(recorded, {"deletionProtection": protection})
+    cluster = dataclasses.replace(cluster, urn=cluster.urn.replace(":prod::", f":{stack}::", 1))
+    assert stack_of(cluster.urn) == stack
+    assert violations(prod_cluster_deletion_protection, cluster) == expected

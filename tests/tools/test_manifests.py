@@ -1,0 +1,56 @@
+"""Every Kubernetes object the stacks and the app render is valid against the Kubernetes
+OpenAPI schema of a supported cluster version (strict: unknown fields are errors)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import kubernetes_validate
+import pytest
+
+from tools.manifests import manifests
+from tools.plan import ROOT, plan_stack
+
+#: A GKE version the platform supports; the schemas ship with kubernetes-validate.
+KUBERNETES_VERSION = "1.34.0"
+APP = ROOT / "examples" / "ml-workloads"
+
+
+def _rendered() -> list[tuple[str, dict[str, Any]]]:
+    documents = []
+    for stack in ("dev", "prod"):
+        platform = plan_stack(stack)
+        documents += [
+            (f"{stack}/{d['kind']}/{d['metadata']['name']}", d) for d in manifests(platform)
+        ]
+        if stack == "dev":
+            app = plan_stack(
+                stack, APP, stack_references={"organization/gke-tpu/dev": platform.outputs}
+            )
+            documents += [(f"app/{d['kind']}/{d['metadata']['name']}", d) for d in manifests(app)]
+    return documents
+
+
+RENDERED = _rendered()
+
+
+def test_every_stack_renders_manifests() -> None:
+    kinds = {name.split("/")[0] + "/" + name.split("/")[1] for name, _ in RENDERED}
+    assert {
+        "dev/PersistentVolume",
+        "prod/PersistentVolumeClaim",
+        "app/Job",
+        "app/Deployment",
+    } <= kinds
+
+
+@pytest.mark.parametrize(("name", "document"), RENDERED, ids=[n for n, _ in RENDERED])
+def test_manifest_is_valid_kubernetes(name: str, document: dict[str, Any]) -> None:
+    kubernetes_validate.validate(document, KUBERNETES_VERSION, strict=True)
+
+
+def test_an_invalid_manifest_is_caught() -> None:
+    _, document = next(item for item in RENDERED if item[1]["kind"] == "Job")
+    broken = {**document, "spec": {**document["spec"], "completionsMode": "Indexed"}}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, KUBERNETES_VERSION, strict=True)
