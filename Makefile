@@ -7,12 +7,13 @@ VENV := venv
 PY := $(VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help plan plan-workloads test lint typecheck pytest bench goldens clean
+.PHONY: help plan plan-workloads report test lint typecheck pytest scan bench goldens clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
 	@echo "make plan-workloads    the infra plan, then the app plan (examples/ml-workloads) from it"
-	@echo "make test              lint, type check and tests"
+	@echo "make report [STACK=dev] the plan as Markdown for a pull request: build/reports/<stack>.md"
+	@echo "make test              lint, type check, tests and the security scan"
 	@echo "make bench             scale figures of the offline plan"
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
 
@@ -20,6 +21,13 @@ $(VENV)/.runtime: requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is required")'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+CHECKOV_VENV := .tools/checkov
+
+$(CHECKOV_VENV)/.installed: requirements-checkov.txt
+	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-checkov.txt
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
@@ -39,6 +47,10 @@ plan-workloads: $(VENV)/.runtime
 		--stack-reference $(APP_REFERENCE)=build/plans/$(STACK).json \
 		--json build/plans/ml-workloads-$(STACK).json --manifests build/manifests/ml-workloads-$(STACK)
 
+report: $(VENV)/.runtime
+	$(PY) -m tools.plan --stack $(STACK) --markdown build/reports/$(STACK).md > /dev/null
+	@echo "wrote build/reports/$(STACK).md"
+
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -46,10 +58,13 @@ lint: $(VENV)/.dev
 typecheck: $(VENV)/.dev
 	$(VENV)/bin/pyright
 
+scan: $(VENV)/.runtime $(CHECKOV_VENV)/.installed
+	$(PY) -m tools.security_scan --checkov $(CHECKOV_VENV)/bin/checkov
+
 pytest: $(VENV)/.dev
 	$(PY) -m pytest
 
-test: lint typecheck pytest
+test: lint typecheck scan pytest
 
 goldens: $(VENV)/.runtime
 	$(PY) -m tools.goldens
@@ -58,4 +73,4 @@ bench: $(VENV)/.runtime
 	$(PY) bench/plan_scale.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .tools build .pytest_cache .ruff_cache

@@ -11,6 +11,7 @@ from components.errors import reject
 from components.regional_cluster import CPU_POOL_NAME
 from components.tpu_pod import (
     NODE_POOL_LABEL,
+    POD_SECURITY,
     ContainerSpec,
     ModelMount,
     child,
@@ -20,6 +21,11 @@ from components.tpu_pod import (
 )
 from config.errors import Problem
 from contract.workloads import check_image
+
+#: Conversion holds a model in memory: most of a 16 GB CPU node, and a hard memory ceiling.
+CONVERSION_RESOURCES = k8s.core.v1.ResourceRequirementsArgs(
+    requests={"cpu": "2", "memory": "12Gi"}, limits={"cpu": "4", "memory": "14Gi"}
+)
 
 
 @dataclass(frozen=True)
@@ -67,9 +73,18 @@ class ModelConversionJob(pulumi.ComponentResource):
                     metadata=k8s.meta.v1.ObjectMetaArgs(annotations=pod_annotations(args.model)),
                     spec=k8s.core.v1.PodSpecArgs(
                         restart_policy="Never",
+                        security_context=POD_SECURITY,
                         service_account_name=args.service_account,
                         node_selector={NODE_POOL_LABEL: CPU_POOL_NAME},
-                        containers=[container(name, spec, chips=None, model=args.model)],
+                        containers=[
+                            container(
+                                name,
+                                spec,
+                                chips=None,
+                                model=args.model,
+                                resources=CONVERSION_RESOURCES,
+                            )
+                        ],
                         volumes=model_volumes(args.model),
                     ),
                 ),

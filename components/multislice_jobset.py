@@ -10,6 +10,7 @@ import pulumi_kubernetes as k8s
 from components.errors import reject
 from components.tpu_pod import (
     NODE_POOL_LABEL,
+    POD_SECURITY,
     ContainerSpec,
     ModelMount,
     child,
@@ -80,6 +81,7 @@ class MultisliceJobSet(pulumi.ComponentResource):
                     metadata=k8s.meta.v1.ObjectMetaArgs(annotations=pod_annotations(args.model)),
                     spec=k8s.core.v1.PodSpecArgs(
                         restart_policy="Never",
+                        security_context=POD_SECURITY,
                         service_account_name=args.service_account,
                         node_selector=dict(pool.node_selector),
                         tolerations=tolerations(pool),

@@ -11,6 +11,7 @@ import pulumi_kubernetes as k8s
 
 from components.errors import reject
 from components.tpu_pod import (
+    POD_SECURITY,
     ContainerSpec,
     ModelMount,
     child,
@@ -104,6 +105,7 @@ class TpuServingDeployment(pulumi.ComponentResource):
                         labels=labels, annotations=pod_annotations(args.model)
                     ),
                     spec=k8s.core.v1.PodSpecArgs(
+                        security_context=POD_SECURITY,
                         service_account_name=args.service_account,
                         node_selector=dict(pool.node_selector),
                         tolerations=tolerations(pool),

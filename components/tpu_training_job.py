@@ -9,6 +9,7 @@ import pulumi_kubernetes as k8s
 
 from components.errors import reject
 from components.tpu_pod import (
+    POD_SECURITY,
     ContainerSpec,
     ModelMount,
     child,
@@ -113,6 +114,7 @@ class TpuTrainingJob(pulumi.ComponentResource):
                     spec=k8s.core.v1.PodSpecArgs(
                         subdomain=service_name,
                         restart_policy="Never",
+                        security_context=POD_SECURITY,
                         service_account_name=args.service_account,
                         node_selector=dict(pool.node_selector),
                         tolerations=tolerations(pool),

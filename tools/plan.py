@@ -19,6 +19,7 @@ from typing import Any
 from tools.engine import Plan, run_program
 from tools.manifests import write_manifests
 from tools.render import plan_json, plan_text
+from tools.report import plan_markdown
 from tools.stackfile import StackFileError, read_stack_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         help="outputs of a referenced stack, from its plan document (repeatable)",
     )
     parser.add_argument("--manifests", type=Path, metavar="DIR", help="write Kubernetes manifests")
+    parser.add_argument(
+        "--markdown", type=Path, metavar="PATH", help="write a report for a pull-request comment"
+    )
     args = parser.parse_args(argv)
 
     try:
@@ -95,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         return EXIT_INVALID_CONFIG
     sys.stdout.write(plan_text(plan))
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(plan_markdown(plan))
     if args.manifests:
         written = write_manifests(plan, args.manifests)
         print(f"\nWrote {len(written)} Kubernetes manifests to {args.manifests}")

@@ -59,7 +59,12 @@ def test_training_jobs_run_one_worker_per_vm_of_the_4x4_slice(app: Plan, name: s
     }
     hostnames = next(e for e in container["env"] if e["name"] == "TPU_WORKER_HOSTNAMES")
     assert hostnames["value"] == ",".join(f"{name}-{i}.{name}-workers" for i in range(4))
-    assert "securityContext" not in container  # GKE 1.28+: no privileged mode
+    # GKE 1.28+: no privileged mode, and a hardened container.
+    assert container["securityContext"] == {
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["NET_RAW"]},
+    }
+    assert pod["securityContext"] == {"seccompProfile": {"type": "RuntimeDefault"}}
     label = {"gke-tpu/job": name}
     assert spec["template"]["metadata"]["labels"] == label
     affinity = pod["affinity"]
@@ -166,7 +171,10 @@ def test_conversion_job_writes_through_the_writer_identity_on_the_cpu_pool(
     assert container["volumeMounts"] == [
         {"name": "models", "mountPath": "/models/", "readOnly": False}
     ]
-    assert "resources" not in container
+    assert container["resources"] == {
+        "requests": {"cpu": "2", "memory": "12Gi"},
+        "limits": {"cpu": "4", "memory": "14Gi"},
+    }
     assert job.inputs["spec"]["template"]["metadata"]["annotations"] == {
         "gke-gcsfuse/volumes": "true"
     }

@@ -1,0 +1,94 @@
+"""The Markdown plan report: quota figures checked against hand-computed values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.engine import Plan
+from tools.plan import main, plan_stack
+from tools.report import Need, plan_markdown, quota_needs, vcpus_of
+
+
+@pytest.fixture(scope="module")
+def dev() -> Plan:
+    return plan_stack("dev")
+
+
+@pytest.fixture(scope="module")
+def prod() -> Plan:
+    return plan_stack("prod")
+
+
+def test_dev_quota_needs(dev: Plan) -> None:
+    needs, reservations = quota_needs(dev)
+    # CPU pool: e2-standard-4, 1 node in each of the 3 zones GKE picks, 100 GB pd-balanced each.
+    # v5e-serve: up to 3 ct5lp-hightpu-1t (1 chip); v5e-train: one 4x4 slice = 4 VMs of 4 chips.
+    assert needs == {
+        None: Need(ssd_gb=3 * 100, ips=3, vcpus=3 * 4, tpu_chips={}),
+        "us-east5-b": Need(
+            ssd_gb=(3 + 4) * 100, ips=3 + 4, vcpus=0, tpu_chips={"v5e": 3 * 1 + 4 * 4}
+        ),
+    }
+    assert reservations == {}
+
+
+def test_prod_quota_needs(prod: Plan) -> None:
+    needs, reservations = quota_needs(prod)
+    # CPU pool: e2-standard-8 x 3 zones. v5p-train: 2 slices of 4x4x4 = 2 x 16 VMs x 4 chips,
+    # all from the reservation. v6e-serve: up to 8 ct6e-standard-4t (4 chips).
+    assert needs == {
+        None: Need(ssd_gb=300, ips=3, vcpus=24, tpu_chips={}),
+        "us-east5-a": Need(ssd_gb=32 * 100, ips=32, vcpus=0, tpu_chips={"v5p": 128}),
+        "us-east5-b": Need(ssd_gb=8 * 100, ips=8, vcpus=0, tpu_chips={"v6e": 32}),
+    }
+    assert reservations == {"tpu-v5p-train": 128}
+
+
+def test_prod_report_sections(prod: Plan) -> None:
+    report = plan_markdown(prod)
+    assert report.startswith("# Plan of stack `prod` (gke-tpu)\n")
+    assert (
+        "| v5p-train | v5p | ct5p-hightpu-4t | 4x4x4 | 4 | 16 | 2 | us-east5-a | reservation | fixed |"
+        in report
+    )
+    assert (
+        "| v6e-serve | v6e | ct6e-standard-4t | 2x2 | 4 | 1 | 1 | us-east5-b | on-demand | 1 to 8 |"
+        in report
+    )
+    assert "| **us-east5 total** | **4300** | **43** | **24** | **128** | **32** |" in report
+    assert "| tpu-v5p-train | 128 |" in report
+    assert "```mermaid\nflowchart LR\n" in report
+    assert 'np_v5p_train_1["slice v5p-train-1<br/>16 x ct5p-hightpu-4t"]' in report
+    assert (
+        "ksa_tpu_workloads_model_writer -- workloadIdentityUser --> gsa_tpu_prod_models_writer"
+        in report
+    )
+    assert (
+        "| Bucket | tpu-prod-models | protected: `pulumi destroy` refuses; retained in the cloud "
+        "when removed from the stack |"
+    ) in report
+    assert (
+        "| NodePool | tpu-prod-v5p-train-0 | any change replaces it; a replacement deletes it first |"
+        in report
+    )
+
+
+def test_warnings_come_first(dev: Plan) -> None:
+    report = plan_markdown(dev)
+    assert report.index("> [!WARNING]") < report.index("## Summary")
+    assert "cluster.maintenanceWindow: not set" in report
+
+
+def test_markdown_flag_writes_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "reports" / "dev.md"
+    assert main(["--stack", "dev", "--markdown", str(out)]) == 0
+    assert out.read_text() == plan_markdown(plan_stack("dev"))
+
+
+@pytest.mark.parametrize(
+    ("machine", "vcpus"), [("e2-standard-4", 4), ("n2-highmem-32", 32), ("e2-medium", None)]
+)
+def test_vcpus_of_predefined_machine_types(machine: str, vcpus: int | None) -> None:
+    assert vcpus_of(machine) == vcpus

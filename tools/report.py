@@ -1,0 +1,291 @@
+"""A plan as a pull-request comment: summary, diagram, quota needs and lifecycle, in Markdown."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from catalog import machine_type as tpu_machine_type
+from config.cluster import DEFAULT_BOOT_DISK_GB
+from tools.engine import Plan, RecordedResource
+
+NODE_POOL = "gcp:container/nodePool:NodePool"
+CLUSTER = "gcp:container/cluster:Cluster"
+BUCKET = "gcp:storage/bucket:Bucket"
+BUCKET_IAM = "gcp:storage/bucketIAMMember:BucketIAMMember"
+SA_IAM = "gcp:serviceaccount/iAMMember:IAMMember"
+ACCOUNT = "gcp:serviceaccount/account:Account"
+#: Zones GKE spreads a regional node pool over when it names none.
+DEFAULT_REGIONAL_ZONES = 3
+#: Boot disk types that count against the Persistent Disk SSD quota.
+SSD_DISK_TYPES = {"pd-balanced", "pd-ssd", None}
+_VCPUS = re.compile(r"^[a-z0-9]+-[a-z]+-(\d+)$")
+
+
+@dataclass
+class Need:
+    """Quota needs of one zone (or of zones GKE picks in the region, `zone=None`)."""
+
+    ssd_gb: int = 0
+    ips: int = 0
+    vcpus: int = 0
+    tpu_chips: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PoolCapacity:
+    name: str
+    zones: tuple[str, ...] | None
+    max_nodes: int
+    disk_gb: int
+    ssd: bool
+    machine: str
+    tpu_generation: str | None
+    chips_per_node: int
+    reservation: str | None
+
+
+def pool_capacity(pool: RecordedResource) -> PoolCapacity:
+    """The most a node pool can hold, from what GKE is asked for: every slice and autoscaling
+    maximum counts. A regional pool without zones spans GKE's default zones."""
+    inputs = pool.inputs
+    config = inputs.get("nodeConfig", {})
+    zones = tuple(inputs["nodeLocations"]) if inputs.get("nodeLocations") else None
+    zone_count = len(zones) if zones else DEFAULT_REGIONAL_ZONES
+    scaling = inputs.get("autoscaling") or {}
+    if "totalMaxNodeCount" in scaling:
+        max_nodes = scaling["totalMaxNodeCount"]
+    elif "maxNodeCount" in scaling:
+        max_nodes = scaling["maxNodeCount"] * zone_count
+    elif "nodeCount" in inputs:
+        max_nodes = inputs["nodeCount"] * zone_count
+    else:
+        max_nodes = inputs.get("initialNodeCount", 0) * zone_count
+    tpu = tpu_machine_type(config.get("machineType", ""))
+    affinity = config.get("reservationAffinity") or {}
+    reservation = (
+        affinity["values"][0]
+        if affinity.get("consumeReservationType") == "SPECIFIC_RESERVATION"
+        else None
+    )
+    return PoolCapacity(
+        name=inputs.get("name", pool.name),
+        zones=zones,
+        max_nodes=int(max_nodes),
+        disk_gb=int(config.get("diskSizeGb", DEFAULT_BOOT_DISK_GB)),
+        ssd=config.get("diskType") in SSD_DISK_TYPES,
+        machine=config.get("machineType", ""),
+        tpu_generation=tpu[0].name if tpu else None,
+        chips_per_node=tpu[1].chips if tpu else 0,
+        reservation=reservation,
+    )
+
+
+def vcpus_of(machine: str) -> int | None:
+    """vCPUs of a predefined machine type (`e2-standard-4` -> 4); None when not derivable."""
+    match = _VCPUS.match(machine)
+    return int(match.group(1)) if match else None
+
+
+def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
+    """Needs by zone (None: zones GKE picks), and TPU chips by reservation."""
+    needs: dict[str | None, Need] = defaultdict(Need)
+    reservations: dict[str, int] = defaultdict(int)
+    for resource in plan.of_type(NODE_POOL):
+        pool = pool_capacity(resource)
+        zones: tuple[str | None, ...] = pool.zones or (None,)
+        per_zone = pool.max_nodes // len(zones)
+        for zone in zones:
+            need = needs[zone]
+            if pool.ssd:
+                need.ssd_gb += per_zone * pool.disk_gb
+            need.ips += per_zone
+            if pool.tpu_generation:
+                chips = per_zone * pool.chips_per_node
+                need.tpu_chips[pool.tpu_generation] = (
+                    need.tpu_chips.get(pool.tpu_generation, 0) + chips
+                )
+            else:
+                need.vcpus += per_zone * (vcpus_of(pool.machine) or 0)
+        if pool.reservation:
+            reservations[pool.reservation] += pool.max_nodes * pool.chips_per_node
+    return dict(needs), dict(reservations)
+
+
+def _cluster(plan: Plan) -> dict[str, Any]:
+    clusters = plan.of_type(CLUSTER)
+    return clusters[0].inputs if clusters else {}
+
+
+def _summary(plan: Plan) -> list[str]:
+    cluster = _cluster(plan)
+    lines = [
+        "## Summary",
+        "",
+        "| cluster | region | release channel | deletion protection |",
+        "|---|---|---|---|",
+        f"| {cluster.get('name', '-')} | {cluster.get('location', '-')} | "
+        f"{cluster.get('releaseChannel', {}).get('channel', '-')} | "
+        f"{'on' if cluster.get('deletionProtection') else 'off'} |",
+        "",
+    ]
+    pools = plan.outputs.get("tpuPools") or {}
+    if pools:
+        lines += [
+            "| TPU pool | generation | machine type | topology | chips/node | nodes/slice | slices | zone | capacity | autoscaling |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for name, p in pools.items():
+            scaling = p.get("autoscaling")
+            scale = f"{scaling['minNodes']} to {scaling['maxNodes']}" if scaling else "fixed"
+            lines.append(
+                f"| {name} | {p['generation']} | {p['machineType']} | {p['topology']} | "
+                f"{p['chipsPerNode']} | {p['nodesPerSlice']} | {p['slices']} | {p['zone']} | "
+                f"{p['capacity']} | {scale} |"
+            )
+        lines.append("")
+    return lines
+
+
+def _id(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", text)
+
+
+def _diagram(plan: Plan) -> list[str]:
+    cluster = _cluster(plan)
+    lines = ["## Diagram", "", "```mermaid", "flowchart LR"]
+    name = cluster.get("name", "cluster")
+    lines.append(f'  cluster["GKE cluster {name}<br/>{cluster.get("location", "")}"]')
+    pools = plan.outputs.get("tpuPools") or {}
+    for resource in plan.of_type(NODE_POOL):
+        pool = pool_capacity(resource)
+        if pool.tpu_generation is None:
+            lines.append(
+                f'  {_id("pool_" + pool.name)}["CPU pool {pool.name}<br/>{pool.machine}, up to {pool.max_nodes} nodes"]'
+            )
+            lines.append(f"  cluster --> {_id('pool_' + pool.name)}")
+    for key, p in pools.items():
+        group = _id(f"tpu_{key}")
+        lines.append(
+            f'  subgraph {group}["TPU pool {key}: {p["generation"]} {p["topology"]}, {p["capacity"]}"]'
+        )
+        for node_pool in p["nodePools"]:
+            hosts = (
+                p["nodesPerSlice"]
+                if p["multiHost"]
+                else (p.get("autoscaling") or {}).get("maxNodes", 1)
+            )
+            what = "slice" if p["multiHost"] else "single-host VMs"
+            lines.append(
+                f'    {_id("np_" + node_pool)}["{what} {node_pool}<br/>{hosts} x {p["machineType"]}"]'
+            )
+        lines.append("  end")
+        lines.append(f"  cluster --> {group}")
+    for bucket in plan.of_type(BUCKET):
+        lines.append(f'  {_id("bucket_" + bucket.name)}[("gs://{bucket.inputs["name"]}")]')
+    accounts = {a.urn: a for a in plan.of_type(ACCOUNT)}
+    for grant in plan.of_type(BUCKET_IAM):
+        account = next((accounts[d] for d in grant.dependencies if d in accounts), None)
+        bucket = next((b for b in plan.of_type(BUCKET) if b.urn in grant.dependencies), None)
+        if account and bucket:
+            lines.append(f'  {_id("gsa_" + account.name)}["GSA {account.inputs["accountId"]}"]')
+            role = grant.inputs["role"].rsplit("/", 1)[1]
+            lines.append(
+                f"  {_id('gsa_' + account.name)} -- {role} --> {_id('bucket_' + bucket.name)}"
+            )
+    for binding in plan.of_type(SA_IAM):
+        account = next((accounts[d] for d in binding.dependencies if d in accounts), None)
+        member = re.search(r"\[(.+)\]", binding.inputs.get("member", ""))
+        if account and member:
+            ksa = _id("ksa_" + member.group(1))
+            lines.append(f'  {ksa}["KSA {member.group(1)}"]')
+            lines.append(f"  {ksa} -- workloadIdentityUser --> {_id('gsa_' + account.name)}")
+    lines += ["```", ""]
+    return lines
+
+
+def _quotas(plan: Plan) -> list[str]:
+    needs, reservations = quota_needs(plan)
+    region = _cluster(plan).get("location", "")
+    generations = sorted({g for n in needs.values() for g in n.tpu_chips})
+    header = "| where | Persistent Disk SSD GB | in-use IP addresses | CPU pool vCPUs |" + "".join(
+        f" TPU {g} chips |" for g in generations
+    )
+    lines = [
+        "## Quota needs",
+        "",
+        "At the most every node can exist: autoscaling maximums and every slice count. "
+        f"Boot disks are {DEFAULT_BOOT_DISK_GB} GB per node unless configured; a regional pool "
+        f"without zones is counted over {DEFAULT_REGIONAL_ZONES} zones GKE picks.",
+        "",
+        header,
+        "|---|---|---|---|" + "---|" * len(generations),
+    ]
+    total = Need()
+    for zone in sorted(needs, key=lambda z: (z is None, z or "")):
+        need = needs[zone]
+        where = zone or f"{region} (zones GKE picks)"
+        lines.append(
+            f"| {where} | {need.ssd_gb} | {need.ips} | {need.vcpus} |"
+            + "".join(f" {need.tpu_chips.get(g, 0)} |" for g in generations)
+        )
+        total.ssd_gb += need.ssd_gb
+        total.ips += need.ips
+        total.vcpus += need.vcpus
+        for g, chips in need.tpu_chips.items():
+            total.tpu_chips[g] = total.tpu_chips.get(g, 0) + chips
+    lines.append(
+        f"| **{region} total** | **{total.ssd_gb}** | **{total.ips}** | **{total.vcpus}** |"
+        + "".join(f" **{total.tpu_chips.get(g, 0)}** |" for g in generations)
+    )
+    if reservations:
+        lines += ["", "| reservation | TPU chips it must hold |", "|---|---|"]
+        lines += [f"| {name} | {chips} |" for name, chips in sorted(reservations.items())]
+    lines.append("")
+    return lines
+
+
+def _lifecycle(plan: Plan) -> list[str]:
+    rows = []
+    for r in plan.resources:
+        o = r.options
+        notes = []
+        if o["protect"]:
+            notes.append("protected: `pulumi destroy` refuses")
+        if o["retainOnDelete"]:
+            notes.append("retained in the cloud when removed from the stack")
+        if o["replaceOnChanges"]:
+            notes.append(
+                "any change replaces it"
+                if o["replaceOnChanges"] == ["*"]
+                else f"replaced on changes to {', '.join(o['replaceOnChanges'])}"
+            )
+        if o["deleteBeforeReplace"]:
+            notes.append("a replacement deletes it first")
+        if o["ignoreChanges"]:
+            notes.append(f"ignored after creation: {', '.join(o['ignoreChanges'])}")
+        if r.type == CLUSTER:
+            notes.append(
+                f"GKE deletion protection {'on' if r.inputs.get('deletionProtection') else 'off'}"
+            )
+        if notes:
+            rows.append(f"| {r.type.rsplit(':', 1)[1]} | {r.name} | {'; '.join(notes)} |")
+    return [
+        "## Lifecycle",
+        "",
+        "| resource | name | on change or destroy |",
+        "|---|---|---|",
+        *rows,
+        "",
+    ]
+
+
+def plan_markdown(plan: Plan) -> str:
+    lines = [f"# Plan of stack `{plan.stack}` ({plan.project})", ""]
+    if plan.warnings:
+        lines += ["> [!WARNING]", *(f"> - {w}" for w in plan.warnings), ""]
+    lines += [f"{len(plan.resources)} resources to create (offline plan, fake cloud values).", ""]
+    lines += _summary(plan) + _diagram(plan) + _quotas(plan) + _lifecycle(plan)
+    return "\n".join(lines)
