@@ -10,14 +10,11 @@ import pulumi_kubernetes as k8s
 from components.errors import reject
 from components.tpu_pod import (
     NODE_POOL_LABEL,
-    POD_SECURITY,
     ContainerSpec,
     ModelMount,
     child,
     container,
-    model_volumes,
-    pod_annotations,
-    tolerations,
+    tpu_pod_template,
 )
 from contract.outputs import TpuPoolRef
 from contract.workloads import check_image, check_multislice, needs_privileged
@@ -77,17 +74,12 @@ class MultisliceJobSet(pulumi.ComponentResource):
                 completions=workers,
                 parallelism=workers,
                 completion_mode="Indexed",
-                template=k8s.core.v1.PodTemplateSpecArgs(
-                    metadata=k8s.meta.v1.ObjectMetaArgs(annotations=pod_annotations(args.model)),
-                    spec=k8s.core.v1.PodSpecArgs(
-                        restart_policy="Never",
-                        security_context=POD_SECURITY,
-                        service_account_name=args.service_account,
-                        node_selector=dict(pool.node_selector),
-                        tolerations=tolerations(pool),
-                        containers=[worker],
-                        volumes=model_volumes(args.model),
-                    ),
+                template=tpu_pod_template(
+                    pool,
+                    worker,
+                    service_account=args.service_account,
+                    model=args.model,
+                    restart_policy="Never",
                 ),
             )
         )

@@ -113,6 +113,36 @@ def pod_annotations(model: ModelMount | None) -> dict[str, str] | None:
     return {GCS_FUSE_ANNOTATION: "true"} if model else None
 
 
+def tpu_pod_template(
+    pool: TpuPoolRef,
+    main: k8s.core.v1.ContainerArgs,
+    *,
+    service_account: str | None,
+    model: ModelMount | None,
+    labels: Mapping[str, str] | None = None,
+    restart_policy: str | None = None,
+    subdomain: str | None = None,
+    affinity: k8s.core.v1.AffinityArgs | None = None,
+) -> k8s.core.v1.PodTemplateSpecArgs:
+    """A Pod on the pool's TPU nodes, hardened, with the model volume when one is given."""
+    return k8s.core.v1.PodTemplateSpecArgs(
+        metadata=k8s.meta.v1.ObjectMetaArgs(
+            labels=dict(labels) if labels else None, annotations=pod_annotations(model)
+        ),
+        spec=k8s.core.v1.PodSpecArgs(
+            subdomain=subdomain,
+            restart_policy=restart_policy,
+            security_context=POD_SECURITY,
+            service_account_name=service_account,
+            node_selector=dict(pool.node_selector),
+            tolerations=tolerations(pool),
+            affinity=affinity,
+            containers=[main],
+            volumes=model_volumes(model),
+        ),
+    )
+
+
 def tolerations(pool: TpuPoolRef) -> list[k8s.core.v1.TolerationArgs]:
     return [
         k8s.core.v1.TolerationArgs(

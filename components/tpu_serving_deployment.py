@@ -11,14 +11,11 @@ import pulumi_kubernetes as k8s
 
 from components.errors import reject
 from components.tpu_pod import (
-    POD_SECURITY,
     ContainerSpec,
     ModelMount,
     child,
     container,
-    model_volumes,
-    pod_annotations,
-    tolerations,
+    tpu_pod_template,
 )
 from contract.outputs import TpuPoolRef
 from contract.workloads import check_image, check_serving, default_replicas, needs_privileged
@@ -100,18 +97,12 @@ class TpuServingDeployment(pulumi.ComponentResource):
             spec=k8s.apps.v1.DeploymentSpecArgs(
                 replicas=self.replicas,
                 selector=k8s.meta.v1.LabelSelectorArgs(match_labels=labels),
-                template=k8s.core.v1.PodTemplateSpecArgs(
-                    metadata=k8s.meta.v1.ObjectMetaArgs(
-                        labels=labels, annotations=pod_annotations(args.model)
-                    ),
-                    spec=k8s.core.v1.PodSpecArgs(
-                        security_context=POD_SECURITY,
-                        service_account_name=args.service_account,
-                        node_selector=dict(pool.node_selector),
-                        tolerations=tolerations(pool),
-                        containers=[server],
-                        volumes=model_volumes(args.model),
-                    ),
+                template=tpu_pod_template(
+                    pool,
+                    server,
+                    service_account=args.service_account,
+                    model=args.model,
+                    labels=labels,
                 ),
             ),
             opts=child(self),

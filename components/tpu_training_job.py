@@ -9,15 +9,12 @@ import pulumi_kubernetes as k8s
 
 from components.errors import reject
 from components.tpu_pod import (
-    POD_SECURITY,
     ContainerSpec,
     ModelMount,
     child,
     container,
-    model_volumes,
     one_job_per_slice,
-    pod_annotations,
-    tolerations,
+    tpu_pod_template,
 )
 from contract.outputs import TpuPoolRef
 from contract.workloads import check_image, check_training, needs_privileged
@@ -107,23 +104,15 @@ class TpuTrainingJob(pulumi.ComponentResource):
                 completions=self.workers,
                 parallelism=self.workers,
                 completion_mode="Indexed",
-                template=k8s.core.v1.PodTemplateSpecArgs(
-                    metadata=k8s.meta.v1.ObjectMetaArgs(
-                        labels=labels, annotations=pod_annotations(args.model)
-                    ),
-                    spec=k8s.core.v1.PodSpecArgs(
-                        subdomain=service_name,
-                        restart_policy="Never",
-                        security_context=POD_SECURITY,
-                        service_account_name=args.service_account,
-                        node_selector=dict(pool.node_selector),
-                        tolerations=tolerations(pool),
-                        affinity=one_job_per_slice(JOB_LABEL, name)
-                        if args.avoid_deadlock
-                        else None,
-                        containers=[worker],
-                        volumes=model_volumes(args.model),
-                    ),
+                template=tpu_pod_template(
+                    pool,
+                    worker,
+                    service_account=args.service_account,
+                    model=args.model,
+                    labels=labels,
+                    restart_policy="Never",
+                    subdomain=service_name,
+                    affinity=one_job_per_slice(JOB_LABEL, name) if args.avoid_deadlock else None,
                 ),
             ),
             opts=child(self, pulumi.ResourceOptions(depends_on=[self.service])),
