@@ -11,20 +11,35 @@ from contract.outputs import TpuPoolRef
 #: From GKE 1.28, TPU containers need no privileged mode.
 UNPRIVILEGED_TPU_VERSION = "1.28"
 
-_DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
+_SHA256_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def unpinned_reason(image: str) -> str | None:
+    """Why an image reference is not pinned, or None if it names a digest or a fixed tag.
+
+    A reference is `[host[:port]/]path[:tag][@digest]`; a colon before the last slash belongs to
+    the registry host (`localhost:5000/app` has no tag).
+    """
+    reference, at, digest = image.partition("@")
+    if at:
+        if _SHA256_DIGEST.fullmatch(digest):
+            return None
+        return f"its digest {digest!r} is not a sha256 digest (sha256: and 64 hex digits)"
+    _, colon, tag = reference.rsplit("/", 1)[-1].rpartition(":")
+    if not colon or not tag:
+        return "it has no tag, so it means latest"
+    if tag == "latest":
+        return "its tag is latest, which moves"
+    return None
 
 
 def image_problem(image: str) -> str | None:
-    """Why an image reference is not pinned, or None: a digest, or a tag other than `latest`."""
+    """Why an image cannot run a workload, or None: it must be given and pinned."""
     if not image.strip():
         return "is required: a container image with a pinned tag or digest"
-    if _DIGEST.search(image):
-        return None
-    last = image.rsplit("/", 1)[-1]
-    if ":" not in last:
-        return "has no tag; pin a version tag or a digest (`@sha256:...`)"
-    if last.rsplit(":", 1)[1] == "latest":
-        return "uses the moving tag `latest`; pin a version tag or a digest"
+    reason = unpinned_reason(image)
+    if reason:
+        return f"is not pinned: {reason}; name a version tag or a digest (`@sha256:...`)"
     return None
 
 

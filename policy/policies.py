@@ -29,6 +29,7 @@ from catalog import (
     topologies_for,
     version_at_least,
 )
+from contract.workloads import UNPRIVILEGED_TPU_VERSION
 from policy.props import get, items, shown, stack_of
 from policy.workloads import WORKLOAD_TYPES, containers, unpinned_reason
 
@@ -47,8 +48,8 @@ SERVICE_ACCOUNT_MEMBER_PREFIX = "serviceAccount:"
 RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
 #: The generation whose multi-host pools may take their topology from a workload policy.
 WORKLOAD_POLICY_GENERATION = "tpu7x"
-#: Clusters at this GKE version or newer run no privileged containers.
-PRIVILEGED_REFUSED_FROM = "1.28"
+#: Clusters at this GKE version or newer run no privileged containers (TPU containers need none).
+PRIVILEGED_REFUSED_FROM = UNPRIVILEGED_TPU_VERSION
 #: Stacks whose name starts with this are production stacks.
 PROD_STACK_PREFIX = "prod"
 

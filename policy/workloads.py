@@ -5,12 +5,14 @@ Pure helpers over resource props (wire form: `spec.template.spec.containers[0].i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from contract.workloads import unpinned_reason
 from policy.props import get, items
+
+__all__ = ["JOBSET", "WORKLOAD_TYPES", "containers", "unpinned_reason"]
 
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 
@@ -67,26 +69,3 @@ def containers(resource_type: str, props: Mapping[str, Any]) -> Iterator[Contain
                         name=name if isinstance(name, str) else None,
                         props=container,
                     )
-
-
-_SHA256_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-
-
-def unpinned_reason(image: str) -> str | None:
-    """Why an image reference is not pinned, or None if it names a digest or a fixed tag.
-
-    A reference is `[host[:port]/]path[:tag][@digest]`; a colon before the last slash belongs to
-    the registry host (`localhost:5000/app` has no tag).
-    """
-    reference, at, digest = image.partition("@")
-    if at:
-        if _SHA256_DIGEST.fullmatch(digest):
-            return None
-        return f"its digest {digest!r} is not a sha256 digest (sha256: and 64 hex digits)"
-    last_component = reference.rsplit("/", 1)[-1]
-    _, colon, tag = last_component.rpartition(":")
-    if not colon or not tag:
-        return "it has no tag, so it means latest"
-    if tag == "latest":
-        return "its tag is latest, which moves"
-    return None

@@ -95,7 +95,7 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
             ),
         ),
         [
-            "TpuTrainingJob 't'.container.image: 'jax:latest' uses the moving tag `latest`; pin a version tag or a digest",
+            "TpuTrainingJob 't'.container.image: 'jax:latest' is not pinned: its tag is latest, which moves; name a version tag or a digest (`@sha256:...`)",
             "TpuTrainingJob 't'.chips: 8 chips do not fit pool 'v5p-train': a Pod takes all 4 chips of one ct5p-hightpu-4t VM",
             "TpuTrainingJob 't'.workers: 4 workers do not fit pool 'v5p-train': a 4x4x4 slice has 16 VMs and runs exactly one worker on each",
         ],
@@ -149,7 +149,7 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
             ),
         ),
         [
-            "ModelConversionJob 'c'.container.image: 'conv' has no tag; pin a version tag or a digest (`@sha256:...`)",
+            "ModelConversionJob 'c'.container.image: 'conv' is not pinned: it has no tag, so it means latest; name a version tag or a digest (`@sha256:...`)",
             "ModelConversionJob 'c'.model.read_only: true: a conversion job writes; mount the writer claim",
         ],
     ),

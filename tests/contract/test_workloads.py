@@ -35,13 +35,23 @@ SERVE = TpuPoolRef.parse(
 )  # fmt: skip
 
 
+NO_TAG = "is not pinned: it has no tag, so it means latest; name a version tag or a digest (`@sha256:...`)"
+LATEST = (
+    "is not pinned: its tag is latest, which moves; name a version tag or a digest (`@sha256:...`)"
+)
+
+
 @pytest.mark.parametrize(
     ("image", "problem"),
     [
         ("", "is required: a container image with a pinned tag or digest"),
-        ("gcr.io/p/gpt", "has no tag; pin a version tag or a digest (`@sha256:...`)"),
-        ("gcr.io/p/gpt:latest", "uses the moving tag `latest`; pin a version tag or a digest"),
-        ("localhost:5000/gpt", "has no tag; pin a version tag or a digest (`@sha256:...`)"),
+        ("gcr.io/p/gpt", NO_TAG),
+        ("gcr.io/p/gpt:latest", LATEST),
+        ("localhost:5000/gpt", NO_TAG),
+        (
+            "gcr.io/p/gpt@sha256:abc",
+            "is not pinned: its digest 'sha256:abc' is not a sha256 digest (sha256: and 64 hex digits); name a version tag or a digest (`@sha256:...`)",
+        ),
         ("gcr.io/p/gpt:1.2", None),
         ("localhost:5000/gpt:1.2", None),
         ("gcr.io/p/gpt@sha256:" + "a" * 64, None),
