@@ -12,10 +12,11 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from config.cluster import ClusterSpec, zone_region
-from config.errors import ConfigError, Problem, did_you_mean, problems_from, show
+from config.errors import ConfigError, Problem, did_you_mean, show
 from config.storage import ModelStorageSpec, StoragePlan, check_model_storage, plan_model_storage
 from config.tpu_plan import TpuPoolPlan, check_tpu_pools, maintenance_warnings, plan_tpu_pools
 from config.tpu_pools import TpuPoolSpec
+from config.validation import problems_from
 
 NAMESPACE = "gke-tpu"
 PROJECT_KEY = "gcp:project"

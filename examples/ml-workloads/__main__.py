@@ -14,7 +14,8 @@ from pydantic import ValidationError
 from workloads import build_workloads
 
 from components.errors import InvalidInput
-from config.errors import ConfigError, problems_from
+from config.errors import ConfigError
+from config.validation import problems_from
 from contract.outputs import PlatformOutputs
 
 raw = pulumi.Config()

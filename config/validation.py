@@ -1,0 +1,76 @@
+"""pydantic's validation errors as config problems: path, value, and what is allowed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from config.errors import Problem, did_you_mean, join_path, show
+
+
+def _model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:
+    """The model class that owns the last key of `loc`, found by walking the field annotations."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        field = next(
+            (f for name, f in current.model_fields.items() if part in (name, f.alias)), None
+        )
+        if field is None:
+            return None
+        current = _innermost_model(field.annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _innermost_model(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _innermost_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def keys_of(model: type[BaseModel]) -> list[str]:
+    """The config keys a model accepts, as users write them (camelCase aliases)."""
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def problems_from(error: ValidationError, base: str, model: type[BaseModel]) -> list[Problem]:
+    """Turn pydantic's errors into problems that name the config path, the value and what fits."""
+    problems = []
+    for err in error.errors():
+        loc = tuple(err["loc"])
+        path = join_path(base, loc)
+        kind = err["type"]
+        value = err.get("input")
+        ctx = err.get("ctx", {})
+        if kind == "extra_forbidden":
+            owner = _model_at(model, loc)
+            allowed = keys_of(owner) if owner else []
+            hint = did_you_mean(str(loc[-1]), allowed)
+            message = f"unknown key{hint or '.'} Allowed keys: {', '.join(allowed)}"
+        elif kind == "missing":
+            message = "required key is missing"
+        elif kind == "literal_error":
+            choices = _literal_choices(ctx.get("expected", ""))
+            message = f"{show(value)} is not allowed; expected one of {', '.join(choices)}"
+            message += did_you_mean(str(value), choices)
+        elif kind in {"value_error", "assertion_error"}:
+            message = f"{show(value)}: {err['msg'].removeprefix('Value error, ')}"
+        elif kind in {"model_type", "model_attributes_type", "dict_type"}:
+            message = f"expected a mapping of keys, got {show(value)}"
+        else:
+            message = f"{show(value)}: {err['msg'][0].lower()}{err['msg'][1:]}"
+        problems.append(Problem(path, message))
+    return problems
+
+
+def _literal_choices(expected: str) -> list[str]:
+    return [c.strip().strip("'") for c in expected.replace(" or ", ", ").split(",") if c.strip()]
