@@ -195,7 +195,11 @@ class RegionalCluster(pulumi.ComponentResource):
         )
         self.name = self.cluster.name
         self.endpoint = self.cluster.endpoint
-        self.workload_pool = pulumi.Output.from_input(workload_pool)
+        # From the cluster, not the string: the pool exists only once a cluster enables it, and
+        # IAM bindings on it must wait for that.
+        self.workload_pool = self.cluster.workload_identity_config.apply(
+            lambda config: str(config.workload_pool if config else workload_pool)
+        )
         self.register_outputs(
             {
                 "name": self.name,

@@ -21,8 +21,9 @@ def workload_identity_member(workload_pool: str, namespace: str, ksa: str) -> st
 class StorageBucketArgs:
     project: str
     """Google Cloud project id."""
-    workload_pool: str
-    """The cluster's Workload Identity pool, `<project>.svc.id.goog`."""
+    workload_pool: pulumi.Input[str]
+    """The cluster's Workload Identity pool output (`<project>.svc.id.goog`): the bindings
+    wait for the cluster, since the pool does not exist before it."""
     plan: StoragePlan
     """The decision for `gke-tpu:modelStorage`."""
 
@@ -80,8 +81,10 @@ class StorageBucket(pulumi.ComponentResource):
                 f"{name}-{identity.kind}-workload-identity",
                 service_account_id=account.name,
                 role=WORKLOAD_IDENTITY_USER,
-                member=workload_identity_member(
-                    args.workload_pool, plan.namespace, identity.kubernetes_service_account
+                member=pulumi.Output.from_input(args.workload_pool).apply(
+                    lambda pool, ksa=identity.kubernetes_service_account: workload_identity_member(
+                        pool, plan.namespace, ksa
+                    )
                 ),
                 opts=pulumi.ResourceOptions(parent=self),
             )

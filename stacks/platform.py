@@ -55,7 +55,7 @@ def build_platform(spec: PlatformSpec) -> Platform:
         storage = StorageBucket(
             f"{cluster_spec.name}-models",
             StorageBucketArgs(
-                project=spec.project, workload_pool=spec.workload_pool, plan=spec.storage
+                project=spec.project, workload_pool=cluster.workload_pool, plan=spec.storage
             ),
         )
         node_pools: list[pulumi.Resource] = [cluster.cpu_pool]

@@ -73,6 +73,8 @@ def test_reader_identity_chain(run_plan: PlanRunner) -> None:
         "role": "roles/iam.workloadIdentityUser",
         "member": "serviceAccount:gke-tpu-test.svc.id.goog[tpu-workloads/model-reader]",
     }
+    # The pool exists only once the cluster does: the binding waits for it.
+    assert plan.one("gcp:container/cluster:Cluster").urn in binding.dependencies
     ksa = plan.one(KSA)
     assert ksa.inputs["metadata"] == {
         "name": "model-reader",
