@@ -58,6 +58,7 @@ def read_stack_config(
 
     values: dict[str, str] = {}
     secret_keys: list[str] = []
+    required: list[str] = []
     # Declared defaults and values of Pulumi.yaml apply first; the stack file overrides them.
     for key, declaration in (project_doc.get("config") or {}).items():
         full = _qualify(key, project)
@@ -65,6 +66,8 @@ def read_stack_config(
             for field in ("value", "default"):
                 if field in declaration:
                     values[full] = _as_config_string(declaration[field])
+            if not {"value", "default"} & set(declaration):
+                required.append(full)
         else:
             values[full] = _as_config_string(declaration)
 
@@ -81,4 +84,11 @@ def read_stack_config(
             secret_keys.append(full)
         else:
             values[full] = _as_config_string(value)
+    # Like the CLI: a key Pulumi.yaml declares without a default must be set by the stack.
+    missing = [key for key in required if key not in values]
+    if missing:
+        raise StackFileError(
+            f"{path}: missing configuration value(s) {', '.join(missing)}, which Pulumi.yaml "
+            "declares without a default"
+        )
     return StackConfig(project=project, values=values, secret_keys=tuple(secret_keys))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tools.stackfile import SECRET_PLACEHOLDER, read_stack_config
+import pytest
+
+from tools.stackfile import SECRET_PLACEHOLDER, StackFileError, read_stack_config
 
 
 def test_values_are_qualified_strings_and_secure_values_are_masked(tmp_path: Path) -> None:
@@ -33,3 +35,22 @@ def test_values_are_qualified_strings_and_secure_values_are_masked(tmp_path: Pat
         "demo:token": SECRET_PLACEHOLDER,
     }
     assert config.secret_keys == ("demo:token",)
+
+
+def test_a_declared_key_without_default_is_required_like_the_cli(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text(
+        "name: demo\nruntime: python\nconfig:\n  cluster: {type: object}\n"
+        "  pools: {type: array, items: {type: object}, default: []}\n"
+    )
+    (tmp_path / "Pulumi.s.yaml").write_text("config:\n  gcp:project: p-123456\n")
+    with pytest.raises(StackFileError) as caught:
+        read_stack_config(tmp_path, "s")
+    assert str(caught.value) == (
+        f"{tmp_path / 'Pulumi.s.yaml'}: missing configuration value(s) demo:cluster, which "
+        "Pulumi.yaml declares without a default"
+    )
+    (tmp_path / "Pulumi.s.yaml").write_text("config:\n  demo:cluster: {name: a}\n")
+    assert read_stack_config(tmp_path, "s").values == {
+        "demo:pools": "[]",
+        "demo:cluster": '{"name": "a"}',
+    }
