@@ -12,6 +12,7 @@ from components.regional_cluster import CPU_POOL_NAME
 from components.tpu_pod import (
     NODE_POOL_LABEL,
     POD_SECURITY,
+    SKIP_AWAIT,
     ContainerSpec,
     ModelMount,
     child,
@@ -66,7 +67,9 @@ class ModelConversionJob(pulumi.ComponentResource):
         )
         self.job = k8s.batch.v1.Job(
             name,
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=name, namespace=args.namespace),
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                name=name, namespace=args.namespace, annotations=SKIP_AWAIT
+            ),
             spec=k8s.batch.v1.JobSpecArgs(
                 backoff_limit=args.backoff_limit,
                 template=k8s.core.v1.PodTemplateSpecArgs(

@@ -10,6 +10,7 @@ import pulumi_kubernetes as k8s
 from components.errors import reject
 from components.tpu_pod import (
     NODE_POOL_LABEL,
+    SKIP_AWAIT,
     ContainerSpec,
     ModelMount,
     child,
@@ -90,7 +91,7 @@ class MultisliceJobSet(pulumi.ComponentResource):
             metadata=k8s.meta.v1.ObjectMetaArgs(
                 name=name,
                 namespace=args.namespace,
-                annotations={EXCLUSIVE_TOPOLOGY: NODE_POOL_LABEL},
+                annotations={EXCLUSIVE_TOPOLOGY: NODE_POOL_LABEL, **SKIP_AWAIT},
             ),
             spec={
                 "failurePolicy": {"maxRestarts": args.max_restarts},

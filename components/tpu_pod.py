@@ -16,6 +16,9 @@ GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
 #: Port on which TPU VMs of a slice talk to each other, and the TPU metrics port.
 TPU_PORTS = (8471, 8431)
 MODEL_VOLUME = "models"
+#: Jobs run for hours: `pulumi up` creates them and does not wait for them to complete (the
+#: provider's default await would fail the update after 10 minutes).
+SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import pulumi_kubernetes as k8s
 
 from components.errors import reject
 from components.tpu_pod import (
+    SKIP_AWAIT,
     ContainerSpec,
     ModelMount,
     child,
@@ -98,7 +99,9 @@ class TpuTrainingJob(pulumi.ComponentResource):
         )
         self.job = k8s.batch.v1.Job(
             name,
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=name, namespace=args.namespace, labels=labels),
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                name=name, namespace=args.namespace, labels=labels, annotations=SKIP_AWAIT
+            ),
             spec=k8s.batch.v1.JobSpecArgs(
                 backoff_limit=0,
                 completions=self.workers,

@@ -39,7 +39,8 @@ def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices() -> None:
     jobset = _run(build).one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet")
     assert jobset.inputs["apiVersion"] == "jobset.x-k8s.io/v1alpha2"
     assert jobset.inputs["metadata"]["annotations"] == {
-        "alpha.jobset.sigs.k8s.io/exclusive-topology": "cloud.google.com/gke-nodepool"
+        "alpha.jobset.sigs.k8s.io/exclusive-topology": "cloud.google.com/gke-nodepool",
+        "pulumi.com/skipAwait": "true",
     }
     (replicated,) = jobset.inputs["spec"]["replicatedJobs"]
     assert (replicated["name"], replicated["replicas"]) == ("slice", 2)

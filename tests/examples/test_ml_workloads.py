@@ -47,6 +47,8 @@ def test_training_jobs_run_one_worker_per_vm_of_the_4x4_slice(app: Plan, name: s
     spec = job.inputs["spec"]
     assert (spec["completions"], spec["parallelism"], spec["backoffLimit"]) == (4, 4, 0)
     assert spec["completionMode"] == "Indexed"
+    # `pulumi up` starts training and does not wait hours for it.
+    assert job.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
     pod = _pod(job)
     assert pod["subdomain"] == f"{name}-workers"
     assert pod["restartPolicy"] == "Never"
@@ -162,6 +164,7 @@ def test_conversion_job_writes_through_the_writer_identity_on_the_cpu_pool(
     job = app.one(JOB, "convert-bert")
     pod = _pod(job)
     assert pod["nodeSelector"] == {"cloud.google.com/gke-nodepool": "cpu"}
+    assert job.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
     assert pod["serviceAccountName"] == platform.outputs["kubernetesWriterServiceAccount"]
     assert pod["volumes"][0]["persistentVolumeClaim"] == {
         "claimName": platform.outputs["modelWriterVolumeClaim"],
