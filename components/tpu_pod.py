@@ -10,11 +10,12 @@ import pulumi_kubernetes as k8s
 
 from catalog import TPU_RESOURCE
 from contract.outputs import TpuPoolRef
+from contract.workloads import TPU_RUNTIME_PORTS
 
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
 #: Port on which TPU VMs of a slice talk to each other, and the TPU metrics port.
-TPU_PORTS = (8471, 8431)
+TPU_PORTS = TPU_RUNTIME_PORTS
 MODEL_VOLUME = "models"
 #: Jobs run for hours: `pulumi up` creates them and does not wait for them to complete (the
 #: provider's default await would fail the update after 10 minutes).

@@ -18,7 +18,13 @@ from components.tpu_pod import (
     tpu_pod_template,
 )
 from contract.outputs import TpuPoolRef
-from contract.workloads import check_image, check_serving, default_replicas, needs_privileged
+from contract.workloads import (
+    check_image,
+    check_service_ports,
+    check_serving,
+    default_replicas,
+    needs_privileged,
+)
 
 
 @dataclass(frozen=True)
@@ -35,7 +41,7 @@ class TpuServingDeploymentArgs:
     replicas: int | None = None
     """Default: one per VM the pool can have."""
     service_ports: Sequence[int] | None = None
-    """Ports the Service exposes; default: the container's ports."""
+    """Ports the Service exposes; default: the container's ports. Never the TPU runtime's."""
     service_type: Literal["LoadBalancer", "ClusterIP"] = "LoadBalancer"
     """Default `LoadBalancer`; `ClusterIP` keeps the service inside the cluster."""
     health_port: int | None = None
@@ -59,14 +65,15 @@ class TpuServingDeployment(pulumi.ComponentResource):
         self, name: str, args: TpuServingDeploymentArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         pool = args.pool
+        ports = list(args.service_ports or args.container.ports)
         reject(
             f"TpuServingDeployment {name!r}",
             check_image("container.image", args.container.image)
-            + check_serving(pool, replicas=args.replicas, chips=args.chips, topology=args.topology),
+            + check_serving(pool, replicas=args.replicas, chips=args.chips, topology=args.topology)
+            + check_service_ports(ports),
         )
         super().__init__("gke-tpu:index:TpuServingDeployment", name, None, opts)
         self.replicas = args.replicas or default_replicas(pool)
-        ports = list(args.service_ports or args.container.ports)
         health = args.health_port or ports[0]
         probe = k8s.core.v1.ProbeArgs(
             tcp_socket=k8s.core.v1.TCPSocketActionArgs(port=health),
@@ -96,6 +103,14 @@ class TpuServingDeployment(pulumi.ComponentResource):
             metadata=k8s.meta.v1.ObjectMetaArgs(name=name, namespace=args.namespace, labels=labels),
             spec=k8s.apps.v1.DeploymentSpecArgs(
                 replicas=self.replicas,
+                # Each replica holds a whole TPU VM: an extra (surge) replica would wait for a
+                # VM the pool may not have, and the rollout with it. Replace one at a time.
+                strategy=k8s.apps.v1.DeploymentStrategyArgs(
+                    type="RollingUpdate",
+                    rolling_update=k8s.apps.v1.RollingUpdateDeploymentArgs(
+                        max_surge=0, max_unavailable=1
+                    ),
+                ),
                 selector=k8s.meta.v1.LabelSelectorArgs(match_labels=labels),
                 template=tpu_pod_template(
                     pool,

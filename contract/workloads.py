@@ -8,6 +8,8 @@ from catalog import version_at_least
 from config.errors import Problem
 from contract.outputs import TpuPoolRef
 
+#: The TPU runtime's ports: VM-to-VM traffic of a slice, and TPU metrics. Never for a Service.
+TPU_RUNTIME_PORTS = (8471, 8431)
 #: From GKE 1.28, TPU containers need no privileged mode.
 UNPRIVILEGED_TPU_VERSION = "1.28"
 
@@ -138,6 +140,20 @@ def check_serving(
             )
         )
     return problems
+
+
+def check_service_ports(ports: list[int]) -> list[Problem]:
+    """A serving Service exposes the server's ports, not the TPU runtime's."""
+    exposed = [p for p in ports if p in TPU_RUNTIME_PORTS]
+    if not exposed:
+        return []
+    return [
+        Problem(
+            "service_ports",
+            f"{exposed} would expose the TPU runtime (8471: traffic between the VMs of a slice, "
+            "8431: TPU metrics); set service_ports (or the container's ports) to the server's own",
+        )
+    ]
 
 
 def default_replicas(pool: TpuPoolRef) -> int:

@@ -106,7 +106,12 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
         lambda: TpuServingDeployment(
             "s",
             TpuServingDeploymentArgs(
-                pool=SERVE, namespace="ns", container=IMAGE, model=ModelMount("models"), replicas=9
+                pool=SERVE,
+                namespace="ns",
+                container=IMAGE,
+                model=ModelMount("models"),
+                replicas=9,
+                service_ports=[8000],
             ),
         ),
         [
@@ -114,11 +119,27 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
         ],
     ),
     (
+        "serving-tpu-ports",
+        lambda: TpuServingDeployment(
+            "s",
+            TpuServingDeploymentArgs(
+                pool=SERVE, namespace="ns", container=IMAGE, model=ModelMount("m")
+            ),
+        ),
+        [
+            "TpuServingDeployment 's'.service_ports: [8471, 8431] would expose the TPU runtime (8471: traffic between the VMs of a slice, 8431: TPU metrics); set service_ports (or the container's ports) to the server's own"
+        ],
+    ),
+    (
         "serving-on-a-slice",
         lambda: TpuServingDeployment(
             "s",
             TpuServingDeploymentArgs(
-                pool=TRAIN, namespace="ns", container=IMAGE, model=ModelMount("m")
+                pool=TRAIN,
+                namespace="ns",
+                container=IMAGE,
+                model=ModelMount("m"),
+                service_ports=[8000],
             ),
         ),
         [

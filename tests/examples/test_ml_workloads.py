@@ -122,6 +122,10 @@ def test_bert_serving_reads_models_through_the_platforms_identity(
     deployment = app.one(DEPLOYMENT, "bert-deployment")
     spec = deployment.inputs["spec"]
     assert spec["replicas"] == 3
+    assert spec["strategy"] == {
+        "type": "RollingUpdate",
+        "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1},
+    }
     template = spec["template"]
     assert template["metadata"]["annotations"] == {"gke-gcsfuse/volumes": "true"}
     pod = template["spec"]
