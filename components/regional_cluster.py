@@ -125,6 +125,15 @@ class RegionalCluster(pulumi.ComponentResource):
             release_channel=container.ClusterReleaseChannelArgs(channel=release_channel(spec)),
             remove_default_node_pool=True,
             initial_node_count=1,
+            # GKE creates the default pool before removing it: not with the Compute Engine
+            # default account, which organizations often disable.
+            node_config=container.ClusterNodeConfigArgs(
+                service_account=self.node_service_account.email,
+                oauth_scopes=list(NODE_OAUTH_SCOPES),
+                workload_metadata_config=container.ClusterNodeConfigWorkloadMetadataConfigArgs(
+                    mode="GKE_METADATA"
+                ),
+            ),
             deletion_protection=spec.deletion_protection,
             network=spec.network,
             subnetwork=spec.subnetwork,
@@ -152,7 +161,8 @@ class RegionalCluster(pulumi.ComponentResource):
             if args.optimize_utilization
             else None,
             maintenance_policy=maintenance_policy(spec),
-            opts=child,
+            # The default pool's settings mean nothing once it is removed; GKE reports others.
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["nodeConfig"]),
         )
 
         pool = spec.cpu_pool

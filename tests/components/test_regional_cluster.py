@@ -39,6 +39,11 @@ def test_cluster_inputs_are_exactly_the_secure_tpu_ready_defaults(run_plan: Plan
         "releaseChannel": {"channel": "RAPID"},
         "removeDefaultNodePool": True,
         "initialNodeCount": 1,
+        "nodeConfig": {
+            "serviceAccount": "tpu-test-nodes@gke-tpu-test.iam.gserviceaccount.com",
+            "oauthScopes": ["https://www.googleapis.com/auth/cloud-platform"],
+            "workloadMetadataConfig": {"mode": "GKE_METADATA"},
+        },
         "deletionProtection": True,
         "networkingMode": "VPC_NATIVE",
         "ipAllocationPolicy": {},
@@ -49,7 +54,9 @@ def test_cluster_inputs_are_exactly_the_secure_tpu_ready_defaults(run_plan: Plan
         "workloadIdentityConfig": {"workloadPool": "gke-tpu-test.svc.id.goog"},
         "addonsConfig": {"gcsFuseCsiDriverConfig": {"enabled": True}},
     }
-    assert cluster.options == NO_OPTIONS
+    # The removed default pool's node config is not tracked after creation.
+    assert cluster.options == {**NO_OPTIONS, "ignoreChanges": ["nodeConfig"]}
+    assert plan.one(ACCOUNT).urn in cluster.dependencies
     component = plan.one(COMPONENT)
     assert cluster.parent == component.urn
     assert component.parent == plan.stack_urn
