@@ -143,7 +143,8 @@ class ClusterSpec(Spec):
     maintenance_window: MaintenanceWindow | None = None
     """When GKE may upgrade; default none (GKE may upgrade at any time)."""
     maintenance_exclusions: tuple[MaintenanceExclusion, ...] = ()
-    """Periods without upgrades (at most 3 are allowed by GKE)."""
+    """Periods without upgrades. NO_UPGRADES lasts at most 30 days; the other scopes need a
+    release channel."""
     network: str | None = None
     """VPC network name or self link; default: the project's `default` network."""
     subnetwork: str | None = None

@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -162,6 +162,9 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
     )
 
 
+#: GKE's limit for an exclusion of every upgrade.
+NO_UPGRADES_LONGEST = timedelta(days=30)
+
 _SECTION_ORDER = ("gcp:", f"{NAMESPACE}:", "cluster", "tpuPools", "modelStorage")
 
 
@@ -199,6 +202,23 @@ def check_cluster(cluster: ClusterSpec) -> list[Problem]:
                 Problem(
                     f"cluster.maintenanceExclusions[{i}].endTime",
                     f"{exclusion.end_time!r} must be after startTime {exclusion.start_time!r}",
+                )
+            )
+        duration = _time(exclusion.end_time) - _time(exclusion.start_time)
+        if exclusion.scope == "NO_UPGRADES" and duration > NO_UPGRADES_LONGEST:
+            problems.append(
+                Problem(
+                    f"cluster.maintenanceExclusions[{i}].endTime",
+                    f"{exclusion.end_time!r} makes a NO_UPGRADES exclusion of {duration.days} "
+                    f"days; GKE allows at most {NO_UPGRADES_LONGEST.days}",
+                )
+            )
+        if exclusion.scope != "NO_UPGRADES" and cluster.release_channel == "NONE":
+            problems.append(
+                Problem(
+                    f"cluster.maintenanceExclusions[{i}].scope",
+                    f"{exclusion.scope!r} needs a release channel; with releaseChannel NONE "
+                    "only NO_UPGRADES is allowed",
                 )
             )
         if exclusion.name in names:

@@ -164,7 +164,7 @@ def test_stack_outputs(run_plan: PlanRunner) -> None:
 def test_configured_cluster_settings_reach_the_cluster_and_pool(run_plan: PlanRunner) -> None:
     cluster_config = {
         **BASE_CLUSTER,
-        "releaseChannel": "NONE",
+        "releaseChannel": "STABLE",
         "minMasterVersion": "1.31",
         "deletionProtection": False,
         "network": "vpc-a",
@@ -191,7 +191,7 @@ def test_configured_cluster_settings_reach_the_cluster_and_pool(run_plan: PlanRu
     }
     plan = run_plan(cluster=cluster_config)
     cluster = plan.one(CLUSTER).inputs
-    assert cluster["releaseChannel"] == {"channel": "UNSPECIFIED"}
+    assert cluster["releaseChannel"] == {"channel": "STABLE"}
     assert cluster["minMasterVersion"] == "1.31"
     assert cluster["deletionProtection"] is False
     assert (cluster["network"], cluster["subnetwork"]) == ("vpc-a", "subnet-a")
@@ -223,3 +223,8 @@ def test_node_account_id_fits_the_30_character_limit() -> None:
     assert long_id == "a" * 22 + "-nodes"
     assert 6 <= len(node_service_account_id("a")) <= 30
     assert len(node_service_account_id("x" * 40)) == 29
+
+
+def test_no_release_channel_is_unspecified(run_plan: PlanRunner) -> None:
+    plan = run_plan(cluster={**BASE_CLUSTER, "releaseChannel": "NONE"})
+    assert plan.one(CLUSTER).inputs["releaseChannel"] == {"channel": "UNSPECIFIED"}

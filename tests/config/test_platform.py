@@ -250,3 +250,24 @@ def test_error_text_lists_every_problem() -> None:
     assert str(caught.value) == (
         "invalid stack config (1 problem):\n  - cluster.region: required key is missing"
     )
+
+
+def test_exclusion_rules_of_gke() -> None:
+    exclusions = [
+        {"name": "a", "startTime": "2026-01-01T00:00:00Z", "endTime": "2026-02-15T00:00:00Z", "scope": "NO_UPGRADES"},
+        {"name": "b", "startTime": "2026-03-01T00:00:00Z", "endTime": "2026-03-02T00:00:00Z"},
+    ]  # fmt: skip
+    config = _config(
+        cluster=CLUSTER | {"releaseChannel": "NONE", "maintenanceExclusions": exclusions}
+    )
+    assert _problems(config) == [
+        "cluster.maintenanceExclusions[0].endTime: '2026-02-15T00:00:00Z' makes a NO_UPGRADES "
+        "exclusion of 45 days; GKE allows at most 30",
+        "cluster.maintenanceExclusions[1].scope: 'NO_MINOR_OR_NODE_UPGRADES' needs a release "
+        "channel; with releaseChannel NONE only NO_UPGRADES is allowed",
+    ]
+    exclusions[0]["endTime"] = "2026-01-31T00:00:00Z"
+    del exclusions[1]
+    assert load_platform(
+        _config(cluster=CLUSTER | {"releaseChannel": "NONE", "maintenanceExclusions": exclusions})
+    )
