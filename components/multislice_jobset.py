@@ -8,6 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.errors import reject
+from components.jobset_install import JobSetInstall
 from components.tpu_pod import (
     NODE_POOL_LABEL,
     SKIP_AWAIT,
@@ -42,6 +43,8 @@ class MultisliceJobSetArgs:
     max_restarts: int = 0
     """Restarts of the whole JobSet when a worker fails; default 0."""
     cluster_version: str | None = None
+    jobset: JobSetInstall | None = None
+    """The JobSet installation of the same program, if any: the JobSet waits for its CRD."""
 
 
 class MultisliceJobSet(pulumi.ComponentResource):
@@ -99,6 +102,9 @@ class MultisliceJobSet(pulumi.ComponentResource):
                     {"name": REPLICATED_JOB, "replicas": self.slices, "template": job_template}
                 ],
             },
-            opts=child(self),
+            opts=child(
+                self,
+                pulumi.ResourceOptions(depends_on=[args.jobset.manifest]) if args.jobset else None,
+            ),
         )
         self.register_outputs({"jobSetName": name, "slices": self.slices})

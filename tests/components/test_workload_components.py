@@ -32,11 +32,18 @@ def _run(build: Callable[[], None]) -> Plan:
 
 def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices() -> None:
     def build() -> None:
+        install = JobSetInstall("jobset", JobSetInstallArgs())
         MultisliceJobSet(
-            "llm", MultisliceJobSetArgs(pool=TRAIN, namespace="tpu-workloads", container=IMAGE)
+            "llm",
+            MultisliceJobSetArgs(
+                pool=TRAIN, namespace="tpu-workloads", container=IMAGE, jobset=install
+            ),
         )
 
-    jobset = _run(build).one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet")
+    plan = _run(build)
+    jobset = plan.one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet")
+    # The JobSet waits for the controller and CRD it needs.
+    assert plan.one("kubernetes:yaml/v2:ConfigFile").urn in jobset.dependencies
     assert jobset.inputs["apiVersion"] == "jobset.x-k8s.io/v1alpha2"
     assert jobset.inputs["metadata"]["annotations"] == {
         "alpha.jobset.sigs.k8s.io/exclusive-topology": "cloud.google.com/gke-nodepool",
