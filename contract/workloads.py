@@ -91,7 +91,8 @@ def check_training(
             Problem(
                 "workers",
                 f"{workers} workers do not fit pool {pool.name!r}: a {pool.topology} slice has "
-                f"{pool.nodes_per_slice} VMs and runs exactly one worker on each",
+                f"{pool.nodes_per_slice} VM{'s' if pool.nodes_per_slice != 1 else ''} and runs exactly "
+                "one worker on each",
             )
         )
     return problems

@@ -11,8 +11,9 @@ from components.model_conversion_job import ModelConversionJob, ModelConversionJ
 from components.tpu_pod import ContainerSpec, ModelMount
 from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
-from config.errors import Problem
-from contract.outputs import PlatformOutputs
+from config.errors import ConfigError, Problem
+from contract.outputs import PlatformOutputs, TpuPoolRef
+from contract.workloads import check_serving, check_training
 
 DIFFUSION_TRAINING = (
     "cd examples/text_to_image\n"
@@ -62,6 +63,39 @@ def _required(platform: PlatformOutputs) -> tuple[str, str, str, str, str]:
     return tuple(str(v) for v in values.values())  # type: ignore[return-value]
 
 
+#: What the tutorials need of their pools (the document's shapes).
+TRAINING_NEEDS = {"workers": 4, "chips": None, "topology": "4x4"}
+SERVING_NEEDS = {"replicas": 3, "chips": 1, "topology": "1x1"}
+
+
+def _check_pools(
+    platform: PlatformOutputs, training_name: str, serving_name: str
+) -> tuple[TpuPoolRef, TpuPoolRef]:
+    """Both pools exist and fit every tutorial, or one error naming the config key of each."""
+    problems: list[Problem] = []
+    pools: dict[str, TpuPoolRef] = {}
+    for key, name in (("pools.training", training_name), ("pools.serving", serving_name)):
+        try:
+            pools[key] = platform.pool(name, key)
+        except ConfigError as error:
+            problems.extend(error.problems)
+    if "pools.training" in pools:
+        pool = pools["pools.training"]
+        problems += [
+            Problem("pools.training", f"{pool.name!r} cannot run the training tutorials: {p}")
+            for p in check_training(pool, **TRAINING_NEEDS)
+        ]
+    if "pools.serving" in pools:
+        pool = pools["pools.serving"]
+        problems += [
+            Problem("pools.serving", f"{pool.name!r} cannot run BERT serving: {p}")
+            for p in check_serving(pool, **SERVING_NEEDS)
+        ]
+    if problems:
+        raise InvalidInput(problems)
+    return pools["pools.training"], pools["pools.serving"]
+
+
 def build_workloads(
     platform: PlatformOutputs,
     training_pool: str,
@@ -70,8 +104,7 @@ def build_workloads(
     opts: pulumi.ResourceOptions,
 ) -> Workloads:
     namespace, reader, claim, writer, writer_claim = _required(platform)
-    training = platform.pool(training_pool, "pools.training")
-    serving = platform.pool(serving_pool, "pools.serving")
+    training, serving = _check_pools(platform, training_pool, serving_pool)
     models = ModelMount(claim=claim, mount_path="/models/")
 
     diffusion = TpuTrainingJob(

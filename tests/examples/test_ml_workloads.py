@@ -245,3 +245,33 @@ def test_make_plan_workloads_reference_matches_the_app_stack_file() -> None:
     config = yaml.safe_load((APP / "Pulumi.dev.yaml").read_text())["config"]
     assert config["ml-workloads:platformStack"] == REFERENCE
     assert "APP_REFERENCE := organization/gke-tpu/$(STACK)" in (ROOT / "Makefile").read_text()
+
+
+def test_swapped_pools_are_reported_together_against_the_config_keys(platform: Plan) -> None:
+    config = (APP / "Pulumi.dev.yaml").read_text()
+    swapped = (
+        config.replace("training: v5e-train", "training: X")
+        .replace("serving: v5e-serve", "serving: v5e-train")
+        .replace("training: X", "training: v5e-serve")
+    )
+    path = APP.parent / "swapped.yaml"
+    try:
+        path.write_text(swapped)
+        plan = plan_stack(
+            "dev", APP, config_file=path, stack_references={REFERENCE: platform.outputs}
+        )
+    finally:
+        path.unlink()
+    assert plan.resources == []
+    assert plan.errors == [
+        "pools.training: 'v5e-serve' cannot run the training tutorials: topology: '4x4' is not "
+        "the topology of pool 'v5e-serve' (1x1); choose a pool of that topology",
+        "pools.training: 'v5e-serve' cannot run the training tutorials: workers: 4 workers do not "
+        "fit pool 'v5e-serve': a 1x1 slice has 1 VM and runs exactly one worker on each",
+        "pools.serving: 'v5e-train' cannot run BERT serving: chips: 1 chips do not fit pool "
+        "'v5e-train': a Pod takes all 4 chips of one ct5lp-hightpu-4t VM",
+        "pools.serving: 'v5e-train' cannot run BERT serving: topology: '1x1' is not the topology "
+        "of pool 'v5e-train' (4x4); choose a pool of that topology",
+        "pools.serving: 'v5e-train' cannot run BERT serving: pool: 'v5e-train' is a multi-host "
+        "slice; a serving Deployment needs a single-host pool (one replica per VM)",
+    ]
