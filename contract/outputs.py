@@ -17,6 +17,17 @@ from config.errors import ConfigError, Problem, did_you_mean
 SUPPORTED_OUTPUTS_VERSION = 1
 
 
+def _malformed(path: str, error: Exception) -> Problem:
+    """A platform output that does not follow the contract it claims."""
+    if isinstance(error, KeyError):
+        return Problem(
+            f"{path}.{error.args[0]}",
+            f"is missing: the platform's outputs do not follow contract version "
+            f"{SUPPORTED_OUTPUTS_VERSION} (docs/outputs.md)",
+        )
+    return Problem(path, f"is malformed ({error}); see docs/outputs.md")
+
+
 @dataclass(frozen=True)
 class TpuPoolRef:
     """One entry of the `tpuPools` output: what a workload needs to schedule on a pool."""
@@ -97,13 +108,26 @@ class PlatformOutputs:
                     )
                 ]
             )
-        pools = outputs.get("tpuPools") or {}
+        problems: list[Problem] = []
+        pools: dict[str, TpuPoolRef] = {}
+        for name, entry in (outputs.get("tpuPools") or {}).items():
+            try:
+                pools[name] = TpuPoolRef.parse(name, entry)
+            except (KeyError, TypeError, ValueError) as error:
+                problems.append(_malformed(f"{source}.tpuPools.{name}", error))
+        problems += [
+            _malformed(source, KeyError(key))
+            for key in ("project", "region", "clusterName")
+            if key not in outputs
+        ]
+        if problems:
+            raise ConfigError(problems)
         return cls(
             version=SUPPORTED_OUTPUTS_VERSION,
             project=outputs["project"],
             region=outputs["region"],
             cluster_name=outputs["clusterName"],
-            tpu_pools={name: TpuPoolRef.parse(name, entry) for name, entry in pools.items()},
+            tpu_pools=pools,
             namespace=outputs.get("kubernetesNamespace"),
             kubernetes_service_account=outputs.get("kubernetesServiceAccount"),
             model_bucket=outputs.get("modelBucket"),

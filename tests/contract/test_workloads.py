@@ -15,6 +15,11 @@ from contract.workloads import (
     needs_privileged,
 )
 
+_ENTRY = {
+    "nodePools": ["t"], "generation": "v5e", "machineType": "ct5lp-hightpu-4t", "topology": "4x4",
+    "chipsPerNode": 4, "nodesPerSlice": 4, "slices": 1, "zone": "z", "multiHost": True,
+    "capacity": "spot", "autoscaling": None, "nodeSelector": {}, "tolerations": [],
+}  # fmt: skip
 SLICE = TpuPoolRef.parse(
     "train",
     {
@@ -107,4 +112,17 @@ def test_unknown_pool_names_the_known_ones() -> None:
         outputs.pool("serving", "pools.serving")
     assert [str(p) for p in caught.value.problems] == [
         "pools.serving: 'serving' is not a TPU pool of cluster 'c'. Pools: train"
+    ]
+
+
+def test_a_platform_output_missing_keys_is_one_clear_error() -> None:
+    entry = {k: v for k, v in _ENTRY.items() if k != "zone"}
+    outputs = {"outputsVersion": 1.0, "region": "r", "clusterName": "c", "tpuPools": {"t": entry}}
+    with pytest.raises(ConfigError) as caught:
+        PlatformOutputs.parse(outputs, "platform stack")
+    assert [str(p) for p in caught.value.problems] == [
+        "platform stack.tpuPools.t.zone: is missing: the platform's outputs do not follow "
+        "contract version 1 (docs/outputs.md)",
+        "platform stack.project: is missing: the platform's outputs do not follow contract "
+        "version 1 (docs/outputs.md)",
     ]
