@@ -52,13 +52,13 @@ def bucket_name_problem(name: str) -> str | None:
             "must use lowercase letters, digits, '-', '_' and '.', and start and end with a "
             "letter or digit"
         )
+    if ".." in name or ".-" in name or "-." in name:
+        return "must not contain '..', '.-' or '-.'"
     if "." in name:
-        if len(name) > 222 or any(len(part) > 63 or not part for part in name.split(".")):
+        if len(name) > 222 or any(len(part) > 63 for part in name.split(".")):
             return "with dots, must be at most 222 characters, each dot-separated part 1 to 63"
     elif not 3 <= len(name) <= 63:
         return f"is {len(name)} characters long; bucket names are 3 to 63 characters"
-    if ".." in name or ".-" in name or "-." in name:
-        return "must not contain '..', '.-' or '-.'"
     try:
         ipaddress.ip_address(name)
         return "must not be an IP address"

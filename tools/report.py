@@ -32,6 +32,8 @@ class Need:
     ips: int = 0
     vcpus: int = 0
     tpu_chips: dict[str, int] = field(default_factory=dict)
+    unknown_machines: set[str] = field(default_factory=set)
+    """CPU machine types whose vCPUs cannot be derived from the name (not counted)."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,10 @@ def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
                     need.tpu_chips.get(pool.tpu_generation, 0) + chips
                 )
             else:
-                need.vcpus += per_zone * (vcpus_of(pool.machine) or 0)
+                vcpus = vcpus_of(pool.machine)
+                if vcpus is None:
+                    need.unknown_machines.add(pool.machine)
+                need.vcpus += per_zone * (vcpus or 0)
         if pool.reservation:
             reservations[pool.reservation] += pool.max_nodes * pool.chips_per_node
     return dict(needs), dict(reservations)
@@ -240,6 +245,9 @@ def _quotas(plan: Plan) -> list[str]:
         f"| **{region} total** | **{total.ssd_gb}** | **{total.ips}** | **{total.vcpus}** |"
         + "".join(f" **{total.tpu_chips.get(g, 0)}** |" for g in generations)
     )
+    unknown = sorted({m for n in needs.values() for m in n.unknown_machines})
+    if unknown:
+        lines += ["", f"vCPUs of {', '.join(unknown)} are not counted: look them up."]
     if reservations:
         lines += ["", "| reservation | TPU chips it must hold |", "|---|---|"]
         lines += [f"| {name} | {chips} |" for name, chips in sorted(reservations.items())]

@@ -92,3 +92,15 @@ def test_markdown_flag_writes_the_report(tmp_path: Path) -> None:
 )
 def test_vcpus_of_predefined_machine_types(machine: str, vcpus: int | None) -> None:
     assert vcpus_of(machine) == vcpus
+
+
+def test_cpu_machines_without_derivable_vcpus_are_named(tmp_path: Path) -> None:
+    stack = tmp_path / "Pulumi.small.yaml"
+    stack.write_text(
+        "config:\n  gcp:project: gke-tpu-dev\n"
+        "  gke-tpu:cluster: {name: small, region: us-east5, cpuPool: {machineType: e2-medium}}\n"
+    )
+    plan = plan_stack("small", config_file=stack)
+    needs, _ = quota_needs(plan)
+    assert needs[None].unknown_machines == {"e2-medium"}
+    assert "vCPUs of e2-medium are not counted: look them up." in plan_markdown(plan)
