@@ -8,15 +8,10 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_gcp import container, projects, serviceaccount
 
+from catalog.gke import NODE_SERVICE_ACCOUNT_ROLES, workload_pool
 from components.kubeconfig import gke_kubeconfig
 from config.cluster import ClusterSpec, MaintenanceExclusion
 
-#: Google's least-privilege role for node service accounts (logging, monitoring, metadata,
-#: autoscaling metrics), plus image pulls from Artifact Registry.
-NODE_SERVICE_ACCOUNT_ROLES = (
-    "roles/container.defaultNodeServiceAccount",
-    "roles/artifactregistry.reader",
-)
 #: Access is governed by IAM, not by legacy access scopes.
 NODE_OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 CPU_POOL_NAME = "cpu"
@@ -115,7 +110,7 @@ class RegionalCluster(pulumi.ComponentResource):
             for role in NODE_SERVICE_ACCOUNT_ROLES
         ]
 
-        workload_pool = f"{project}.svc.id.goog"
+        pool = workload_pool(project)
         self.cluster = container.Cluster(
             name,
             project=project,
@@ -148,7 +143,7 @@ class RegionalCluster(pulumi.ComponentResource):
                 )
             ),
             workload_identity_config=container.ClusterWorkloadIdentityConfigArgs(
-                workload_pool=workload_pool
+                workload_pool=pool
             ),
             addons_config=container.ClusterAddonsConfigArgs(
                 gcs_fuse_csi_driver_config=container.ClusterAddonsConfigGcsFuseCsiDriverConfigArgs(
@@ -208,7 +203,7 @@ class RegionalCluster(pulumi.ComponentResource):
         # From the cluster, not the string: the pool exists only once a cluster enables it, and
         # IAM bindings on it must wait for that.
         self.workload_pool = self.cluster.workload_identity_config.apply(
-            lambda config: str(config.workload_pool if config else workload_pool)
+            lambda config: str(config.workload_pool if config else pool)
         )
         self.register_outputs(
             {

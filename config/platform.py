@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from catalog.gke import workload_pool
 from config.cluster import ClusterSpec, zone_region
 from config.errors import ConfigError, Problem, did_you_mean, show
 from config.storage import ModelStorageSpec, StoragePlan, check_model_storage, plan_model_storage
@@ -43,7 +44,7 @@ class PlatformSpec:
 
     @property
     def workload_pool(self) -> str:
-        return f"{self.project}.svc.id.goog"
+        return workload_pool(self.project)
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,12 @@ from catalog import (
     topologies_for,
     version_at_least,
 )
+from catalog.gke import RESERVATION_KEY
 from config.base import gke_name_problem
 from config.cluster import ClusterSpec, zone_region
 from config.errors import Problem, did_you_mean
 from config.tpu_pools import Autoscaling, TpuPoolSpec
 
-RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 #: The CPU pool's name: TPU pools cannot take it.
 RESERVED_POOL_NAMES = frozenset({"cpu"})
 _CAPACITY_KEYS = ("reservation", "spot", "flexStart", "queuedProvisioning")

@@ -29,6 +29,8 @@ from catalog import (
     topologies_for,
     version_at_least,
 )
+from catalog.gke import NODE_SERVICE_ACCOUNT_ROLES as GKE_NODE_ROLES
+from catalog.gke import RESERVATION_KEY
 from contract.workloads import UNPRIVILEGED_TPU_VERSION
 from policy.props import get, items, shown, stack_of
 from policy.workloads import WORKLOAD_TYPES, containers, unpinned_reason
@@ -41,11 +43,9 @@ NODE_POOL = "gcp:container/nodePool:NodePool"
 CLUSTER = "gcp:container/cluster:Cluster"
 
 #: The only roles a project may grant: the GKE node service account's (see the policy).
-NODE_SERVICE_ACCOUNT_ROLES = frozenset(
-    {"roles/container.defaultNodeServiceAccount", "roles/artifactregistry.reader"}
-)
+NODE_SERVICE_ACCOUNT_ROLES = frozenset(GKE_NODE_ROLES)
 SERVICE_ACCOUNT_MEMBER_PREFIX = "serviceAccount:"
-RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
+RESERVATION_NAME_KEY = RESERVATION_KEY
 #: The generation whose multi-host pools may take their topology from a workload policy.
 WORKLOAD_POLICY_GENERATION = "tpu7x"
 #: Clusters at this GKE version or newer run no privileged containers (TPU containers need none).
