@@ -12,13 +12,11 @@ from components.jobset_install import JobSetInstall
 from components.tpu_pod import (
     NODE_POOL_LABEL,
     SKIP_AWAIT,
-    ContainerSpec,
-    ModelMount,
+    TpuJobArgs,
     child,
     container,
     tpu_pod_template,
 )
-from contract.outputs import TpuPoolRef
 from contract.workloads import check_image, check_multislice, needs_privileged
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
@@ -28,21 +26,13 @@ REPLICATED_JOB = "slice"
 
 
 @dataclass(frozen=True)
-class MultisliceJobSetArgs:
-    pool: TpuPoolRef
-    """A multi-host pool with `slices` > 1, from the platform's `tpuPools` output."""
-    namespace: str
-    container: ContainerSpec
-    """Image (required, pinned), command, args and env of the workers."""
+class MultisliceJobSetArgs(TpuJobArgs):
+    """The pool is a multi-host pool with `slices` > 1."""
+
     slices: int | None = None
     """Slices to use; default: all of the pool's."""
-    service_account: str | None = None
-    model: ModelMount | None = None
-    chips: int | None = None
-    topology: str | None = None
     max_restarts: int = 0
     """Restarts of the whole JobSet when a worker fails; default 0."""
-    cluster_version: str | None = None
     jobset: JobSetInstall | None = None
     """The JobSet installation of the same program, if any: the JobSet waits for its CRD."""
 

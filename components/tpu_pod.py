@@ -44,6 +44,27 @@ class ContainerSpec:
     """Container ports; default the TPU ports 8471 and 8431."""
 
 
+@dataclass(frozen=True)
+class TpuJobArgs:
+    """What every TPU training workload takes."""
+
+    pool: TpuPoolRef
+    """The pool to run on, from the platform's `tpuPools` output."""
+    namespace: str
+    container: ContainerSpec
+    """Image (required, pinned), command, args, env and ports of the workers."""
+    service_account: str | None = None
+    """Kubernetes ServiceAccount of the Pods (the platform's, to read models)."""
+    model: ModelMount | None = None
+    """A GCS FUSE claim to mount."""
+    chips: int | None = None
+    """Expected chips per worker; must equal the pool's chips per VM when given."""
+    topology: str | None = None
+    """Expected slice topology; must equal the pool's when given."""
+    cluster_version: str | None = None
+    """The cluster's GKE version, when known; TPU containers are privileged only below 1.28."""
+
+
 def env_vars(env: Mapping[str, str]) -> list[k8s.core.v1.EnvVarArgs]:
     return [k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in env.items()]
 

@@ -10,14 +10,12 @@ import pulumi_kubernetes as k8s
 from components.errors import reject
 from components.tpu_pod import (
     SKIP_AWAIT,
-    ContainerSpec,
-    ModelMount,
+    TpuJobArgs,
     child,
     container,
     one_job_per_slice,
     tpu_pod_template,
 )
-from contract.outputs import TpuPoolRef
 from contract.workloads import check_image, check_training, needs_privileged
 
 #: Label on every Pod of a TPU job; the anti-affinity between jobs keys on it.
@@ -25,26 +23,11 @@ JOB_LABEL = "gke-tpu/job"
 
 
 @dataclass(frozen=True)
-class TpuTrainingJobArgs:
-    pool: TpuPoolRef
-    """The pool to run on, from the platform's `tpuPools` output."""
-    namespace: str
-    container: ContainerSpec
-    """Image (required, pinned), command, args, env and ports of the workers."""
-    service_account: str | None = None
-    """Kubernetes ServiceAccount of the Pods (the platform's, to read models)."""
-    model: ModelMount | None = None
-    """A GCS FUSE claim to mount."""
+class TpuTrainingJobArgs(TpuJobArgs):
     workers: int | None = None
     """Expected workers; must equal the slice's VMs when given (default: derived)."""
-    chips: int | None = None
-    """Expected chips per worker; must equal the pool's chips per VM when given."""
-    topology: str | None = None
-    """Expected slice topology; must equal the pool's when given."""
     avoid_deadlock: bool = True
     """Pod affinity and anti-affinity that keep two jobs from sharing slices."""
-    cluster_version: str | None = None
-    """The cluster's GKE version, when known; TPU containers are privileged only below 1.28."""
 
 
 def worker_hostnames(job: str, service: str, workers: int) -> str:
