@@ -14,10 +14,10 @@ from components.tpu_pod import (
     SKIP_AWAIT,
     TpuJobArgs,
     child,
-    container,
-    tpu_pod_template,
+    slice_job_spec,
+    tpu_worker,
 )
-from contract.workloads import check_image, check_multislice, needs_privileged
+from contract.workloads import check_image, check_multislice
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 #: JobSet places each child Job alone on one node pool, that is on one slice.
@@ -54,28 +54,8 @@ class MultisliceJobSet(pulumi.ComponentResource):
         )
         super().__init__("gke-tpu:index:MultisliceJobSet", name, None, opts)
         self.slices = args.slices or pool.slices
-        workers = pool.nodes_per_slice
-        worker = container(
-            name,
-            args.container,
-            chips=pool.chips_per_node,
-            model=args.model,
-            privileged=needs_privileged(args.cluster_version),
-        )
         job_template = k8s.batch.v1.JobTemplateSpecArgs(
-            spec=k8s.batch.v1.JobSpecArgs(
-                backoff_limit=0,
-                completions=workers,
-                parallelism=workers,
-                completion_mode="Indexed",
-                template=tpu_pod_template(
-                    pool,
-                    worker,
-                    service_account=args.service_account,
-                    model=args.model,
-                    restart_policy="Never",
-                ),
-            )
+            spec=slice_job_spec(args, tpu_worker(name, args))
         )
         self.jobset = k8s.apiextensions.CustomResource(
             name,

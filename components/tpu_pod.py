@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 
 from catalog import TPU_RESOURCE
 from contract.outputs import TpuPoolRef
-from contract.workloads import TPU_RUNTIME_PORTS
+from contract.workloads import TPU_RUNTIME_PORTS, needs_privileged
 
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
@@ -164,6 +164,48 @@ def tpu_pod_template(
             affinity=affinity,
             containers=[main],
             volumes=model_volumes(model),
+        ),
+    )
+
+
+def tpu_worker(
+    name: str, args: TpuJobArgs, extra_env: Sequence[k8s.core.v1.EnvVarArgs] = ()
+) -> k8s.core.v1.ContainerArgs:
+    """A training worker: all chips of its VM, privileged only on clusters older than 1.28."""
+    return container(
+        name,
+        args.container,
+        chips=args.pool.chips_per_node,
+        model=args.model,
+        privileged=needs_privileged(args.cluster_version),
+        extra_env=extra_env,
+    )
+
+
+def slice_job_spec(
+    args: TpuJobArgs,
+    worker: k8s.core.v1.ContainerArgs,
+    *,
+    labels: Mapping[str, str] | None = None,
+    subdomain: str | None = None,
+    affinity: k8s.core.v1.AffinityArgs | None = None,
+) -> k8s.batch.v1.JobSpecArgs:
+    """One Indexed Job over one slice: a worker per VM; a failed worker fails the slice."""
+    workers = args.pool.nodes_per_slice
+    return k8s.batch.v1.JobSpecArgs(
+        backoff_limit=0,
+        completions=workers,
+        parallelism=workers,
+        completion_mode="Indexed",
+        template=tpu_pod_template(
+            args.pool,
+            worker,
+            service_account=args.service_account,
+            model=args.model,
+            labels=labels,
+            restart_policy="Never",
+            subdomain=subdomain,
+            affinity=affinity,
         ),
     )
 

@@ -12,11 +12,11 @@ from components.tpu_pod import (
     SKIP_AWAIT,
     TpuJobArgs,
     child,
-    container,
     one_job_per_slice,
-    tpu_pod_template,
+    slice_job_spec,
+    tpu_worker,
 )
-from contract.workloads import check_image, check_training, needs_privileged
+from contract.workloads import check_image, check_training
 
 #: Label on every Pod of a TPU job; the anti-affinity between jobs keys on it.
 JOB_LABEL = "gke-tpu/job"
@@ -67,12 +67,9 @@ class TpuTrainingJob(pulumi.ComponentResource):
             ),
             opts=child(self),
         )
-        worker = container(
+        worker = tpu_worker(
             name,
-            args.container,
-            chips=pool.chips_per_node,
-            model=args.model,
-            privileged=needs_privileged(args.cluster_version),
+            args,
             extra_env=[
                 k8s.core.v1.EnvVarArgs(
                     name="TPU_WORKER_HOSTNAMES",
@@ -85,21 +82,12 @@ class TpuTrainingJob(pulumi.ComponentResource):
             metadata=k8s.meta.v1.ObjectMetaArgs(
                 name=name, namespace=args.namespace, labels=labels, annotations=SKIP_AWAIT
             ),
-            spec=k8s.batch.v1.JobSpecArgs(
-                backoff_limit=0,
-                completions=self.workers,
-                parallelism=self.workers,
-                completion_mode="Indexed",
-                template=tpu_pod_template(
-                    pool,
-                    worker,
-                    service_account=args.service_account,
-                    model=args.model,
-                    labels=labels,
-                    restart_policy="Never",
-                    subdomain=service_name,
-                    affinity=one_job_per_slice(JOB_LABEL, name) if args.avoid_deadlock else None,
-                ),
+            spec=slice_job_spec(
+                args,
+                worker,
+                labels=labels,
+                subdomain=service_name,
+                affinity=one_job_per_slice(JOB_LABEL, name) if args.avoid_deadlock else None,
             ),
             opts=child(self, pulumi.ResourceOptions(depends_on=[self.service])),
         )

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from catalog.gke import workload_pool
 from config.cluster import ClusterSpec, zone_region
@@ -49,19 +49,16 @@ class PlatformSpec:
 
 @dataclass(frozen=True)
 class Section:
-    adapter: TypeAdapter[Any]
-    model: type[BaseModel]  # the model whose keys errors are reported against
+    model: type[BaseModel]  # parses the value (or each entry) and names its keys in errors
     required: bool
     each: bool = False  # a list whose entries are parsed one by one
 
 
 # Each project config key and what parses it.
 SECTIONS: dict[str, Section] = {
-    "cluster": Section(TypeAdapter(ClusterSpec), ClusterSpec, required=True),
-    "tpuPools": Section(
-        TypeAdapter(tuple[TpuPoolSpec, ...]), TpuPoolSpec, required=False, each=True
-    ),
-    "modelStorage": Section(TypeAdapter(ModelStorageSpec), ModelStorageSpec, required=False),
+    "cluster": Section(ClusterSpec, required=True),
+    "tpuPools": Section(TpuPoolSpec, required=False, each=True),
+    "modelStorage": Section(ModelStorageSpec, required=False),
 }
 
 
@@ -132,7 +129,7 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
             parsed[key] = entries
             continue
         try:
-            parsed[key] = section.adapter.validate_python(value)
+            parsed[key] = section.model.model_validate(value)
         except ValidationError as error:
             problems.extend(problems_from(error, key, section.model))
 
