@@ -11,8 +11,9 @@ import pulumi_kubernetes as k8s
 from components.errors import InvalidInput
 from config.errors import Problem
 
-#: A JobSet release known to serve `jobset.x-k8s.io/v1alpha2`; pinned, never `latest`.
-DEFAULT_JOBSET_VERSION = "v0.8.0"
+#: A JobSet release serving `jobset.x-k8s.io/v1alpha2`; pinned, never `latest`. The tests check
+#: rendered JobSets against this release's CRD (third_party/jobset).
+DEFAULT_JOBSET_VERSION = "v0.12.0"
 _RELEASE = re.compile(r"^v[0-9]+\.[0-9]+\.[0-9]+$")
 
 
@@ -23,7 +24,7 @@ def jobset_manifest_url(version: str) -> str:
 @dataclass(frozen=True)
 class JobSetInstallArgs:
     version: str = DEFAULT_JOBSET_VERSION
-    """The JobSet release; default v0.8.0."""
+    """The JobSet release; default v0.12.0."""
 
 
 class JobSetInstall(pulumi.ComponentResource):
@@ -43,7 +44,7 @@ class JobSetInstall(pulumi.ComponentResource):
                 [
                     Problem(
                         f"JobSetInstall {name!r}.version",
-                        f"{args.version!r}: pin a release such as 'v0.8.0'",
+                        f"{args.version!r}: pin a release such as 'v0.12.0'",
                     )
                 ]
             )

@@ -6,14 +6,18 @@ import json
 from pathlib import Path
 
 import jsonschema
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = ROOT.parent / "shared" / "schemas" / "pulumi-project.schema.json"
+SCHEMA = ROOT / "third_party" / "pulumi" / "project.schema.json"
 
 
-def test_pulumi_yaml_validates_against_the_project_schema() -> None:
-    project = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())
+@pytest.mark.parametrize(
+    "folder", [ROOT, ROOT / "examples" / "ml-workloads"], ids=["gke-tpu", "app"]
+)
+def test_project_files_validate_against_the_project_schema(folder: Path) -> None:
+    project = yaml.safe_load((folder / "Pulumi.yaml").read_text())
     schema = json.loads(SCHEMA.read_text())
     jsonschema.validate(project, schema, cls=jsonschema.Draft202012Validator)
 

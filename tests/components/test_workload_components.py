@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import jsonschema
 import kubernetes_validate
 import pulumi
 import pytest
@@ -16,6 +17,7 @@ from components.tpu_pod import ContainerSpec, ModelMount
 from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from contract.outputs import PlatformOutputs
+from tests.crd import validate_custom_resource
 from tests.tools.test_manifests import KUBERNETES_VERSION
 from tools.engine import Plan, run_program
 from tools.plan import plan_stack
@@ -59,7 +61,15 @@ def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices() -> None:
         "cloud.google.com/gke-tpu-topology": "4x4x4",
     }
     assert pod["containers"][0]["resources"]["limits"] == {"google.com/tpu": "4"}
-    # The Job each slice runs is a valid batch/v1 Job.
+    # The JobSet fits the schema of the JobSet release the platform installs...
+    validate_custom_resource(jobset.inputs)
+    broken = {
+        **jobset.inputs,
+        "spec": {**jobset.inputs["spec"], "failurePolicy": {"maxRestarts": "x"}},
+    }
+    with pytest.raises(jsonschema.ValidationError):
+        validate_custom_resource(broken)
+    # ...and the Job each slice runs is a valid batch/v1 Job.
     kubernetes_validate.validate(
         {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "llm-slice-0"}, "spec": job},
         KUBERNETES_VERSION,
@@ -71,7 +81,7 @@ def test_jobset_install_applies_a_pinned_release_fetched_by_the_provider() -> No
     plan = _run(lambda: JobSetInstall("jobset", JobSetInstallArgs()) and None)
     config_file = plan.one("kubernetes:yaml/v2:ConfigFile")
     assert config_file.inputs == {
-        "file": "https://github.com/kubernetes-sigs/jobset/releases/download/v0.8.0/manifests.yaml"
+        "file": "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml"
     }
 
 
@@ -185,7 +195,7 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
     (
         "jobset-version",
         lambda: JobSetInstall("j", JobSetInstallArgs(version="latest")),
-        ["JobSetInstall 'j'.version: 'latest': pin a release such as 'v0.8.0'"],
+        ["JobSetInstall 'j'.version: 'latest': pin a release such as 'v0.12.0'"],
     ),
 ]
 
