@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -23,9 +23,8 @@ class ModelVolumesArgs:
     emails: dict[str, pulumi.Input[str]]
     """Google service account email per identity kind (`reader`, `writer`)."""
     provider: k8s.Provider
-    """The cluster's Kubernetes provider."""
-    depends_on: list[pulumi.Resource] = field(default_factory=list)
-    """Node pools: the first `pulumi up` creates no pod-facing object before nodes exist."""
+    """The cluster's Kubernetes provider: every object waits for it, and so for the API server
+    and the CPU pool it depends on."""
 
 
 def persistent_volume_spec(
@@ -57,9 +56,10 @@ class ModelVolumes(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gke-tpu:index:ModelVolumes", name, None, opts)
         plan = args.plan
-        base = pulumi.ResourceOptions(
-            parent=self, provider=args.provider, depends_on=list(args.depends_on)
-        )
+        # Nothing here waits for TPU node pools: these are API objects, which need no TPU
+        # node, and a TPU pool that cannot get capacity (a Spot stockout) must not hold back
+        # the namespace, identities and volumes of every other workload.
+        base = pulumi.ResourceOptions(parent=self, provider=args.provider)
         namespaced = base
         if plan.create_namespace:
             namespace = k8s.core.v1.Namespace(

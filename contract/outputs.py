@@ -28,6 +28,11 @@ def _malformed(path: str, error: Exception) -> Problem:
     return Problem(path, f"is malformed ({error}); see docs/outputs.md")
 
 
+def _whole(number: Any) -> int | None:
+    """Numbers cross stack references as floats (8.0): counts are whole numbers again."""
+    return None if number is None else int(number)
+
+
 @dataclass(frozen=True)
 class TpuPoolRef:
     """One entry of the `tpuPools` output: what a workload needs to schedule on a pool."""
@@ -63,8 +68,8 @@ class TpuPoolRef:
             zone=entry["zone"],
             multi_host=bool(entry["multiHost"]),
             capacity=entry["capacity"],
-            min_nodes=scaling.get("minNodes"),
-            max_nodes=scaling.get("maxNodes"),
+            min_nodes=_whole(scaling.get("minNodes")),
+            max_nodes=_whole(scaling.get("maxNodes")),
             node_selector=dict(entry["nodeSelector"]),
             tolerations=tuple(dict(t) for t in entry["tolerations"]),
         )

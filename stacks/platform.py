@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import pulumi
-
 from components.model_volumes import ModelVolumes, ModelVolumesArgs
 from components.multi_host_tpu_pool import MultiHostTpuPool
 from components.regional_cluster import RegionalCluster, RegionalClusterArgs
@@ -58,9 +56,6 @@ def build_platform(spec: PlatformSpec) -> Platform:
                 project=spec.project, workload_pool=cluster.workload_pool, plan=spec.storage
             ),
         )
-        node_pools: list[pulumi.Resource] = [cluster.cpu_pool]
-        for pool in pools.values():
-            node_pools.extend(pool.node_pools)
         volumes = ModelVolumes(
             f"{cluster_spec.name}-models",
             ModelVolumesArgs(
@@ -68,7 +63,6 @@ def build_platform(spec: PlatformSpec) -> Platform:
                 bucket=storage.bucket_name,
                 emails=dict(storage.emails),
                 provider=cluster.provider,
-                depends_on=node_pools,
             ),
         )
     return Platform(spec=spec, cluster=cluster, tpu_pools=pools, storage=storage, volumes=volumes)

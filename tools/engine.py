@@ -64,6 +64,8 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     stack_urn: str | None = None
+    missing_references: list[str] = field(default_factory=list)
+    """Stacks the program read (StackReference) without outputs given for them."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -201,7 +203,8 @@ def run_program(
     logger.propagate = False
     collector = _WarningCollector()
     logger.addHandler(collector)
-    monitor = RecordingMonitor(FakeCloud(stack_references or {}))
+    cloud = FakeCloud(stack_references or {})
+    monitor = RecordingMonitor(cloud)
     try:
         _configure(monitor, project, stack, logger)
         pulumi.runtime.set_all_config(dict(config), list(secret_keys))
@@ -212,6 +215,17 @@ def run_program(
             _sync_await(run_pulumi_func(lambda: _in_stack(run, roots)))
         except InvalidInput as error:
             plan.errors = [str(p) for p in error.problems]
+        except Exception:
+            if not cloud.missing_references:
+                raise
+        if cloud.missing_references:
+            # Whatever the program did with empty outputs, the cause is the missing reference.
+            plan.missing_references = sorted(set(cloud.missing_references))
+            plan.errors = [
+                f"stack reference {name!r}: no outputs were given for it"
+                for name in plan.missing_references
+            ]
+        if plan.errors:
             plan.warnings = list(collector.messages)
             return plan
         exported: dict[str, Any] = dict(roots[0].outputs)
@@ -241,6 +255,9 @@ def _configure(monitor: RecordingMonitor, project: str, stack: str, logger: logg
         )
     )
     settings.ROOT.set(None)
+    # MockSettings keeps the previous run's set of output tasks: a failed run leaves its failed
+    # tasks there, and the next run would await (and raise) them.
+    settings.SETTINGS.outputs = set()
 
 
 async def _in_stack(run: Callable[[], None], roots: list[Stack]) -> None:

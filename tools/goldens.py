@@ -1,4 +1,4 @@
-"""Golden plans of the checked-in stacks, and the shape of the outputs contract.
+"""Golden plans of the fixture stacks (tests/stacks/), and the shape of the outputs contract.
 
 `make goldens` (python -m tools.goldens) rewrites them; the tests fail on any difference, showing
 it, so every change to what a stack creates or exports is reviewed. A change that breaks the
@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tools.plan import ROOT, plan_stack
+from tools.fixtures import STACKS, platform_plan
+from tools.plan import ROOT
 from tools.render import plan_json
 
 GOLDENS = ROOT / "tests" / "goldens"
-STACKS = ("dev", "prod")
 CONTRACT = GOLDENS / "outputs-contract.json"
 #: Outputs keyed by user-chosen names: their shape is that of one entry.
 MAPS_BY_NAME = ("tpuPools",)
@@ -98,7 +98,7 @@ def render_contract(document: dict[str, Any]) -> str:
 
 def main() -> int:
     GOLDENS.mkdir(parents=True, exist_ok=True)
-    plans = {stack: plan_stack(stack) for stack in STACKS}
+    plans = {stack: platform_plan(stack) for stack in STACKS}
     failed = [stack for stack, plan in plans.items() if plan.errors]
     if failed:
         for stack in failed:

@@ -62,6 +62,17 @@ def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
     return references
 
 
+def reference_hint(name: str) -> str:
+    """How to give the plan the outputs of a stack the program reads."""
+    stack = name.rsplit("/", 1)[-1]
+    return (
+        f"hint: plan the stack {name} first and pass its plan document:\n"
+        f"  python -m tools.plan --stack {stack} --json build/plans/{stack}.json\n"
+        f"  python -m tools.plan ... --stack-reference {name}=build/plans/{stack}.json\n"
+        "(`make plan-workloads STACK=<stack>` does both for examples/ml-workloads)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.plan", description=__doc__)
     parser.add_argument("--stack", required=True, help="stack name; reads Pulumi.<stack>.yaml")
@@ -95,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: the {args.stack!r} stack cannot be planned:", file=sys.stderr)
         for problem in plan.errors:
             print(f"  - {problem}", file=sys.stderr)
+        for name in plan.missing_references:
+            print(reference_hint(name), file=sys.stderr)
         for warning in plan.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         return EXIT_INVALID_CONFIG

@@ -1,7 +1,7 @@
 """Scan the Kubernetes manifests the stacks render with Checkov; fail on unreviewed findings.
 
-`make scan` (python -m tools.security_scan): renders the dev and prod platform manifests and the
-app project's, runs Checkov on them, and fails on any finding that `security/checkov-skips.yaml`
+`make scan` (python -m tools.security_scan): renders the manifests of the fixture stacks
+(tests/stacks/: the dev and prod platform and the app on each), runs Checkov on them, and fails on any finding that `security/checkov-skips.yaml`
 does not list with its reason, and on a listed skip that matches nothing any more.
 """
 
@@ -19,13 +19,12 @@ from typing import Any
 
 import yaml
 
+from tools.fixtures import STACKS, app_plan, platform_plan
 from tools.manifests import write_manifests
-from tools.plan import ROOT, plan_stack
+from tools.plan import ROOT
 
 SKIPS = ROOT / "security" / "checkov-skips.yaml"
 CHECKOV = ROOT / ".tools" / "checkov" / "bin" / "checkov"
-APP = ROOT / "examples" / "ml-workloads"
-APP_REFERENCE = "organization/gke-tpu/dev"
 
 
 @dataclass(frozen=True)
@@ -58,12 +57,10 @@ def read_skips(path: Path = SKIPS) -> list[Skip]:
 
 
 def render(folder: Path) -> None:
-    """The manifests of the platform stacks and of the app planned on the dev platform."""
-    platforms = {stack: plan_stack(stack) for stack in ("dev", "prod")}
-    for stack, plan in platforms.items():
-        write_manifests(plan, folder / stack)
-    app = plan_stack("dev", APP, stack_references={APP_REFERENCE: platforms["dev"].outputs})
-    write_manifests(app, folder / "app")
+    """The manifests of the fixture stacks: each platform stack and the app planned on it."""
+    for stack in STACKS:
+        write_manifests(platform_plan(stack), folder / stack)
+        write_manifests(app_plan(stack), folder / f"app-{stack}")
 
 
 def findings(report: Any) -> list[Finding]:

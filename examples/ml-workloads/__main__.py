@@ -1,6 +1,7 @@
 """ml-workloads: the product document's TPU tutorials on a gke-tpu platform, read through
 its stack outputs (docs/outputs.md in the gke-tpu repository)."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -19,13 +20,23 @@ from config.validation import problems_from
 from contract.outputs import PlatformOutputs
 
 raw = pulumi.Config()
+
+
+def _value(key: str) -> object:
+    """A config value as the stack file wrote it: objects and numbers arrive as JSON text."""
+    text = raw.get(key)
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+keys = ("platformStack", "pools", "images", "servingReplicas")
 try:
     app = AppConfig.model_validate(
-        {
-            "platformStack": raw.get("platformStack"),
-            "pools": raw.get_object("pools"),
-            "images": raw.get_object("images"),
-        }
+        {key: value for key in keys if (value := _value(key)) is not None}
     )
 except ValidationError as error:
     raise InvalidInput(problems_from(error, "", AppConfig)) from None
@@ -41,6 +52,7 @@ async def main() -> dict[str, object]:
             PlatformOutputs.parse(outputs, "platform stack"),
             app.pools.training,
             app.pools.serving,
+            app.serving_replicas,
             {
                 "diffusion": app.images.diffusion,
                 "gpt2": app.images.gpt2,

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, StrictInt
 
 from config.base import Spec
+
+#: The product document's BERT serving tutorial runs three replicas.
+DEFAULT_SERVING_REPLICAS = 3
 
 
 class Pools(Spec):
     training: str
-    """A v5e 4x4 slice of the platform (the training tutorials)."""
+    """A multi-host pool of the platform: each training job runs one worker per VM of a slice."""
     serving: str
-    """A v5e 1x1 single-host pool of the platform (the BERT serving tutorial)."""
+    """A single-host pool of the platform: one BERT server per VM."""
 
 
 class Images(Spec):
@@ -25,3 +28,5 @@ class AppConfig(Spec):
     platform_stack: str = Field(min_length=1)
     pools: Pools
     images: Images
+    serving_replicas: StrictInt = Field(default=DEFAULT_SERVING_REPLICAS, ge=1)
+    """BERT servers, one per VM of the serving pool; default 3."""

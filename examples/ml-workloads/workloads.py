@@ -13,7 +13,7 @@ from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDe
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from config.errors import ConfigError, Problem
 from contract.outputs import PlatformOutputs, TpuPoolRef
-from contract.workloads import check_serving, check_training
+from contract.workloads import check_serving
 
 DIFFUSION_TRAINING = (
     "cd examples/text_to_image\n"
@@ -23,7 +23,7 @@ DIFFUSION_TRAINING = (
     "--max_grad_norm=1 --output_dir=sd-pokemon-model\n"
 )
 GPT2_TRAINING = (
-    "numactl --cpunodebind=0 python3 -u examples/pytorch/xla_spawn.py --num_cores 4 "
+    "numactl --cpunodebind=0 python3 -u examples/pytorch/xla_spawn.py --num_cores {chips} "
     "examples/pytorch/language-modeling/run_clm.py --num_train_epochs 3 --dataset_name wikitext "
     "--dataset_config_name wikitext-2-raw-v1 --per_device_train_batch_size 16 "
     "--per_device_eval_batch_size 16 --do_train --do_eval --output_dir /tmp/test-clm "
@@ -63,15 +63,14 @@ def _required(platform: PlatformOutputs) -> tuple[str, str, str, str, str]:
     return tuple(str(v) for v in values.values())  # type: ignore[return-value]
 
 
-#: What the tutorials need of their pools (the document's shapes).
-TRAINING_NEEDS = {"workers": 4, "chips": None, "topology": "4x4"}
-SERVING_NEEDS = {"replicas": 3, "chips": 1, "topology": "1x1"}
-
-
 def _check_pools(
-    platform: PlatformOutputs, training_name: str, serving_name: str
+    platform: PlatformOutputs, training_name: str, serving_name: str, replicas: int
 ) -> tuple[TpuPoolRef, TpuPoolRef]:
-    """Both pools exist and fit every tutorial, or one error naming the config key of each."""
+    """Both pools exist and fit every tutorial, or one error naming the config key of each.
+
+    The jobs take their shape from the pool (one worker per VM of a slice, every chip of a VM),
+    so any multi-host pool runs the training tutorials and any single-host pool serves.
+    """
     problems: list[Problem] = []
     pools: dict[str, TpuPoolRef] = {}
     for key, name in (("pools.training", training_name), ("pools.serving", serving_name)):
@@ -79,17 +78,23 @@ def _check_pools(
             pools[key] = platform.pool(name, key)
         except ConfigError as error:
             problems.extend(error.problems)
-    if "pools.training" in pools:
-        pool = pools["pools.training"]
+    training = pools.get("pools.training")
+    if training and not training.multi_host:
+        problems.append(
+            Problem(
+                "pools.training",
+                f"{training.name!r} cannot run the training tutorials: it is a single-host "
+                f"{training.topology} pool, and they are multi-host jobs; choose a multi-host pool",
+            )
+        )
+    serving = pools.get("pools.serving")
+    if serving:
         problems += [
-            Problem("pools.training", f"{pool.name!r} cannot run the training tutorials: {p}")
-            for p in check_training(pool, **TRAINING_NEEDS)
-        ]
-    if "pools.serving" in pools:
-        pool = pools["pools.serving"]
-        problems += [
-            Problem("pools.serving", f"{pool.name!r} cannot run BERT serving: {p}")
-            for p in check_serving(pool, **SERVING_NEEDS)
+            Problem(
+                "servingReplicas" if p.path == "replicas" else "pools.serving",
+                f"{serving.name!r} cannot run BERT serving: {p.message}",
+            )
+            for p in check_serving(serving, replicas=replicas, chips=None, topology=None)
         ]
     if problems:
         raise InvalidInput(problems)
@@ -100,11 +105,12 @@ def build_workloads(
     platform: PlatformOutputs,
     training_pool: str,
     serving_pool: str,
+    serving_replicas: int,
     images: dict[str, str],
     opts: pulumi.ResourceOptions,
 ) -> Workloads:
     namespace, reader, claim, writer, writer_claim = _required(platform)
-    training, serving = _check_pools(platform, training_pool, serving_pool)
+    training, serving = _check_pools(platform, training_pool, serving_pool, serving_replicas)
     models = ModelMount(claim=claim, mount_path="/models/")
 
     diffusion = TpuTrainingJob(
@@ -113,8 +119,6 @@ def build_workloads(
             pool=training,
             namespace=namespace,
             service_account=reader,
-            topology="4x4",
-            workers=4,
             container=ContainerSpec(
                 image=images["diffusion"], command=("bash", "-c", DIFFUSION_TRAINING)
             ),
@@ -127,11 +131,10 @@ def build_workloads(
             pool=training,
             namespace=namespace,
             service_account=reader,
-            topology="4x4",
-            workers=4,
             container=ContainerSpec(
                 image=images["gpt2"],
-                command=("bash", "-c", GPT2_TRAINING),
+                # xla_spawn starts one process per TPU chip of the worker's VM.
+                command=("bash", "-c", GPT2_TRAINING.format(chips=training.chips_per_node)),
                 env={"PJRT_DEVICE": "TPU_C_API", "XLA_USE_BF16": "1"},
                 ports=(8479, 8478, 8477, 8476, 8431),
             ),
@@ -145,9 +148,7 @@ def build_workloads(
             namespace=namespace,
             service_account=reader,
             model=models,
-            replicas=3,
-            topology="1x1",
-            chips=1,
+            replicas=serving_replicas,
             service_ports=(8500, 8501),
             health_port=8501,
             container=ContainerSpec(

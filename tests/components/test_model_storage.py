@@ -8,6 +8,7 @@ import pytest
 
 from tests.conftest import BASE_CLUSTER, PlanRunner
 from tools.engine import Plan
+from tools.fixtures import platform_plan
 
 BUCKET = "gcp:storage/bucket:Bucket"
 BUCKET_IAM = "gcp:storage/bucketIAMMember:BucketIAMMember"
@@ -125,18 +126,19 @@ def test_read_only_gcs_fuse_volume_bound_to_its_claim(run_plan: PlanRunner) -> N
     assert plan.outputs["modelBucket"] == "tpu-test-models"
 
 
-def test_kubernetes_objects_use_the_cluster_provider_and_wait_for_every_node_pool(
-    run_plan: PlanRunner,
-) -> None:
+def test_kubernetes_objects_wait_for_what_they_need_and_no_tpu_pool(run_plan: PlanRunner) -> None:
     plan = _plan(run_plan)
     provider = plan.one("pulumi:providers:kubernetes")
-    pools = {r.urn for r in plan.of_type(NODE_POOL)}
-    assert len(pools) == 3  # cpu, slice, one
-    for type_ in (NAMESPACE, KSA, PV, PVC):
-        resource = plan.one(type_)
+    # The provider waits for the CPU pool; a TPU pool short of capacity holds nothing back.
+    assert plan.one(NODE_POOL, "tpu-test-cpu").urn in provider.dependencies
+    namespace, ksa, pv, pvc = (plan.one(t) for t in (NAMESPACE, KSA, PV, PVC))
+    account = plan.one(ACCOUNT, "tpu-test-models-reader")
+    for resource in (namespace, ksa, pv, pvc):
         assert resource.provider == provider.urn
-        assert pools <= set(resource.dependencies), type_
-    assert plan.one(NAMESPACE).urn in plan.one(KSA).dependencies
+    assert namespace.dependencies == ()
+    assert set(ksa.dependencies) == {namespace.urn, account.urn}
+    assert set(pv.dependencies) == {plan.one(BUCKET).urn}
+    assert set(pvc.dependencies) == {namespace.urn, pv.urn}
 
 
 def test_writer_identity_gets_object_admin_and_a_read_write_volume(run_plan: PlanRunner) -> None:
@@ -180,9 +182,7 @@ def test_existing_namespace_and_service_account_are_annotated_not_created(
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
 def test_no_project_level_iam_beyond_the_node_service_account(stack: str) -> None:
-    from tools.plan import plan_stack
-
-    plan = plan_stack(stack)
+    plan = platform_plan(stack)
     project_grants = plan.of_type(PROJECT_IAM)
     # Logging and monitoring roles exist only at project level; they go to the nodes' account.
     nodes = f"serviceAccount:tpu-{stack}-nodes@gke-tpu-{stack}.iam.gserviceaccount.com"

@@ -20,9 +20,9 @@ from contract.outputs import PlatformOutputs
 from tests.crd import validate_custom_resource
 from tests.tools.test_manifests import KUBERNETES_VERSION
 from tools.engine import Plan, run_program
-from tools.plan import plan_stack
+from tools.fixtures import platform_plan
 
-PROD = PlatformOutputs.parse(plan_stack("prod").outputs)
+PROD = PlatformOutputs.parse(platform_plan("prod").outputs)
 TRAIN = PROD.pool("v5p-train")  # two v5p 4x4x4 slices of 16 VMs
 SERVE = PROD.pool("v6e-serve")  # single-host v6e 2x2, up to 8 VMs
 IMAGE = ContainerSpec(image="us-docker.pkg.dev/p/train/jax:2026.11.0")

@@ -1,4 +1,5 @@
-"""The app project: the product document's tutorials, planned offline from the dev platform."""
+"""The app project: the product document's tutorials, planned offline from the platform's fixture
+stacks (tests/stacks/ml-workloads/ on tests/stacks/)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import yaml
 
 from tools.engine import Plan, RecordedResource
 from tools.manifests import manifests, write_manifests
+from tools.fixtures import APP, app_plan, app_reference, fixture_file, platform_plan
 from tools.plan import ROOT, main, plan_stack
 
-APP = ROOT / "examples" / "ml-workloads"
-REFERENCE = "organization/gke-tpu/dev"
+REFERENCE = app_reference("dev")
+APP_DEV = fixture_file("dev", APP)
 JOB = "kubernetes:batch/v1:Job"
 SERVICE = "kubernetes:core/v1:Service"
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
@@ -27,12 +29,12 @@ V5E_4X4 = {
 
 @pytest.fixture(scope="module")
 def platform() -> Plan:
-    return plan_stack("dev")
+    return platform_plan("dev")
 
 
 @pytest.fixture(scope="module")
-def app(platform: Plan) -> Plan:
-    plan = plan_stack("dev", APP, stack_references={REFERENCE: platform.outputs})
+def app() -> Plan:
+    plan = app_plan("dev")
     assert plan.errors == []
     return plan
 
@@ -214,9 +216,7 @@ def test_app_plan_cli_with_a_pool_typo_exits_2(
     reference = tmp_path / "dev.json"
     reference.write_text(json.dumps({"outputs": platform.outputs, "errors": []}))
     stack = tmp_path / "Pulumi.typo.yaml"
-    text = (
-        (APP / "Pulumi.dev.yaml").read_text().replace("training: v5e-train", "training: v5e-trian")
-    )
+    text = APP_DEV.read_text().replace("training: v5e-train", "training: v5e-trian")
     stack.write_text(text)
     code = main(
         [
@@ -233,7 +233,7 @@ def test_app_plan_cli_with_a_pool_typo_exits_2(
 
 def test_app_refuses_a_platform_of_another_contract_version(platform: Plan) -> None:
     outputs = {**platform.outputs, "outputsVersion": 2}
-    plan = plan_stack("dev", APP, stack_references={REFERENCE: outputs})
+    plan = plan_stack("dev", APP, APP_DEV, stack_references={REFERENCE: outputs})
     assert plan.resources == []
     assert plan.errors == [
         "platform stack.outputsVersion: 2 is not supported; this code reads outputs version 1 "
@@ -242,36 +242,91 @@ def test_app_refuses_a_platform_of_another_contract_version(platform: Plan) -> N
 
 
 def test_make_plan_workloads_reference_matches_the_app_stack_file() -> None:
-    config = yaml.safe_load((APP / "Pulumi.dev.yaml").read_text())["config"]
+    config = yaml.safe_load(APP_DEV.read_text())["config"]
     assert config["ml-workloads:platformStack"] == REFERENCE
     assert "APP_REFERENCE := organization/gke-tpu/$(STACK)" in (ROOT / "Makefile").read_text()
 
 
-def test_swapped_pools_are_reported_together_against_the_config_keys(platform: Plan) -> None:
-    config = (APP / "Pulumi.dev.yaml").read_text()
+def test_swapped_pools_are_reported_together_against_the_config_keys(
+    platform: Plan, tmp_path: Path
+) -> None:
+    config = APP_DEV.read_text()
     swapped = (
         config.replace("training: v5e-train", "training: X")
         .replace("serving: v5e-serve", "serving: v5e-train")
         .replace("training: X", "training: v5e-serve")
     )
-    path = APP.parent / "swapped.yaml"
-    try:
-        path.write_text(swapped)
-        plan = plan_stack(
-            "dev", APP, config_file=path, stack_references={REFERENCE: platform.outputs}
-        )
-    finally:
-        path.unlink()
+    path = tmp_path / "Pulumi.swapped.yaml"
+    path.write_text(swapped)
+    plan = plan_stack("dev", APP, config_file=path, stack_references={REFERENCE: platform.outputs})
     assert plan.resources == []
     assert plan.errors == [
-        "pools.training: 'v5e-serve' cannot run the training tutorials: topology: '4x4' is not "
-        "the topology of pool 'v5e-serve' (1x1); choose a pool of that topology",
-        "pools.training: 'v5e-serve' cannot run the training tutorials: workers: 4 workers do not "
-        "fit pool 'v5e-serve': a 1x1 slice has 1 VM and runs exactly one worker on each",
-        "pools.serving: 'v5e-train' cannot run BERT serving: chips: 1 chips do not fit pool "
-        "'v5e-train': a Pod takes all 4 chips of one ct5lp-hightpu-4t VM",
-        "pools.serving: 'v5e-train' cannot run BERT serving: topology: '1x1' is not the topology "
-        "of pool 'v5e-train' (4x4); choose a pool of that topology",
-        "pools.serving: 'v5e-train' cannot run BERT serving: pool: 'v5e-train' is a multi-host "
-        "slice; a serving Deployment needs a single-host pool (one replica per VM)",
+        "pools.training: 'v5e-serve' cannot run the training tutorials: it is a single-host 1x1 "
+        "pool, and they are multi-host jobs; choose a multi-host pool",
+        "pools.serving: 'v5e-train' cannot run BERT serving: 'v5e-train' is a multi-host slice; "
+        "a serving Deployment needs a single-host pool (one replica per VM)",
     ]
+
+
+def test_prod_app_trains_on_both_v5p_slices_and_serves_on_v6e() -> None:
+    plan = app_plan("prod")
+    assert plan.errors == []
+    v5p = {
+        "cloud.google.com/gke-tpu-accelerator": "tpu-v5p-slice",
+        "cloud.google.com/gke-tpu-topology": "4x4x4",
+    }
+    for name in ("tpu-job-diffusion", "tpu-job-gpt"):
+        job = plan.one(JOB, name)
+        spec = job.inputs["spec"]
+        # A 4x4x4 slice is 16 VMs of 4 chips: one worker on each.
+        assert (spec["completions"], spec["parallelism"]) == (16, 16)
+        assert _pod(job)["nodeSelector"] == v5p
+        (container,) = _pod(job)["containers"]
+        assert container["resources"]["limits"] == {"google.com/tpu": "4"}
+    (gpt,) = _pod(plan.one(JOB, "tpu-job-gpt"))["containers"]
+    assert "xla_spawn.py --num_cores 4 " in gpt["command"][2]
+    deployment = plan.one(DEPLOYMENT, "bert-deployment").inputs["spec"]
+    assert deployment["replicas"] == 2
+    pod = deployment["template"]["spec"]
+    assert pod["nodeSelector"] == {
+        "cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice",
+        "cloud.google.com/gke-tpu-topology": "2x2",
+    }
+    assert pod["containers"][0]["resources"]["limits"] == {"google.com/tpu": "4"}
+
+
+def test_more_serving_replicas_than_the_pool_has_vms_is_the_apps_config_error(
+    tmp_path: Path,
+) -> None:
+    stack = tmp_path / "Pulumi.big.yaml"
+    stack.write_text(
+        fixture_file("prod", APP).read_text().replace("servingReplicas: 2", "servingReplicas: 9")
+    )
+    plan = plan_stack(
+        "big",
+        APP,
+        config_file=stack,
+        stack_references={app_reference("prod"): platform_plan("prod").outputs},
+    )
+    assert plan.resources == []
+    assert plan.errors == [
+        "servingReplicas: 'v6e-serve' cannot run BERT serving: 9 replicas do not fit pool "
+        "'v6e-serve': one replica takes a whole VM and the pool has at most 8"
+    ]
+
+
+def test_app_plan_without_the_platform_plan_is_one_clear_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["--project-dir", str(APP), "--stack", "dev", "--config-file", str(APP_DEV)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err == (
+        "error: the 'dev' stack cannot be planned:\n"
+        "  - stack reference 'organization/gke-tpu/dev': no outputs were given for it\n"
+        "hint: plan the stack organization/gke-tpu/dev first and pass its plan document:\n"
+        "  python -m tools.plan --stack dev --json build/plans/dev.json\n"
+        "  python -m tools.plan ... --stack-reference organization/gke-tpu/dev=build/plans/dev.json\n"
+        "(`make plan-workloads STACK=<stack>` does both for examples/ml-workloads)\n"
+    )

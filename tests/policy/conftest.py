@@ -27,7 +27,7 @@ from pulumi_policy import (
 from pulumi_policy.proxy import unknown_checking_proxy
 
 from tools.engine import Plan, RecordedResource, run_program
-from tools.plan import plan_stack
+from tools.fixtures import STACKS, platform_plan
 
 DELETE = object()  # a change that removes the property
 DIGEST = "sha256:" + "0123456789abcdef" * 4
@@ -114,7 +114,7 @@ def changed(
 @pytest.fixture(scope="session")
 def plans() -> dict[str, Plan]:
     """The offline plans of the real stacks."""
-    found = {stack: plan_stack(stack) for stack in ("dev", "prod")}
+    found = {stack: platform_plan(stack) for stack in STACKS}
     for stack, plan in found.items():
         assert plan.errors == [], f"{stack}: {plan.errors}"
     return found

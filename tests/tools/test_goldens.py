@@ -7,9 +7,9 @@ import json
 import pytest
 
 from stacks.platform import OUTPUTS_VERSION
+from tools.fixtures import STACKS, platform_plan
 from tools.goldens import (
     CONTRACT,
-    STACKS,
     breaking_changes,
     contract,
     diff,
@@ -17,7 +17,6 @@ from tools.goldens import (
     render_contract,
     shape,
 )
-from tools.plan import plan_stack
 from tools.render import plan_json
 
 HINT = "If the change is intended, run `make goldens` and review the diff in the commit."
@@ -25,13 +24,13 @@ HINT = "If the change is intended, run `make goldens` and review the diff in the
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_plan_matches_its_golden(stack: str) -> None:
-    actual = plan_json(plan_stack(stack))
+    actual = plan_json(platform_plan(stack))
     expected = golden_path(stack).read_text()
     assert actual == expected, f"{HINT}\n{diff(expected, actual, golden_path(stack).name)}"
 
 
 def test_outputs_contract_matches_its_golden() -> None:
-    actual = render_contract(contract(*(plan_stack(s).outputs for s in STACKS)))
+    actual = render_contract(contract(*(platform_plan(s).outputs for s in STACKS)))
     expected = CONTRACT.read_text()
     assert actual == expected, f"{HINT}\n{diff(expected, actual, CONTRACT.name)}"
     assert json.loads(expected)["outputsVersion"] == OUTPUTS_VERSION

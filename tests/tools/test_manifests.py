@@ -8,26 +8,24 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
+from tools.fixtures import STACKS, app_plan, platform_plan
 from tools.manifests import manifests
-from tools.plan import ROOT, plan_stack
 
 #: A GKE version the platform supports; the schemas ship with kubernetes-validate.
 KUBERNETES_VERSION = "1.34.0"
-APP = ROOT / "examples" / "ml-workloads"
 
 
 def _rendered() -> list[tuple[str, dict[str, Any]]]:
     documents = []
-    for stack in ("dev", "prod"):
-        platform = plan_stack(stack)
+    for stack in STACKS:
         documents += [
-            (f"{stack}/{d['kind']}/{d['metadata']['name']}", d) for d in manifests(platform)
+            (f"{stack}/{d['kind']}/{d['metadata']['name']}", d)
+            for d in manifests(platform_plan(stack))
         ]
-        if stack == "dev":
-            app = plan_stack(
-                stack, APP, stack_references={"organization/gke-tpu/dev": platform.outputs}
-            )
-            documents += [(f"app/{d['kind']}/{d['metadata']['name']}", d) for d in manifests(app)]
+        documents += [
+            (f"app-{stack}/{d['kind']}/{d['metadata']['name']}", d)
+            for d in manifests(app_plan(stack))
+        ]
     return documents
 
 
@@ -39,8 +37,10 @@ def test_every_stack_renders_manifests() -> None:
     assert {
         "dev/PersistentVolume",
         "prod/PersistentVolumeClaim",
-        "app/Job",
-        "app/Deployment",
+        "app-dev/Job",
+        "app-dev/Deployment",
+        "app-prod/Job",
+        "app-prod/Deployment",
     } <= kinds
 
 

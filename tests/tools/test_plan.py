@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from tools.fixtures import fixture_file
 from tools.plan import ROOT, main
+
+DEV = str(fixture_file("dev"))
 
 DOCUMENT_KEYS = {"project", "stack", "resources", "outputs", "warnings", "errors"}
 RESOURCE_KEYS = {
@@ -23,7 +26,7 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 def test_dev_plan_document_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "plan.json"
-    assert main(["--stack", "dev", "--json", str(out)]) == 0
+    assert main(["--stack", "dev", "--config-file", DEV, "--json", str(out)]) == 0
     document = json.loads(out.read_text())
     assert set(document) == DOCUMENT_KEYS
     assert (document["project"], document["stack"]) == ("gke-tpu", "dev")
@@ -45,8 +48,8 @@ def test_dev_plan_document_contract(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_two_runs_give_byte_identical_json(tmp_path: Path) -> None:
     first, second = tmp_path / "a.json", tmp_path / "b.json"
-    assert main(["--stack", "dev", "--json", str(first)]) == 0
-    assert main(["--stack", "dev", "--json", str(second)]) == 0
+    assert main(["--stack", "dev", "--config-file", DEV, "--json", str(first)]) == 0
+    assert main(["--stack", "dev", "--config-file", DEV, "--json", str(second)]) == 0
     assert first.read_bytes() == second.read_bytes()
 
 

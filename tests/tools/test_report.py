@@ -7,18 +7,19 @@ from pathlib import Path
 import pytest
 
 from tools.engine import Plan
+from tools.fixtures import fixture_file, platform_plan
 from tools.plan import main, plan_stack
 from tools.report import Need, plan_markdown, quota_needs, vcpus_of
 
 
 @pytest.fixture(scope="module")
 def dev() -> Plan:
-    return plan_stack("dev")
+    return platform_plan("dev")
 
 
 @pytest.fixture(scope="module")
 def prod() -> Plan:
-    return plan_stack("prod")
+    return platform_plan("prod")
 
 
 def test_dev_quota_needs(dev: Plan) -> None:
@@ -83,8 +84,9 @@ def test_warnings_come_first(dev: Plan) -> None:
 
 def test_markdown_flag_writes_the_report(tmp_path: Path) -> None:
     out = tmp_path / "reports" / "dev.md"
-    assert main(["--stack", "dev", "--markdown", str(out)]) == 0
-    assert out.read_text() == plan_markdown(plan_stack("dev"))
+    dev = fixture_file("dev")
+    assert main(["--stack", "dev", "--config-file", str(dev), "--markdown", str(out)]) == 0
+    assert out.read_text() == plan_markdown(platform_plan("dev"))
 
 
 @pytest.mark.parametrize(
