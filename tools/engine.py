@@ -210,8 +210,8 @@ def run_program(
         pulumi.runtime.set_all_config(dict(config), list(secret_keys))
         plan = Plan(project=project, stack=stack)
         run = program if callable(program) else lambda: _run_path(program)
+        roots: list[Stack] = []
         try:
-            roots: list[Stack] = []
             _sync_await(run_pulumi_func(lambda: _in_stack(run, roots)))
         except InvalidInput as error:
             plan.errors = [str(p) for p in error.problems]
@@ -257,7 +257,7 @@ def _configure(monitor: RecordingMonitor, project: str, stack: str, logger: logg
     settings.ROOT.set(None)
     # MockSettings keeps the previous run's set of output tasks: a failed run leaves its failed
     # tasks there, and the next run would await (and raise) them.
-    settings.SETTINGS.outputs = set()
+    settings.SETTINGS.outputs = set()  # pyright: ignore[reportAttributeAccessIssue]
 
 
 async def _in_stack(run: Callable[[], None], roots: list[Stack]) -> None:

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from tools.engine import Plan, RecordedResource
-from tools.manifests import manifests, write_manifests
 from tools.fixtures import APP, app_plan, app_reference, fixture_file, platform_plan
+from tools.manifests import manifests, write_manifests
 from tools.plan import ROOT, main, plan_stack
 
 REFERENCE = app_reference("dev")
