@@ -7,7 +7,7 @@ VENV := venv
 PY := $(VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help plan plan-workloads report test lint typecheck pytest scan bench goldens clean
+.PHONY: help plan plan-workloads report test lint typecheck pytest scan bench goldens docs clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
@@ -16,6 +16,7 @@ help:
 	@echo "make test              lint, type check, tests and the security scan"
 	@echo "make bench             scale figures of the offline plan"
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
+	@echo "make docs              rewrite the generated parts of README.md and docs/"
 
 $(VENV)/.runtime: requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is required")'
@@ -68,6 +69,9 @@ test: lint typecheck scan pytest
 
 goldens: $(VENV)/.runtime
 	$(PY) -m tools.goldens
+
+docs: $(VENV)/.runtime
+	$(PY) -m tools.docs
 
 bench: $(VENV)/.runtime
 	$(PY) bench/plan_scale.py

@@ -16,6 +16,29 @@ from config.errors import ConfigError, Problem, did_you_mean
 #: The contract version this code reads.
 SUPPORTED_OUTPUTS_VERSION = 1
 
+#: Every output of the contract and what it means (docs/outputs.md is generated from this).
+OUTPUT_MEANINGS: dict[str, str] = {
+    "outputsVersion": "Version of this contract. Check it before reading anything else.",
+    "project": "Google Cloud project id.",
+    "region": "Region of the cluster and its node pools.",
+    "clusterName": "GKE cluster name.",
+    "clusterEndpoint": "Control plane IP.",
+    "kubeconfig": "Secret. A kubeconfig authenticating with `gke-gcloud-auth-plugin`; no static "
+    "credentials.",
+    "workloadPool": "The Workload Identity pool.",
+    "tpuPools": "TPU pools by configured name (see below).",
+    "modelBucket": "The model bucket; `null` without `modelStorage`.",
+    "modelServiceAccount": "Google service account the reader ServiceAccount acts as (a role on "
+    "the bucket only).",
+    "kubernetesNamespace": "Namespace of the model ServiceAccounts and claims.",
+    "kubernetesServiceAccount": "ServiceAccount for pods that read models.",
+    "modelVolumeClaim": "ReadOnlyMany GCS FUSE claim on the bucket.",
+    "modelWriterServiceAccount": "Only with `modelStorage.writer.enabled`: the writer's Google "
+    "service account.",
+    "kubernetesWriterServiceAccount": "Only with the writer: ServiceAccount for conversion jobs.",
+    "modelWriterVolumeClaim": "Only with the writer: ReadWriteMany claim on the bucket.",
+}
+
 
 def _malformed(path: str, error: Exception) -> Problem:
     """A platform output that does not follow the contract it claims."""

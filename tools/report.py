@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catalog import machine_type as tpu_machine_type
+from catalog.services import deployer_roles, required_apis
 from config.cluster import DEFAULT_BOOT_DISK_GB
 from tools.engine import Plan, RecordedResource
 
@@ -290,10 +291,29 @@ def _lifecycle(plan: Plan) -> list[str]:
     ]
 
 
+def _before_up(plan: Plan) -> list[str]:
+    types = [r.type for r in plan.resources]
+    apis = " ".join(required_apis(types))
+    roles = ", ".join(f"`{role}`" for role in sorted(deployer_roles(types)))
+    return [
+        "## Before `pulumi up`",
+        "",
+        f"APIs: `gcloud services enable --project {_project(plan)} {apis}`",
+        "",
+        f"Deployer roles: {roles} (README.md says what each is for).",
+        "",
+    ]
+
+
+def _project(plan: Plan) -> str:
+    project = plan.outputs.get("project")
+    return project if isinstance(project, str) else "<project-id>"
+
+
 def plan_markdown(plan: Plan) -> str:
     lines = [f"# Plan of stack `{plan.stack}` ({plan.project})", ""]
     if plan.warnings:
         lines += ["> [!WARNING]", *(f"> - {w}" for w in plan.warnings), ""]
     lines += [f"{len(plan.resources)} resources to create (offline plan, fake cloud values).", ""]
-    lines += _summary(plan) + _diagram(plan) + _quotas(plan) + _lifecycle(plan)
+    lines += _summary(plan) + _diagram(plan) + _quotas(plan) + _lifecycle(plan) + _before_up(plan)
     return "\n".join(lines)

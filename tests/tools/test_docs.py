@@ -1,0 +1,98 @@
+"""Generated docs are current, and the deploy checklist's APIs follow from what stacks create."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from catalog.services import MODULES, deployer_roles, module_of, required_apis
+from tests.conftest import PlanRunner
+from tools.docs import FILES, regenerate, stale_files
+from tools.engine import Plan
+from tools.fixtures import STACKS, platform_plan
+from tools.plan import ROOT
+from tools.report import plan_markdown
+
+
+def test_generated_parts_are_current() -> None:
+    assert stale_files() == [], "run `make docs` and commit the result"
+
+
+def test_every_file_has_its_parts() -> None:
+    text = "".join(path.read_text() for path in FILES)
+    parts = re.findall(r"<!-- generated: ([a-z-]+) -->", text)
+    assert sorted(parts) == sorted(
+        ["outputs-summary", "outputs-table", "pool-entry", "enable-apis", "deployer-roles"]
+    )
+    with pytest.raises(KeyError):
+        regenerate("<!-- generated: nothing -->\n<!-- end: nothing -->")
+
+
+@pytest.fixture
+def tpu7x(run_plan: PlanRunner) -> Plan:
+    """A stack with every kind of Google Cloud resource the fixtures lack: a tpu7x slice."""
+    plan = run_plan(
+        cluster={"name": "tpu-7x", "region": "us-central1"},
+        tpuPools=[{"name": "ironwood", "tpu": "tpu7x", "topology": "2x2x2"}],
+    )
+    assert plan.errors == []
+    return plan
+
+
+def _readme_apis() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    block = text.split("gcloud services enable --project <project-id> \\\n", 1)[1]
+    return re.findall(r"^    ([a-z.]+)", block.split("```", 1)[0], re.M)
+
+
+def test_readme_enables_exactly_the_apis_the_stacks_resources_need(tpu7x: Plan) -> None:
+    plans = [platform_plan(stack) for stack in STACKS] + [tpu7x]
+    needed = sorted(
+        {api for plan in plans for api in required_apis(r.type for r in plan.resources)}
+    )
+    assert _readme_apis() == needed
+    # No module in the catalog that no stack uses, and none a stack uses outside it.
+    used = {module_of(r.type) for plan in plans for r in plan.resources} - {None}
+    assert used == set(MODULES)
+
+
+def test_the_service_ids_of_each_api_the_issue_lists() -> None:
+    assert set(_readme_apis()) >= {
+        "container.googleapis.com",
+        "compute.googleapis.com",
+        "iam.googleapis.com",
+        "iamcredentials.googleapis.com",
+        "cloudresourcemanager.googleapis.com",
+        "storage.googleapis.com",
+    }
+
+
+def test_an_unknown_module_is_an_error_not_a_gap() -> None:
+    with pytest.raises(KeyError, match=r"catalog/services\.py"):
+        required_apis(["gcp:kms/cryptoKey:CryptoKey"])
+    assert required_apis(["kubernetes:core/v1:Namespace"]) == sorted(
+        ["iamcredentials.googleapis.com", "artifactregistry.googleapis.com"]
+    )
+
+
+def test_the_report_names_the_apis_and_roles_of_its_own_stack(tpu7x: Plan) -> None:
+    report = plan_markdown(platform_plan("dev"))
+    assert (
+        "APIs: `gcloud services enable --project gke-tpu-dev artifactregistry.googleapis.com "
+        "cloudresourcemanager.googleapis.com compute.googleapis.com container.googleapis.com "
+        "iam.googleapis.com iamcredentials.googleapis.com storage.googleapis.com`"
+    ) in report
+    assert "`roles/compute.admin`" not in report  # dev has no tpu7x workload policy
+    assert "`roles/compute.admin`" in plan_markdown(tpu7x)
+    assert set(deployer_roles(r.type for r in tpu7x.resources)) >= {"roles/compute.admin"}
+
+
+def test_outputs_examples_are_the_dev_goldens() -> None:
+    outputs = platform_plan("dev").outputs
+    docs = (ROOT / "docs" / "outputs.md").read_text()
+    assert f'| `clusterEndpoint` | `"{outputs["clusterEndpoint"]}"` |' in docs
+    assert f'"topology": "{outputs["tpuPools"]["v5e-train"]["topology"]}"' in docs
+    readme = (ROOT / "README.md").read_text()
+    assert f'| `region` | `"{outputs["region"]}"` |' in readme
+    assert "| `modelWriterServiceAccount` |" in readme
