@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 #: Google's least-privilege role for node service accounts (logging, monitoring, metadata,
 #: autoscaling metrics), plus image pulls from Artifact Registry. Both exist only at project
 #: level: the only project roles the platform grants.
@@ -16,3 +18,21 @@ RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 def workload_pool(project: str) -> str:
     """The Workload Identity pool of a project's clusters."""
     return f"{project}.svc.id.goog"
+
+
+# GKE cluster and node pool names: a lowercase letter, then lowercase letters, digits and hyphens,
+# not ending with a hyphen, 40 characters at most.
+GKE_NAME_MAX = 40
+_GKE_NAME = re.compile(r"^[a-z]([a-z0-9-]*[a-z0-9])?$")
+
+
+def gke_name_problem(name: str, max_length: int = GKE_NAME_MAX) -> str | None:
+    """Why GKE would reject `name` as a cluster or node pool name, or None when it is fine."""
+    if len(name) > max_length:
+        return f"is {len(name)} characters long; at most {max_length} are allowed"
+    if not _GKE_NAME.match(name):
+        return (
+            "must start with a lowercase letter, contain only lowercase letters, digits and "
+            "hyphens, and not end with a hyphen"
+        )
+    return None

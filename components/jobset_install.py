@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.errors import InvalidInput
-from config.errors import Problem
+from problems import Problem
+from problems.pulumi import reject
 
 #: A JobSet release serving `jobset.x-k8s.io/v1alpha2`; pinned, never `latest`. The tests check
 #: rendered JobSets against this release's CRD (third_party/jobset).
@@ -40,13 +40,9 @@ class JobSetInstall(pulumi.ComponentResource):
         self, name: str, args: JobSetInstallArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         if not _RELEASE.match(args.version):
-            raise InvalidInput(
-                [
-                    Problem(
-                        f"JobSetInstall {name!r}.version",
-                        f"{args.version!r}: pin a release such as 'v0.12.0'",
-                    )
-                ]
+            reject(
+                [Problem("version", f"{args.version!r}: pin a release such as 'v0.12.0'")],
+                f"JobSetInstall {name!r}",
             )
         super().__init__("gke-tpu:index:JobSetInstall", name, None, opts)
         self.manifest = k8s.yaml.v2.ConfigFile(

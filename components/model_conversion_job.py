@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.errors import reject
 from components.regional_cluster import CPU_POOL_NAME
 from components.tpu_pod import (
     NODE_POOL_LABEL,
@@ -20,8 +19,9 @@ from components.tpu_pod import (
     model_volumes,
     pod_annotations,
 )
-from config.errors import Problem
 from contract.workloads import check_image
+from problems import Problem
+from problems.pulumi import reject
 
 #: Conversion holds a model in memory: most of a 16 GB CPU node, and a hard memory ceiling.
 CONVERSION_RESOURCES = k8s.core.v1.ResourceRequirementsArgs(
@@ -56,7 +56,10 @@ class ModelConversionJob(pulumi.ComponentResource):
             problems.append(
                 Problem("model.read_only", "true: a conversion job writes; mount the writer claim")
             )
-        reject(f"ModelConversionJob {name!r}", problems)
+        reject(
+            problems,
+            f"ModelConversionJob {name!r}",
+        )
         super().__init__("gke-tpu:index:ModelConversionJob", name, None, opts)
         spec = ContainerSpec(
             image=args.container.image,

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.errors import reject
 from components.jobset_install import JobSetInstall
 from components.tpu_pod import (
     NODE_POOL_LABEL,
@@ -18,6 +17,7 @@ from components.tpu_pod import (
     tpu_worker,
 )
 from contract.workloads import check_image, check_multislice
+from problems.pulumi import reject
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 #: JobSet places each child Job alone on one node pool, that is on one slice.
@@ -48,9 +48,9 @@ class MultisliceJobSet(pulumi.ComponentResource):
     ) -> None:
         pool = args.pool
         reject(
-            f"MultisliceJobSet {name!r}",
             check_image("container.image", args.container.image)
             + check_multislice(pool, slices=args.slices, chips=args.chips, topology=args.topology),
+            f"MultisliceJobSet {name!r}",
         )
         super().__init__("gke-tpu:index:MultisliceJobSet", name, None, opts)
         self.slices = args.slices or pool.slices

@@ -9,7 +9,6 @@ from typing import Literal
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.errors import reject
 from components.tpu_pod import (
     ContainerSpec,
     ModelMount,
@@ -25,6 +24,7 @@ from contract.workloads import (
     default_replicas,
     needs_privileged,
 )
+from problems.pulumi import reject
 
 
 @dataclass(frozen=True)
@@ -67,10 +67,10 @@ class TpuServingDeployment(pulumi.ComponentResource):
         pool = args.pool
         ports = list(args.service_ports or args.container.ports)
         reject(
-            f"TpuServingDeployment {name!r}",
             check_image("container.image", args.container.image)
             + check_serving(pool, replicas=args.replicas, chips=args.chips, topology=args.topology)
             + check_service_ports(ports),
+            f"TpuServingDeployment {name!r}",
         )
         super().__init__("gke-tpu:index:TpuServingDeployment", name, None, opts)
         self.replicas = args.replicas or default_replicas(pool)

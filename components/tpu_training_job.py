@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.errors import reject
 from components.tpu_pod import (
     SKIP_AWAIT,
     TpuJobArgs,
@@ -17,6 +16,7 @@ from components.tpu_pod import (
     tpu_worker,
 )
 from contract.workloads import check_image, check_training
+from problems.pulumi import reject
 
 #: Label on every Pod of a TPU job; the anti-affinity between jobs keys on it.
 JOB_LABEL = "gke-tpu/job"
@@ -51,9 +51,9 @@ class TpuTrainingJob(pulumi.ComponentResource):
     ) -> None:
         pool = args.pool
         reject(
-            f"TpuTrainingJob {name!r}",
             check_image("container.image", args.container.image)
             + check_training(pool, workers=args.workers, chips=args.chips, topology=args.topology),
+            f"TpuTrainingJob {name!r}",
         )
         super().__init__("gke-tpu:index:TpuTrainingJob", name, None, opts)
         self.workers = pool.nodes_per_slice

@@ -9,7 +9,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, StrictBool, StrictInt
 
 from catalog import is_version
-from config.base import Spec, gke_name_problem
+from catalog.gke import gke_name_problem
+from problems.models import Spec
 
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "NONE"]
 ExclusionScope = Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"]

@@ -13,11 +13,11 @@ from pydantic import BaseModel, ValidationError
 
 from catalog.gke import workload_pool
 from config.cluster import ClusterSpec, zone_region
-from config.errors import ConfigError, Problem, did_you_mean, show
 from config.storage import ModelStorageSpec, StoragePlan, check_model_storage, plan_model_storage
 from config.tpu_plan import TpuPoolPlan, check_tpu_pools, maintenance_warnings, plan_tpu_pools
 from config.tpu_pools import TpuPoolSpec
-from config.validation import problems_from
+from problems import ConfigError, Problem, did_you_mean, show
+from problems.models import problems_from
 
 NAMESPACE = "gke-tpu"
 PROJECT_KEY = "gcp:project"

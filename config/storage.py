@@ -9,8 +9,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, StrictBool
 
-from config.base import Spec
-from config.errors import Problem
+from problems import Problem
+from problems.models import Spec
 
 StorageClass = Literal["STANDARD", "NEARLINE", "COLDLINE", "ARCHIVE"]
 #: Roles that act on objects of one bucket; anything broader is not offered.

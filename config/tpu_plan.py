@@ -27,11 +27,10 @@ from catalog import (
     topologies_for,
     version_at_least,
 )
-from catalog.gke import RESERVATION_KEY
-from config.base import gke_name_problem
+from catalog.gke import RESERVATION_KEY, gke_name_problem
 from config.cluster import ClusterSpec, zone_region
-from config.errors import Problem, did_you_mean
 from config.tpu_pools import Autoscaling, TpuPoolSpec
+from problems import Problem, did_you_mean
 
 #: The CPU pool's name: TPU pools cannot take it.
 RESERVED_POOL_NAMES = frozenset({"cpu"})

@@ -7,8 +7,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StrictBool, StrictInt
 
-from config.base import Spec
 from config.cluster import Zone
+from problems.models import Spec
 
 #: One slice per entry unless said otherwise; more slices make a multislice set.
 DEFAULT_SLICES = 1

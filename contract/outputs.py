@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from config.errors import ConfigError, Problem, did_you_mean
+from problems import ConfigError, Problem, did_you_mean
 
 #: The contract version this code reads.
 SUPPORTED_OUTPUTS_VERSION = 1

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from catalog import version_at_least
-from config.errors import Problem
 from contract.outputs import TpuPoolRef
+from problems import Problem
 
 #: The TPU runtime's ports: VM-to-VM traffic of a slice, and TPU metrics. Never for a Service.
 TPU_RUNTIME_PORTS = (8471, 8431)

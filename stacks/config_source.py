@@ -5,9 +5,8 @@ from __future__ import annotations
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from components.errors import InvalidInput
-from config.errors import ConfigError
 from config.platform import NAMESPACE, PROJECT_KEY, PlatformSpec, load_platform
+from problems.pulumi import reported
 
 
 def _config_values() -> dict[str, str]:
@@ -24,10 +23,8 @@ def _config_values() -> dict[str, str]:
 
 def read_platform_config() -> PlatformSpec:
     """The parsed stack config; warnings go to Pulumi's warning channel."""
-    try:
+    with reported():
         spec = load_platform(_config_values())
-    except ConfigError as error:
-        raise InvalidInput(error.problems, str(error)) from None
     for warning in spec.warnings:
         pulumi.log.warn(warning)
     return spec

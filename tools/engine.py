@@ -22,7 +22,7 @@ from pulumi.runtime import mocks, rpc, settings
 from pulumi.runtime.stack import Stack, run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from components.errors import InvalidInput
+from problems.pulumi import InvalidInput
 from tools.fake_cloud import FakeCloud
 
 SECRET = "[secret]"

@@ -14,10 +14,9 @@ from app_config import AppConfig
 from pydantic import ValidationError
 from workloads import build_workloads
 
-from components.errors import InvalidInput
-from config.errors import ConfigError
-from config.validation import problems_from
 from contract.outputs import PlatformOutputs
+from problems.models import problems_from
+from problems.pulumi import reject, reported
 
 raw = pulumi.Config()
 
@@ -39,7 +38,8 @@ try:
         {key: value for key in keys if (value := _value(key)) is not None}
     )
 except ValidationError as error:
-    raise InvalidInput(problems_from(error, "", AppConfig)) from None
+    reject(problems_from(error, "", AppConfig))
+    raise
 
 platform_stack = pulumi.StackReference(app.platform_stack)
 provider = k8s.Provider("platform", kubeconfig=platform_stack.get_output("kubeconfig"))
@@ -47,7 +47,7 @@ provider = k8s.Provider("platform", kubeconfig=platform_stack.get_output("kubeco
 
 async def main() -> dict[str, object]:
     outputs = await platform_stack.outputs.future() or {}
-    try:
+    with reported():
         workloads = build_workloads(
             PlatformOutputs.parse(outputs, "platform stack"),
             app.pools.training,
@@ -61,8 +61,6 @@ async def main() -> dict[str, object]:
             },
             pulumi.ResourceOptions(provider=provider),
         )
-    except ConfigError as error:
-        raise InvalidInput(error.problems) from None
     return {
         "trainingJobs": [workloads.diffusion.job.metadata.name, workloads.gpt2.job.metadata.name],
         "servingService": workloads.bert.service.metadata.name,

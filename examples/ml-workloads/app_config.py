@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, StrictInt
 
-from config.base import Spec
+from problems.models import Spec
 
 #: The product document's BERT serving tutorial runs three replicas.
 DEFAULT_SERVING_REPLICAS = 3

@@ -6,14 +6,14 @@ from dataclasses import dataclass
 
 import pulumi
 
-from components.errors import InvalidInput
 from components.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
 from components.tpu_pod import ContainerSpec, ModelMount
 from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
-from config.errors import ConfigError, Problem
 from contract.outputs import PlatformOutputs, TpuPoolRef
 from contract.workloads import check_serving
+from problems import ConfigError, Problem
+from problems.pulumi import reject
 
 DIFFUSION_TRAINING = (
     "cd examples/text_to_image\n"
@@ -50,16 +50,15 @@ def _required(platform: PlatformOutputs) -> tuple[str, str, str, str, str]:
         "modelWriterVolumeClaim": platform.model_writer_claim,
     }
     missing = [key for key, value in values.items() if not value]
-    if missing:
-        raise InvalidInput(
-            [
-                Problem(
-                    f"platform stack.{key}",
-                    "is not set: enable gke-tpu:modelStorage (with writer.enabled) on the platform",
-                )
-                for key in missing
-            ]
-        )
+    reject(
+        [
+            Problem(
+                f"platform stack.{key}",
+                "is not set: enable gke-tpu:modelStorage (with writer.enabled) on the platform",
+            )
+            for key in missing
+        ]
+    )
     return tuple(str(v) for v in values.values())  # type: ignore[return-value]
 
 
@@ -96,8 +95,7 @@ def _check_pools(
             )
             for p in check_serving(serving, replicas=replicas, chips=None, topology=None)
         ]
-    if problems:
-        raise InvalidInput(problems)
+    reject(problems)
     return pools["pools.training"], pools["pools.serving"]
 
 

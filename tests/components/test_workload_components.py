@@ -9,7 +9,6 @@ import kubernetes_validate
 import pulumi
 import pytest
 
-from components.errors import InvalidInput
 from components.jobset_install import JobSetInstall, JobSetInstallArgs
 from components.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
 from components.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
@@ -17,6 +16,7 @@ from components.tpu_pod import ContainerSpec, ModelMount
 from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from contract.outputs import PlatformOutputs
+from problems.pulumi import InvalidInput
 from tests.crd import validate_custom_resource
 from tests.tools.test_manifests import KUBERNETES_VERSION
 from tools.engine import Plan, run_program

@@ -13,8 +13,8 @@ from config.cluster import (
     DEFAULT_RELEASE_CHANNEL,
     ClusterSpec,
 )
-from config.errors import ConfigError
 from config.platform import load_platform
+from problems import ConfigError
 
 CLUSTER = {"name": "tpu-dev", "region": "us-central2"}
 

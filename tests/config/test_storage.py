@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from config.errors import ConfigError
 from config.platform import load_platform
 from config.storage import DEFAULT_MOUNT_OPTIONS, bucket_name_problem
+from problems import ConfigError
 from tools.plan import main
 
 CLUSTER = {"name": "tpu-dev", "region": "us-east5"}

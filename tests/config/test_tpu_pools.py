@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from config.errors import ConfigError
 from config.platform import PlatformSpec, load_platform
 from config.tpu_plan import TpuPoolPlan
+from problems import ConfigError
 
 ALLOWED_KEYS = (
     "Allowed keys: name, tpu, topology, machineType, zone, allowUndocumentedZone, reservation, "

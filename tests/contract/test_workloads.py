@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from config.errors import ConfigError
 from contract.outputs import PlatformOutputs, TpuPoolRef
 from contract.workloads import (
     check_multislice,
@@ -14,6 +13,7 @@ from contract.workloads import (
     image_problem,
     needs_privileged,
 )
+from problems import ConfigError
 
 _ENTRY = {
     "nodePools": ["t"], "generation": "v5e", "machineType": "ct5lp-hightpu-4t", "topology": "4x4",

@@ -1,13 +1,27 @@
-"""pydantic's validation errors as config problems: path, value, and what is allowed."""
+"""Config models: the base every model shares, and pydantic's errors as problems (path, value,
+what is allowed)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
 
-from config.errors import Problem, did_you_mean, join_path, show
+from problems import Problem, did_you_mean, join_path, show
+
+
+class Spec(BaseModel):
+    """The base of every config model: frozen, camelCase keys as users write them, no unknown
+    keys."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        alias_generator=to_camel,
+        populate_by_name=True,
+    )
 
 
 def _model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:
