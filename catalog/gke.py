@@ -11,6 +11,11 @@ NODE_SERVICE_ACCOUNT_ROLES = (
     "roles/container.defaultNodeServiceAccount",
     "roles/artifactregistry.reader",
 )
+#: The CPU node pool every cluster has (GKE Standard needs a non-TPU pool): TPU pools cannot
+#: take its name.
+CPU_POOL_NAME = "cpu"
+#: GKE's boot disk size of a node when its pool sets none.
+GKE_DEFAULT_BOOT_DISK_GB = 100
 #: The reservation affinity key of a SPECIFIC reservation: the only affinity TPUs support.
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 

@@ -21,6 +21,10 @@ ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
 TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 
 MULTISLICE_MIN_VERSION_STANDARD = "1.27.4-gke.900"  # [MS]
+#: From GKE 1.28, TPU containers need no privileged mode [SEED].
+UNPRIVILEGED_TPU_VERSION = "1.28"
+#: The TPU runtime's ports: VM-to-VM traffic of a slice, and TPU metrics [SEED].
+TPU_RUNTIME_PORTS = (8471, 8431)
 MULTISLICE_MIN_VERSION_AUTOPILOT = "1.29.2-gke.1521000"  # [MS]
 
 
@@ -57,6 +61,9 @@ class Generation:
     topologies: tuple[str, ...]  # every valid shape, by chip count then dimensions
     multi_host_machine_type: str  # the machine type that multi-host slices are built from
     tpu_type_prefix: str  # "v4" in "v4-8": see tpu_type_name
+    # Multi-host slices are placed by a HIGH_THROUGHPUT workload policy (a Compute Engine
+    # resource policy) that holds the topology [IRONWOOD][XPK]; others by COMPACT placement.
+    workload_policy_placement: bool = False
 
     def __post_init__(self) -> None:
         names = [machine.name for machine in self.machine_types]
@@ -235,6 +242,7 @@ _TPU7X = Generation(
     topologies=_by_size(_shapes_3d(_TPU7X_LARGEST)),
     multi_host_machine_type="tpu7x-standard-4t",
     tpu_type_prefix="tpu7x",
+    workload_policy_placement=True,
 )
 
 GENERATIONS: Mapping[str, Generation] = MappingProxyType(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.regional_cluster import CPU_POOL_NAME
+from catalog.gke import CPU_POOL_NAME
 from components.tpu_pod import (
     NODE_POOL_LABEL,
     POD_SECURITY,

@@ -8,13 +8,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_gcp import container, projects, serviceaccount
 
-from catalog.gke import NODE_SERVICE_ACCOUNT_ROLES, workload_pool
+from catalog.gke import CPU_POOL_NAME, NODE_SERVICE_ACCOUNT_ROLES, workload_pool
 from components.kubeconfig import gke_kubeconfig
 from config.cluster import ClusterSpec, MaintenanceExclusion
 
 #: Access is governed by IAM, not by legacy access scopes.
 NODE_OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
-CPU_POOL_NAME = "cpu"
 OPTIMIZE_UTILIZATION = "OPTIMIZE_UTILIZATION"
 
 

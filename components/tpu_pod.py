@@ -8,14 +8,12 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_kubernetes as k8s
 
-from catalog import TPU_RESOURCE
+from catalog import TPU_RESOURCE, TPU_RUNTIME_PORTS
 from contract.outputs import TpuPoolRef
-from contract.workloads import TPU_RUNTIME_PORTS, needs_privileged
+from contract.workloads import needs_privileged
 
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
-#: Port on which TPU VMs of a slice talk to each other, and the TPU metrics port.
-TPU_PORTS = TPU_RUNTIME_PORTS
 MODEL_VOLUME = "models"
 #: Jobs run for hours: `pulumi up` creates them and does not wait for them to complete (the
 #: provider's default await would fail the update after 10 minutes).
@@ -40,7 +38,7 @@ class ContainerSpec:
     command: Sequence[str] = ()
     args: Sequence[str] = ()
     env: Mapping[str, str] = field(default_factory=dict)
-    ports: Sequence[int] = TPU_PORTS
+    ports: Sequence[int] = TPU_RUNTIME_PORTS
     """Container ports; default the TPU ports 8471 and 8431."""
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, StrictBool, StrictInt
 
 from catalog import is_version
-from catalog.gke import gke_name_problem
+from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, gke_name_problem
 from problems.models import Spec
 
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "NONE"]
@@ -21,7 +21,8 @@ DEFAULT_RELEASE_CHANNEL: ReleaseChannel = "RAPID"
 #: 4 vCPU and 16 GB: enough for system pods and for model conversion jobs.
 DEFAULT_CPU_MACHINE_TYPE = "e2-standard-4"
 DEFAULT_CPU_NODES_PER_ZONE = 1
-DEFAULT_BOOT_DISK_GB = 100
+#: GKE's own default.
+DEFAULT_BOOT_DISK_GB = GKE_DEFAULT_BOOT_DISK_GB
 DEFAULT_BOOT_DISK_TYPE: DiskType = "pd-balanced"
 DEFAULT_EXCLUSION_SCOPE: ExclusionScope = "NO_MINOR_OR_NODE_UPGRADES"
 

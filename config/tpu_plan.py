@@ -27,13 +27,11 @@ from catalog import (
     topologies_for,
     version_at_least,
 )
-from catalog.gke import RESERVATION_KEY, gke_name_problem
+from catalog.gke import CPU_POOL_NAME, RESERVATION_KEY, gke_name_problem
 from config.cluster import ClusterSpec, zone_region
 from config.tpu_pools import Autoscaling, TpuPoolSpec
 from problems import Problem, did_you_mean
 
-#: The CPU pool's name: TPU pools cannot take it.
-RESERVED_POOL_NAMES = frozenset({"cpu"})
 _CAPACITY_KEYS = ("reservation", "spot", "flexStart", "queuedProvisioning")
 
 
@@ -77,7 +75,7 @@ class TpuPoolPlan:
     @property
     def uses_workload_policy(self) -> bool:
         """tpu7x multi-host slices are placed by a HIGH_THROUGHPUT workload policy."""
-        return self.multi_host and self.generation.name == "tpu7x"
+        return self.multi_host and self.generation.workload_policy_placement
 
     @property
     def reservation_affinity(self) -> tuple[str, str | None, tuple[str, ...]] | None:
@@ -401,7 +399,7 @@ def _check_names(pools: Sequence[tuple[int, TpuPoolSpec]], problems: list[Proble
             shown = f"{pool.name!r}" if bad[0] == pool.name else f"{pool.name!r} (as {bad[0]!r})"
             problems.append(Problem(path, f"{shown}: {bad[1]}"))
             continue
-        reserved = next((n for n in names if n in RESERVED_POOL_NAMES), None)
+        reserved = next((n for n in names if n == CPU_POOL_NAME), None)
         if reserved:
             problems.append(Problem(path, f"{reserved!r} is the CPU pool's name; choose another"))
         for name in names:

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import re
 
-from catalog import version_at_least
+from catalog import TPU_RUNTIME_PORTS, UNPRIVILEGED_TPU_VERSION, version_at_least
 from contract.outputs import TpuPoolRef
 from problems import Problem
-
-#: The TPU runtime's ports: VM-to-VM traffic of a slice, and TPU metrics. Never for a Service.
-TPU_RUNTIME_PORTS = (8471, 8431)
-#: From GKE 1.28, TPU containers need no privileged mode.
-UNPRIVILEGED_TPU_VERSION = "1.28"
 
 _SHA256_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 

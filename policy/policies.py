@@ -21,6 +21,7 @@ from pulumi_policy import (
 )
 
 from catalog import (
+    UNPRIVILEGED_TPU_VERSION,
     Generation,
     MachineType,
     is_version,
@@ -29,27 +30,20 @@ from catalog import (
     topologies_for,
     version_at_least,
 )
-from catalog.gke import NODE_SERVICE_ACCOUNT_ROLES as GKE_NODE_ROLES
-from catalog.gke import RESERVATION_KEY
-from contract.workloads import UNPRIVILEGED_TPU_VERSION
+from catalog.gke import NODE_SERVICE_ACCOUNT_ROLES, RESERVATION_KEY
+from catalog.tokens import (
+    BUCKET,
+    CLUSTER,
+    NODE_POOL,
+    PROJECT_IAM_BINDING,
+    PROJECT_IAM_MEMBER,
+    PROJECT_IAM_POLICY,
+)
+from contract.workloads import unpinned_reason
 from policy.props import get, items, shown, stack_of
-from policy.workloads import WORKLOAD_TYPES, containers, unpinned_reason
+from policy.workloads import WORKLOAD_TYPES, containers
 
-PROJECT_IAM_MEMBER = "gcp:projects/iAMMember:IAMMember"
-PROJECT_IAM_BINDING = "gcp:projects/iAMBinding:IAMBinding"
-PROJECT_IAM_POLICY = "gcp:projects/iAMPolicy:IAMPolicy"
-BUCKET = "gcp:storage/bucket:Bucket"
-NODE_POOL = "gcp:container/nodePool:NodePool"
-CLUSTER = "gcp:container/cluster:Cluster"
-
-#: The only roles a project may grant: the GKE node service account's (see the policy).
-NODE_SERVICE_ACCOUNT_ROLES = frozenset(GKE_NODE_ROLES)
 SERVICE_ACCOUNT_MEMBER_PREFIX = "serviceAccount:"
-RESERVATION_NAME_KEY = RESERVATION_KEY
-#: The generation whose multi-host pools may take their topology from a workload policy.
-WORKLOAD_POLICY_GENERATION = "tpu7x"
-#: Clusters at this GKE version or newer run no privileged containers (TPU containers need none).
-PRIVILEGED_REFUSED_FROM = UNPRIVILEGED_TPU_VERSION
 #: Stacks whose name starts with this are production stacks.
 PROD_STACK_PREFIX = "prod"
 
@@ -162,7 +156,7 @@ def tpu_placement_problems(props: Mapping[str, Any]) -> list[str]:
     generation, machine = tpu
     topology = get(props, "placementPolicy.tpuTopology")
     policy_name = get(props, "placementPolicy.policyName")
-    if policy_name and generation.name == WORKLOAD_POLICY_GENERATION:
+    if policy_name and generation.workload_policy_placement:
         if topology is None:
             return []
         return [
@@ -215,10 +209,10 @@ def reservation_problems(props: Mapping[str, Any]) -> list[str]:
             " that the nodes use that reservation and nothing else"
         )
     key = get(props, "nodeConfig.reservationAffinity.key")
-    if key != RESERVATION_NAME_KEY:
+    if key != RESERVATION_KEY:
         problems.append(
             f"nodeConfig.reservationAffinity.key is {shown(key)}: set it to"
-            f' "{RESERVATION_NAME_KEY}", the key whose values name reservations'
+            f' "{RESERVATION_KEY}", the key whose values name reservations'
         )
     return problems
 
@@ -234,7 +228,7 @@ def privileged_refusal_reason(resources: Sequence[PolicyResource]) -> str | None
     newer: every GKE release channel is far past 1.28. So does a version GKE resolves itself
     ("latest", "-").
     """
-    newer = f"GKE {PRIVILEGED_REFUSED_FROM} or newer"
+    newer = f"GKE {UNPRIVILEGED_TPU_VERSION} or newer"
     clusters = [r for r in resources if r.resource_type == CLUSTER]
     if not clusters:
         return f"this stack has no GKE cluster, so its workloads count as running on {newer}"
@@ -244,7 +238,7 @@ def privileged_refusal_reason(resources: Sequence[PolicyResource]) -> str | None
             why = "minMasterVersion unset: it follows a release channel"
         elif not isinstance(version, str) or not is_version(version):
             why = f"minMasterVersion {shown(version)}, which GKE resolves to a current release"
-        elif version_at_least(version, PRIVILEGED_REFUSED_FROM):
+        elif version_at_least(version, UNPRIVILEGED_TPU_VERSION):
             why = f"minMasterVersion {version}"
         else:
             continue
@@ -367,7 +361,7 @@ tpu_slice_placement = _resource_policy(
 specific_reservation_affinity = _resource_policy(
     "specific-reservation-affinity",
     "A node pool that names a reservation consumes exactly that one: SPECIFIC_RESERVATION with"
-    f" the key {RESERVATION_NAME_KEY}.",
+    f" the key {RESERVATION_KEY}.",
     (NODE_POOL,),
     lambda args: reservation_problems(args.props),
 )

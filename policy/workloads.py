@@ -9,12 +9,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from contract.workloads import unpinned_reason
+from catalog.tokens import JOBSET
 from policy.props import get, items
-
-__all__ = ["JOBSET", "WORKLOAD_TYPES", "containers", "unpinned_reason"]
-
-JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 
 #: Where each workload type keeps its one Pod spec. JobSet keeps one per replicated job.
 POD_SPEC_PATHS: Mapping[str, str] = {

@@ -22,11 +22,11 @@ from pulumi.runtime import mocks, rpc, settings
 from pulumi.runtime.stack import Stack, run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
+from catalog.tokens import STACK
 from problems.pulumi import InvalidInput
 from tools.fake_cloud import FakeCloud
 
 SECRET = "[secret]"
-STACK_TYPE = "pulumi:pulumi:Stack"
 
 
 @dataclass(frozen=True)
@@ -138,13 +138,13 @@ class RecordingMonitor(mocks.MockMonitor):
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         # Like the real engine, and unlike the stock mock, the stack does not prefix child types.
-        if parent and parent.split("::")[2] == STACK_TYPE:
+        if parent and parent.split("::")[2] == STACK:
             parent = ""
         return super().make_urn(parent, type_, name)
 
     def RegisterResource(self, request: Any) -> Any:
         response = super().RegisterResource(request)
-        if request.type == STACK_TYPE:
+        if request.type == STACK:
             self.stack_urn = response.urn
             return response
         if any(r.urn == response.urn for r in self.recorded):

@@ -12,8 +12,9 @@ from typing import Any
 
 import pulumi
 
+from catalog.tokens import BUCKET, CLUSTER, SERVICE_ACCOUNT, STACK_REFERENCE
+
 FAKE_ENDPOINT = "203.0.113.10"
-STACK_REFERENCE = "pulumi:pulumi:StackReference"
 FAKE_CA_CERTIFICATE = base64.b64encode(b"FAKE CA CERTIFICATE (offline plan)").decode()
 
 
@@ -42,9 +43,9 @@ def _bucket(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
 
 # Computed outputs by type token; the resource's `name` is always filled.
 _COMPUTED = {
-    "gcp:container/cluster:Cluster": _cluster,
-    "gcp:serviceaccount/account:Account": _service_account,
-    "gcp:storage/bucket:Bucket": _bucket,
+    CLUSTER: _cluster,
+    SERVICE_ACCOUNT: _service_account,
+    BUCKET: _bucket,
 }
 
 

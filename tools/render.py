@@ -6,6 +6,7 @@ import json
 from collections import Counter, defaultdict
 from typing import Any
 
+from catalog.tokens import STACK
 from tools.engine import Plan, RecordedResource
 
 
@@ -35,7 +36,7 @@ def plan_text(plan: Plan) -> str:
     if plan.warnings:
         lines.append("")
     children = _children(plan)
-    rows: list[tuple[str, str]] = [("pulumi:pulumi:Stack", f"{plan.project}-{plan.stack}")]
+    rows: list[tuple[str, str]] = [(STACK, f"{plan.project}-{plan.stack}")]
 
     def walk(parent: str | None, prefix: str) -> None:
         siblings = children.get(parent, [])

@@ -7,17 +7,19 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalog import machine_type as tpu_machine_type
+from catalog import machine_type
+from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB
 from catalog.services import deployer_roles, required_apis
-from config.cluster import DEFAULT_BOOT_DISK_GB
+from catalog.tokens import (
+    BUCKET,
+    BUCKET_IAM_MEMBER,
+    CLUSTER,
+    NODE_POOL,
+    SERVICE_ACCOUNT,
+    SERVICE_ACCOUNT_IAM_MEMBER,
+)
 from tools.engine import Plan, RecordedResource
 
-NODE_POOL = "gcp:container/nodePool:NodePool"
-CLUSTER = "gcp:container/cluster:Cluster"
-BUCKET = "gcp:storage/bucket:Bucket"
-BUCKET_IAM = "gcp:storage/bucketIAMMember:BucketIAMMember"
-SA_IAM = "gcp:serviceaccount/iAMMember:IAMMember"
-ACCOUNT = "gcp:serviceaccount/account:Account"
 #: Zones GKE spreads a regional node pool over when it names none.
 DEFAULT_REGIONAL_ZONES = 3
 #: Boot disk types that count against the Persistent Disk SSD quota.
@@ -66,7 +68,7 @@ def pool_capacity(pool: RecordedResource) -> PoolCapacity:
         max_nodes = inputs["nodeCount"] * zone_count
     else:
         max_nodes = inputs.get("initialNodeCount", 0) * zone_count
-    tpu = tpu_machine_type(config.get("machineType", ""))
+    tpu = machine_type(config.get("machineType", ""))
     affinity = config.get("reservationAffinity") or {}
     reservation = (
         affinity["values"][0]
@@ -77,7 +79,7 @@ def pool_capacity(pool: RecordedResource) -> PoolCapacity:
         name=inputs.get("name", pool.name),
         zones=zones,
         max_nodes=int(max_nodes),
-        disk_gb=int(config.get("diskSizeGb", DEFAULT_BOOT_DISK_GB)),
+        disk_gb=int(config.get("diskSizeGb", GKE_DEFAULT_BOOT_DISK_GB)),
         ssd=config.get("diskType") in SSD_DISK_TYPES,
         machine=config.get("machineType", ""),
         tpu_generation=tpu[0].name if tpu else None,
@@ -191,8 +193,8 @@ def _diagram(plan: Plan) -> list[str]:
         lines.append(f"  cluster --> {group}")
     for bucket in plan.of_type(BUCKET):
         lines.append(f'  {_id("bucket_" + bucket.name)}[("gs://{bucket.inputs["name"]}")]')
-    accounts = {a.urn: a for a in plan.of_type(ACCOUNT)}
-    for grant in plan.of_type(BUCKET_IAM):
+    accounts = {a.urn: a for a in plan.of_type(SERVICE_ACCOUNT)}
+    for grant in plan.of_type(BUCKET_IAM_MEMBER):
         account = next((accounts[d] for d in grant.dependencies if d in accounts), None)
         bucket = next((b for b in plan.of_type(BUCKET) if b.urn in grant.dependencies), None)
         if account and bucket:
@@ -201,7 +203,7 @@ def _diagram(plan: Plan) -> list[str]:
             lines.append(
                 f"  {_id('gsa_' + account.name)} -- {role} --> {_id('bucket_' + bucket.name)}"
             )
-    for binding in plan.of_type(SA_IAM):
+    for binding in plan.of_type(SERVICE_ACCOUNT_IAM_MEMBER):
         account = next((accounts[d] for d in binding.dependencies if d in accounts), None)
         member = re.search(r"\[(.+)\]", binding.inputs.get("member", ""))
         if account and member:
@@ -223,7 +225,7 @@ def _quotas(plan: Plan) -> list[str]:
         "## Quota needs",
         "",
         "At the most every node can exist: autoscaling maximums and every slice count. "
-        f"Boot disks are {DEFAULT_BOOT_DISK_GB} GB per node unless configured; a regional pool "
+        f"Boot disks are {GKE_DEFAULT_BOOT_DISK_GB} GB per node unless configured; a regional pool "
         f"without zones is counted over {DEFAULT_REGIONAL_ZONES} zones GKE picks.",
         "",
         header,

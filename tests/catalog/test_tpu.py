@@ -371,3 +371,8 @@ def test_tpu_type_name(generation: str, topology: str, name: str) -> None:
 def test_tpu_type_name_rejects_invalid_shape() -> None:
     with pytest.raises(ValueError):
         tpu_type_name(GENERATIONS["v4"], "4x8x4")
+
+
+def test_only_tpu7x_slices_are_placed_by_a_workload_policy() -> None:
+    placed = [g.name for g in GENERATIONS.values() if g.workload_policy_placement]
+    assert placed == ["tpu7x"]

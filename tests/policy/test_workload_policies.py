@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from catalog.tokens import JOBSET
+from contract.workloads import unpinned_reason
 from policy.policies import CLUSTER, no_privileged_containers, pinned_container_images
-from policy.workloads import JOBSET, unpinned_reason
 from tests.policy.conftest import DELETE, DIGEST, changed, stack_violations, violations
 from tools.engine import Plan
 

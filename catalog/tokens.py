@@ -1,0 +1,21 @@
+"""Type tokens of the resources the program registers and the tools read, each defined once.
+
+Pure data: the program, the report, the fake cloud and the guardrails match resources by these.
+"""
+
+from __future__ import annotations
+
+CLUSTER = "gcp:container/cluster:Cluster"
+NODE_POOL = "gcp:container/nodePool:NodePool"
+RESOURCE_POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
+SERVICE_ACCOUNT = "gcp:serviceaccount/account:Account"
+SERVICE_ACCOUNT_IAM_MEMBER = "gcp:serviceaccount/iAMMember:IAMMember"
+PROJECT_IAM_MEMBER = "gcp:projects/iAMMember:IAMMember"
+PROJECT_IAM_BINDING = "gcp:projects/iAMBinding:IAMBinding"
+PROJECT_IAM_POLICY = "gcp:projects/iAMPolicy:IAMPolicy"
+BUCKET = "gcp:storage/bucket:Bucket"
+BUCKET_IAM_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
+KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
+JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
+STACK = "pulumi:pulumi:Stack"
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
