@@ -8,12 +8,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from catalog.gke import CPU_POOL_NAME
-from components.tpu_pod import (
+from components.args import ContainerSpec, ModelMount
+from components.internal.jobs import SKIP_AWAIT
+from components.internal.pods import (
     NODE_POOL_LABEL,
     POD_SECURITY,
-    SKIP_AWAIT,
-    ContainerSpec,
-    ModelMount,
     child,
     container,
     model_volumes,

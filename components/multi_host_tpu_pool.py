@@ -5,7 +5,8 @@ from __future__ import annotations
 import pulumi
 from pulumi_gcp import compute, container
 
-from components.tpu_node_pool import TpuPoolArgs, TpuPoolOutputs, tpu_node_pools
+from components.args import TpuPoolArgs
+from components.internal.node_pools import TpuPoolComponent
 
 
 def workload_policy_name(cluster_name: str, pool_name: str) -> str:
@@ -13,11 +14,12 @@ def workload_policy_name(cluster_name: str, pool_name: str) -> str:
     return f"{cluster_name}-{pool_name}-ht"[:63].rstrip("-")
 
 
-class MultiHostTpuPool(pulumi.ComponentResource, TpuPoolOutputs):
+class MultiHostTpuPool(TpuPoolComponent):
     """Multi-host TPU slices: compact placement in one zone, node count from the catalog.
 
-    A slice is atomic and immutable: any change replaces it, and a replacement deletes the old
-    slice first, since its fixed name (and an exactly sized reservation) cannot hold two.
+    A slice is atomic: the plan's lifecycle replaces it where GKE cannot change it in place,
+    deleting the old slice first, since its fixed name (and an exactly sized reservation)
+    cannot hold two.
     """
 
     def __init__(
@@ -28,7 +30,7 @@ class MultiHostTpuPool(pulumi.ComponentResource, TpuPoolOutputs):
         placement = container.NodePoolPlacementPolicyArgs(
             type="COMPACT", tpu_topology=plan.topology
         )
-        if plan.uses_workload_policy:
+        if plan.workload_policy:
             policy = compute.ResourcePolicy(
                 f"{name}-placement",
                 project=args.project,
@@ -42,11 +44,4 @@ class MultiHostTpuPool(pulumi.ComponentResource, TpuPoolOutputs):
             placement = container.NodePoolPlacementPolicyArgs(
                 type="COMPACT", policy_name=policy.name
             )
-
-        self.node_pools = tpu_node_pools(
-            args,
-            self,
-            placement,
-            pulumi.ResourceOptions(delete_before_replace=True, replace_on_changes=["*"]),
-        )
-        self._expose(self, plan)
+        self._create_node_pools(args, placement)

@@ -7,15 +7,10 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
+from components.args import TpuJobArgs
+from components.internal.jobs import SKIP_AWAIT, slice_job_spec, tpu_worker
+from components.internal.pods import NODE_POOL_LABEL, child
 from components.jobset_install import JobSetInstall
-from components.tpu_pod import (
-    NODE_POOL_LABEL,
-    SKIP_AWAIT,
-    TpuJobArgs,
-    child,
-    slice_job_spec,
-    tpu_worker,
-)
 from contract.workloads import check_image, check_multislice
 from problems.pulumi import reject
 

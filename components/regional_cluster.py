@@ -109,7 +109,7 @@ class RegionalCluster(pulumi.ComponentResource):
             for role in NODE_SERVICE_ACCOUNT_ROLES
         ]
 
-        pool = workload_pool(project)
+        identity_pool = workload_pool(project)
         self.cluster = container.Cluster(
             name,
             project=project,
@@ -142,7 +142,7 @@ class RegionalCluster(pulumi.ComponentResource):
                 )
             ),
             workload_identity_config=container.ClusterWorkloadIdentityConfigArgs(
-                workload_pool=pool
+                workload_pool=identity_pool
             ),
             addons_config=container.ClusterAddonsConfigArgs(
                 gcs_fuse_csi_driver_config=container.ClusterAddonsConfigGcsFuseCsiDriverConfigArgs(
@@ -159,19 +159,19 @@ class RegionalCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["nodeConfig"]),
         )
 
-        pool = spec.cpu_pool
+        cpu = spec.cpu_pool
         self.cpu_pool = container.NodePool(
             f"{name}-{CPU_POOL_NAME}",
             project=project,
             cluster=self.cluster.name,
             location=spec.region,
             name=CPU_POOL_NAME,
-            node_locations=list(pool.zones) if pool.zones else None,
-            node_count=pool.nodes_per_zone,
+            node_locations=list(cpu.zones) if cpu.zones else None,
+            node_count=cpu.nodes_per_zone,
             node_config=container.NodePoolNodeConfigArgs(
-                machine_type=pool.machine_type,
-                disk_size_gb=pool.disk_size_gb,
-                disk_type=pool.disk_type,
+                machine_type=cpu.machine_type,
+                disk_size_gb=cpu.disk_size_gb,
+                disk_type=cpu.disk_type,
                 service_account=self.node_service_account.email,
                 oauth_scopes=list(NODE_OAUTH_SCOPES),
                 workload_metadata_config=container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
@@ -202,7 +202,7 @@ class RegionalCluster(pulumi.ComponentResource):
         # From the cluster, not the string: the pool exists only once a cluster enables it, and
         # IAM bindings on it must wait for that.
         self.workload_pool = self.cluster.workload_identity_config.apply(
-            lambda config: str(config.workload_pool if config else pool)
+            lambda config: str(config.workload_pool if config else identity_pool)
         )
         self.register_outputs(
             {

@@ -9,13 +9,8 @@ from typing import Literal
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.tpu_pod import (
-    ContainerSpec,
-    ModelMount,
-    child,
-    container,
-    tpu_pod_template,
-)
+from components.args import ContainerSpec, ModelMount
+from components.internal.pods import child, container, tpu_pod_template
 from contract.outputs import TpuPoolRef
 from contract.workloads import (
     check_image,

@@ -7,14 +7,9 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.tpu_pod import (
-    SKIP_AWAIT,
-    TpuJobArgs,
-    child,
-    one_job_per_slice,
-    slice_job_spec,
-    tpu_worker,
-)
+from components.args import TpuJobArgs
+from components.internal.jobs import SKIP_AWAIT, one_job_per_slice, slice_job_spec, tpu_worker
+from components.internal.pods import child
 from contract.workloads import check_image, check_training
 from problems.pulumi import reject
 

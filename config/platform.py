@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from catalog.gke import workload_pool
 from config.cluster import ClusterSpec, zone_region
 from config.storage import ModelStorageSpec, StoragePlan, check_model_storage, plan_model_storage
-from config.tpu_plan import TpuPoolPlan, check_tpu_pools, maintenance_warnings, plan_tpu_pools
+from config.tpu_plan import TpuPoolPlan, maintenance_warnings, plan_tpu_pools
 from config.tpu_pools import TpuPoolSpec
 from problems import ConfigError, Problem, did_you_mean, show
 from problems.models import problems_from
@@ -134,17 +134,17 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
             problems.extend(problems_from(error, key, section.model))
 
     warnings: list[str] = []
+    pools: tuple[TpuPoolPlan, ...] = ()
     if "cluster" in parsed:
         problems.extend(check_cluster(parsed["cluster"]))
         if "tpuPools" in parsed:
-            pool_problems, warnings = check_tpu_pools(parsed["cluster"], parsed["tpuPools"])
+            pools, pool_problems, warnings = plan_tpu_pools(parsed["cluster"], parsed["tpuPools"])
             problems.extend(pool_problems)
     if "modelStorage" in parsed:
         problems.extend(check_model_storage(parsed["modelStorage"]))
     if problems or project is None:
         raise ConfigError(sorted(problems, key=_path_order))
     cluster: ClusterSpec = parsed["cluster"]
-    pools = plan_tpu_pools(cluster, tuple(pool for _, pool in parsed.get("tpuPools", ())))
     warnings += maintenance_warnings(cluster, pools)
     storage = (
         plan_model_storage(parsed["modelStorage"], cluster.name, cluster.region)

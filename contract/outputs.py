@@ -1,20 +1,22 @@
-"""The platform's outputs contract as typed, frozen values (docs/outputs.md), pure Python.
+"""The platform's outputs contract (docs/outputs.md), both ways, pure Python.
 
-App programs read the platform stack's outputs with `StackReference` and parse them here once,
-so every later decision works on checked values and a missing pool or a contract of another
-version is one clear error.
+The platform stack writes its outputs with `platform_outputs` and `TpuPoolRef.entry`; app
+programs read them with `StackReference` and parse them here once (`PlatformOutputs.parse`,
+`TpuPoolRef.parse`), so every later decision works on checked values and a missing pool or a
+contract of another version is one clear error. The keys live only in this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from problems import ConfigError, Problem, did_you_mean
 
-#: The contract version this code reads.
-SUPPORTED_OUTPUTS_VERSION = 1
+#: Version of the contract this code writes and reads. Bump it when a change would break a
+#: consumer: a key removed or renamed, or a value of another shape (`make goldens` checks).
+OUTPUTS_VERSION = 1
 
 #: Every output of the contract and what it means (docs/outputs.md is generated from this).
 OUTPUT_MEANINGS: dict[str, str] = {
@@ -46,7 +48,7 @@ def _malformed(path: str, error: Exception) -> Problem:
         return Problem(
             f"{path}.{error.args[0]}",
             f"is missing: the platform's outputs do not follow contract version "
-            f"{SUPPORTED_OUTPUTS_VERSION} (docs/outputs.md)",
+            f"{OUTPUTS_VERSION} (docs/outputs.md)",
         )
     return Problem(path, f"is malformed ({error}); see docs/outputs.md")
 
@@ -97,12 +99,95 @@ class TpuPoolRef:
             tolerations=tuple(dict(t) for t in entry["tolerations"]),
         )
 
+    def entry(self) -> dict[str, Any]:
+        """The pool's entry in the `tpuPools` output: what `parse` reads back."""
+        scaling = (
+            {"minNodes": self.min_nodes, "maxNodes": self.max_nodes}
+            if self.min_nodes is not None and self.max_nodes is not None
+            else None
+        )
+        return {
+            "nodePools": list(self.node_pools),
+            "generation": self.generation,
+            "machineType": self.machine_type,
+            "topology": self.topology,
+            "chipsPerNode": self.chips_per_node,
+            "nodesPerSlice": self.nodes_per_slice,
+            "slices": self.slices,
+            "zone": self.zone,
+            "multiHost": self.multi_host,
+            "capacity": self.capacity,
+            "autoscaling": scaling,
+            "nodeSelector": dict(self.node_selector),
+            "tolerations": [dict(t) for t in self.tolerations],
+        }
+
     @property
     def max_node_count(self) -> int:
         """The most nodes the pool can have: every slice full, or the autoscaling maximum."""
         if self.max_nodes is not None and not self.multi_host:
             return self.max_nodes * self.slices
         return self.nodes_per_slice * self.slices
+
+
+@dataclass(frozen=True)
+class ModelWriterOutputs:
+    """The writer identity's outputs (values may be Pulumi outputs)."""
+
+    service_account: Any
+    kubernetes_service_account: Any
+    claim: Any
+
+
+@dataclass(frozen=True)
+class ModelStorageOutputs:
+    """What `modelStorage` adds to the outputs (values may be Pulumi outputs)."""
+
+    bucket: Any
+    service_account: Any
+    namespace: Any
+    kubernetes_service_account: Any
+    claim: Any
+    writer: ModelWriterOutputs | None = None
+
+
+def platform_outputs(
+    *,
+    project: str,
+    region: str,
+    cluster_name: Any,
+    cluster_endpoint: Any,
+    kubeconfig: Any,
+    workload_pool: Any,
+    tpu_pools: Sequence[TpuPoolRef],
+    storage: ModelStorageOutputs | None,
+) -> dict[str, Any]:
+    """The platform stack's outputs by name: what `PlatformOutputs.parse` reads back.
+
+    The model keys are null without model storage; the writer keys exist only with a writer.
+    """
+    outputs: dict[str, Any] = {
+        "outputsVersion": OUTPUTS_VERSION,
+        "project": project,
+        "region": region,
+        "clusterName": cluster_name,
+        "clusterEndpoint": cluster_endpoint,
+        "kubeconfig": kubeconfig,
+        "workloadPool": workload_pool,
+        # Plain data: pool names are set by config, so no resource output is needed to know them.
+        "tpuPools": {pool.name: pool.entry() for pool in tpu_pools},
+        "modelBucket": storage.bucket if storage else None,
+        "modelServiceAccount": storage.service_account if storage else None,
+        "kubernetesNamespace": storage.namespace if storage else None,
+        "kubernetesServiceAccount": storage.kubernetes_service_account if storage else None,
+        "modelVolumeClaim": storage.claim if storage else None,
+    }
+    writer = storage.writer if storage else None
+    if writer:
+        outputs["modelWriterServiceAccount"] = writer.service_account
+        outputs["kubernetesWriterServiceAccount"] = writer.kubernetes_service_account
+        outputs["modelWriterVolumeClaim"] = writer.claim
+    return outputs
 
 
 @dataclass(frozen=True)
@@ -126,13 +211,13 @@ class PlatformOutputs:
         version = outputs.get("outputsVersion")
         if isinstance(version, float) and version.is_integer():
             version = int(version)  # numbers cross stack references as floats
-        if version != SUPPORTED_OUTPUTS_VERSION:
+        if version != OUTPUTS_VERSION:
             raise ConfigError(
                 [
                     Problem(
                         f"{source}.outputsVersion",
                         f"{version!r} is not supported; this code reads outputs version "
-                        f"{SUPPORTED_OUTPUTS_VERSION} (docs/outputs.md)",
+                        f"{OUTPUTS_VERSION} (docs/outputs.md)",
                     )
                 ]
             )
@@ -151,7 +236,7 @@ class PlatformOutputs:
         if problems:
             raise ConfigError(problems)
         return cls(
-            version=SUPPORTED_OUTPUTS_VERSION,
+            version=OUTPUTS_VERSION,
             project=outputs["project"],
             region=outputs["region"],
             cluster_name=outputs["clusterName"],

@@ -5,17 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from components.args import TpuPoolArgs
 from components.model_volumes import ModelVolumes, ModelVolumesArgs
 from components.multi_host_tpu_pool import MultiHostTpuPool
 from components.regional_cluster import RegionalCluster, RegionalClusterArgs
 from components.single_host_tpu_pool import SingleHostTpuPool
 from components.storage_bucket import StorageBucket, StorageBucketArgs
-from components.tpu_node_pool import TpuPoolArgs
 from config.platform import PlatformSpec
-
-#: Version of the stack outputs contract (docs/outputs.md). Bump it when a change would break
-#: a consumer: a key removed or renamed, or a value of another shape.
-OUTPUTS_VERSION = 1
+from contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_outputs
 
 
 @dataclass(frozen=True)
@@ -72,27 +69,30 @@ def stack_outputs(platform: Platform) -> dict[str, Any]:
     """The outputs contract for app repos (docs/outputs.md), by output name."""
     spec, cluster = platform.spec, platform.cluster
     storage, volumes = platform.storage, platform.volumes
-    writer = spec.storage.writer if spec.storage else None
-    outputs: dict[str, Any] = {
-        "outputsVersion": OUTPUTS_VERSION,
-        "project": spec.project,
-        "region": spec.cluster.region,
-        "clusterName": cluster.name,
-        "clusterEndpoint": cluster.endpoint,
-        "kubeconfig": cluster.kubeconfig,
-        "workloadPool": cluster.workload_pool,
-        # Plain data: pool names are set by config, so no resource output is needed to know them.
-        "tpuPools": {plan.name: plan.summary() for plan in spec.tpu_pools},
-        "modelBucket": storage.bucket_name if storage else None,
-        "modelServiceAccount": storage.emails["reader"] if storage else None,
-        "kubernetesNamespace": volumes.namespace if volumes else None,
-        "kubernetesServiceAccount": spec.storage.reader.kubernetes_service_account
-        if spec.storage
-        else None,
-        "modelVolumeClaim": volumes.claims["reader"].metadata.name if volumes else None,
-    }
-    if storage and volumes and writer:
-        outputs["modelWriterServiceAccount"] = storage.emails["writer"]
-        outputs["kubernetesWriterServiceAccount"] = writer.kubernetes_service_account
-        outputs["modelWriterVolumeClaim"] = volumes.claims["writer"].metadata.name
-    return outputs
+    model = None
+    if spec.storage and storage and volumes:
+        writer = spec.storage.writer
+        model = ModelStorageOutputs(
+            bucket=storage.bucket_name,
+            service_account=storage.emails["reader"],
+            namespace=volumes.namespace,
+            kubernetes_service_account=spec.storage.reader.kubernetes_service_account,
+            claim=volumes.claims["reader"].metadata.name,
+            writer=ModelWriterOutputs(
+                service_account=storage.emails["writer"],
+                kubernetes_service_account=writer.kubernetes_service_account,
+                claim=volumes.claims["writer"].metadata.name,
+            )
+            if writer
+            else None,
+        )
+    return platform_outputs(
+        project=spec.project,
+        region=spec.cluster.region,
+        cluster_name=cluster.name,
+        cluster_endpoint=cluster.endpoint,
+        kubeconfig=cluster.kubeconfig,
+        workload_pool=cluster.workload_pool,
+        tpu_pools=[plan.ref for plan in spec.tpu_pools],
+        storage=model,
+    )

@@ -111,7 +111,7 @@ def main() -> int:
         if breaking and new_contract["outputsVersion"] == old_contract["outputsVersion"]:
             print(
                 "error: the change breaks the outputs contract; bump OUTPUTS_VERSION in "
-                "stacks/platform.py and describe the change in docs/outputs.md:",
+                "contract/outputs.py and describe the change in docs/outputs.md:",
                 file=sys.stderr,
             )
             for change in breaking:

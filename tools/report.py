@@ -271,7 +271,9 @@ def _lifecycle(plan: Plan) -> list[str]:
             notes.append(
                 "any change replaces it"
                 if o["replaceOnChanges"] == ["*"]
-                else f"replaced on changes to {', '.join(o['replaceOnChanges'])}"
+                else "replaced on changes to "
+                + ", ".join(f"`{key}`" for key in o["replaceOnChanges"])
+                + " (and to the provider's immutable fields); other changes apply in place"
             )
         if o["deleteBeforeReplace"]:
             notes.append("a replacement deletes it first")

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import pulumi
 
+from components.args import ContainerSpec, ModelMount
 from components.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
-from components.tpu_pod import ContainerSpec, ModelMount
 from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from contract.outputs import PlatformOutputs, TpuPoolRef

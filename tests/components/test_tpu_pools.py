@@ -46,8 +46,14 @@ def test_seed_multi_host_v4_slice_on_a_reservation(run_plan: PlanRunner) -> None
         },
         "management": {"autoRepair": True, "autoUpgrade": True},
     }
+    # A slice is replaced (old one first) where GKE cannot change it in place, and only there:
+    # labels, management flags or upgrade settings change in place.
     assert pool.options["deleteBeforeReplace"] is True
-    assert pool.options["replaceOnChanges"] == ["*"]
+    assert pool.options["replaceOnChanges"] == [
+        "nodeConfig.machineType",
+        "nodeLocations",
+        "placementPolicy",
+    ]
     assert pool.options["ignoreChanges"] == []
     component = plan.one("gke-tpu:index:MultiHostTpuPool")
     assert pool.parent == component.urn
@@ -197,6 +203,14 @@ def test_capacity_options_reach_the_node_pool(
     assert pool["management"] == {"autoRepair": auto_repair, "autoUpgrade": True}
     assert pool.get("queuedProvisioning") == queued
     assert pool["initialNodeCount"] == 0
+    # An autoscaled slice leaves its node counts to the autoscaler, like any autoscaled pool.
+    options = _pool(plan, "slice").options
+    assert options["ignoreChanges"] == ["initialNodeCount", "nodeCount"]
+    assert options["replaceOnChanges"] == [
+        "nodeConfig.machineType",
+        "nodeLocations",
+        "placementPolicy",
+    ]
     assert pool["autoscaling"] == {
         "totalMinNodeCount": 0,
         "totalMaxNodeCount": 4,

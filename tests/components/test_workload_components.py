@@ -9,10 +9,10 @@ import kubernetes_validate
 import pulumi
 import pytest
 
+from components.args import ContainerSpec, ModelMount
 from components.jobset_install import JobSetInstall, JobSetInstallArgs
 from components.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
 from components.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
-from components.tpu_pod import ContainerSpec, ModelMount
 from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from contract.outputs import PlatformOutputs

@@ -817,7 +817,7 @@ def test_machine_and_nodes_per_slice(
 ) -> None:
     plan = _plan(pool)
     assert plan.machine.name == machine
-    assert plan.chips_per_node == chips
+    assert plan.machine.chips == plan.ref.chips_per_node == chips
     assert plan.nodes_per_slice == nodes
     assert plan.multi_host is multi_host
 
@@ -889,7 +889,7 @@ def test_capacity_reservation_affinity_and_auto_repair(
     auto_repair: bool,
 ) -> None:
     plan = _plan(_pool(**extra))
-    assert plan.capacity == capacity
+    assert plan.capacity.label == plan.ref.capacity == capacity
     assert plan.reservation_affinity == affinity
     assert plan.auto_repair is auto_repair
 
@@ -921,11 +921,11 @@ def test_node_selector_and_tolerations(pool: dict[str, Any], region: str, accele
     plan = _plan(pool, cluster=_cluster(region))
     assert plan.generation.name == pool["tpu"]
     assert plan.topology == pool["topology"]
-    assert plan.node_selector == {
+    assert plan.ref.node_selector == {
         "cloud.google.com/gke-tpu-accelerator": accelerator,
         "cloud.google.com/gke-tpu-topology": pool["topology"],
     }
-    assert plan.tolerations == [
+    assert list(plan.ref.tolerations) == [
         {"key": "google.com/tpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
     ]
 
@@ -949,7 +949,7 @@ def test_node_selector_and_tolerations(pool: dict[str, Any], region: str, accele
 def test_workload_policy_only_for_tpu7x_multi_host(
     pool: dict[str, Any], region: str, uses: bool
 ) -> None:
-    assert _plan(pool, cluster=_cluster(region)).uses_workload_policy is uses
+    assert _plan(pool, cluster=_cluster(region)).workload_policy is uses
 
 
 @pytest.mark.parametrize(
@@ -979,7 +979,7 @@ def test_plans_follow_the_config_order_with_their_settings() -> None:
         )
     )
     serve, train = spec.tpu_pools
-    assert (serve.name, serve.zone, serve.reservation, serve.spot) == (
+    assert (serve.name, serve.zone, serve.reservation, serve.capacity.spot) == (
         "serve",
         "us-west4-a",
         None,
@@ -987,13 +987,13 @@ def test_plans_follow_the_config_order_with_their_settings() -> None:
     )
     assert serve.autoscaling is not None
     assert (serve.autoscaling.min_nodes, serve.autoscaling.max_nodes) == (1, 3)
-    assert (train.name, train.node_pool_names, train.spot, train.autoscaling) == (
+    assert (train.name, train.node_pool_names, train.capacity.spot, train.autoscaling) == (
         "train",
         ("train-0", "train-1"),
         True,
         None,
     )
-    assert (train.flex_start, train.queued_provisioning) == (False, False)
+    assert (train.capacity.flex_start, train.capacity.queued_provisioning) == (False, False)
 
 
 def test_a_bad_machine_type_stops_the_rules_that_depend_on_it() -> None:

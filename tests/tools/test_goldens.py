@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from stacks.platform import OUTPUTS_VERSION
+from contract.outputs import OUTPUTS_VERSION
 from tools.fixtures import STACKS, platform_plan
 from tools.goldens import (
     CONTRACT,

@@ -71,8 +71,9 @@ def test_prod_report_sections(prod: Plan) -> None:
         "when removed from the stack |"
     ) in report
     assert (
-        "| NodePool | tpu-prod-v5p-train-0 | any change replaces it; a replacement deletes it first |"
-        in report
+        "| NodePool | tpu-prod-v5p-train-0 | replaced on changes to `nodeConfig.machineType`, "
+        "`nodeLocations`, `placementPolicy` (and to the provider's immutable fields); other "
+        "changes apply in place; a replacement deletes it first |" in report
     )
 
 

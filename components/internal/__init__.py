@@ -1,0 +1,5 @@
+"""Builders the components share: not components, and not an API for programs.
+
+`node_pools` turns a TPU pool plan into node pools; `pods` builds the containers and Pod
+templates of TPU workloads; `jobs` builds the Jobs of training workloads from them.
+"""

@@ -1,0 +1,107 @@
+"""TPU node pools from a plan: node config, autoscaling, lifecycle, and the pool's outputs."""
+
+from __future__ import annotations
+
+import pulumi
+from pulumi_gcp import container
+
+from components.args import TpuPoolArgs
+from components.regional_cluster import NODE_OAUTH_SCOPES
+from config.tpu_plan import TpuPoolPlan
+from contract.outputs import TpuPoolRef
+
+
+def node_config(
+    plan: TpuPoolPlan, service_account: pulumi.Input[str]
+) -> container.NodePoolNodeConfigArgs:
+    """GKE sets the TPU labels and the `google.com/tpu` taint itself; declaring them would diff."""
+    affinity = plan.reservation_affinity
+    capacity = plan.capacity
+    return container.NodePoolNodeConfigArgs(
+        machine_type=plan.machine.name,
+        service_account=service_account,
+        oauth_scopes=list(NODE_OAUTH_SCOPES),
+        workload_metadata_config=container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
+            mode="GKE_METADATA"
+        ),
+        spot=True if capacity.spot else None,
+        flex_start=True if capacity.flex_start else None,
+        reservation_affinity=container.NodePoolNodeConfigReservationAffinityArgs(
+            consume_reservation_type=affinity[0],
+            key=affinity[1],
+            values=list(affinity[2]) or None,
+        )
+        if affinity
+        else None,
+    )
+
+
+def autoscaling(plan: TpuPoolPlan) -> container.NodePoolAutoscalingArgs | None:
+    if plan.autoscaling is None:
+        return None
+    return container.NodePoolAutoscalingArgs(
+        total_min_node_count=plan.autoscaling.min_nodes,
+        total_max_node_count=plan.autoscaling.max_nodes,
+        location_policy="ANY",
+    )
+
+
+def management(plan: TpuPoolPlan) -> container.NodePoolManagementArgs:
+    return container.NodePoolManagementArgs(
+        auto_repair=plan.auto_repair, auto_upgrade=plan.auto_upgrade
+    )
+
+
+def queued_provisioning(plan: TpuPoolPlan) -> container.NodePoolQueuedProvisioningArgs | None:
+    if not plan.capacity.queued_provisioning:
+        return None
+    return container.NodePoolQueuedProvisioningArgs(enabled=True)
+
+
+def lifecycle(plan: TpuPoolPlan) -> pulumi.ResourceOptions:
+    """The plan's lifecycle as resource options: what is ignored, replaced, deleted first."""
+    rules = plan.lifecycle
+    return pulumi.ResourceOptions(
+        delete_before_replace=rules.delete_before_replace,
+        ignore_changes=list(rules.ignore_changes) or None,
+        replace_on_changes=list(rules.replace_on_changes) or None,
+    )
+
+
+class TpuPoolComponent(pulumi.ComponentResource):
+    """What both TPU pool components are: one node pool per slice of a plan, and the pool as
+    workloads see it (`ref`), known at plan time, so workload code can use it directly."""
+
+    node_pools: list[container.NodePool]
+    """One node pool per slice, alike but for the name."""
+    node_pool_names: pulumi.Output[list[str]]
+    ref: TpuPoolRef
+    """The pool's entry of the `tpuPools` output, which workload components take as `pool`."""
+
+    def _create_node_pools(
+        self, args: TpuPoolArgs, placement: container.NodePoolPlacementPolicyArgs | None
+    ) -> None:
+        plan = args.plan
+        self.node_pools = [
+            container.NodePool(
+                f"{args.cluster_name}-{pool_name}",
+                project=args.project,
+                cluster=args.cluster,
+                location=args.region,
+                name=pool_name,
+                node_locations=[plan.zone],
+                initial_node_count=plan.initial_node_count,
+                autoscaling=autoscaling(plan),
+                placement_policy=placement,
+                queued_provisioning=queued_provisioning(plan),
+                node_config=node_config(plan, args.node_service_account),
+                management=management(plan),
+                opts=pulumi.ResourceOptions.merge(
+                    pulumi.ResourceOptions(parent=self), lifecycle(plan)
+                ),
+            )
+            for pool_name in plan.node_pool_names
+        ]
+        self.node_pool_names = pulumi.Output.all(*(p.name for p in self.node_pools))
+        self.ref = plan.ref
+        self.register_outputs({"nodePoolNames": self.node_pool_names, "pool": self.ref.entry()})
