@@ -108,8 +108,11 @@ class MaintenanceExclusion(Spec):
     """A period in which GKE must not upgrade, such as a training campaign."""
 
     name: str = Field(min_length=1)
+    """Name of the exclusion, unique in the cluster."""
     start_time: Rfc3339
+    """Start, RFC 3339."""
     end_time: Rfc3339
+    """End, RFC 3339: NO_UPGRADES lasts at most 30 days."""
     scope: ExclusionScope = DEFAULT_EXCLUSION_SCOPE
     """What is excluded; default `NO_MINOR_OR_NODE_UPGRADES`, which keeps nodes (and slices) as they are."""
 
@@ -118,7 +121,8 @@ class CpuPool(Spec):
     """The CPU node pool for system pods and model conversion jobs."""
 
     machine_type: MachineTypeName = DEFAULT_CPU_MACHINE_TYPE
-    """Default `e2-standard-4` (16 GB, enough for model conversion)."""
+    """Machine type of the CPU pool; default `e2-standard-4` (16 GB: enough for system pods
+    and model conversion jobs)."""
     nodes_per_zone: StrictInt = Field(default=DEFAULT_CPU_NODES_PER_ZONE, ge=1, le=100)
     """Nodes in each of the pool's zones; default 1."""
     disk_size_gb: StrictInt = Field(default=DEFAULT_BOOT_DISK_GB, ge=10, le=65536)
@@ -135,18 +139,22 @@ class ClusterSpec(Spec):
     name: GkeName
     """Cluster name: lowercase letters, digits and hyphens, at most 40 characters."""
     region: Region
-    """Region of the control plane and of every node pool, such as `us-central2`. No default."""
+    """Region of the control plane and of every node pool, such as `us-east5`. No default."""
     release_channel: ReleaseChannel = DEFAULT_RELEASE_CHANNEL
-    """GKE release channel; default `RAPID`. `NONE` leaves the cluster out of any channel."""
+    """GKE release channel; default `RAPID`, where TPU features land first. `NONE` leaves the
+    cluster out of any channel (and its nodes out of auto-upgrades)."""
     min_master_version: GkeVersion | None = None
-    """Lowest control plane version, such as `1.31`; checked against each TPU pool's needs."""
+    """Lowest control plane version, such as `1.31` or `1.31.2-gke.1115000`; it must reach each
+    TPU generation's minimum. Default: the release channel's version."""
     deletion_protection: StrictBool = True
-    """Refuse `pulumi destroy` and replacements of the cluster; default true."""
+    """GKE refuses to delete the cluster (a `pulumi destroy`, a replacement) while true;
+    default true."""
     maintenance_window: MaintenanceWindow | None = None
-    """When GKE may upgrade; default none (GKE may upgrade at any time)."""
+    """When GKE may upgrade the cluster and its nodes; default none (at any time). A node
+    upgrade recreates a whole multi-host slice."""
     maintenance_exclusions: tuple[MaintenanceExclusion, ...] = ()
-    """Periods without upgrades. NO_UPGRADES lasts at most 30 days; the other scopes need a
-    release channel."""
+    """Periods without upgrades, such as a training campaign; the scopes other than
+    NO_UPGRADES need a release channel. Default none."""
     network: str | None = None
     """VPC network name or self link; default: the project's `default` network."""
     subnetwork: str | None = None

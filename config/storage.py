@@ -109,25 +109,27 @@ class ModelStorageSpec(Spec):
     """`gke-tpu:modelStorage`: where models live and who may read and write them."""
 
     bucket: BucketName
-    """Bucket name, globally unique. No default."""
+    """Bucket name, checked against Cloud Storage's naming rules; names are global, so prefix
+    it with the project id. No default."""
     location: Location | None = None
     """Bucket location; default: the cluster's region, for throughput to the nodes."""
     storage_class: StorageClass = DEFAULT_STORAGE_CLASS
-    """Default `STANDARD`."""
+    """Storage class; default `STANDARD`."""
     reader_role: BucketRole = DEFAULT_READER_ROLE
-    """Role of the model identity on the bucket; default `roles/storage.objectViewer`."""
+    """Role of the model identity on this bucket only; default `roles/storage.objectViewer`."""
     namespace: KubernetesName = DEFAULT_NAMESPACE
-    """Kubernetes namespace of the workloads; default `tpu-workloads`."""
+    """Kubernetes namespace of the ServiceAccounts and claims; default `tpu-workloads`."""
     create_namespace: StrictBool = True
     """Create the namespace; false when it exists already."""
     kubernetes_service_account: KubernetesName = DEFAULT_READER_KSA
-    """Kubernetes ServiceAccount of the workloads; default `model-reader`."""
+    """Kubernetes ServiceAccount of pods that read models; default `model-reader`."""
     create_kubernetes_service_account: StrictBool = True
     """Create the ServiceAccount; false annotates an existing one instead."""
     mount_options: tuple[str, ...] = Field(default=DEFAULT_MOUNT_OPTIONS, min_length=0)
     """GCS FUSE mount options; default: implicit directories and unlimited metadata caches."""
     writer: Writer = Field(default_factory=Writer)
-    """The optional writer identity."""
+    """A second identity, with `roles/storage.objectAdmin` and a ReadWriteMany claim, for
+    conversion jobs."""
 
 
 @dataclass(frozen=True)

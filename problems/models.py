@@ -21,6 +21,8 @@ class Spec(BaseModel):
         frozen=True,
         alias_generator=to_camel,
         populate_by_name=True,
+        # A field's docstring is its description: the reference docs are generated from it.
+        use_attribute_docstrings=True,
     )
 
 

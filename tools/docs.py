@@ -15,7 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import types
+import typing
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
 from catalog.services import MODULES, RUNTIME_APIS, deployer_roles, required_apis
+from config.platform import SECTIONS
 from contract.outputs import OUTPUT_MEANINGS
 from tools.goldens import golden_path
 from tools.plan import ROOT
@@ -85,7 +92,72 @@ def roles() -> str:
     return "\n".join(f"- {', '.join(roles)}: {why}." for why, roles in by_why.items())
 
 
+def _models_in(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
+    """The config model inside a field's annotation, and whether the field is a list of them."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, False
+    origin = typing.get_origin(annotation)
+    for arg in typing.get_args(annotation):
+        model, _ = _models_in(arg)
+        if model is not None:
+            return model, origin in (tuple, list)
+    return None, False
+
+
+def _literals(annotation: Any) -> tuple[str, ...]:
+    if typing.get_origin(annotation) is typing.Literal:
+        return tuple(str(v) for v in typing.get_args(annotation))
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return tuple(v for arg in typing.get_args(annotation) for v in _literals(arg))
+    return ()
+
+
+def _default(field: FieldInfo) -> str:
+    if field.is_required():
+        return "(required)"
+    value = field.get_default(call_default_factory=True)
+    if value is None:
+        return "none"
+    if isinstance(value, BaseModel):
+        return "see below"
+    if isinstance(value, tuple | list):
+        return f"`{json.dumps(list(value))}`" if value else "`[]`"
+    if isinstance(value, bool):
+        return f"`{json.dumps(value)}`"
+    return f"`{value}`"
+
+
+def _rows(model: type[BaseModel], prefix: str) -> list[str]:
+    rows = []
+    for name, field in model.model_fields.items():
+        key = f"{prefix}{field.alias or name}"
+        meaning = (field.description or "").replace("\n", " ")
+        meaning = " ".join(meaning.split())
+        allowed = _literals(field.annotation)
+        if allowed:
+            meaning += " One of " + ", ".join(f"`{v}`" for v in allowed) + "."
+        nested, many = _models_in(field.annotation)
+        if nested is None or field.is_required() or field.default is not None or many:
+            rows.append(f"| `{key}` | {_default(field)} | {meaning} |")
+        else:
+            rows.append(f"| `{key}` | none | {meaning} |")
+        if nested is not None:
+            rows += _rows(nested, f"{key}[]." if many else f"{key}.")
+    return rows
+
+
+def config_table(section: str) -> Callable[[], str]:
+    """The reference table of a config section, from its model's fields and docstrings."""
+
+    def render() -> str:
+        model = SECTIONS[section].model
+        return "\n".join(["| key | default | meaning |", "|---|---|---|", *_rows(model, "")])
+
+    return render
+
+
 PARTS: dict[str, Callable[[], str]] = {
+    **{f"config-{key.lower()}": config_table(key) for key in SECTIONS},
     "outputs-table": outputs_table,
     "outputs-summary": outputs_summary,
     "pool-entry": pool_entry,

@@ -23,7 +23,16 @@ def test_every_file_has_its_parts() -> None:
     text = "".join(path.read_text() for path in FILES)
     parts = re.findall(r"<!-- generated: ([a-z-]+) -->", text)
     assert sorted(parts) == sorted(
-        ["outputs-summary", "outputs-table", "pool-entry", "enable-apis", "deployer-roles"]
+        [
+            "outputs-summary",
+            "outputs-table",
+            "pool-entry",
+            "enable-apis",
+            "deployer-roles",
+            "config-cluster",
+            "config-tpupools",
+            "config-modelstorage",
+        ]
     )
     with pytest.raises(KeyError):
         regenerate("<!-- generated: nothing -->\n<!-- end: nothing -->")
@@ -86,6 +95,21 @@ def test_the_report_names_the_apis_and_roles_of_its_own_stack(tpu7x: Plan) -> No
     assert "`roles/compute.admin`" not in report  # dev has no tpu7x workload policy
     assert "`roles/compute.admin`" in plan_markdown(tpu7x)
     assert set(deployer_roles(r.type for r in tpu7x.resources)) >= {"roles/compute.admin"}
+
+
+def test_config_reference_has_every_key_with_its_default_and_docstring() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert (
+        "| `releaseChannel` | `RAPID` | GKE release channel; default `RAPID`, where TPU features "
+        "land first."
+    ) in readme
+    assert "One of `RAPID`, `REGULAR`, `STABLE`, `EXTENDED`, `NONE`. |" in readme
+    assert "| `cpuPool.diskSizeGb` | `100` |" in readme
+    assert "| `autoscaling.minNodes` | (required) |" in readme
+    assert "| `maintenanceExclusions[].scope` | `NO_MINOR_OR_NODE_UPGRADES` |" in readme
+    assert "| `writer.kubernetesServiceAccount` | `model-writer` |" in readme
+    # Every field of every model says what it is.
+    assert "|  |" not in readme
 
 
 def test_outputs_examples_are_the_dev_goldens() -> None:
