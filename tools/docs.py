@@ -11,12 +11,11 @@ import argparse
 import json
 import re
 import sys
+import types
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import types
-import typing
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
