@@ -6,6 +6,7 @@ Standard library only: the guardrail policy pack imports it without the program'
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,10 +47,22 @@ def join_path(base: str, loc: Iterable[str | int]) -> str:
     return path
 
 
+#: Characters of a bad value a message repeats: enough to recognize it, never a flood.
+SHOWN_CHARACTERS = 80
+
+
 def show(value: Any) -> str:
-    """A value as the user wrote it in YAML, quoted when it is a string."""
+    """A value as the user wrote it in YAML, quoted when it is a string, cut to about
+    SHOWN_CHARACTERS characters."""
     if isinstance(value, str):
+        if len(value) > SHOWN_CHARACTERS:
+            return repr(value[:SHOWN_CHARACTERS]) + f"... ({len(value)} characters)"
         return repr(value)
+    if isinstance(value, dict | list):
+        text = json.dumps(value, default=str)
+        if len(text) > SHOWN_CHARACTERS:
+            return text[:SHOWN_CHARACTERS] + f"... ({len(text)} characters)"
+        return text
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -60,6 +73,8 @@ def show(value: Any) -> str:
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`; did you mean 'x'?` when a choice is close to `word`, else an empty string."""
     choices = list(choices)
+    if len(word) > SHOWN_CHARACTERS:
+        return ""  # nothing that long is a typo of a key, and comparing it costs quadratic time
     close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     if not close and word.lower() in {c.lower() for c in choices}:
         close = [c for c in choices if c.lower() == word.lower()]

@@ -32,8 +32,9 @@ def plan_stack(
     config_file: Path | None = None,
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Plan:
+    """The plan of one stack. StackFileError when a project or stack file cannot be read."""
     config = read_stack_config(project_dir, stack, config_file)
-    return run_program(
+    plan = run_program(
         project_dir / "__main__.py",
         project=config.project,
         stack=stack,
@@ -41,6 +42,23 @@ def plan_stack(
         secret_keys=config.secret_keys,
         stack_references=stack_references,
     )
+    plan.warnings = [*config.warnings, *plan.warnings]
+    # Like the CLI, a key Pulumi.yaml declares without a default must be set. The program ran
+    # anyway, so that its own problems are reported in the same run; it may name the key too.
+    missing = [
+        f"{key}: required: Pulumi.yaml declares it without a default; set it in the stack file"
+        for key in config.missing
+        if not any(e.startswith((f"{key}:", f"{key.split(':', 1)[1]}:")) for e in plan.errors)
+    ]
+    if missing:
+        plan.errors = [*missing, *plan.errors]
+        plan.resources, plan.outputs = [], {}
+    return plan
+
+
+def failed_plan(stack: str, error: StackFileError, project: str = "") -> Plan:
+    """The plan document of a stack whose files cannot be read: its error and no resources."""
+    return Plan(project=project, stack=stack, errors=[str(error)])
 
 
 def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
@@ -99,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         plan = plan_stack(args.stack, args.project_dir.resolve(), args.config_file, references)
     except StackFileError as error:
         print(f"error: {error}", file=sys.stderr)
+        if args.json:  # never leave an older plan at that path
+            args.json.write_text(plan_json(failed_plan(args.stack, error)))
         return EXIT_INVALID_CONFIG
     if args.json:
         args.json.write_text(plan_json(plan))

@@ -88,7 +88,7 @@ def test_other_namespaces_are_left_alone() -> None:
         (
             _config(cluster=[CLUSTER]),
             [
-                "cluster: expected a mapping of keys, got [{'name': 'tpu-dev', 'region': 'us-central2'}]"
+                'cluster: expected a mapping of keys, got [{"name": "tpu-dev", "region": "us-central2"}]'
             ],
         ),
         (

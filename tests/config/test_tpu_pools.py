@@ -1024,4 +1024,4 @@ def test_cpu_is_reserved_only_as_an_actual_node_pool_name() -> None:
 
 def test_pools_must_be_a_list() -> None:
     config = _config() | {"gke-tpu:tpuPools": json.dumps({"name": "a"})}
-    assert _problems(config) == ["tpuPools: expected a list of entries, got {'name': 'a'}"]
+    assert _problems(config) == ['tpuPools: expected a list of entries, got {"name": "a"}']

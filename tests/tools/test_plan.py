@@ -96,3 +96,81 @@ def test_unparseable_yaml_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     config = _write(tmp_path, "config: [unclosed\n")
     assert main(["--stack", "dev", "--config-file", str(config)]) == 2
     assert "not valid YAML" in capsys.readouterr().err
+
+
+def test_an_unquoted_maintenance_window_plans_as_the_cli_passes_it(tmp_path: Path) -> None:
+    config = _write(
+        tmp_path,
+        """
+config:
+  gcp:project: gke-tpu-dev
+  gke-tpu:cluster:
+    name: tpu-dev
+    region: us-central2
+    maintenanceWindow:
+      startTime: 2026-01-03T02:00:00Z
+      endTime: 2026-01-03T10:00:00Z
+      recurrence: FREQ=WEEKLY;BYDAY=SA,SU
+""",
+    )
+    out = tmp_path / "plan.json"
+    assert main(["--stack", "dev", "--config-file", str(config), "--json", str(out)]) == 0
+    cluster = next(
+        r for r in json.loads(out.read_text())["resources"] if r["type"].endswith(":Cluster")
+    )
+    assert cluster["inputs"]["maintenancePolicy"]["recurringWindow"] == {
+        "startTime": "2026-01-03T02:00:00Z",
+        "endTime": "2026-01-03T10:00:00Z",
+        "recurrence": "FREQ=WEEKLY;BYDAY=SA,SU",
+    }
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"config:\n  gke-tpu:cluster: {name: caf\xe9}\n", "not UTF-8 text: byte 0xe9"),
+        (b"config:\n  gke-tpu:cluster: !!binary aGVsbG8=\n", "the tag !!binary is not allowed"),
+        (b"config: " + b"[" * 20_000 + b"]" * 20_000 + b"\n", "nesting deeper than 100 levels"),
+        (b"", None),
+        (b"config: [a]\n", "`config` must be a mapping of keys, not a list"),
+    ],
+    ids=["not-utf8", "binary", "deep", "empty", "config-a-list"],
+)
+def test_file_level_errors_are_one_line_and_replace_an_older_plan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, message: str | None
+) -> None:
+    config = tmp_path / "Pulumi.bad.yaml"
+    config.write_bytes(data)
+    out = tmp_path / "plan.json"
+    assert main(["--stack", "dev", "--config-file", DEV, "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["resources"], "an older, good plan at the same path"
+    assert main(["--stack", "bad", "--config-file", str(config), "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    document = json.loads(out.read_text())
+    assert set(document) == DOCUMENT_KEYS
+    assert document["resources"] == [] and document["outputs"] == {}
+    assert document["stack"] == "bad" and document["errors"]
+    if message is None:
+        # An empty file has no config: the program's own rules name what is missing.
+        assert (
+            "gke-tpu:cluster: required; set the `gke-tpu:cluster` object in the stack file"
+            in (document["errors"])
+        )
+        return
+    assert err.count("\n") == 1 and err.startswith(f"error: {config}: ")
+    assert message in err
+    assert document["errors"] == [err.removeprefix("error: ").strip()]
+
+
+def test_a_missing_cluster_does_not_hide_a_missing_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _write(tmp_path, "config:\n  gke-tpu:tpuPools: []\n")
+    assert main(["--stack", "dev", "--config-file", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "  - gcp:project: required; set it with `pulumi config set gcp:project <id>`\n" in err
+    assert (
+        "  - gke-tpu:cluster: required; set the `gke-tpu:cluster` object in the stack file\n"
+        in (err)
+    )

@@ -1,4 +1,5 @@
-"""Stack files are turned into config exactly as the Pulumi CLI hands it to a program."""
+"""Stack files are read as the Pulumi CLI reads them (yaml.v3, YAML 1.2 core schema), and their
+values reach the program as the CLI hands them over: strings, objects and lists as JSON."""
 
 from __future__ import annotations
 
@@ -7,13 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from tools.stackfile import SECRET_PLACEHOLDER, StackFileError, read_stack_config
+from tools.stack_yaml import MAX_DEPTH, MAX_VALUES, StackFileError, config_string, go_json, load
+from tools.stackfile import SECRET_PLACEHOLDER, read_stack_config
+
+
+def _project(folder: Path, config: str = "") -> None:
+    (folder / "Pulumi.yaml").write_text(f"name: demo\nruntime: python\n{config}")
 
 
 def test_values_are_qualified_strings_and_secure_values_are_masked(tmp_path: Path) -> None:
-    (tmp_path / "Pulumi.yaml").write_text(
-        "name: demo\nruntime: python\nconfig:\n  color: {type: string, default: blue}\n"
-        "  gcp:region: {value: us-central2}\n"
+    _project(
+        tmp_path,
+        "config:\n  color: {type: string, default: blue}\n  gcp:region: {value: us-central2}\n",
     )
     (tmp_path / "Pulumi.s.yaml").write_text(
         "config:\n"
@@ -22,6 +28,8 @@ def test_values_are_qualified_strings_and_secure_values_are_masked(tmp_path: Pat
         "  demo:enabled: true\n"
         "  obj: {a: [1, 2]}\n"
         "  demo:token: {secure: AAABAxyz}\n"
+        "  demo:nested: {db: {password: {secure: AAAB}}, user: x}\n"
+        "  demo:config:long: form\n"
     )
     config = read_stack_config(tmp_path, "s")
     assert config.project == "demo"
@@ -31,26 +39,209 @@ def test_values_are_qualified_strings_and_secure_values_are_masked(tmp_path: Pat
         "gcp:project": "p-123456",
         "demo:size": "3",
         "demo:enabled": "true",
-        "demo:obj": json.dumps({"a": [1, 2]}),
+        "demo:obj": '{"a":[1,2]}',
         "demo:token": SECRET_PLACEHOLDER,
+        "demo:nested": '{"db":{"password":"[secret]"},"user":"x"}',
+        "demo:long": "form",
     }
-    assert config.secret_keys == ("demo:token",)
+    assert config.secret_keys == ("demo:token", "demo:nested")
+    assert config.missing == ()
 
 
-def test_a_declared_key_without_default_is_required_like_the_cli(tmp_path: Path) -> None:
-    (tmp_path / "Pulumi.yaml").write_text(
-        "name: demo\nruntime: python\nconfig:\n  cluster: {type: object}\n"
-        "  pools: {type: array, items: {type: object}, default: []}\n"
+def test_a_declared_key_without_default_is_reported_missing_like_the_cli(tmp_path: Path) -> None:
+    _project(
+        tmp_path,
+        "config:\n  cluster: {type: object}\n  pools: {type: array, items: {type: object}, "
+        "default: []}\n",
     )
     (tmp_path / "Pulumi.s.yaml").write_text("config:\n  gcp:project: p-123456\n")
+    assert read_stack_config(tmp_path, "s").missing == ("demo:cluster",)
+    (tmp_path / "Pulumi.s.yaml").write_text("config:\n  demo:cluster: {name: a}\n")
+    config = read_stack_config(tmp_path, "s")
+    assert config.missing == ()
+    assert config.values == {"demo:pools": "[]", "demo:cluster": '{"name":"a"}'}
+
+
+# --- YAML as yaml.v3 reads it -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # YAML 1.2: only true/false are booleans; yes/no/on/off/y/n are strings.
+        ("name: no", {"name": "no"}),
+        ("a: [yes, on, off, y, n, No, NO]", {"a": ["yes", "on", "off", "y", "n", "No", "NO"]}),
+        ("a: [true, True, TRUE, false, False, FALSE]", {"a": [True] * 3 + [False] * 3}),
+        ("a: [~, null, Null, NULL]", {"a": [None] * 4}),
+        ("a:", {"a": None}),
+        # Timestamps stay the text they are: a natural maintenance window plans.
+        ("startTime: 2026-01-03T02:00:00Z", {"startTime": "2026-01-03T02:00:00Z"}),
+        ("name: 2026-01-03", {"name": "2026-01-03"}),
+        ("2026-01-03: x", {"2026-01-03": "x"}),
+        ("a: !!timestamp 2026-01-03", {"a": "2026-01-03"}),
+        # Integers as Go's ParseInt(s, 0, 64) reads them once `_` is removed.
+        (
+            "a: [0x1F, -0x10, 0o17, 017, 0b101, 1_000, +5, 0]",
+            {"a": [31, -16, 15, 15, 5, 1000, 5, 0]},
+        ),
+        ("a: 9223372036854775807", {"a": 2**63 - 1}),
+        ("a: 18446744073709551615", {"a": 2**64 - 1}),
+        ("a: 1000000000000000000000000000000", {"a": 1e30}),
+        ("a: [1.0, 1., .5, 1e3, 08]", {"a": [1.0, 1.0, 0.5, 1000.0, 8.0]}),
+        # Strings that only look like numbers elsewhere.
+        ("a: [1:20, 0xZZ, _1, 1.2.3, '3']", {"a": ["1:20", "0xZZ", "_1", "1.2.3", "3"]}),
+        # Merge keys: explicit keys override merged ones, which is not a duplicate.
+        (
+            "base: &b {x: 1, y: 2}\nc: {<<: *b, y: 3}",
+            {"base": {"x": 1, "y": 2}, "c": {"x": 1, "y": 3}},
+        ),
+    ],
+)
+def test_scalars_resolve_as_in_yaml_v3(text: str, value: object) -> None:
+    assert load(text.encode()) == value
+
+
+@pytest.mark.parametrize(
+    ("value", "passed"),
+    [
+        ("no", "no"),
+        (True, "true"),
+        (3, "3"),
+        (3.0, "3"),
+        (1e30, "1e+30"),
+        (1.5e-7, "1.5e-7"),
+        (1e20, "100000000000000000000"),
+        (0.5, "0.5"),
+        (None, ""),
+        ({"b": 1.0, "a": [True, None, "x"]}, '{"a":[true,null,"x"],"b":1}'),
+        ({"maxNodes": 10**30}, '{"maxNodes":1000000000000000000000000000000}'),
+    ],
+)
+def test_values_reach_the_program_as_the_cli_passes_them(value: object, passed: str) -> None:
+    assert config_string(value) == passed
+
+
+def test_a_float_that_is_a_whole_number_reaches_the_program_as_an_integer() -> None:
+    # The CLI writes 3.0 as 3, so a `maxNodes: 3.0` is the integer 3 to the program.
+    assert json.loads(go_json(load(b"maxNodes: 3.0"))) == {"maxNodes": 3}
+    assert json.loads(go_json(load(b"maxNodes: 1e30"))) == {"maxNodes": 1e30}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            b"cluster:\n  name: a\n  name: b\n",
+            "line 3, column 3: the key 'name' is already defined at line 2 of the same mapping; "
+            "the Pulumi CLI refuses duplicate keys",
+        ),
+        (
+            b"a: {true: x}",
+            "line 1, column 5: the key true is not a string; the Pulumi CLI takes only string keys "
+            "(quote it)",
+        ),
+        (b"a: {1: x}", "line 1, column 5: the key 1 is not a string"),
+        (b"a: {~: x}", "line 1, column 5: the key null is not a string"),
+        (
+            b"a: !!binary aGVsbG8=",
+            "line 1, column 4: the tag !!binary is not allowed in a stack file; write the value "
+            "as plain YAML (strings, numbers, booleans, null, lists, mappings)",
+        ),
+        (b"a: !custom x", "line 1, column 4: the tag !custom is not allowed in a stack file"),
+        (b"a: !!set {x}", "line 1, column 4: the tag !!set is not allowed"),
+        (
+            b"a: .inf",
+            "line 1, column 4: '.inf' cannot be a config value: the Pulumi CLI passes config as "
+            "JSON, which has no infinity or NaN",
+        ),
+        (b"a: [-.Inf]", "'-.Inf' cannot be a config value"),
+        (b"a: {b: .nan}", "'.nan' cannot be a config value"),
+        (b"a: !!int abc", "line 1, column 4: 'abc' is not an integer"),
+        (b"a: !!bool yes", "line 1, column 4: 'yes' is not true or false"),
+        (b"\xff\xfeconfig", None),  # UTF-16 with a BOM is read (and this one is fine YAML)
+        (
+            b"config:\n  name: caf\xe9\n",
+            "not UTF-8 text: byte 0xe9 at offset 19; save the file as UTF-8",
+        ),
+        (b"a: \x07", "not valid YAML: the character U+0007 at offset 3 is not allowed in YAML"),
+        (
+            b"a: [unclosed",
+            "not valid YAML: line 1, column 13: while parsing a flow sequence expected ',' or "
+            "']', but got '<stream end>'",
+        ),
+        (b"a: &x [*x]", "an alias refers to a mapping or list that contains it"),
+        (b"a: *nothing", "not valid YAML: line 1, column 4: found undefined alias 'nothing'"),
+    ],
+)
+def test_files_the_cli_refuses_are_one_clear_line(data: bytes, message: str | None) -> None:
+    if message is None:
+        load(data)
+        return
+    with pytest.raises(StackFileError) as caught:
+        load(data)
+    text = str(caught.value)
+    assert "\n" not in text
+    assert message in text
+
+
+def test_deep_nesting_is_refused_quickly_in_one_line() -> None:
+    with pytest.raises(StackFileError) as caught:
+        load(b"a: " + b"[" * 20_000 + b"]" * 20_000)
+    assert str(caught.value) == (
+        f"line 1: nesting deeper than {MAX_DEPTH} levels; a stack config needs a few"
+    )
+    assert load(b"a: " + b"[" * (MAX_DEPTH - 1) + b"]" * (MAX_DEPTH - 1)) is not None
+
+
+def test_alias_bombs_are_refused() -> None:
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    for level in "bcdefg":
+        previous = chr(ord(level) - 1)
+        bomb += f"{level}: &{level} [{', '.join(['*' + previous] * 10)}]\n"
+    assert len(bomb) < 600
+    with pytest.raises(StackFileError) as caught:
+        load(bomb.encode())
+    assert str(caught.value) == (
+        f"aliases (*name) expand the file to more than {MAX_VALUES} values; write the values out"
+    )
+    # Some aliasing is fine.
+    assert load(b"a: &a [1, 2]\nb: [*a, *a]") == {"a": [1, 2], "b": [[1, 2], [1, 2]]}
+
+
+@pytest.mark.parametrize(
+    ("stack_file", "message"),
+    [
+        ("- just\n- a list\n", "the file must be a mapping of keys, not a list"),
+        ("config: [a, b]\n", "`config` must be a mapping of keys, not a list"),
+        ("config: nothing\n", "`config` must be a mapping of keys, not the value 'nothing'"),
+        (
+            "config:\n  cluster: {}\n  demo:cluster: {}\n",
+            "'cluster' and 'demo:cluster' both set the config key demo:cluster; keep one",
+        ),
+        (
+            "config:\n  demo:a:b: x\n",
+            "'demo:a:b' is not a configuration key (the form is <namespace>:<name>)",
+        ),
+    ],
+)
+def test_stack_files_of_the_wrong_shape(tmp_path: Path, stack_file: str, message: str) -> None:
+    _project(tmp_path)
+    path = tmp_path / "Pulumi.s.yaml"
+    path.write_text(stack_file)
     with pytest.raises(StackFileError) as caught:
         read_stack_config(tmp_path, "s")
-    assert str(caught.value) == (
-        f"{tmp_path / 'Pulumi.s.yaml'}: missing configuration value(s) demo:cluster, which "
-        "Pulumi.yaml declares without a default"
-    )
-    (tmp_path / "Pulumi.s.yaml").write_text("config:\n  demo:cluster: {name: a}\n")
-    assert read_stack_config(tmp_path, "s").values == {
-        "demo:pools": "[]",
-        "demo:cluster": '{"name": "a"}',
-    }
+    assert str(caught.value) == f"{path}: {message}"
+
+
+def test_an_empty_stack_file_is_an_empty_config(tmp_path: Path) -> None:
+    _project(tmp_path)
+    (tmp_path / "Pulumi.s.yaml").write_text("# nothing yet\n")
+    assert read_stack_config(tmp_path, "s").values == {}
+
+
+def test_an_empty_value_is_an_empty_string_with_a_warning(tmp_path: Path) -> None:
+    _project(tmp_path)
+    (tmp_path / "Pulumi.s.yaml").write_text("config:\n  demo:name:\n")
+    config = read_stack_config(tmp_path, "s")
+    assert config.values == {"demo:name": ""}
+    assert config.warnings == ("demo:name: no value; the Pulumi CLI passes an empty string",)
