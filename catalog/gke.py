@@ -14,6 +14,8 @@ NODE_SERVICE_ACCOUNT_ROLES = (
 #: The CPU node pool every cluster has (GKE Standard needs a non-TPU pool): TPU pools cannot
 #: take its name.
 CPU_POOL_NAME = "cpu"
+#: Zones GKE spreads a regional node pool over when it names none.
+DEFAULT_REGIONAL_ZONES = 3
 #: GKE's boot disk size of a node when its pool sets none.
 GKE_DEFAULT_BOOT_DISK_GB = 100
 #: The reservation affinity key of a SPECIFIC reservation: the only affinity TPUs support.
@@ -26,16 +28,41 @@ def workload_pool(project: str) -> str:
 
 
 # GKE cluster and node pool names: a lowercase letter, then lowercase letters, digits and hyphens,
-# not ending with a hyphen, 40 characters at most.
+# not ending with a hyphen, 40 characters at most (Container API, Cluster.name and the node
+# pool name regex `[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?`).
 GKE_NAME_MAX = 40
-_GKE_NAME = re.compile(r"^[a-z]([a-z0-9-]*[a-z0-9])?$")
+_GKE_NAME = re.compile(r"[a-z]([a-z0-9-]*[a-z0-9])?")
+
+# GKE quotas and limits (cloud.google.com/kubernetes-engine/quotas): "Nodes per node pool zone:
+# 1,000" and "Nodes per cluster: 15,000" for Standard clusters. A TPU pool has one zone.
+MAX_NODES_PER_POOL_ZONE = 1000
+MAX_NODES_PER_CLUSTER = 15000
+
+# Maintenance (kubernetes-engine/docs/how-to/maintenance-windows-and-exclusions): "You must
+# allow at least 48 hours of maintenance availability in a 32-day rolling window. Only
+# contiguous availability windows of at least four hours are considered." RRULEs with FREQ
+# HOURLY, MINUTELY or SECONDLY are not supported (Container API, RecurringTimeWindow).
+MAINTENANCE_AVAILABILITY_HOURS = 48
+MAINTENANCE_ROLLING_DAYS = 32
+MAINTENANCE_SHORTEST_WINDOW_HOURS = 4
+UNSUPPORTED_RECURRENCES = ("HOURLY", "MINUTELY", "SECONDLY")
+# Exclusions (same page): "No upgrades: Cannot exceed 30 days"; "a maximum of three maintenance
+# exclusions that exclude all upgrades"; "a maximum of 20 maintenance exclusions in total".
+NO_UPGRADES_LONGEST_DAYS = 30
+MAX_NO_UPGRADES_EXCLUSIONS = 3
+MAX_EXCLUSIONS = 20
+
+#: The oldest GKE version still supported (Extended channel) when this catalog was written
+#: (versioning: 24 months of support from Regular availability). A TPU generation whose minimum
+#: is newer may not be the default of every release channel yet: the plan then warns.
+OLDEST_SUPPORTED_VERSION = "1.30"
 
 
 def gke_name_problem(name: str, max_length: int = GKE_NAME_MAX) -> str | None:
     """Why GKE would reject `name` as a cluster or node pool name, or None when it is fine."""
     if len(name) > max_length:
         return f"is {len(name)} characters long; at most {max_length} are allowed"
-    if not _GKE_NAME.match(name):
+    if not _GKE_NAME.fullmatch(name):
         return (
             "must start with a lowercase letter, contain only lowercase letters, digits and "
             "hyphens, and not end with a hyphen"

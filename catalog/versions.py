@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 # major.minor, optionally .patch, optionally -gke.N (which only follows a patch).
-_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?")
+_VERSION = re.compile(r"([0-9]+)\.([0-9]+)(?:\.([0-9]+)(?:-gke\.([0-9]+))?)?")
 
 VERSION_EXAMPLES = "1.31, 1.31.2 or 1.31.2-gke.1115000"
 

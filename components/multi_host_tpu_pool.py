@@ -9,11 +9,6 @@ from components.args import TpuPoolArgs
 from components.internal.node_pools import TpuPoolComponent
 
 
-def workload_policy_name(cluster_name: str, pool_name: str) -> str:
-    """Resource policy names are per project and region: the cluster name keeps them apart."""
-    return f"{cluster_name}-{pool_name}-ht"[:63].rstrip("-")
-
-
 class MultiHostTpuPool(TpuPoolComponent):
     """Multi-host TPU slices: compact placement in one zone, node count from the catalog.
 
@@ -30,18 +25,24 @@ class MultiHostTpuPool(TpuPoolComponent):
         placement = container.NodePoolPlacementPolicyArgs(
             type="COMPACT", tpu_topology=plan.topology
         )
-        if plan.workload_policy:
+        if plan.workload_policy_name:
+            # tpu7x: GKE refuses COMPACT group placement ("Use workload policy instead") and
+            # stores a workload-policy placement as policyName and tpuTopology with no type, so
+            # the type is sent empty: any other value would diff on every `pulumi up`
+            # (vllm-project/ci-infra PR 547, verified on a live pool). xpk passes the policy
+            # alone; the topology is kept here, as GKE reports it, and equals the policy's.
             policy = compute.ResourcePolicy(
                 f"{name}-placement",
                 project=args.project,
                 region=args.region,
-                name=workload_policy_name(args.cluster_name, plan.name),
+                name=plan.workload_policy_name,
                 workload_policy=compute.ResourcePolicyWorkloadPolicyArgs(
                     type="HIGH_THROUGHPUT", accelerator_topology=plan.topology
                 ),
+                # A new topology is a new policy of the same name: delete the old one first.
                 opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True),
             )
             placement = container.NodePoolPlacementPolicyArgs(
-                type="COMPACT", policy_name=policy.name
+                type="", policy_name=policy.name, tpu_topology=plan.topology
             )
         self._create_node_pools(args, placement)

@@ -49,7 +49,8 @@ def _exclusion(
         start_time=e.start_time,
         end_time=e.end_time,
         exclusion_options=container.ClusterMaintenancePolicyMaintenanceExclusionExclusionOptionsArgs(
-            scope=e.scope
+            scope=e.scope,
+            end_time_behavior="UNTIL_END_OF_SUPPORT" if e.until_end_of_support else None,
         ),
     )
 

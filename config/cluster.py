@@ -1,15 +1,27 @@
-"""The `gke-tpu:cluster` config object: a regional GKE cluster and its CPU node pool."""
+"""The `gke-tpu:cluster` config object: a regional GKE cluster and its CPU node pool, and the
+rules across its fields."""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
-from typing import Annotated, Literal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, StrictBool, StrictInt
 
 from catalog import is_version
-from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, gke_name_problem
+from catalog.gcp import REGION_SHAPE, REGIONS, zone_region
+from catalog.gke import (
+    GKE_DEFAULT_BOOT_DISK_GB,
+    MAX_EXCLUSIONS,
+    MAX_NO_UPGRADES_EXCLUSIONS,
+    MAX_NODES_PER_POOL_ZONE,
+    NO_UPGRADES_LONGEST_DAYS,
+    gke_name_problem,
+)
+from config.maintenance import availability_problem, parse_utc, recurrence_problem
+from problems import Problem, show
 from problems.models import Spec
 
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "NONE"]
@@ -26,30 +38,37 @@ DEFAULT_BOOT_DISK_GB = GKE_DEFAULT_BOOT_DISK_GB
 DEFAULT_BOOT_DISK_TYPE: DiskType = "pd-balanced"
 DEFAULT_EXCLUSION_SCOPE: ExclusionScope = "NO_MINOR_OR_NODE_UPGRADES"
 
-_REGION = re.compile(r"^[a-z]+(-[a-z]+)+[0-9]+$")
-_ZONE = re.compile(r"^([a-z]+(-[a-z]+)+[0-9]+)-[a-z]$")
-_MACHINE_TYPE = re.compile(r"^[a-z][a-z0-9]*-[a-z0-9-]+$")
-
-
-def zone_region(zone: str) -> str | None:
-    """`us-central2-b` -> `us-central2`; None when `zone` is not shaped like a zone."""
-    match = _ZONE.match(zone)
-    return match.group(1) if match else None
+# Compute Engine machine types: family, then series and size (`e2-standard-4`, `n2d-highmem-8`,
+# `e2-custom-4-8192`), at most 63 characters.
+_MACHINE_TYPE = re.compile(r"[a-z][a-z0-9]{0,9}(-[a-z0-9]{1,20}){1,4}", re.ASCII)
+# A resource name (RFC 1035), or a path or URL ending in one.
+_RESOURCE_NAME = r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?"
+_NETWORK = re.compile(
+    rf"(?:(?:https://www\.googleapis\.com/compute/v1/)?projects/[a-z][-a-z0-9.:]{{4,61}}/"
+    rf"global/networks/)?{_RESOURCE_NAME}",
+    re.ASCII,
+)
+_SUBNETWORK = re.compile(
+    rf"(?:(?:https://www\.googleapis\.com/compute/v1/)?projects/[a-z][-a-z0-9.:]{{4,61}}/"
+    rf"regions/[a-z0-9-]{{1,40}}/subnetworks/)?{_RESOURCE_NAME}",
+    re.ASCII,
+)
+_LONGEST_NAME = 300
 
 
 def _region(value: str) -> str:
-    if zone_region(value):
+    if len(value) <= 40 and zone_region(value):
         raise ValueError(
             f"is a zone; a regional cluster takes a region, such as {zone_region(value)!r}"
         )
-    if not _REGION.match(value):
-        raise ValueError("is not a region name, such as 'us-central2' or 'europe-west4'")
+    if len(value) > 40 or not REGION_SHAPE.fullmatch(value):
+        raise ValueError("is not a region name, such as 'us-east5' or 'europe-west4'")
     return value
 
 
 def _zone(value: str) -> str:
-    if not zone_region(value):
-        raise ValueError("is not a zone name, such as 'us-central2-b'")
+    if len(value) > 40 or not zone_region(value):
+        raise ValueError("is not a zone name, such as 'us-east5-b'")
     return value
 
 
@@ -61,24 +80,43 @@ def _gke_name(value: str) -> str:
 
 
 def _version(value: str) -> str:
-    if not is_version(value):
+    if len(value) > 40 or not is_version(value):
         raise ValueError("is not a GKE version, such as '1.31' or '1.31.2-gke.1115000'")
     return value
 
 
-def _rfc3339(value: str) -> str:
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        parsed = None
-    if parsed is None or parsed.tzinfo is None:
-        raise ValueError("is not an RFC 3339 time with a zone, such as '2026-01-03T03:00:00Z'")
+def _utc_time(value: str) -> str:
+    parse_utc(value)  # ValueError says what is wrong
+    return value
+
+
+def _recurrence(value: str) -> str:
+    problem = recurrence_problem(value)
+    if problem:
+        raise ValueError(problem)
     return value
 
 
 def _machine_type(value: str) -> str:
-    if not _MACHINE_TYPE.match(value):
+    if len(value) > 63 or not _MACHINE_TYPE.fullmatch(value):
         raise ValueError("is not a Compute Engine machine type, such as 'e2-standard-4'")
+    return value
+
+
+def _network(value: str) -> str:
+    if len(value) > _LONGEST_NAME or not _NETWORK.fullmatch(value):
+        raise ValueError(
+            "is not a VPC network: its name, or projects/<project>/global/networks/<name>"
+        )
+    return value
+
+
+def _subnetwork(value: str) -> str:
+    if len(value) > _LONGEST_NAME or not _SUBNETWORK.fullmatch(value):
+        raise ValueError(
+            "is not a subnetwork: its name, or "
+            "projects/<project>/regions/<region>/subnetworks/<name>"
+        )
     return value
 
 
@@ -86,8 +124,11 @@ Region = Annotated[str, AfterValidator(_region)]
 Zone = Annotated[str, AfterValidator(_zone)]
 GkeName = Annotated[str, AfterValidator(_gke_name)]
 GkeVersion = Annotated[str, AfterValidator(_version)]
-Rfc3339 = Annotated[str, AfterValidator(_rfc3339)]
+UtcTime = Annotated[str, AfterValidator(_utc_time)]
+Recurrence = Annotated[str, AfterValidator(_recurrence)]
 MachineTypeName = Annotated[str, AfterValidator(_machine_type)]
+Network = Annotated[str, AfterValidator(_network)]
+Subnetwork = Annotated[str, AfterValidator(_subnetwork)]
 
 
 class MaintenanceWindow(Spec):
@@ -96,23 +137,28 @@ class MaintenanceWindow(Spec):
     A node upgrade recreates a whole multi-host TPU slice, so production stacks should set one.
     """
 
-    start_time: Rfc3339
-    """First start of the window, RFC 3339 (`2026-01-03T03:00:00Z`)."""
-    end_time: Rfc3339
-    """First end of the window; its duration repeats."""
-    recurrence: str = Field(min_length=1)
-    """An RFC 5545 RRULE, such as `FREQ=WEEKLY;BYDAY=SA,SU`."""
+    start_time: UtcTime
+    """First start of the window, RFC 3339 in UTC (`2026-01-03T02:00:00Z`)."""
+    end_time: UtcTime
+    """First end of the window, RFC 3339 in UTC; the window's length repeats."""
+    recurrence: Recurrence
+    """An RFC 5545 RRULE, such as `FREQ=WEEKLY;BYDAY=SA,SU`; DAILY, WEEKLY or MONTHLY. GKE needs
+    48 hours of windows of at least 4 hours in every 32 days."""
 
 
 class MaintenanceExclusion(Spec):
     """A period in which GKE must not upgrade, such as a training campaign."""
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=63)
     """Name of the exclusion, unique in the cluster."""
-    start_time: Rfc3339
-    """Start, RFC 3339."""
-    end_time: Rfc3339
-    """End, RFC 3339: NO_UPGRADES lasts at most 30 days."""
+    start_time: UtcTime
+    """Start, RFC 3339 in UTC."""
+    end_time: UtcTime | None = None
+    """End, RFC 3339 in UTC; NO_UPGRADES lasts at most 30 days. Leave it out with
+    `untilEndOfSupport`."""
+    until_end_of_support: StrictBool = False
+    """End when the cluster's minor version leaves support instead of at `endTime` (the
+    provider's `end_time_behavior: UNTIL_END_OF_SUPPORT`); not with NO_UPGRADES. Default false."""
     scope: ExclusionScope = DEFAULT_EXCLUSION_SCOPE
     """What is excluded; default `NO_MINOR_OR_NODE_UPGRADES`, which keeps nodes (and slices) as they are."""
 
@@ -123,14 +169,17 @@ class CpuPool(Spec):
     machine_type: MachineTypeName = DEFAULT_CPU_MACHINE_TYPE
     """Machine type of the CPU pool; default `e2-standard-4` (16 GB: enough for system pods
     and model conversion jobs)."""
-    nodes_per_zone: StrictInt = Field(default=DEFAULT_CPU_NODES_PER_ZONE, ge=1, le=100)
-    """Nodes in each of the pool's zones; default 1."""
+    nodes_per_zone: StrictInt = Field(
+        default=DEFAULT_CPU_NODES_PER_ZONE, ge=1, le=MAX_NODES_PER_POOL_ZONE
+    )
+    """Nodes in each of the pool's zones, 1 to 1,000 (GKE's limit per pool and zone); default 1."""
     disk_size_gb: StrictInt = Field(default=DEFAULT_BOOT_DISK_GB, ge=10, le=65536)
-    """Boot disk size per node in GB; default 100."""
+    """Boot disk size per node in GB, 10 to 65,536; default 100."""
     disk_type: DiskType = DEFAULT_BOOT_DISK_TYPE
     """Boot disk type; default `pd-balanced`."""
-    zones: tuple[Zone, ...] | None = None
-    """Zones of the pool, all in the cluster's region; default: the zones GKE picks for the region."""
+    zones: tuple[Zone, ...] | None = Field(default=None, min_length=1, max_length=10)
+    """Zones of the pool, each once and all in the cluster's region; default: the zones GKE
+    picks for the region (three)."""
 
 
 class ClusterSpec(Spec):
@@ -139,25 +188,208 @@ class ClusterSpec(Spec):
     name: GkeName
     """Cluster name: lowercase letters, digits and hyphens, at most 40 characters."""
     region: Region
-    """Region of the control plane and of every node pool, such as `us-east5`. No default."""
+    """Region of the control plane and of every node pool, such as `us-east5`; one GKE has.
+    No default."""
+    allow_undocumented_region: StrictBool = False
+    """Accept a region the catalog does not list (a new one); the plan warns. Default false."""
     release_channel: ReleaseChannel = DEFAULT_RELEASE_CHANNEL
     """GKE release channel; default `RAPID`, where TPU features land first. `NONE` leaves the
     cluster out of any channel (and its nodes out of auto-upgrades)."""
     min_master_version: GkeVersion | None = None
     """Lowest control plane version, such as `1.31` or `1.31.2-gke.1115000`; it must reach each
-    TPU generation's minimum. Default: the release channel's version."""
+    TPU generation's minimum. Default: the release channel's version (the plan warns about
+    generations that need a recent one)."""
     deletion_protection: StrictBool = True
     """GKE refuses to delete the cluster (a `pulumi destroy`, a replacement) while true;
     default true."""
     maintenance_window: MaintenanceWindow | None = None
     """When GKE may upgrade the cluster and its nodes; default none (at any time). A node
     upgrade recreates a whole multi-host slice."""
-    maintenance_exclusions: tuple[MaintenanceExclusion, ...] = ()
-    """Periods without upgrades, such as a training campaign; the scopes other than
-    NO_UPGRADES need a release channel. Default none."""
-    network: str | None = None
-    """VPC network name or self link; default: the project's `default` network."""
-    subnetwork: str | None = None
+    maintenance_exclusions: tuple[MaintenanceExclusion, ...] = Field(
+        default=(), max_length=MAX_EXCLUSIONS
+    )
+    """Periods without upgrades, such as a training campaign: at most 20, of which 3 with
+    scope NO_UPGRADES; the scopes other than NO_UPGRADES need a release channel. Default none."""
+    network: Network | None = None
+    """VPC network: a name or `projects/<p>/global/networks/<name>`; default: the project's
+    `default` network."""
+    subnetwork: Subnetwork | None = None
     """Subnetwork in the region; default: the network's subnet of the region."""
     cpu_pool: CpuPool = Field(default_factory=CpuPool)
     """The CPU node pool."""
+
+
+@dataclass(frozen=True)
+class ClusterFacts:
+    """What the other sections need of the cluster, from those of its fields that parsed: a
+    bad cluster name hides no pool problem, and an unknown region only the zone rules."""
+
+    name: str | None = None
+    region: str | None = None
+    release_channel: ReleaseChannel | None = DEFAULT_RELEASE_CHANNEL
+    min_master_version: str | None = None
+    allow_undocumented_region: bool = False
+
+    @classmethod
+    def of(cls, fields: Mapping[str, Any]) -> ClusterFacts:
+        """From the validated fields of a ClusterSpec, by attribute name."""
+        return cls(
+            name=fields.get("name"),
+            region=fields.get("region"),
+            release_channel=fields.get("release_channel", DEFAULT_RELEASE_CHANNEL),
+            min_master_version=fields.get("min_master_version"),
+            allow_undocumented_region=fields.get("allow_undocumented_region", False),
+        )
+
+
+def region_problems(region: str, allow_undocumented: bool, warnings: list[str]) -> list[Problem]:
+    """A region GKE does not have is an error, unless the user vouches for it (then a warning)."""
+    if region in REGIONS:
+        return []
+    message = f"{region!r} is not a Google Cloud region the catalog knows"
+    if allow_undocumented:
+        warnings.append(f"cluster.region: {message}; used because allowUndocumentedRegion is true")
+        return []
+    return [
+        Problem(
+            "cluster.region",
+            f"{message}; such as {', '.join(sorted(REGIONS)[:6])}, ... Set "
+            "allowUndocumentedRegion: true for a region newer than the catalog",
+        )
+    ]
+
+
+def check_cluster(
+    cluster: ClusterSpec, warnings: list[str], invalid: frozenset[str] = frozenset()
+) -> list[Problem]:
+    """Rules across fields of `cluster` that a single field cannot check; those that depend on
+    a field named in `invalid` (it did not parse) are skipped."""
+    if "region" in invalid:
+        return _window_and_exclusion_problems(cluster, invalid)
+    problems = []
+    if "allowUndocumentedRegion" not in invalid:
+        problems += region_problems(cluster.region, cluster.allow_undocumented_region, warnings)
+    seen: set[str] = set()
+    zones = () if "cpuPool" in invalid else cluster.cpu_pool.zones or ()
+    for i, zone in enumerate(zones):
+        path = f"cluster.cpuPool.zones[{i}]"
+        if zone_region(zone) != cluster.region:
+            problems.append(
+                Problem(
+                    path,
+                    f"{zone!r} is not in the cluster's region {cluster.region!r}; "
+                    f"use zones such as '{cluster.region}-a'",
+                )
+            )
+        if zone in seen:
+            problems.append(Problem(path, f"{zone!r} is listed twice; name each zone once"))
+        seen.add(zone)
+    return problems + _window_and_exclusion_problems(cluster, invalid)
+
+
+def _window_and_exclusion_problems(cluster: ClusterSpec, invalid: frozenset[str]) -> list[Problem]:
+    problems = []
+    window = None if "maintenanceWindow" in invalid else cluster.maintenance_window
+    if window:
+        start, end = parse_utc(window.start_time), parse_utc(window.end_time)
+        if end <= start:
+            problems.append(
+                Problem(
+                    "cluster.maintenanceWindow.endTime",
+                    f"{window.end_time!r} must be after startTime {window.start_time!r}",
+                )
+            )
+        else:
+            problem = availability_problem(start, end, window.recurrence)
+            if problem:
+                problems.append(Problem("cluster.maintenanceWindow", problem))
+    if "maintenanceExclusions" not in invalid:
+        problems += exclusion_problems(cluster, "releaseChannel" not in invalid)
+    return problems
+
+
+def exclusion_problems(cluster: ClusterSpec, channel_known: bool = True) -> list[Problem]:
+    problems = []
+    names: set[str] = set()
+    no_upgrades = 0
+    for i, exclusion in enumerate(cluster.maintenance_exclusions):
+        path = f"cluster.maintenanceExclusions[{i}]"
+        if exclusion.scope == "NO_UPGRADES":
+            no_upgrades += 1
+            if no_upgrades == MAX_NO_UPGRADES_EXCLUSIONS + 1:
+                problems.append(
+                    Problem(
+                        f"{path}.scope",
+                        f"a {MAX_NO_UPGRADES_EXCLUSIONS + 1}th NO_UPGRADES exclusion; GKE allows "
+                        f"at most {MAX_NO_UPGRADES_EXCLUSIONS}",
+                    )
+                )
+        problems += _exclusion_end_problems(path, exclusion)
+        if channel_known and exclusion.scope != "NO_UPGRADES" and cluster.release_channel == "NONE":
+            problems.append(
+                Problem(
+                    f"{path}.scope",
+                    f"{exclusion.scope!r} needs a release channel; with releaseChannel NONE "
+                    "only NO_UPGRADES is allowed",
+                )
+            )
+        if exclusion.name in names:
+            problems.append(
+                Problem(
+                    f"{path}.name",
+                    f"{show(exclusion.name)} is used twice; exclusion names must be unique",
+                )
+            )
+        names.add(exclusion.name)
+    return problems
+
+
+def _exclusion_end_problems(path: str, exclusion: MaintenanceExclusion) -> list[Problem]:
+    if exclusion.until_end_of_support:
+        if exclusion.end_time is not None:
+            return [
+                Problem(
+                    f"{path}.endTime",
+                    f"{exclusion.end_time!r} cannot be combined with untilEndOfSupport: the "
+                    "exclusion ends either at endTime or at the end of support; remove one",
+                )
+            ]
+        if exclusion.scope == "NO_UPGRADES":
+            return [
+                Problem(
+                    f"{path}.untilEndOfSupport",
+                    f"true with scope NO_UPGRADES, which lasts at most {NO_UPGRADES_LONGEST_DAYS} "
+                    "days; use NO_MINOR_UPGRADES or NO_MINOR_OR_NODE_UPGRADES, or an endTime",
+                )
+            ]
+        return []
+    if exclusion.end_time is None:
+        return [
+            Problem(
+                f"{path}.endTime",
+                "required: set endTime, or untilEndOfSupport: true to end with the version's "
+                "support",
+            )
+        ]
+    start, end = parse_utc(exclusion.start_time), parse_utc(exclusion.end_time)
+    if end <= start:
+        return [
+            Problem(
+                f"{path}.endTime",
+                f"{exclusion.end_time!r} must be after startTime {exclusion.start_time!r}",
+            )
+        ]
+    duration = end - start
+    if (
+        exclusion.scope == "NO_UPGRADES"
+        and duration.total_seconds() > NO_UPGRADES_LONGEST_DAYS * 86400
+    ):
+        length = f"{duration.days} days" if duration.seconds == 0 else str(duration)
+        return [
+            Problem(
+                f"{path}.endTime",
+                f"{exclusion.end_time!r} makes a NO_UPGRADES exclusion of {length}; GKE "
+                f"allows at most {NO_UPGRADES_LONGEST_DAYS} days",
+            )
+        ]
+    return []

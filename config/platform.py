@@ -1,4 +1,8 @@
-"""The whole stack config, parsed once: `gcp:project` plus the project's own `gke-tpu:*` keys."""
+"""The whole stack config, parsed once: `gcp:project` plus the project's own `gke-tpu:*` keys.
+
+Each section and each field is checked on its own, and the rules across sections use what did
+parse (the cluster's region and release channel), so one run reports every problem.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +10,21 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from catalog.gke import workload_pool
-from config.cluster import ClusterSpec, zone_region
+from catalog.gcp import project_id_problem
+from catalog.gke import DEFAULT_REGIONAL_ZONES, MAX_NODES_PER_CLUSTER, workload_pool
+from config.cluster import ClusterFacts, ClusterSpec, check_cluster
 from config.storage import ModelStorageSpec, StoragePlan, check_model_storage, plan_model_storage
-from config.tpu_plan import TpuPoolPlan, maintenance_warnings, plan_tpu_pools
+from config.tpu_plan import TpuPoolPlan, maintenance_warnings, plan_tpu_pools, version_warnings
 from config.tpu_pools import TpuPoolSpec
 from problems import ConfigError, Problem, did_you_mean, show
-from problems.models import problems_from
+from problems.models import parse
 
 NAMESPACE = "gke-tpu"
 PROJECT_KEY = "gcp:project"
-
-# Project ids: 6 to 30 lowercase letters, digits and hyphens, starting with a letter; an
-# organization's domain-scoped ids (`example.com:my-project`) are allowed too.
-_PROJECT_ID = re.compile(r"^([a-z0-9.-]+\.[a-z]{2,}:)?[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,27 @@ def _parse_value(key: str, raw: str) -> tuple[Any, Problem | None]:
     try:
         return json.loads(raw), None
     except json.JSONDecodeError:
-        return None, Problem(key, f"expected an object, got {raw!r}")
+        return None, Problem(key, f"expected an object, got {show(raw)}")
+
+
+def _project_problems(project: str | None) -> list[Problem]:
+    if project is None:
+        return [Problem(PROJECT_KEY, "required; set it with `pulumi config set gcp:project <id>`")]
+    problem = project_id_problem(project)
+    return (
+        [Problem(PROJECT_KEY, f"{show(project)} is not a project id: {problem}")] if problem else []
+    )
+
+
+def _unknown_keys(ours: Mapping[str, str]) -> list[Problem]:
+    return [
+        Problem(
+            f"{NAMESPACE}:{key}",
+            f"unknown config key{did_you_mean(key, SECTIONS) or '.'} Known keys: "
+            + ", ".join(f"{NAMESPACE}:{k}" for k in SECTIONS),
+        )
+        for key in sorted(set(ours) - set(SECTIONS))
+    ]
 
 
 def load_platform(config: Mapping[str, str]) -> PlatformSpec:
@@ -74,33 +94,11 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
 
     `config` maps fully qualified keys to strings (objects as JSON), as Pulumi hands them over.
     """
-    problems: list[Problem] = []
     project = config.get(PROJECT_KEY)
-    if project is None:
-        problems.append(
-            Problem(PROJECT_KEY, "required; set it with `pulumi config set gcp:project <id>`")
-        )
-    elif not _PROJECT_ID.match(project):
-        problems.append(
-            Problem(
-                PROJECT_KEY,
-                f"{project!r} is not a project id: 6 to 30 lowercase letters, digits and "
-                "hyphens, starting with a letter",
-            )
-        )
-
+    problems = _project_problems(project)
     ours = {k.split(":", 1)[1]: v for k, v in config.items() if k.startswith(f"{NAMESPACE}:")}
-    for key in sorted(set(ours) - set(SECTIONS)):
-        hint = did_you_mean(key, SECTIONS)
-        problems.append(
-            Problem(
-                f"{NAMESPACE}:{key}",
-                f"unknown config key{hint or '.'} Known keys: "
-                + ", ".join(f"{NAMESPACE}:{k}" for k in SECTIONS),
-            )
-        )
-
-    parsed: dict[str, Any] = {}
+    problems += _unknown_keys(ours)
+    values: dict[str, Any] = {}
     for key, section in SECTIONS.items():
         if key not in ours:
             if section.required:
@@ -114,42 +112,50 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         value, problem = _parse_value(key, ours[key])
         if problem:
             problems.append(problem)
-            continue
-        if section.each and not isinstance(value, list):
+        elif section.each and not isinstance(value, list):
             problems.append(Problem(key, f"expected a list of entries, got {show(value)}"))
-            continue
-        if section.each:
-            # Entries are parsed one by one so that one entry's typo hides no other problem.
-            entries = []
-            for i, entry in enumerate(value):
-                try:
-                    entries.append((i, section.model.model_validate(entry)))
-                except ValidationError as error:
-                    problems.extend(problems_from(error, f"{key}[{i}]", section.model))
-            parsed[key] = entries
-            continue
-        try:
-            parsed[key] = section.model.model_validate(value)
-        except ValidationError as error:
-            problems.extend(problems_from(error, key, section.model))
+        else:
+            values[key] = value
 
     warnings: list[str] = []
-    pools: tuple[TpuPoolPlan, ...] = ()
-    if "cluster" in parsed:
-        problems.extend(check_cluster(parsed["cluster"]))
-        if "tpuPools" in parsed:
-            pools, pool_problems, warnings = plan_tpu_pools(parsed["cluster"], parsed["tpuPools"])
-            problems.extend(pool_problems)
-    if "modelStorage" in parsed:
-        problems.extend(check_model_storage(parsed["modelStorage"]))
-    if problems or project is None:
+    cluster, cluster_invalid, cluster_problems = (
+        parse(ClusterSpec, values["cluster"], "cluster")
+        if "cluster" in values
+        else (None, None, [])
+    )
+    problems += cluster_problems
+    facts = ClusterFacts()
+    if cluster is not None:
+        facts = ClusterFacts.of({k: getattr(cluster, k) for k in cluster.model_fields_set})
+        problems += check_cluster(cluster, warnings, cluster_invalid or frozenset())
+
+    # Entries are parsed one by one: one entry's typo hides no other problem, and a bad field
+    # of an entry hides none of that entry's other rules.
+    entries = []
+    for i, entry in enumerate(values.get("tpuPools", ())):
+        pool, invalid, entry_problems = parse(TpuPoolSpec, entry, f"tpuPools[{i}]")
+        problems += entry_problems
+        if pool is not None:
+            entries.append((i, pool, invalid))
+    pools, pool_problems, pool_warnings = plan_tpu_pools(facts, entries)
+    problems += pool_problems
+    warnings += pool_warnings
+    problems += _cluster_size_problems(cluster if not cluster_invalid else None, pools)
+
+    storage_spec = None
+    if "modelStorage" in values:
+        storage_spec, storage_invalid, storage_problems = parse(
+            ModelStorageSpec, values["modelStorage"], "modelStorage"
+        )
+        problems += storage_problems
+        if storage_spec is not None and not storage_invalid:
+            problems += check_model_storage(storage_spec, facts.allow_undocumented_region, warnings)
+
+    if problems or project is None or cluster is None or cluster_invalid is None or cluster_invalid:
         raise ConfigError(sorted(problems, key=_path_order))
-    cluster: ClusterSpec = parsed["cluster"]
-    warnings += maintenance_warnings(cluster, pools)
+    warnings += version_warnings(cluster, pools) + maintenance_warnings(cluster, pools)
     storage = (
-        plan_model_storage(parsed["modelStorage"], cluster.name, cluster.region)
-        if "modelStorage" in parsed
-        else None
+        plan_model_storage(storage_spec, cluster.name, cluster.region) if storage_spec else None
     )
     return PlatformSpec(
         project=project,
@@ -160,8 +166,28 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
     )
 
 
-#: GKE's limit for an exclusion of every upgrade.
-NO_UPGRADES_LONGEST = timedelta(days=30)
+def _cluster_size_problems(
+    cluster: ClusterSpec | None, pools: tuple[TpuPoolPlan, ...]
+) -> list[Problem]:
+    """GKE's limit of nodes in a Standard cluster, at the most every pool can hold."""
+    if cluster is None:
+        return []
+    cpu = cluster.cpu_pool
+    cpu_nodes = cpu.nodes_per_zone * len(cpu.zones or range(DEFAULT_REGIONAL_ZONES))
+    tpu_nodes = sum(p.max_nodes * p.slices for p in pools)
+    if cpu_nodes + tpu_nodes <= MAX_NODES_PER_CLUSTER:
+        return []
+    biggest = sorted(pools, key=lambda p: -p.max_nodes * p.slices)[:3]
+    shares = ", ".join(f"{p.name} {p.max_nodes * p.slices}" for p in biggest)
+    return [
+        Problem(
+            "tpuPools",
+            f"up to {cpu_nodes + tpu_nodes} nodes in the cluster ({cpu_nodes} CPU, {tpu_nodes} "
+            f"TPU; the most: {shares}); a GKE Standard cluster has at most "
+            f"{MAX_NODES_PER_CLUSTER}",
+        )
+    ]
+
 
 _SECTION_ORDER = ("gcp:", f"{NAMESPACE}:", "cluster", "tpuPools", "modelStorage")
 
@@ -171,64 +197,3 @@ def _path_order(problem: Problem) -> tuple[int, tuple[int, ...]]:
     section = next((n for n, p in enumerate(_SECTION_ORDER) if problem.path.startswith(p)), 0)
     indices = tuple(int(i) for i in re.findall(r"\[(\d+)\]", problem.path))
     return section, indices
-
-
-def check_cluster(cluster: ClusterSpec) -> list[Problem]:
-    """Rules across fields of `cluster` that a single field cannot check."""
-    problems = []
-    for i, zone in enumerate(cluster.cpu_pool.zones or ()):
-        if zone_region(zone) != cluster.region:
-            problems.append(
-                Problem(
-                    f"cluster.cpuPool.zones[{i}]",
-                    f"{zone!r} is not in the cluster's region {cluster.region!r}; "
-                    f"use zones such as '{cluster.region}-a'",
-                )
-            )
-    window = cluster.maintenance_window
-    if window and _time(window.end_time) <= _time(window.start_time):
-        problems.append(
-            Problem(
-                "cluster.maintenanceWindow.endTime",
-                f"{window.end_time!r} must be after startTime {window.start_time!r}",
-            )
-        )
-    names: set[str] = set()
-    for i, exclusion in enumerate(cluster.maintenance_exclusions):
-        if _time(exclusion.end_time) <= _time(exclusion.start_time):
-            problems.append(
-                Problem(
-                    f"cluster.maintenanceExclusions[{i}].endTime",
-                    f"{exclusion.end_time!r} must be after startTime {exclusion.start_time!r}",
-                )
-            )
-        duration = _time(exclusion.end_time) - _time(exclusion.start_time)
-        if exclusion.scope == "NO_UPGRADES" and duration > NO_UPGRADES_LONGEST:
-            problems.append(
-                Problem(
-                    f"cluster.maintenanceExclusions[{i}].endTime",
-                    f"{exclusion.end_time!r} makes a NO_UPGRADES exclusion of {duration.days} "
-                    f"days; GKE allows at most {NO_UPGRADES_LONGEST.days}",
-                )
-            )
-        if exclusion.scope != "NO_UPGRADES" and cluster.release_channel == "NONE":
-            problems.append(
-                Problem(
-                    f"cluster.maintenanceExclusions[{i}].scope",
-                    f"{exclusion.scope!r} needs a release channel; with releaseChannel NONE "
-                    "only NO_UPGRADES is allowed",
-                )
-            )
-        if exclusion.name in names:
-            problems.append(
-                Problem(
-                    f"cluster.maintenanceExclusions[{i}].name",
-                    f"{exclusion.name!r} is used twice; exclusion names must be unique",
-                )
-            )
-        names.add(exclusion.name)
-    return problems
-
-
-def _time(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))

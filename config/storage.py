@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, StrictBool
 
+from catalog.gcp import REGION_SHAPE, REGIONS, STORAGE_DUAL_REGIONS, STORAGE_MULTI_REGIONS
 from problems import Problem
 from problems.models import Spec
 
@@ -40,14 +41,19 @@ DEFAULT_MOUNT_OPTIONS = (
 #: Capacity of the volumes: required by Kubernetes, ignored by the GCS FUSE driver.
 VOLUME_CAPACITY = "5Gi"
 
-_BUCKET_CHARS = re.compile(r"^[a-z0-9][a-z0-9._-]*[a-z0-9]$")
-_K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_GCS_LOCATION = re.compile(r"^[a-zA-Z]+[a-zA-Z0-9-]*[a-zA-Z0-9]$")
+_BUCKET_CHARS = re.compile(r"[a-z0-9][a-z0-9._-]*[a-z0-9]", re.ASCII)
+_K8S_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", re.ASCII)
+# "google" and close misspellings such as "g00gle" (storage/docs/buckets#naming).
+_GOOGLE = re.compile(r"g[o0][o0]g[l1]e", re.ASCII)
+#: The longest bucket name: 222 characters with dots.
+_LONGEST_BUCKET = 222
 
 
 def bucket_name_problem(name: str) -> str | None:
     """Why Cloud Storage would reject `name` as a bucket name, or None."""
-    if not _BUCKET_CHARS.match(name):
+    if len(name) > _LONGEST_BUCKET:
+        return f"is {len(name)} characters long; bucket names are at most 222 characters"
+    if not _BUCKET_CHARS.fullmatch(name):
         return (
             "must use lowercase letters, digits, '-', '_' and '.', and start and end with a "
             "letter or digit"
@@ -64,8 +70,8 @@ def bucket_name_problem(name: str) -> str | None:
         return "must not be an IP address"
     except ValueError:
         pass
-    if name.startswith("goog") or "google" in name or "g00gle" in name:
-        return "must not start with 'goog' or contain 'google'"
+    if name.startswith("goog") or _GOOGLE.search(name):
+        return "must not start with 'goog' or contain 'google' or a misspelling of it"
     return None
 
 
@@ -77,7 +83,7 @@ def _bucket(value: str) -> str:
 
 
 def _k8s_name(value: str) -> str:
-    if len(value) > 63 or not _K8S_NAME.match(value):
+    if len(value) > 63 or not _K8S_NAME.fullmatch(value):
         raise ValueError(
             "is not a Kubernetes name: lowercase letters, digits and '-', starting and ending "
             "with a letter or digit, at most 63 characters"
@@ -86,8 +92,12 @@ def _k8s_name(value: str) -> str:
 
 
 def _location(value: str) -> str:
-    if not _GCS_LOCATION.match(value):
-        raise ValueError("is not a Cloud Storage location, such as 'us-east5', 'US' or 'nam4'")
+    known = value.upper() in STORAGE_MULTI_REGIONS | STORAGE_DUAL_REGIONS
+    if not known and (len(value) > 40 or not REGION_SHAPE.fullmatch(value.lower())):
+        raise ValueError(
+            "is not a Cloud Storage location: a region such as 'us-east5', a dual-region ("
+            f"{', '.join(sorted(STORAGE_DUAL_REGIONS))}) or a multi-region (US, EU, ASIA)"
+        )
     return value
 
 
@@ -210,9 +220,28 @@ def plan_model_storage(spec: ModelStorageSpec, cluster_name: str, region: str) -
     )
 
 
-def check_model_storage(spec: ModelStorageSpec) -> list[Problem]:
-    """Rules across fields of `modelStorage`."""
+def check_model_storage(
+    spec: ModelStorageSpec, allow_undocumented_region: bool, warnings: list[str]
+) -> list[Problem]:
+    """Rules across fields of `modelStorage` (and the cluster's `allowUndocumentedRegion`)."""
     problems = []
+    location = spec.location
+    named = {*STORAGE_MULTI_REGIONS, *STORAGE_DUAL_REGIONS}
+    if location and location.upper() not in named and location.lower() not in REGIONS:
+        message = f"{location!r} is not a Google Cloud region the catalog knows"
+        if allow_undocumented_region:
+            warnings.append(
+                f"modelStorage.location: {message}; used because cluster.allowUndocumentedRegion "
+                "is true"
+            )
+        else:
+            problems.append(
+                Problem(
+                    "modelStorage.location",
+                    f"{message}; set cluster.allowUndocumentedRegion: true for a region newer "
+                    "than the catalog",
+                )
+            )
     writer = spec.writer
     if writer.enabled and writer.kubernetes_service_account == spec.kubernetes_service_account:
         problems.append(

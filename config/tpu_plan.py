@@ -7,6 +7,7 @@ components only turn the plan into resources. `plan_tpu_pools` adds the rules ac
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
@@ -28,19 +29,27 @@ from catalog import (
     topologies_for,
     version_at_least,
 )
-from catalog.gke import CPU_POOL_NAME, RESERVATION_KEY, gke_name_problem
-from config.cluster import ClusterSpec, zone_region
-from config.tpu_pools import Autoscaling, TpuPoolSpec
+from catalog.gcp import zone_region
+from catalog.gke import CPU_POOL_NAME, OLDEST_SUPPORTED_VERSION, RESERVATION_KEY, gke_name_problem
+from config.cluster import ClusterFacts, ClusterSpec
+from config.tpu_pools import DEFAULT_NODE_COUNT, Autoscaling, TpuPoolSpec
 from contract.outputs import TpuPoolRef
-from problems import Problem, did_you_mean
+from problems import Problem, did_you_mean, show
 
 #: Node counts the cluster autoscaler owns once an autoscaled pool exists.
 AUTOSCALER_OWNED = ("initialNodeCount", "nodeCount")
-#: What GKE cannot change on a multi-host slice in place, though the provider would try: the
-#: provider updates neither the placement's type nor its topology, and a slice lives whole in
-#: one zone on VMs of one machine type chosen with its topology. (The provider replaces a pool
-#: itself on its immutable fields: name, initial node count, Spot, reservation, flex-start...)
-SLICE_REPLACED_ON = ("nodeConfig.machineType", "nodeLocations", "placementPolicy")
+#: GKE turns simultaneous multithreading off on TPU hosts and reports `threadsPerCore` back; the
+#: provider would replace the pool to remove it (vllm-project/ci-infra ignores it for that).
+GKE_REPORTED = ("nodeConfig.advancedMachineFeatures",)
+#: What GKE cannot change on a multi-host slice in place, though the provider would try: it
+#: never updates the placement's topology, and a slice lives whole in one zone on VMs of one
+#: machine type chosen with its topology. The placement's `type` is left out on purpose: GKE
+#: reports a workload-policy placement without one, and a diff on it must not recreate a slice.
+#: (The provider replaces a pool itself on its immutable fields: name, initial node count, Spot,
+#: reservation, flex-start, queued provisioning, the workload policy's name...)
+SLICE_REPLACED_ON = ("nodeConfig.machineType", "nodeLocations", "placementPolicy.tpuTopology")
+#: Resource policy names are at most 63 characters (RFC 1035).
+POLICY_NAME_MAX = 63
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,15 @@ CAPACITIES = {
             queued_provisioning=True,
             affinity="NO_RESERVATION",
         ),
+        # Flex-start VMs through queued ProvisioningRequests (cluster-toolkit's
+        # dws-flex-start-queued-provisioning example; GKE's provisioningrequest how-to).
+        Capacity(
+            "flex-start-queued",
+            frozenset({"flexStart", "queuedProvisioning"}),
+            flex_start=True,
+            queued_provisioning=True,
+            affinity="NO_RESERVATION",
+        ),
     )
 }
 _CAPACITY_KEYS = ("reservation", "spot", "flexStart", "queuedProvisioning")
@@ -111,16 +129,30 @@ class TpuPoolPlan:
     capacity: Capacity
     reservation: str | None
     autoscaling: Autoscaling | None
-    initial_node_count: int
-    """Nodes at creation: the full slice, or the autoscaling minimum."""
+    node_count: int | None
+    """Nodes of each node pool when its size is fixed: a whole slice, or a single-host pool's
+    `nodeCount`; None when it autoscales."""
     auto_upgrade: bool
-    workload_policy: bool
-    """Placed by a HIGH_THROUGHPUT workload policy instead of COMPACT placement alone."""
+    workload_policy_name: str | None
+    """The HIGH_THROUGHPUT workload policy that places a tpu7x slice; None for COMPACT
+    placement alone or a single-host pool."""
     lifecycle: Lifecycle
 
     @property
     def slices(self) -> int:
         return len(self.node_pool_names)
+
+    @property
+    def initial_node_count(self) -> int:
+        """Nodes at creation: the fixed size, or the autoscaling minimum."""
+        if self.autoscaling:
+            return self.autoscaling.min_nodes
+        return self.node_count or 0
+
+    @property
+    def max_nodes(self) -> int:
+        """The most nodes each node pool can have."""
+        return self.autoscaling.max_nodes if self.autoscaling else self.node_count or 0
 
     @property
     def auto_repair(self) -> bool:
@@ -153,6 +185,7 @@ class TpuPoolPlan:
             capacity=self.capacity.label,
             min_nodes=scaling.min_nodes if scaling else None,
             max_nodes=scaling.max_nodes if scaling else None,
+            node_count=self.node_count,
             node_selector={
                 ACCELERATOR_LABEL: self.generation.accelerator,
                 TOPOLOGY_LABEL: self.topology,
@@ -196,34 +229,51 @@ def _allowed_topologies(generation: Generation) -> str:
 
 
 def plan_pool(
-    i: int, pool: TpuPoolSpec, cluster: ClusterSpec, warnings: list[str]
+    i: int,
+    pool: TpuPoolSpec,
+    cluster: ClusterFacts,
+    warnings: list[str],
+    invalid: frozenset[str] = frozenset(),
 ) -> TpuPoolPlan | list[Problem]:
-    """The plan of entry `i`, or every problem found in it (warnings are appended)."""
+    """The plan of entry `i`, or every problem found in it (warnings are appended).
+
+    `invalid` names the fields that did not parse (their problems are reported already); the
+    rules that depend on them are skipped, and every other rule still runs.
+    """
     path = f"tpuPools[{i}]"
-    capacity, problems = _capacity(path, pool)
+    capacity, problems = _capacity(path, pool, invalid)
+    if "tpu" in invalid:
+        return problems
     generation = GENERATIONS.get(pool.tpu)
     if generation is None:
         return [
             *problems,
             Problem(
                 f"{path}.tpu",
-                f"{pool.tpu!r} is not a TPU generation; expected one of "
+                f"{show(pool.tpu)} is not a TPU generation; expected one of "
                 f"{', '.join(GENERATIONS)}{did_you_mean(pool.tpu, GENERATIONS)}",
             ),
         ]
-    zone = _zone(path, pool, generation, cluster.region, problems, warnings)
-    problems += _version_problems(path, pool, generation, cluster)
+    zone = None
+    if not {"zone", "allowUndocumentedZone"} & invalid and cluster.region:
+        zone = _zone(path, pool, generation, cluster.region, problems, warnings)
+    if "slices" not in invalid:
+        problems += _version_problems(path, pool, generation, cluster)
 
     machine: MachineType | None = None
-    if pool.machine_type is not None:
-        machine = _named_machine(path, pool, generation, problems)
+    if pool.machine_type is not None or "machineType" in invalid:
+        machine = (
+            None if "machineType" in invalid else _named_machine(path, pool, generation, problems)
+        )
         if machine is None:
             return problems  # the rules below depend on the machine type the user meant
+    if "topology" in invalid:
+        return problems
     if pool.topology not in generation.topologies:
         problems.append(
             Problem(
                 f"{path}.topology",
-                f"{pool.topology!r} is not a {pool.tpu} topology; expected one of "
+                f"{show(pool.topology)} is not a {pool.tpu} topology; expected one of "
                 f"{_allowed_topologies(generation)}{_topology_hint(generation, pool.topology)}",
             )
         )
@@ -244,8 +294,9 @@ def plan_pool(
     nodes = nodes_for(machine, pool.topology)
     multi_host = is_multi_host(machine, pool.topology)
 
-    problems += _autoscaling_problems(path, pool, nodes, multi_host)
-    if pool.slices > 1 and not multi_host:
+    if not {"autoscaling", "nodeCount"} & invalid:
+        problems += _size_problems(path, pool, capacity, nodes, multi_host)
+    if "slices" not in invalid and pool.slices > 1 and not multi_host:
         problems.append(
             Problem(
                 f"{path}.slices",
@@ -253,10 +304,11 @@ def plan_pool(
                 "multislice needs multi-host slices; use a larger topology or slices: 1",
             )
         )
-    if problems or zone is None or capacity is None:
+    if problems or invalid or zone is None or capacity is None or cluster.name is None:
         return problems
 
     scaling = pool.autoscaling
+    workload_policy = multi_host and generation.workload_policy_placement
     return TpuPoolPlan(
         name=pool.name,
         node_pool_names=node_pool_names(pool),
@@ -269,14 +321,31 @@ def plan_pool(
         capacity=capacity,
         reservation=pool.reservation,
         autoscaling=scaling,
-        initial_node_count=scaling.min_nodes if scaling else nodes,
+        node_count=None
+        if scaling
+        else nodes
+        if multi_host
+        else pool.node_count or DEFAULT_NODE_COUNT,
         auto_upgrade=cluster.release_channel != "NONE",
-        workload_policy=multi_host and generation.workload_policy_placement,
+        workload_policy_name=workload_policy_name(cluster.name, pool.name)
+        if workload_policy
+        else None,
         lifecycle=Lifecycle(
-            ignore_changes=AUTOSCALER_OWNED if scaling else (),
+            ignore_changes=(AUTOSCALER_OWNED if scaling else ()) + GKE_REPORTED,
             replace_on_changes=SLICE_REPLACED_ON if multi_host else (),
         ),
     )
+
+
+def workload_policy_name(cluster_name: str, pool_name: str) -> str:
+    """The pool's workload policy: per project and region, so the cluster name keeps clusters'
+    apart. A name past 63 characters is cut and given a digest of the whole, so that two long
+    pool names sharing a prefix still get two policies."""
+    name = f"{cluster_name}-{pool_name}-ht"
+    if len(name) <= POLICY_NAME_MAX:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[: POLICY_NAME_MAX - 9].rstrip('-')}-{digest}"
 
 
 def _named_machine(
@@ -353,7 +422,7 @@ def _zone(
 
 
 def _version_problems(
-    path: str, pool: TpuPoolSpec, generation: Generation, cluster: ClusterSpec
+    path: str, pool: TpuPoolSpec, generation: Generation, cluster: ClusterFacts
 ) -> list[Problem]:
     version = cluster.min_master_version
     if version is None:
@@ -372,33 +441,57 @@ def _version_problems(
     ]
 
 
-def _capacity(path: str, pool: TpuPoolSpec) -> tuple[Capacity | None, list[Problem]]:
+def _capacity(
+    path: str, pool: TpuPoolSpec, invalid: frozenset[str]
+) -> tuple[Capacity | None, list[Problem]]:
+    if invalid & set(_CAPACITY_KEYS):
+        return None, []
     values = (pool.reservation, pool.spot, pool.flex_start, pool.queued_provisioning)
     chosen = [key for key, value in zip(_CAPACITY_KEYS, values, strict=True) if value]
     capacity = CAPACITIES.get(frozenset(chosen))
     if capacity is not None:
         return capacity, []
+    combinations = ", ".join(
+        " with ".join(sorted(c.keys)) for c in CAPACITIES.values() if len(c.keys) > 1
+    )
     return None, [
         Problem(
             f"{path}.{chosen[1]}",
             f"cannot be combined with {chosen[0]}: a pool takes one of reservation, spot, "
-            "flexStart or queuedProvisioning (Spot and Dynamic Workload Scheduler VMs use "
-            "no reservation)",
+            f"flexStart or queuedProvisioning, or {combinations} (Spot and Dynamic Workload "
+            "Scheduler VMs use no reservation)",
         )
     ]
 
 
-def _autoscaling_problems(
-    path: str, pool: TpuPoolSpec, nodes: int, multi_host: bool
+def _size_problems(
+    path: str, pool: TpuPoolSpec, capacity: Capacity | None, nodes: int, multi_host: bool
 ) -> list[Problem]:
+    """A pool has a fixed size (a whole slice, or `nodeCount` single-host VMs) or an
+    autoscaled range; Dynamic Workload Scheduler VMs only come through the autoscaler."""
     scaling = pool.autoscaling
     dws = (
-        "flexStart"
-        if pool.flex_start
-        else "queuedProvisioning"
-        if pool.queued_provisioning
+        " and ".join(sorted(capacity.keys))
+        if capacity and capacity.dynamic_workload_scheduler
         else None
     )
+    if pool.node_count is not None:
+        if multi_host:
+            return [
+                Problem(
+                    f"{path}.nodeCount",
+                    f"{pool.node_count} is not allowed: a {pool.topology} slice is {nodes} "
+                    "nodes by its topology; remove nodeCount",
+                )
+            ]
+        if scaling is not None:
+            return [
+                Problem(
+                    f"{path}.nodeCount",
+                    f"{pool.node_count} cannot be combined with autoscaling: a pool has a fixed "
+                    "size (nodeCount) or an autoscaled range (autoscaling); remove one",
+                )
+            ]
     if scaling is None:
         if dws:
             return [
@@ -406,13 +499,6 @@ def _autoscaling_problems(
                     f"{path}.autoscaling",
                     f"required with {dws}: set minNodes: 0 and maxNodes"
                     + (f": {nodes}" if multi_host else ""),
-                )
-            ]
-        if not multi_host:
-            return [
-                Problem(
-                    f"{path}.autoscaling",
-                    "required for a single-host pool: set minNodes (0 scales to zero) and maxNodes",
                 )
             ]
         return []
@@ -475,20 +561,43 @@ def _name_problems(pools: Sequence[tuple[int, TpuPoolSpec]]) -> list[Problem]:
 
 
 def plan_tpu_pools(
-    cluster: ClusterSpec, pools: Sequence[tuple[int, TpuPoolSpec]]
+    cluster: ClusterFacts, pools: Sequence[tuple[int, TpuPoolSpec, frozenset[str]]]
 ) -> tuple[tuple[TpuPoolPlan, ...], list[Problem], list[str]]:
-    """The plans of the parsed entries (with their index in the list), every problem of the
-    list, and the warnings. The plans are complete only when there are no problems."""
-    problems = _name_problems(pools)
+    """The plans of the entries (with their index in the list and the fields that did not
+    parse), every problem of the list, and the warnings. The plans are complete only when there
+    are no problems."""
+    problems = _name_problems([(i, pool) for i, pool, invalid in pools if "name" not in invalid])
     warnings: list[str] = []
     plans = []
-    for i, pool in pools:
-        result = plan_pool(i, pool, cluster, warnings)
+    for i, pool, invalid in pools:
+        result = plan_pool(i, pool, cluster, warnings, invalid)
         if isinstance(result, TpuPoolPlan):
             plans.append(result)
         else:
             problems += result
     return tuple(plans), problems, warnings
+
+
+def version_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> list[str]:
+    """Without minMasterVersion the release channel's default version decides: warn for each
+    generation whose minimum some supported GKE version does not reach."""
+    if cluster.min_master_version is not None:
+        return []
+    needs = {p.generation.name: p.generation.min_version_standard for p in plans}
+    if any(p.slices > 1 for p in plans):
+        needs["multislice"] = MULTISLICE_MIN_VERSION_STANDARD
+    channel = (
+        f"the {cluster.release_channel} channel's default version"
+        if cluster.release_channel != "NONE"
+        else "GKE's default version"
+    )
+    return [
+        f"cluster.minMasterVersion: unset, so {channel} decides; {what} needs GKE {minimum} or "
+        f"newer: check the channel's default (gcloud container get-server-config --region "
+        f"{cluster.region}) or set minMasterVersion to {minimum}"
+        for what, minimum in sorted(needs.items())
+        if not version_at_least(OLDEST_SUPPORTED_VERSION, minimum)
+    ]
 
 
 def maintenance_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> list[str]:

@@ -7,52 +7,64 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StrictBool, StrictInt
 
+from catalog.gke import MAX_NODES_PER_CLUSTER, MAX_NODES_PER_POOL_ZONE
 from config.cluster import Zone
 from problems.models import Spec
 
 #: One slice per entry unless said otherwise; more slices make a multislice set.
 DEFAULT_SLICES = 1
+#: A single-host pool of fixed size: one VM unless said otherwise.
+DEFAULT_NODE_COUNT = 1
+#: A multi-host slice has at least two VMs, and a cluster at most 15,000 nodes.
+MOST_SLICES = MAX_NODES_PER_CLUSTER // 2
 
-# A reservation in this project, or a shared one of another project.
-_RESERVATION_NAME = r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?"
+# A reservation: its name in this project, or projects/<p>/reservations/<name> for one shared by
+# another project; either may name a block of it and a sub-block of that, as xpk accepts:
+# <reservation>/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>].
+_NAME = r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?"
 _RESERVATION = re.compile(
-    rf"^({_RESERVATION_NAME}|projects/[a-z][-a-z0-9.:]*/reservations/{_RESERVATION_NAME})$"
+    rf"(projects/[a-z][-a-z0-9.:]{{0,61}}/reservations/)?{_NAME}"
+    rf"(/reservationBlocks/{_NAME}(/reservationSubBlocks/{_NAME})?)?",
+    re.ASCII,
 )
 
 
 def _reservation(value: str) -> str:
-    if not _RESERVATION.match(value):
+    if len(value) > 400 or not _RESERVATION.fullmatch(value):
         raise ValueError(
             "is not a reservation: use its name, or projects/<project>/reservations/<name> "
-            "for a shared reservation of another project"
+            "for a shared reservation of another project; either may end in "
+            "/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>]"
         )
     return value
 
 
 Reservation = Annotated[str, AfterValidator(_reservation)]
+#: Node counts of one pool in its one zone.
+NodeCount = Annotated[StrictInt, Field(ge=0, le=MAX_NODES_PER_POOL_ZONE)]
 
 
 class Autoscaling(Spec):
     """Node count range the cluster autoscaler keeps the pool in (per slice pool)."""
 
-    min_nodes: StrictInt = Field(ge=0)
-    """Lowest node count; 0 lets the pool scale to zero."""
-    max_nodes: StrictInt = Field(ge=1)
-    """Highest node count."""
+    min_nodes: NodeCount
+    """Lowest node count, 0 to 1,000; 0 lets the pool scale to zero."""
+    max_nodes: Annotated[StrictInt, Field(ge=1, le=MAX_NODES_PER_POOL_ZONE)]
+    """Highest node count, 1 to 1,000 (GKE's limit of nodes per pool and zone)."""
 
 
 class TpuPoolSpec(Spec):
     """One entry of `gke-tpu:tpuPools`."""
 
-    name: str
+    name: str = Field(min_length=1, max_length=100)
     """Node pool name; with `slices` > 1 the pools are `<name>-0`, `<name>-1`, ... `cpu` is the
     CPU pool's."""
-    tpu: str
+    tpu: str = Field(min_length=1, max_length=100)
     """TPU generation: `v4`, `v5e`, `v5p`, `v6e` or `tpu7x`."""
-    topology: str
+    topology: str = Field(min_length=1, max_length=100)
     """Slice shape: `1x1` ... `16x16` for v5e and v6e; `2x2x1`, `2x2x2`, `2x2x4`, `2x4x4`, then
     multiples of 4 in non-decreasing order for v4, v5p and tpu7x."""
-    machine_type: str | None = None
+    machine_type: str | None = Field(default=None, min_length=1, max_length=100)
     """Default: the single-host type when the topology fits one VM (v5e `2x4` on
     `ct5lp-hightpu-8t`), else the multi-host type (`ct5lp-hightpu-4t`)."""
     zone: Zone | None = None
@@ -62,17 +74,22 @@ class TpuPoolSpec(Spec):
     """Accept a zone the catalog does not list for the generation (the plan warns)."""
     reservation: Reservation | None = None
     """Consume this SPECIFIC reservation: a name, or `projects/<p>/reservations/<name>` for one
-    shared by another project."""
+    shared by another project, either optionally ending in `/reservationBlocks/<block>`."""
     spot: StrictBool = False
     """Spot VMs: cheaper, preemptible."""
     flex_start: StrictBool = False
     """Flex-start VMs (Dynamic Workload Scheduler): capacity when available, for up to 7 days;
-    needs `autoscaling` from 0, and turns auto-repair off."""
+    needs `autoscaling` from 0, and turns auto-repair off. May be combined with
+    `queuedProvisioning`."""
     queued_provisioning: StrictBool = False
     """Queued provisioning (Dynamic Workload Scheduler ProvisioningRequest); needs
     `autoscaling` from 0, and turns auto-repair off."""
     autoscaling: Autoscaling | None = None
-    """Node range of each slice's pool. Required for single-host pools; a multi-host slice
-    scales only as a whole, so each bound is 0 or its node count."""
-    slices: StrictInt = Field(default=DEFAULT_SLICES, ge=1, le=64)
-    """Identical slices, one node pool each, for multislice training; default 1."""
+    """Node range of each slice's pool. A multi-host slice scales only as a whole, so each bound
+    is 0 or its node count. Without it a pool has a fixed size."""
+    node_count: Annotated[StrictInt, Field(ge=1, le=MAX_NODES_PER_POOL_ZONE)] | None = None
+    """VMs of a single-host pool without `autoscaling`, 1 to 1,000; default 1. A multi-host
+    slice's node count comes from its topology."""
+    slices: StrictInt = Field(default=DEFAULT_SLICES, ge=1, le=MOST_SLICES)
+    """Identical multi-host slices, one node pool each, for multislice training; default 1.
+    The cluster's 15,000 nodes bound them."""

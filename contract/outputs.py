@@ -77,6 +77,8 @@ class TpuPoolRef:
     max_nodes: int | None
     node_selector: Mapping[str, str]
     tolerations: tuple[Mapping[str, str], ...]
+    node_count: int | None = None
+    """Nodes of each node pool when its size is fixed; None when it autoscales."""
 
     @classmethod
     def parse(cls, name: str, entry: Mapping[str, Any]) -> TpuPoolRef:
@@ -97,6 +99,8 @@ class TpuPoolRef:
             max_nodes=_whole(scaling.get("maxNodes")),
             node_selector=dict(entry["nodeSelector"]),
             tolerations=tuple(dict(t) for t in entry["tolerations"]),
+            # Added in contract version 1 after its first release: older platforms lack it.
+            node_count=_whole(entry.get("nodeCount")),
         )
 
     def entry(self) -> dict[str, Any]:
@@ -118,16 +122,19 @@ class TpuPoolRef:
             "multiHost": self.multi_host,
             "capacity": self.capacity,
             "autoscaling": scaling,
+            "nodeCount": self.node_count,
             "nodeSelector": dict(self.node_selector),
             "tolerations": [dict(t) for t in self.tolerations],
         }
 
     @property
     def max_node_count(self) -> int:
-        """The most nodes the pool can have: every slice full, or the autoscaling maximum."""
-        if self.max_nodes is not None and not self.multi_host:
-            return self.max_nodes * self.slices
-        return self.nodes_per_slice * self.slices
+        """The most nodes the pool can have: every slice full, the autoscaling maximum, or the
+        fixed size of a single-host pool."""
+        if self.multi_host:
+            return self.nodes_per_slice * self.slices
+        per_pool = self.max_nodes if self.max_nodes is not None else self.node_count
+        return (per_pool if per_pool is not None else self.nodes_per_slice) * self.slices
 
 
 @dataclass(frozen=True)

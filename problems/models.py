@@ -3,10 +3,11 @@ what is allowed)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
 from problems import Problem, did_you_mean, join_path, show
@@ -90,3 +91,43 @@ def problems_from(error: ValidationError, base: str, model: type[BaseModel]) -> 
 
 def _literal_choices(expected: str) -> list[str]:
     return [c.strip().strip("'") for c in expected.replace(" or ", ", ").split(",") if c.strip()]
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@cache
+def _field_adapter(model: type[BaseModel], name: str) -> TypeAdapter[Any]:
+    field = model.model_fields[name]
+    annotation = (
+        Annotated[field.annotation, *field.metadata] if field.metadata else field.annotation
+    )
+    return TypeAdapter(annotation)
+
+
+def parse(model: type[M], data: Any, base: str) -> tuple[M | None, frozenset[str], list[Problem]]:
+    """`data` as `model`, or, when it is not valid, the model built from the fields that are
+    (others take their defaults; missing required ones are absent), the keys of the fields that
+    are not, and the problems. None when `data` is not a mapping at all.
+
+    Rules across sections use what parsed: one bad field hides no other problem.
+    """
+    try:
+        return model.model_validate(data), frozenset(), []
+    except ValidationError as error:
+        problems = problems_from(error, base, model)
+    if not isinstance(data, Mapping):
+        return None, frozenset(), problems
+    fields: dict[str, Any] = {}
+    invalid: set[str] = set()
+    for name, field in model.model_fields.items():
+        key = field.alias or name
+        if key not in data:
+            if field.is_required():
+                invalid.add(key)
+            continue
+        try:
+            fields[name] = _field_adapter(model, name).validate_python(data[key])
+        except ValidationError:
+            invalid.add(key)
+    return model.model_construct(**fields), frozenset(invalid), problems

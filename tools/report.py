@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catalog import machine_type
-from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB
+from catalog.gke import DEFAULT_REGIONAL_ZONES, GKE_DEFAULT_BOOT_DISK_GB
 from catalog.services import deployer_roles, required_apis
 from catalog.tokens import (
     BUCKET,
@@ -20,8 +20,6 @@ from catalog.tokens import (
 )
 from tools.engine import Plan, RecordedResource
 
-#: Zones GKE spreads a regional node pool over when it names none.
-DEFAULT_REGIONAL_ZONES = 3
 #: Boot disk types that count against the Persistent Disk SSD quota.
 SSD_DISK_TYPES = {"pd-balanced", "pd-ssd", None}
 _VCPUS = re.compile(r"^[a-z0-9]+-[a-z]+-(\d+)$")

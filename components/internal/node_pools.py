@@ -37,13 +37,35 @@ def node_config(
 
 
 def autoscaling(plan: TpuPoolPlan) -> container.NodePoolAutoscalingArgs | None:
-    if plan.autoscaling is None:
+    """A TPU pool has one zone, so per-zone and total limits mean the same. Single-host pools
+    use the total limits, as GKE's TPU guide does. A multi-host slice takes the per-zone ones:
+    given totals, the provider sends per-zone limits of 0 too and GKE refuses the pool ("Maximum
+    node count 0 is not a valid size of TPU pod slice"), as cluster-toolkit's gke-node-pool and
+    vllm-project/ci-infra found."""
+    scaling = plan.autoscaling
+    if scaling is None:
         return None
+    if plan.multi_host:
+        return container.NodePoolAutoscalingArgs(
+            min_node_count=scaling.min_nodes,
+            max_node_count=scaling.max_nodes,
+            location_policy="ANY",
+        )
     return container.NodePoolAutoscalingArgs(
-        total_min_node_count=plan.autoscaling.min_nodes,
-        total_max_node_count=plan.autoscaling.max_nodes,
+        total_min_node_count=scaling.min_nodes,
+        total_max_node_count=scaling.max_nodes,
         location_policy="ANY",
     )
+
+
+def fixed_size(plan: TpuPoolPlan) -> tuple[int | None, int | None]:
+    """(initial node count, node count). A slice is created whole: its size is its topology, and
+    a new size is a new slice (the initial count replaces the pool). A fixed single-host pool
+    keeps its count under Pulumi's control and resizes in place. An autoscaled pool starts at
+    its minimum and leaves the count to the autoscaler."""
+    if plan.autoscaling is not None or plan.multi_host:
+        return plan.initial_node_count, None
+    return None, plan.node_count
 
 
 def management(plan: TpuPoolPlan) -> container.NodePoolManagementArgs:
@@ -90,7 +112,8 @@ class TpuPoolComponent(pulumi.ComponentResource):
                 location=args.region,
                 name=pool_name,
                 node_locations=[plan.zone],
-                initial_node_count=plan.initial_node_count,
+                initial_node_count=fixed_size(plan)[0],
+                node_count=fixed_size(plan)[1],
                 autoscaling=autoscaling(plan),
                 placement_policy=placement,
                 queued_provisioning=queued_provisioning(plan),

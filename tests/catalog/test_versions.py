@@ -25,6 +25,9 @@ GARBAGE = [
     "1.31.2-gke.",
     "1.31.2-gke.1.2",
     "1.31.2-GKE.1",
+    "1.31\n",
+    "\u0661.\u0663\u0661",  # Arabic-Indic digits
+    "1.\uff13\uff11",  # full-width digits
 ]
 
 

@@ -228,3 +228,47 @@ def test_node_account_id_fits_the_30_character_limit() -> None:
 def test_no_release_channel_is_unspecified(run_plan: PlanRunner) -> None:
     plan = run_plan(cluster={**BASE_CLUSTER, "releaseChannel": "NONE"})
     assert plan.one(CLUSTER).inputs["releaseChannel"] == {"channel": "UNSPECIFIED"}
+
+
+def test_exclusions_without_a_window_reach_the_cluster(run_plan: PlanRunner) -> None:
+    plan = run_plan(
+        cluster={
+            **BASE_CLUSTER,
+            "maintenanceExclusions": [
+                {
+                    "name": "campaign",
+                    "startTime": "2027-01-11T00:00:00Z",
+                    "untilEndOfSupport": True,
+                },
+                {
+                    "name": "freeze",
+                    "startTime": "2027-03-01T00:00:00Z",
+                    "endTime": "2027-03-08T00:00:00Z",
+                    "scope": "NO_UPGRADES",
+                },
+            ],
+        }
+    )
+    assert plan.one(CLUSTER).inputs["maintenancePolicy"] == {
+        "maintenanceExclusions": [
+            {
+                "exclusionName": "campaign",
+                "startTime": "2027-01-11T00:00:00Z",
+                # No endTime: GKE takes exactly one of endTime and end_time_behavior.
+                "exclusionOptions": {
+                    "scope": "NO_MINOR_OR_NODE_UPGRADES",
+                    "endTimeBehavior": "UNTIL_END_OF_SUPPORT",
+                },
+            },
+            {
+                "exclusionName": "freeze",
+                "startTime": "2027-03-01T00:00:00Z",
+                "endTime": "2027-03-08T00:00:00Z",
+                "exclusionOptions": {"scope": "NO_UPGRADES"},
+            },
+        ]
+    }
+
+
+def test_without_window_or_exclusions_there_is_no_maintenance_policy(run_plan: PlanRunner) -> None:
+    assert "maintenancePolicy" not in run_plan().one(CLUSTER).inputs

@@ -13,6 +13,8 @@ CLUSTER = "gcp:container/cluster:Cluster"
 POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
 NODE_SA = "tpu-test-nodes@gke-tpu-test.iam.gserviceaccount.com"
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
+REPLACED_ON = ["nodeConfig.machineType", "nodeLocations", "placementPolicy.tpuTopology"]
+AUTOSCALED_IGNORES = ["initialNodeCount", "nodeConfig.advancedMachineFeatures", "nodeCount"]
 
 
 def _pool(plan: Any, name: str) -> Any:
@@ -49,12 +51,9 @@ def test_seed_multi_host_v4_slice_on_a_reservation(run_plan: PlanRunner) -> None
     # A slice is replaced (old one first) where GKE cannot change it in place, and only there:
     # labels, management flags or upgrade settings change in place.
     assert pool.options["deleteBeforeReplace"] is True
-    assert pool.options["replaceOnChanges"] == [
-        "nodeConfig.machineType",
-        "nodeLocations",
-        "placementPolicy",
-    ]
-    assert pool.options["ignoreChanges"] == []
+    assert pool.options["replaceOnChanges"] == REPLACED_ON
+    # GKE reports SMT off on TPU hosts; removing that would replace the pool.
+    assert pool.options["ignoreChanges"] == ["nodeConfig.advancedMachineFeatures"]
     component = plan.one("gke-tpu:index:MultiHostTpuPool")
     assert pool.parent == component.urn
     assert plan.one(CLUSTER).urn in pool.dependencies
@@ -97,7 +96,7 @@ def test_seed_single_host_v4_pool_autoscaling_2_to_22(run_plan: PlanRunner) -> N
         },
         "management": {"autoRepair": True, "autoUpgrade": True},
     }
-    assert pool.options["ignoreChanges"] == ["initialNodeCount", "nodeCount"]
+    assert pool.options["ignoreChanges"] == AUTOSCALED_IGNORES
     assert pool.options["deleteBeforeReplace"] is True
     assert pool.options["replaceOnChanges"] == []
     assert pool.parent == plan.one("gke-tpu:index:SingleHostTpuPool").urn
@@ -136,9 +135,18 @@ def test_tpu7x_slices_are_placed_by_a_high_throughput_workload_policy(run_plan: 
         "name": "tpu-test-iw-ht",
         "workloadPolicy": {"type": "HIGH_THROUGHPUT", "acceleratorTopology": "2x2x2"},
     }
+    assert policy.options["deleteBeforeReplace"] is True
+    assert policy.parent == plan.one("gke-tpu:index:MultiHostTpuPool").urn
     pool = _pool(plan, "iw")
-    assert pool.inputs["placementPolicy"] == {"type": "COMPACT", "policyName": "tpu-test-iw-ht"}
+    # No COMPACT type (GKE refuses group placement for tpu7x and reports none), and the
+    # topology beside the policy, as GKE stores it.
+    assert pool.inputs["placementPolicy"] == {
+        "type": "",
+        "policyName": "tpu-test-iw-ht",
+        "tpuTopology": "2x2x2",
+    }
     assert policy.urn in pool.dependencies
+    assert pool.options["replaceOnChanges"] == REPLACED_ON
     assert pool.inputs["nodeConfig"]["machineType"] == "tpu7x-standard-4t"
     assert pool.inputs["nodeLocations"] == ["us-central1-c"]
 
@@ -205,17 +213,10 @@ def test_capacity_options_reach_the_node_pool(
     assert pool["initialNodeCount"] == 0
     # An autoscaled slice leaves its node counts to the autoscaler, like any autoscaled pool.
     options = _pool(plan, "slice").options
-    assert options["ignoreChanges"] == ["initialNodeCount", "nodeCount"]
-    assert options["replaceOnChanges"] == [
-        "nodeConfig.machineType",
-        "nodeLocations",
-        "placementPolicy",
-    ]
-    assert pool["autoscaling"] == {
-        "totalMinNodeCount": 0,
-        "totalMaxNodeCount": 4,
-        "locationPolicy": "ANY",
-    }
+    assert options["ignoreChanges"] == AUTOSCALED_IGNORES
+    assert options["replaceOnChanges"] == REPLACED_ON
+    # A slice takes per-zone limits: with totals GKE refuses a TPU slice of "0" nodes.
+    assert pool["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 4, "locationPolicy": "ANY"}
 
 
 def test_auto_upgrade_is_off_only_without_a_release_channel(run_plan: PlanRunner) -> None:
@@ -257,6 +258,7 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "multiHost": True,
             "capacity": "reservation",
             "autoscaling": None,
+            "nodeCount": 2,
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x2",
@@ -275,6 +277,7 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "multiHost": False,
             "capacity": "on-demand",
             "autoscaling": {"minNodes": 0, "maxNodes": 3},
+            "nodeCount": None,
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x1",
@@ -307,3 +310,74 @@ def test_undocumented_zone_override_warns_in_the_plan(run_plan: PlanRunner) -> N
         w.startswith("tpuPools[0].zone: 'us-central2-a' is not a documented v4 zone")
         for w in plan.warnings
     )
+
+
+def test_a_single_host_pool_of_fixed_size_keeps_its_count_under_pulumi(
+    run_plan: PlanRunner,
+) -> None:
+    plan = run_plan(
+        cluster={"name": "tpu-test", "region": "us-east5"},
+        tpuPools=[
+            {"name": "serve", "tpu": "v5e", "topology": "2x4", "nodeCount": 3},
+            {"name": "one", "tpu": "v5e", "topology": "1x1"},
+        ],
+    )
+    serve, one = _pool(plan, "serve"), _pool(plan, "one")
+    # node_count resizes in place; initial_node_count would replace the pool on a change.
+    assert (serve.inputs["nodeCount"], "initialNodeCount" in serve.inputs) == (3, False)
+    assert (one.inputs["nodeCount"], "autoscaling" in one.inputs) == (1, False)
+    assert serve.inputs["nodeConfig"]["machineType"] == "ct5lp-hightpu-8t"
+    assert "placementPolicy" not in serve.inputs
+    assert serve.options["ignoreChanges"] == ["nodeConfig.advancedMachineFeatures"]
+    assert serve.options["replaceOnChanges"] == []
+    assert plan.outputs["tpuPools"]["serve"]["nodeCount"] == 3
+    assert plan.outputs["tpuPools"]["serve"]["autoscaling"] is None
+    # No pool autoscales: the cluster keeps GKE's balanced autoscaling profile.
+    assert "clusterAutoscaling" not in plan.one(CLUSTER).inputs
+
+
+def test_flex_start_with_queued_provisioning(run_plan: PlanRunner) -> None:
+    plan = run_plan(
+        cluster={"name": "tpu-test", "region": "us-central1", "minMasterVersion": "1.34"},
+        tpuPools=[
+            {
+                "name": "dws",
+                "tpu": "tpu7x",
+                "topology": "2x2x2",
+                "flexStart": True,
+                "queuedProvisioning": True,
+                "autoscaling": {"minNodes": 0, "maxNodes": 2},
+            }
+        ],
+    )
+    pool = _pool(plan, "dws").inputs
+    assert pool["nodeConfig"]["flexStart"] is True
+    assert pool["nodeConfig"]["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
+    assert pool["queuedProvisioning"] == {"enabled": True}
+    assert pool["management"] == {"autoRepair": False, "autoUpgrade": True}
+    assert pool["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 2, "locationPolicy": "ANY"}
+    assert plan.outputs["tpuPools"]["dws"]["capacity"] == "flex-start-queued"
+
+
+def test_a_pool_may_consume_a_block_of_a_shared_reservation(run_plan: PlanRunner) -> None:
+    block = "projects/res-host/reservations/tpu-r/reservationBlocks/block-1"
+    plan = run_plan(
+        tpuPools=[{"name": "slice", "tpu": "v4", "topology": "2x2x2", "reservation": block}]
+    )
+    assert _pool(plan, "slice").inputs["nodeConfig"]["reservationAffinity"] == {
+        "consumeReservationType": "SPECIFIC_RESERVATION",
+        "key": "compute.googleapis.com/reservation-name",
+        "values": [block],
+    }
+
+
+def test_long_tpu7x_pool_names_get_distinct_workload_policies(run_plan: PlanRunner) -> None:
+    cluster = "c" * 40
+    names = ["ironwood-training-slices-" + suffix for suffix in ("aaaa", "bbbb")]
+    plan = run_plan(
+        cluster={"name": cluster, "region": "us-central1", "minMasterVersion": "1.34"},
+        tpuPools=[{"name": n, "tpu": "tpu7x", "topology": "2x2x2"} for n in names],
+    )
+    policies = [p.inputs["name"] for p in plan.of_type(POLICY)]
+    assert len(set(policies)) == 2
+    assert all(len(p) == 63 and p.startswith(f"{cluster}-ironwood-trai-") for p in policies)

@@ -66,8 +66,9 @@ def test_other_namespaces_are_left_alone() -> None:
         (
             _config(project="My_Project", cluster=CLUSTER),
             [
-                "gcp:project: 'My_Project' is not a project id: 6 to 30 lowercase letters, "
-                "digits and hyphens, starting with a letter"
+                "gcp:project: 'My_Project' is not a project id: must start with a lowercase "
+                "letter, contain only lowercase letters, digits and hyphens, and not end with a "
+                "hyphen"
             ],
         ),
         (
@@ -116,7 +117,7 @@ def test_other_namespaces_are_left_alone() -> None:
         (
             _config(cluster={"name": "tpu-dev", "region": "Central US"}),
             [
-                "cluster.region: 'Central US': is not a region name, such as 'us-central2' or "
+                "cluster.region: 'Central US': is not a region name, such as 'us-east5' or "
                 "'europe-west4'"
             ],
         ),
@@ -193,7 +194,7 @@ def test_other_namespaces_are_left_alone() -> None:
             ),
             [
                 "cluster.maintenanceExclusions[0].startTime: '2026-01-01': is not an RFC 3339 "
-                "time with a zone, such as '2026-01-03T03:00:00Z'",
+                "time, such as '2026-01-03T02:00:00Z'",
                 "cluster.maintenanceExclusions[1].scope: 'ALL' is not allowed; expected one of "
                 "NO_UPGRADES, NO_MINOR_UPGRADES, NO_MINOR_OR_NODE_UPGRADES",
             ],
@@ -262,7 +263,7 @@ def test_exclusion_rules_of_gke() -> None:
     )
     assert _problems(config) == [
         "cluster.maintenanceExclusions[0].endTime: '2026-02-15T00:00:00Z' makes a NO_UPGRADES "
-        "exclusion of 45 days; GKE allows at most 30",
+        "exclusion of 45 days; GKE allows at most 30 days",
         "cluster.maintenanceExclusions[1].scope: 'NO_MINOR_OR_NODE_UPGRADES' needs a release "
         "channel; with releaseChannel NONE only NO_UPGRADES is allowed",
     ]
@@ -271,3 +272,107 @@ def test_exclusion_rules_of_gke() -> None:
     assert load_platform(
         _config(cluster=CLUSTER | {"releaseChannel": "NONE", "maintenanceExclusions": exclusions})
     )
+
+
+def test_five_problems_in_four_sections_are_reported_in_one_run() -> None:
+    config = {
+        "gcp:project": "my-google-project",
+        "gke-tpu:cluster": json.dumps({"name": "Tpu-Dev", "region": "us-central2"}),
+        "gke-tpu:tpuPools": json.dumps(
+            [{"name": "train", "tpu": "v4", "topology": "3x3x3", "slices": "two"}]
+        ),
+        "gke-tpu:modelStorage": json.dumps({"bucket": "my-google-models"}),
+    }
+    assert _problems(config) == [
+        "gcp:project: 'my-google-project' is not a project id: contains 'google'; project ids "
+        "cannot contain google, null, undefined or ssl",
+        "cluster.name: 'Tpu-Dev': must start with a lowercase letter, contain only lowercase "
+        "letters, digits and hyphens, and not end with a hyphen",
+        # A type error in one field of a pool hides none of the pool's other problems, and a
+        # bad cluster name hides none of the pools' (the region parsed: their zone is derived).
+        "tpuPools[0].slices: 'two': input should be a valid integer",
+        "tpuPools[0].topology: '3x3x3' is not a v4 topology; expected one of 2x2x1, 2x2x2, "
+        "2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16, ... 12x16x16 (23 shapes: from 64 chips "
+        "up, every dimension a multiple of 4, in non-decreasing order)",
+        "modelStorage.bucket: 'my-google-models': must not start with 'goog' or contain "
+        "'google' or a misspelling of it",
+    ]
+
+
+def test_cross_section_rules_use_what_parsed() -> None:
+    # The region is bad: only the rules that need it are skipped; the channel still counts.
+    config = _config(
+        cluster={"name": "tpu-dev", "region": "Central", "releaseChannel": "NONE",
+                 "maintenanceExclusions": [{"name": "x", "startTime": "2026-01-01T00:00:00Z",
+                                            "endTime": "2026-01-02T00:00:00Z"}]},
+        tpuPools=[{"name": "a", "tpu": "v4", "topology": "2x2x2", "zone": "us-central2-b",
+                   "spot": True, "reservation": "r"}],
+    )  # fmt: skip
+    assert _problems(config) == [
+        "cluster.region: 'Central': is not a region name, such as 'us-east5' or 'europe-west4'",
+        "cluster.maintenanceExclusions[0].scope: 'NO_MINOR_OR_NODE_UPGRADES' needs a release "
+        "channel; with releaseChannel NONE only NO_UPGRADES is allowed",
+        "tpuPools[0].spot: cannot be combined with reservation: a pool takes one of "
+        "reservation, spot, flexStart or queuedProvisioning, or flexStart with "
+        "queuedProvisioning (Spot and Dynamic Workload Scheduler VMs use no reservation)",
+    ]
+
+
+def test_a_missing_cluster_does_not_hide_a_missing_project_or_pool_problems() -> None:
+    config = _config(project=None, tpuPools=[{"name": "a", "tpu": "v9", "topology": "2x2"}])
+    assert _problems(config) == [
+        "gcp:project: required; set it with `pulumi config set gcp:project <id>`",
+        "gke-tpu:cluster: required; set the `gke-tpu:cluster` object in the stack file",
+        "tpuPools[0].tpu: 'v9' is not a TPU generation; expected one of v4, v5e, v5p, v6e, tpu7x",
+    ]
+
+
+def test_a_flood_of_characters_is_echoed_in_at_most_80() -> None:
+    huge = "x" * 60_000
+    config = _config(cluster=CLUSTER) | {
+        "gke-tpu:modelStorage": json.dumps({"bucket": "models-1", "location": huge}),
+        "gke-tpu:tpuPools": json.dumps([{"name": huge, "tpu": huge, "topology": huge}]),
+    }
+    problems = _problems(config)
+    assert problems, "every field is refused"
+    assert all(len(p) < 400 for p in problems), [len(p) for p in problems]
+    assert f"{'x' * 80!r}... (60000 characters)" in problems[0]
+
+
+def test_the_plan_warns_when_the_channel_decides_a_version_a_generation_needs() -> None:
+    pools = [
+        {"name": "iw", "tpu": "tpu7x", "topology": "2x2x2", "slices": 2},
+        {"name": "v5e", "tpu": "v5e", "topology": "4x4"},
+        {"name": "v6e", "tpu": "v6e", "topology": "4x4"},
+    ]  # fmt: skip
+    spec = load_platform(
+        _config(cluster={"name": "tpu-dev", "region": "us-central1", "releaseChannel": "STABLE"},
+                tpuPools=pools)
+    )  # fmt: skip
+    versions = [w for w in spec.warnings if w.startswith("cluster.minMasterVersion")]
+    # v5e's minimum (1.27) is below every supported version: no warning for it.
+    assert versions == [
+        "cluster.minMasterVersion: unset, so the STABLE channel's default version decides; "
+        f"{what} needs GKE {minimum} or newer: check the channel's default (gcloud container "
+        f"get-server-config --region us-central1) or set minMasterVersion to {minimum}"
+        for what, minimum in (("tpu7x", "1.34.0-gke.2201000"), ("v6e", "1.31.2-gke.1115000"))
+    ]
+    pinned = load_platform(
+        _config(cluster={"name": "tpu-dev", "region": "us-central1", "minMasterVersion": "1.34"},
+                tpuPools=pools[:1])
+    )  # fmt: skip
+    assert not [w for w in pinned.warnings if w.startswith("cluster.minMasterVersion")]
+
+
+def test_every_pool_at_its_most_must_fit_gke_s_cluster_limit() -> None:
+    def pools(slices: int) -> list[dict[str, Any]]:
+        # v5e 4x4: 4 VMs a slice; the CPU pool has 3 nodes (one in each of 3 zones).
+        return [{"name": "train", "tpu": "v5e", "topology": "4x4", "zone": "us-central1-a",
+                 "slices": slices}]  # fmt: skip
+
+    cluster = {"name": "tpu-dev", "region": "us-central1"}
+    assert load_platform(_config(cluster=cluster, tpuPools=pools(3749)))
+    assert _problems(_config(cluster=cluster, tpuPools=pools(3750))) == [
+        "tpuPools: up to 15003 nodes in the cluster (3 CPU, 15000 TPU; the most: train 15000); "
+        "a GKE Standard cluster has at most 15000"
+    ]

@@ -76,8 +76,9 @@ def test_account_ids_fit_30_characters_for_the_longest_cluster_names() -> None:
         ("my.bucket..x", "must not contain '..', '.-' or '-.'"),
         ("a.-b", "must not contain '..', '.-' or '-.'"),
         ("192.168.5.4", "must not be an IP address"),
-        ("goog-models", "must not start with 'goog' or contain 'google'"),
-        ("my-google-models", "must not start with 'goog' or contain 'google'"),
+        ("goog-models", "must not start with 'goog' or contain 'google' or a misspelling of it"),
+        ("my-google-models", "must not start with 'goog' or contain 'google' or a misspelling of it"),
+        ("my-g00gle-models", "must not start with 'goog' or contain 'google' or a misspelling of it"),
         (f"{'a' * 64}.com", "with dots, must be at most 222 characters, each dot-separated part 1 to 63"),
     ],
 )  # fmt: skip
@@ -86,7 +87,9 @@ def test_bucket_naming_rules(name: str, problem: str) -> None:
     assert _problems(bucket=name) == [f"modelStorage.bucket: {name!r}: {problem}"]
 
 
-@pytest.mark.parametrize("name", ["abc", "a" * 63, "models_1", "models.example.com", "a-b.c_d"])
+@pytest.mark.parametrize(
+    "name", ["abc", "a" * 63, "models_1", "models.example.com", "a-b.c_d", "g0ogl3-x", "goo-gle"]
+)
 def test_valid_bucket_names(name: str) -> None:
     assert bucket_name_problem(name) is None
 
@@ -133,3 +136,53 @@ def test_plan_exits_2_on_a_bad_bucket_with_nothing_registered(
     assert "  - modelStorage.bucket: 'My_Models': must use lowercase letters" in err
     assert "  - modelStorage.readerRole: 'owner' is not allowed; expected one of" in err
     assert json.loads(out.read_text())["resources"] == []
+
+
+@pytest.mark.parametrize(
+    ("location", "stored"),
+    [("us-east5", "US-EAST5"), ("US", "US"), ("eu", "EU"), ("nam4", "NAM4"), ("EUR4", "EUR4")],
+)
+def test_bucket_locations_cloud_storage_has(location: str, stored: str) -> None:
+    storage = load_platform(_config(bucket="models-1", location=location)).storage
+    assert storage is not None and storage.location == stored
+
+
+@pytest.mark.parametrize(
+    ("location", "problem"),
+    [
+        (
+            "us-east9",
+            "modelStorage.location: 'us-east9' is not a Google Cloud region the catalog knows; "
+            "set cluster.allowUndocumentedRegion: true for a region newer than the catalog",
+        ),
+        (
+            "Iowa",
+            "modelStorage.location: 'Iowa': is not a Cloud Storage location: a region such as "
+            "'us-east5', a dual-region (ASIA1, EUR4, EUR5, EUR7, EUR8, NAM4) or a multi-region "
+            "(US, EU, ASIA)",
+        ),
+        ("us-east5\n", "modelStorage.location: 'us-east5\\n': is not a Cloud Storage location"),
+        ("a" * 60_000, "modelStorage.location: 'aaaa"),
+    ],
+)
+def test_bucket_locations_cloud_storage_refuses(location: str, problem: str) -> None:
+    (found,) = _problems(bucket="models-1", location=location)
+    assert found.startswith(problem)
+    assert len(found) < 300
+
+
+def test_an_undocumented_bucket_region_is_allowed_with_the_cluster_s_override() -> None:
+    config = _config(bucket="models-1", location="us-east9") | {
+        "gke-tpu:cluster": json.dumps(CLUSTER | {"allowUndocumentedRegion": True})
+    }
+    spec = load_platform(config)
+    assert spec.storage is not None and spec.storage.location == "US-EAST9"
+    assert (
+        "modelStorage.location: 'us-east9' is not a Google Cloud region the catalog knows; "
+        "used because cluster.allowUndocumentedRegion is true"
+    ) in spec.warnings
+
+
+@pytest.mark.parametrize("name", ["models-1\n", "mödels", "models\u00a0x", "x" * 223, "a.-b"])
+def test_bucket_names_are_whole_ascii_names(name: str) -> None:
+    assert bucket_name_problem(name) is not None

@@ -13,11 +13,11 @@ from problems import ConfigError
 
 ALLOWED_KEYS = (
     "Allowed keys: name, tpu, topology, machineType, zone, allowUndocumentedZone, reservation, "
-    "spot, flexStart, queuedProvisioning, autoscaling, slices"
+    "spot, flexStart, queuedProvisioning, autoscaling, nodeCount, slices"
 )
 ONE_CAPACITY = (
-    "a pool takes one of reservation, spot, flexStart or queuedProvisioning (Spot and Dynamic "
-    "Workload Scheduler VMs use no reservation)"
+    "a pool takes one of reservation, spot, flexStart or queuedProvisioning, or flexStart with "
+    "queuedProvisioning (Spot and Dynamic Workload Scheduler VMs use no reservation)"
 )
 V4_TOPOLOGIES = (
     "2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16, ... 12x16x16 (23 shapes: from "
@@ -27,15 +27,12 @@ V5E_TOPOLOGIES = "1x1, 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16"
 V5E_MACHINES = "ct5lp-hightpu-1t, ct5lp-hightpu-4t, ct5lp-hightpu-8t"
 NOT_A_RESERVATION = (
     "is not a reservation: use its name, or projects/<project>/reservations/<name> for a shared "
-    "reservation of another project"
+    "reservation of another project; either may end in "
+    "/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>]"
 )
 BAD_NAME = (
     "must start with a lowercase letter, contain only lowercase letters, digits and hyphens, "
     "and not end with a hyphen"
-)
-SINGLE_HOST_NEEDS_AUTOSCALING = (
-    "tpuPools[0].autoscaling: required for a single-host pool: set minNodes (0 scales to zero) "
-    "and maxNodes"
 )
 SCALE_0_4 = {"minNodes": 0, "maxNodes": 4}
 SCALE_0_1 = {"minNodes": 0, "maxNodes": 1}
@@ -244,7 +241,7 @@ ZONE = [
     ),
     pytest.param(
         _config(_pool(zone="us-west4")),
-        ["tpuPools[0].zone: 'us-west4': is not a zone name, such as 'us-central2-b'"],
+        ["tpuPools[0].zone: 'us-west4': is not a zone name, such as 'us-east5-b'"],
         id="zone-is-a-region",
     ),
 ]
@@ -363,9 +360,50 @@ AUTOSCALING = [
         id="multi-host-both-bounds",
     ),
     pytest.param(
-        _config(_pool(topology="2x2")),
-        [SINGLE_HOST_NEEDS_AUTOSCALING],
-        id="single-host-without-autoscaling",
+        _config(_pool(topology="2x2", nodeCount=2, autoscaling=SCALE_0_1)),
+        [
+            "tpuPools[0].nodeCount: 2 cannot be combined with autoscaling: a pool has a fixed "
+            "size (nodeCount) or an autoscaled range (autoscaling); remove one"
+        ],
+        id="node-count-and-autoscaling",
+    ),
+    pytest.param(
+        _config(_pool(nodeCount=4)),
+        [
+            "tpuPools[0].nodeCount: 4 is not allowed: a 4x4 slice is 4 nodes by its topology; "
+            "remove nodeCount"
+        ],
+        id="node-count-on-a-slice",
+    ),
+    pytest.param(
+        _config(_pool(topology="2x2", nodeCount=0)),
+        ["tpuPools[0].nodeCount: 0: input should be greater than or equal to 1"],
+        id="node-count-0",
+    ),
+    pytest.param(
+        _config(_pool(topology="2x2", nodeCount=1001)),
+        ["tpuPools[0].nodeCount: 1001: input should be less than or equal to 1000"],
+        id="node-count-1001",
+    ),
+    pytest.param(
+        _config(_pool(topology="2x2", autoscaling={"minNodes": 0, "maxNodes": 1001})),
+        ["tpuPools[0].autoscaling.maxNodes: 1001: input should be less than or equal to 1000"],
+        id="max-nodes-1001",
+    ),
+    pytest.param(
+        _config(_pool(topology="2x2", autoscaling={"minNodes": 0, "maxNodes": 10**30})),
+        [
+            "tpuPools[0].autoscaling.maxNodes: 1000000000000000000000000000000: input should be "
+            "less than or equal to 1000"
+        ],
+        id="max-nodes-10-to-the-30",
+    ),
+    pytest.param(
+        _config(_pool(topology="2x2", autoscaling={"minNodes": 1001, "maxNodes": 1000})),
+        [
+            "tpuPools[0].autoscaling.minNodes: 1001: input should be less than or equal to 1000",
+        ],
+        id="min-nodes-1001",
     ),
     pytest.param(
         _config(_pool(flexStart=True)),
@@ -429,9 +467,9 @@ SLICES = [
         id="slices-0",
     ),
     pytest.param(
-        _config(_pool(slices=65)),
-        ["tpuPools[0].slices: 65: input should be less than or equal to 64"],
-        id="slices-65",
+        _config(_pool(slices=7501)),
+        ["tpuPools[0].slices: 7501: input should be less than or equal to 7500"],
+        id="slices-7501",
     ),
 ]
 
@@ -666,7 +704,6 @@ def test_problems_of_every_entry_are_reported_together_in_entry_order() -> None:
         _pool(name="big", reservation="r", spot=True, autoscaling={"minNodes": 1, "maxNodes": 4}),
     )
     assert _problems(config) == [
-        SINGLE_HOST_NEEDS_AUTOSCALING,
         "tpuPools[1].topology: required key is missing",
         f"tpuPools[1].topolgy: unknown key; did you mean 'topology'? {ALLOWED_KEYS}",
         f"tpuPools[2].name: 'Batch': {BAD_NAME}",
@@ -949,7 +986,7 @@ def test_node_selector_and_tolerations(pool: dict[str, Any], region: str, accele
 def test_workload_policy_only_for_tpu7x_multi_host(
     pool: dict[str, Any], region: str, uses: bool
 ) -> None:
-    assert _plan(pool, cluster=_cluster(region)).workload_policy is uses
+    assert (_plan(pool, cluster=_cluster(region)).workload_policy_name is not None) is uses
 
 
 @pytest.mark.parametrize(

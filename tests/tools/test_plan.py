@@ -75,8 +75,8 @@ config:
         "cluster.releaseChannel: 'FAST' is not allowed; expected one of RAPID, REGULAR, "
         "STABLE, EXTENDED, NONE",
         "cluster.regoin: unknown key; did you mean 'region'? Allowed keys: name, region, "
-        "releaseChannel, minMasterVersion, deletionProtection, maintenanceWindow, "
-        "maintenanceExclusions, network, subnetwork, cpuPool",
+        "allowUndocumentedRegion, releaseChannel, minMasterVersion, deletionProtection, "
+        "maintenanceWindow, maintenanceExclusions, network, subnetwork, cpuPool",
     ]
     for line in expected:
         assert f"  - {line}\n" in stderr

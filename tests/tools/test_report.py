@@ -72,8 +72,9 @@ def test_prod_report_sections(prod: Plan) -> None:
     ) in report
     assert (
         "| NodePool | tpu-prod-v5p-train-0 | replaced on changes to `nodeConfig.machineType`, "
-        "`nodeLocations`, `placementPolicy` (and to the provider's immutable fields); other "
-        "changes apply in place; a replacement deletes it first |" in report
+        "`nodeLocations`, `placementPolicy.tpuTopology` (and to the provider's immutable fields); "
+        "other changes apply in place; a replacement deletes it first; ignored after creation: "
+        "nodeConfig.advancedMachineFeatures |" in report
     )
 
 

@@ -1,0 +1,126 @@
+"""Maintenance windows as GKE checks them: strict UTC times, a valid RRULE, and 48 hours of
+windows of at least 4 hours in every rolling 32 days."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from config.maintenance import (
+    availability_problem,
+    least_availability,
+    parse_utc,
+    recurrence_problem,
+)
+
+SAT_2AM = parse_utc("2026-01-03T02:00:00Z")  # a Saturday
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("2026-01-03T02:00:00Z", datetime(2026, 1, 3, 2, tzinfo=UTC)),
+        ("2026-01-03t02:00:00z", datetime(2026, 1, 3, 2, tzinfo=UTC)),
+        ("2026-01-03T02:00:00.5Z", datetime(2026, 1, 3, 2, 0, 0, 500000, tzinfo=UTC)),
+        ("2028-02-29T23:59:59Z", datetime(2028, 2, 29, 23, 59, 59, tzinfo=UTC)),
+    ],
+)
+def test_rfc3339_utc_times(text: str, parsed: datetime) -> None:
+    assert parse_utc(text) == parsed
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("2026-01-03", "is not an RFC 3339 time"),
+        ("2026-01-03 02:00:00Z", "is not an RFC 3339 time"),  # Python would accept the space
+        ("2026-01-03T02:00:00", "is not an RFC 3339 time"),  # no offset
+        ("2026-01-03T02:00Z", "is not an RFC 3339 time"),  # no seconds
+        ("2026-W01-6T02:00:00Z", "is not an RFC 3339 time"),  # an ISO week date
+        ("2026-01-03T02:00:00Z\n", "is not an RFC 3339 time"),
+        ("٢٠٢٦-01-03T02:00:00Z", "is not an RFC 3339 time"),  # Arabic-Indic digits
+        ("2026-01-03T02:00:00+01:00", "has an offset other than Z"),
+        ("2026-01-03T02:00:00-00:00", "has an offset other than Z"),
+        ("2026-02-30T02:00:00Z", "is not a real time (day is out of range for month)"),
+        ("2026-01-03T24:00:00Z", "is not a real time (hour must be in 0..23)"),
+    ],
+)
+def test_other_times_are_refused_with_the_reason(text: str, reason: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_utc(text)
+    assert str(caught.value).startswith(reason)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "FREQ=WEEKLY;BYDAY=SA,SU",
+        "FREQ=DAILY",
+        "FREQ=MONTHLY;BYSETPOS=1;BYDAY=SA,SU",
+        "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
+    ],
+)
+def test_valid_recurrences(rule: str) -> None:
+    assert recurrence_problem(rule) is None
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        (
+            "FREQ=HOURLY",
+            "uses FREQ=HOURLY, which GKE does not support; use DAILY, WEEKLY or MONTHLY",
+        ),
+        ("FREQ=MINUTELY", "uses FREQ=MINUTELY, which GKE does not support"),
+        ("FREQ=SECONDLY", "uses FREQ=SECONDLY, which GKE does not support"),
+        ("FREQ=FORTNIGHTLY", "is not a valid RRULE: invalid 'FREQ': FORTNIGHTLY"),
+        ("FREQ=WEEKLY;BYDAY=XX", "is not a valid RRULE"),
+        ("BYDAY=SA", "is not a valid RRULE"),
+        ("RRULE:FREQ=DAILY", "is not an RFC 5545 RRULE such as"),
+        ("freq=daily", "is not an RFC 5545 RRULE such as"),
+        ("FREQ=DAILY\nDTSTART=X", "is not an RFC 5545 RRULE such as"),
+        ("FREQ=DAILY;" + "BYHOUR=1;" * 100, "is not an RFC 5545 RRULE such as"),
+        ("FREQ=DAILY;COUNT=0", "has no occurrence"),
+    ],
+)
+def test_invalid_recurrences(rule: str, problem: str) -> None:
+    assert (recurrence_problem(rule) or "").startswith(problem)
+
+
+@pytest.mark.parametrize(
+    ("hours", "rule", "least"),
+    [
+        (8, "FREQ=WEEKLY;BYDAY=SA,SU", 64),  # four weekends in any 32 days
+        (6, "FREQ=WEEKLY;BYDAY=SA", 24),  # only four Saturdays in some 32 days
+        (4, "FREQ=DAILY", 128),
+        (8, "FREQ=MONTHLY;BYSETPOS=1;BYDAY=SA,SU", 0),  # some 32 days hold no first weekend
+        (30, "FREQ=DAILY", 32 * 24),  # overlapping windows merge into one
+    ],
+)
+def test_least_availability_over_any_32_days(hours: int, rule: str, least: float) -> None:
+    found, _ = least_availability(SAT_2AM, SAT_2AM + timedelta(hours=hours), rule)
+    assert found == timedelta(hours=least)
+
+
+def test_the_availability_rule_on_both_sides_of_its_bounds() -> None:
+    # 48 hours in 32 days: 12 hours a week is exactly enough (4 weeks), 11 hours is not.
+    assert availability_problem(SAT_2AM, SAT_2AM + timedelta(hours=12), "FREQ=WEEKLY") is None
+    assert availability_problem(SAT_2AM, SAT_2AM + timedelta(hours=11), "FREQ=WEEKLY") == (
+        "allows 44 hours of maintenance in the 32 days from 2026-01-03 13:00 UTC; GKE needs at "
+        "least 48 hours (in windows of 4 hours or more) in every 32 days: lengthen the window "
+        "or make it recur more often"
+    )
+    # Windows shorter than 4 hours do not count, however often they recur.
+    assert availability_problem(SAT_2AM, SAT_2AM + timedelta(hours=4), "FREQ=DAILY") is None
+    assert availability_problem(
+        SAT_2AM, SAT_2AM + timedelta(hours=3, minutes=59), "FREQ=DAILY"
+    ) == (
+        "makes a window of 3.98333 hours; GKE counts only windows of at least 4 contiguous "
+        "hours, and needs 48 hours of them in every 32 days"
+    )
+
+
+def test_a_recurrence_that_ends_leaves_no_availability_after_it() -> None:
+    problem = availability_problem(SAT_2AM, SAT_2AM + timedelta(hours=8), "FREQ=DAILY;COUNT=30")
+    assert problem is not None and problem.startswith("allows 0 hours of maintenance")
