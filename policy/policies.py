@@ -141,14 +141,15 @@ def tpu_pool_problems(props: Mapping[str, Any]) -> list[str]:
 
 
 def tpu_placement_problems(props: Mapping[str, Any]) -> list[str]:
-    """Multi-host pools are COMPACT with a valid topology; single-host pools set no topology.
+    """Multi-host pools are placed as one slice with a valid topology; single-host pools set no
+    topology.
 
     A pool is multi-host when its `placementPolicy.tpuTopology` spans more than one VM. Without
     a topology each node is a single-host slice of its own, however many nodes the pool has
     (a serving pool autoscales such nodes), so node counts do not make a pool multi-host.
-    A tpu7x pool may instead name a
-    workload policy (`placementPolicy.policyName`), which holds the topology: this pack cannot
-    see that policy, so such a pool is accepted without a topology check.
+    Multi-host slices of most generations need COMPACT placement. A tpu7x slice is placed by a
+    workload policy instead (`placementPolicy.policyName`; GKE refuses plain COMPACT placement
+    for it), and GKE stores its topology beside the policy name and no placement type.
     """
     tpu = tpu_machine(props)
     if tpu is None:
@@ -156,13 +157,6 @@ def tpu_placement_problems(props: Mapping[str, Any]) -> list[str]:
     generation, machine = tpu
     topology = get(props, "placementPolicy.tpuTopology")
     policy_name = get(props, "placementPolicy.policyName")
-    if policy_name and generation.workload_policy_placement:
-        if topology is None:
-            return []
-        return [
-            f"placementPolicy names the workload policy {policy_name} and sets tpuTopology"
-            f" {shown(topology)}: the workload policy holds the topology; remove tpuTopology"
-        ]
     if topology is None:
         return []
     valid = topologies_for(generation, machine)
@@ -183,6 +177,14 @@ def tpu_placement_problems(props: Mapping[str, Any]) -> list[str]:
             f"placementPolicy.tpuTopology {topology} fits on one {machine.name} VM: a single-host"
             " pool must not set tpuTopology; remove it"
         ]
+    if generation.workload_policy_placement:
+        if not policy_name:
+            return [
+                f"placementPolicy names no workload policy: a multi-host {generation.name}"
+                f" {topology} slice ({nodes} {machine.name} VMs) is placed by a HIGH_THROUGHPUT"
+                " workload policy (policyName); GKE refuses group placement for it"
+            ]
+        return []
     placement_type = get(props, "placementPolicy.type")
     if placement_type != "COMPACT":
         return [
@@ -271,7 +273,13 @@ def image_problems(resource_type: str, props: Mapping[str, Any]) -> list[str]:
     problems: list[str] = []
     for container in containers(resource_type, props):
         image = get(container.props, "image")
-        reason = unpinned_reason(image) if isinstance(image, str) else None
+        if not isinstance(image, str) or not image:
+            problems.append(
+                f"{container.label} names no image ({shown(image)}): name one with a version tag"
+                " or, better, a digest (image@sha256:...)"
+            )
+            continue
+        reason = unpinned_reason(image)
         if reason:
             problems.append(
                 f"{container.label} runs the image {image}, which is not pinned: {reason}; name"
@@ -351,8 +359,8 @@ tpu_pools_zonal_with_gke_metadata = _resource_policy(
 
 tpu_slice_placement = _resource_policy(
     "tpu-slice-placement",
-    "Multi-host TPU pools use COMPACT placement with a topology valid for their machine type"
-    " (tpu7x pools may name a workload policy instead, which holds the topology); single-host"
+    "Multi-host TPU pools use COMPACT placement with a topology valid for their machine type;"
+    " tpu7x multi-host pools name the workload policy that places them instead; single-host"
     " pools set no tpuTopology. A pool without tpuTopology is single-host: each node is a slice.",
     (NODE_POOL,),
     lambda args: tpu_placement_problems(args.props),

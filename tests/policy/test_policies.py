@@ -28,6 +28,7 @@ from policy.policies import (
     tpu_slice_placement,
 )
 from policy.props import stack_of
+from tests.conftest import PlanRunner
 from tests.policy.conftest import DELETE, changed, stack_violations, violations
 from tools.engine import Plan
 
@@ -226,22 +227,103 @@ CASES = [
         {"placementPolicy": DELETE},
         [],
     ),
-    Case(  # a tpu7x workload policy holds the topology, which this pack cannot see
+    Case(  # tpu7x: the workload policy places the slice; GKE reports no placement type
         tpu_slice_placement,
         PROD_V5P_POOL,
         {
             "nodeConfig.machineType": "tpu7x-standard-4t",
-            "placementPolicy": {"type": "COMPACT", "policyName": "ironwood-4x4x4"},
+            "placementPolicy": {"type": "", "policyName": "ironwood", "tpuTopology": "4x4x4"},
         },
         [],
     ),
     Case(
         tpu_slice_placement,
         PROD_V5P_POOL,
-        {"nodeConfig.machineType": "tpu7x-standard-4t", "placementPolicy.policyName": "ironwood"},
+        {"nodeConfig.machineType": "tpu7x-standard-4t"},
         [
-            "placementPolicy names the workload policy ironwood and sets tpuTopology"
-            ' "4x4x4": the workload policy holds the topology; remove tpuTopology'
+            "placementPolicy names no workload policy: a multi-host tpu7x 4x4x4 slice (16"
+            " tpu7x-standard-4t VMs) is placed by a HIGH_THROUGHPUT workload policy (policyName);"
+            " GKE refuses group placement for it"
+        ],
+    ),
+    Case(
+        tpu_slice_placement,
+        PROD_V5P_POOL,
+        {
+            "nodeConfig.machineType": "tpu7x-standard-4t",
+            "placementPolicy": {"type": "", "policyName": "ironwood", "tpuTopology": "4x4x5"},
+        },
+        [
+            'placementPolicy.tpuTopology "4x4x5" is not a tpu7x shape a tpu7x-standard-4t pool'
+            " can form; valid: 2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16 and 36"
+            " larger"
+        ],
+    ),
+    Case(  # no machine type: not known as a TPU pool
+        tpu_slice_placement,
+        PROD_V5P_POOL,
+        {"nodeConfig.machineType": DELETE, "placementPolicy.type": DELETE},
+        [],
+    ),
+    # Fields left unset are violations too.
+    Case(
+        secure_buckets,
+        PROD_BUCKET,
+        {"uniformBucketLevelAccess": DELETE, "publicAccessPrevention": DELETE},
+        [
+            "uniformBucketLevelAccess is unset: set it to true so that only IAM grants access to"
+            " the bucket, never per-object ACLs",
+            'publicAccessPrevention is unset: set it to "enforced" so that nothing in the'
+            " bucket can be made public",
+        ],
+    ),
+    Case(
+        secure_buckets,
+        PROD_BUCKET,
+        {"uniformBucketLevelAccess": "true", "versioning.enabled": 1},
+        [
+            'uniformBucketLevelAccess is "true": set it to true so that only IAM grants access to'
+            " the bucket, never per-object ACLs",
+            "versioning.enabled is 1: set it to true so that an overwritten or deleted object"
+            " (a model, a checkpoint) can be restored",
+        ],
+    ),
+    Case(
+        tpu_pools_zonal_with_gke_metadata,
+        PROD_V6E_POOL,
+        {"nodeConfig.workloadMetadataConfig": DELETE},
+        [
+            'nodeConfig.workloadMetadataConfig.mode is unset: set it to "GKE_METADATA" so that'
+            " Pods on the TPU pool (ct6e-standard-4t) use Workload Identity, not the node service"
+            " account",
+        ],
+    ),
+    Case(
+        tpu_pools_zonal_with_gke_metadata,
+        PROD_V6E_POOL,
+        {"nodeLocations": []},
+        [
+            "nodeLocations is []: a TPU pool (ct6e-standard-4t) must name exactly one zone, the"
+            " zone of its TPU capacity; a TPU slice never spans zones"
+        ],
+    ),
+    Case(
+        no_project_iam_grants,
+        PROD_NODE_ROLE,
+        {"member": DELETE},
+        [
+            "project role roles/container.defaultNodeServiceAccount is granted to None: on a"
+            " project this role may only go to the GKE node service account (a serviceAccount:"
+            " member)"
+        ],
+    ),
+    Case(
+        no_project_iam_grants,
+        PROD_NODE_ROLE,
+        {"role": DELETE},
+        [
+            f"project role None is granted to {PROD_NODES}: grant it on the resource that needs"
+            " it (a bucket, a service account, a repository) instead of on the whole project"
         ],
     ),
     # 5. Reservations.
@@ -259,6 +341,21 @@ CASES = [
             'nodeConfig.reservationAffinity.key is "compute.googleapis.com/reservation": set it'
             ' to "compute.googleapis.com/reservation-name", the key whose values name'
             " reservations",
+        ],
+    ),
+    Case(
+        specific_reservation_affinity,
+        PROD_V5P_POOL,
+        {
+            "nodeConfig.reservationAffinity.consumeReservationType": DELETE,
+            "nodeConfig.reservationAffinity.key": DELETE,
+        },
+        [
+            "nodeConfig.reservationAffinity names the reservation tpu-v5p-train but"
+            ' consumeReservationType is unset: set it to "SPECIFIC_RESERVATION" so that the nodes'
+            " use that reservation and nothing else",
+            "nodeConfig.reservationAffinity.key is unset: set it to"
+            ' "compute.googleapis.com/reservation-name", the key whose values name reservations',
         ],
     ),
     Case(  # no reservation named: nothing to check
@@ -317,3 +414,19 @@ def test_prod_clusters_keep_deletion_protection(
     cluster = dataclasses.replace(cluster, urn=cluster.urn.replace(":prod::", f":{stack}::", 1))
     assert stack_of(cluster.urn) == stack
     assert violations(prod_cluster_deletion_protection, cluster) == expected
+
+
+def test_a_planned_tpu7x_slice_and_fixed_single_host_pool_pass_every_policy(
+    run_plan: PlanRunner,
+) -> None:
+    plan = run_plan(
+        cluster={"name": "tpu-test", "region": "us-central1", "minMasterVersion": "1.34"},
+        tpuPools=[
+            {"name": "iw", "tpu": "tpu7x", "topology": "4x4x4", "spot": True},
+            {"name": "serve", "tpu": "v6e", "topology": "2x2", "nodeCount": 2},
+        ],
+    )
+    assert plan.errors == []
+    for policy in POLICIES:
+        if isinstance(policy, ResourceValidationPolicy):
+            assert [m for r in plan.resources for m in violations(policy, r)] == [], policy.name

@@ -72,6 +72,22 @@ def test_the_recorded_workloads_pass(workloads: Plan) -> None:
             f" localhost:5000/tools, which is not pinned: {NO_TAG}; {PIN}",
         ),
         (
+            JOB,
+            "train",
+            "spec.template.spec.containers.0.image",
+            DELETE,
+            "spec.template.spec.containers[0] (trainer) names no image (unset): name one with a"
+            " version tag or, better, a digest (image@sha256:...)",
+        ),
+        (
+            DEPLOYMENT,
+            "web",
+            "spec.template.spec.containers.0.image",
+            "",
+            'spec.template.spec.containers[0] (web) names no image (""): name one with a'
+            " version tag or, better, a digest (image@sha256:...)",
+        ),
+        (
             JOBSET,
             "slices",
             "spec.replicatedJobs.0.template.spec.template.spec.containers.0.image",
@@ -82,7 +98,7 @@ def test_the_recorded_workloads_pass(workloads: Plan) -> None:
     ],
 )
 def test_unpinned_images_are_refused(
-    workloads: Plan, type_: str, name: str, path: str, image: str, expected: str
+    workloads: Plan, type_: str, name: str, path: str, image: Any, expected: str
 ) -> None:
     recorded = workloads.one(type_, name)
     assert violations(pinned_container_images, recorded) == []
