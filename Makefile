@@ -14,7 +14,7 @@ help:
 	@echo "make plan-workloads    the infra plan, then the app plan (examples/ml-workloads) from it"
 	@echo "make report [STACK=dev] the plan as Markdown for a pull request: build/reports/<stack>.md"
 	@echo "make test              lint, type check, tests and the security scan"
-	@echo "make bench             scale figures of the offline plan"
+	@echo "make bench             scale figures of the offline plan and of the config checks"
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
 	@echo "make docs              rewrite the generated parts of README.md and docs/"
 
@@ -75,6 +75,7 @@ docs: $(VENV)/.runtime
 
 bench: $(VENV)/.runtime
 	$(PY) bench/plan_scale.py
+	$(PY) bench/validation_scale.py
 
 clean:
 	rm -rf $(VENV) .tools build .pytest_cache .ruff_cache
