@@ -126,3 +126,34 @@ def test_a_platform_output_missing_keys_is_one_clear_error() -> None:
         "platform stack.project: is missing: the platform's outputs do not follow contract "
         "version 1 (docs/outputs.md)",
     ]
+
+
+def _single_host(**entry: object) -> TpuPoolRef:
+    base = {
+        "nodePools": ["s"], "generation": "v5e", "machineType": "ct5lp-hightpu-8t",
+        "topology": "2x4", "chipsPerNode": 8, "nodesPerSlice": 1, "slices": 1, "zone": "z",
+        "multiHost": False, "capacity": "on-demand", "autoscaling": None, "nodeSelector": {},
+        "tolerations": [],
+    }  # fmt: skip
+    return TpuPoolRef.parse("s", base | entry)
+
+
+@pytest.mark.parametrize(
+    ("pool", "replicas"),
+    [
+        (_single_host(nodeCount=3), 3),  # a fixed pool of 3 VMs serves 3 replicas
+        (_single_host(nodeCount=3.0), 3),  # numbers cross stack references as floats
+        (_single_host(autoscaling={"minNodes": 1, "maxNodes": 5}, nodeCount=None), 5),
+        (_single_host(), 1),  # a platform from before nodeCount: one VM per node pool
+    ],
+)
+def test_serving_defaults_follow_the_pool_size(pool: TpuPoolRef, replicas: int) -> None:
+    assert default_replicas(pool) == pool.max_node_count == replicas
+    assert check_serving(pool, replicas=replicas, chips=None, topology=None) == []
+    assert check_serving(pool, replicas=replicas + 1, chips=None, topology=None) != []
+
+
+def test_a_pool_ref_writes_what_it_reads() -> None:
+    pool = _single_host(nodeCount=3)
+    assert TpuPoolRef.parse("s", pool.entry()) == pool
+    assert TpuPoolRef.parse("train", SLICE.entry()) == SLICE
