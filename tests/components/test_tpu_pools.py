@@ -1,4 +1,5 @@
-"""TPU pool components: the exact node pools GKE receives, through the real program."""
+"""TPU pool components: the exact node pools GKE receives, through the real program and built
+from a plan as a library user builds them."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ from typing import Any
 
 import pytest
 
+from components.args import ContainerSpec, TpuPoolArgs
+from components.multi_host_tpu_pool import MultiHostTpuPool
+from components.single_host_tpu_pool import SingleHostTpuPool
+from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
+from config.cluster import ClusterFacts
+from config.tpu_plan import TpuPoolPlan, plan_pool
+from config.tpu_pools import TpuPoolSpec
 from tests.conftest import BASE_CLUSTER, PlanRunner
+from tools.engine import run_program
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 CLUSTER = "gcp:container/cluster:Cluster"
@@ -381,3 +390,88 @@ def test_long_tpu7x_pool_names_get_distinct_workload_policies(run_plan: PlanRunn
     policies = [p.inputs["name"] for p in plan.of_type(POLICY)]
     assert len(set(policies)) == 2
     assert all(len(p) == 63 and p.startswith(f"{cluster}-ironwood-trai-") for p in policies)
+
+
+# --- Components built from a plan, as a library user builds them --------------------------------
+
+
+def _plan_of(entry: dict[str, Any], region: str = "us-central2") -> TpuPoolPlan:
+    cluster = ClusterFacts(name="lib", region=region, min_master_version="1.34")
+    warnings: list[str] = []
+    result = plan_pool(0, TpuPoolSpec.model_validate(entry), cluster, warnings)
+    assert isinstance(result, TpuPoolPlan), result
+    return result
+
+
+def _args(plan: TpuPoolPlan, region: str = "us-central2") -> TpuPoolArgs:
+    return TpuPoolArgs(
+        project="lib-project",
+        region=region,
+        cluster_name="lib",
+        cluster="lib",
+        node_service_account="nodes@lib-project.iam.gserviceaccount.com",
+        plan=plan,
+    )
+
+
+def test_a_multi_host_pool_component_from_a_plan() -> None:
+    plan = _plan_of({"name": "train", "tpu": "v4", "topology": "2x2x4", "slices": 2})
+    components: list[MultiHostTpuPool] = []
+
+    def build() -> None:
+        components.append(MultiHostTpuPool("lib-train", _args(plan)))
+
+    recorded = run_program(build, project="lib", stack="test", config={})
+    component = recorded.one("gke-tpu:index:MultiHostTpuPool", "lib-train")
+    pools = recorded.of_type(NODE_POOL)
+    assert [p.name for p in pools] == ["lib-train-0", "lib-train-1"]
+    for pool in pools:
+        assert pool.parent == component.urn
+        assert pool.inputs["initialNodeCount"] == 4
+        assert pool.inputs["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "2x2x4"}
+        assert pool.options["replaceOnChanges"] == REPLACED_ON
+    # The pool as workloads see it, known at plan time: a workload component takes it as is.
+    (pool,) = components
+    assert pool.ref == plan.ref
+    assert (pool.ref.nodes_per_slice, pool.ref.chips_per_node, pool.ref.slices) == (4, 4, 2)
+    assert pool.ref.node_pools == ("train-0", "train-1")
+
+
+def test_a_single_host_pool_component_from_a_plan() -> None:
+    entry = {"name": "serve", "tpu": "v6e", "topology": "2x2", "zone": "us-east5-b", "nodeCount": 2}
+    plan = _plan_of(entry, region="us-east5")
+    components: list[SingleHostTpuPool] = []
+
+    def build() -> None:
+        components.append(SingleHostTpuPool("lib-serve", _args(plan, "us-east5")))
+
+    recorded = run_program(build, project="lib", stack="test", config={})
+    pool = recorded.one(NODE_POOL, "lib-serve")
+    assert pool.parent == recorded.one("gke-tpu:index:SingleHostTpuPool").urn
+    assert (pool.inputs["nodeCount"], pool.inputs["nodeLocations"]) == (2, ["us-east5-b"])
+    assert "placementPolicy" not in pool.inputs and "autoscaling" not in pool.inputs
+    (component,) = components
+    assert component.ref.node_count == 2 and component.ref.max_node_count == 2
+
+
+def test_a_workload_runs_on_a_pool_component_of_the_same_program() -> None:
+    plan = _plan_of({"name": "train", "tpu": "v4", "topology": "2x2x4"})
+
+    def build() -> None:
+        pool = MultiHostTpuPool("lib-train", _args(plan))
+        TpuTrainingJob(
+            "job",
+            TpuTrainingJobArgs(
+                pool=pool.ref,
+                namespace="ml",
+                container=ContainerSpec(image="us-docker.pkg.dev/p/r/train:1.0"),
+            ),
+        )
+
+    recorded = run_program(build, project="lib", stack="test", config={})
+    job = recorded.one("kubernetes:batch/v1:Job", "job").inputs["spec"]
+    assert (job["completions"], job["parallelism"]) == (4, 4)
+    assert job["template"]["spec"]["nodeSelector"] == {
+        "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
+        "cloud.google.com/gke-tpu-topology": "2x2x4",
+    }
