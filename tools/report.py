@@ -145,7 +145,11 @@ def _summary(plan: Plan) -> list[str]:
         ]
         for name, p in pools.items():
             scaling = p.get("autoscaling")
-            scale = f"{scaling['minNodes']} to {scaling['maxNodes']}" if scaling else "fixed"
+            scale = (
+                f"{scaling['minNodes']} to {scaling['maxNodes']}"
+                if scaling
+                else f"fixed: {p.get('nodeCount')} nodes"
+            )
             lines.append(
                 f"| {name} | {p['generation']} | {p['machineType']} | {p['topology']} | "
                 f"{p['chipsPerNode']} | {p['nodesPerSlice']} | {p['slices']} | {p['zone']} | "
@@ -178,10 +182,11 @@ def _diagram(plan: Plan) -> list[str]:
             f'  subgraph {group}["TPU pool {key}: {p["generation"]} {p["topology"]}, {p["capacity"]}"]'
         )
         for node_pool in p["nodePools"]:
+            scaling = p.get("autoscaling") or {}
             hosts = (
                 p["nodesPerSlice"]
                 if p["multiHost"]
-                else (p.get("autoscaling") or {}).get("maxNodes", 1)
+                else scaling.get("maxNodes") or p.get("nodeCount") or 1
             )
             what = "slice" if p["multiHost"] else "single-host VMs"
             lines.append(

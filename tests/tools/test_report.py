@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import PlanRunner
 from tools.engine import Plan
 from tools.fixtures import fixture_file, platform_plan
 from tools.plan import main, plan_stack
@@ -51,7 +52,7 @@ def test_prod_report_sections(prod: Plan) -> None:
     report = plan_markdown(prod)
     assert report.startswith("# Plan of stack `prod` (gke-tpu)\n")
     assert (
-        "| v5p-train | v5p | ct5p-hightpu-4t | 4x4x4 | 4 | 16 | 2 | us-east5-a | reservation | fixed |"
+        "| v5p-train | v5p | ct5p-hightpu-4t | 4x4x4 | 4 | 16 | 2 | us-east5-a | reservation | fixed: 16 nodes |"
         in report
     )
     assert (
@@ -108,3 +109,19 @@ def test_cpu_machines_without_derivable_vcpus_are_named(tmp_path: Path) -> None:
     needs, _ = quota_needs(plan)
     assert needs[None].unknown_machines == {"e2-medium"}
     assert "vCPUs of e2-medium are not counted: look them up." in plan_markdown(plan)
+
+
+def test_a_fixed_single_host_pool_is_counted_at_its_size(run_plan: PlanRunner) -> None:
+    plan = run_plan(
+        cluster={"name": "tpu-test", "region": "us-east5"},
+        tpuPools=[{"name": "serve", "tpu": "v5e", "topology": "2x4", "nodeCount": 3}],
+    )
+    needs, _ = quota_needs(plan)
+    # 3 ct5lp-hightpu-8t VMs of 8 chips, 100 GB boot disks, in v5e's us-east5 zone.
+    assert needs["us-east5-b"] == Need(ssd_gb=300, ips=3, vcpus=0, tpu_chips={"v5e": 24})
+    report = plan_markdown(plan)
+    assert (
+        "| serve | v5e | ct5lp-hightpu-8t | 2x4 | 8 | 1 | 1 | us-east5-b | on-demand | fixed: 3 nodes |"
+        in report
+    )
+    assert 'np_serve["single-host VMs serve<br/>3 x ct5lp-hightpu-8t"]' in report
