@@ -133,6 +133,7 @@ class RecordingMonitor(mocks.MockMonitor):
         self.recorded: list[RecordedResource] = []
         self.stack_urn: str | None = None
         self.duplicates: list[str] = []
+        self._urns: set[str] = set()
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         # Like the real engine, and unlike the stock mock, the stack does not prefix child types.
@@ -145,8 +146,9 @@ class RecordingMonitor(mocks.MockMonitor):
         if request.type == STACK_TYPE:
             self.stack_urn = response.urn
             return response
-        if any(r.urn == response.urn for r in self.recorded):
+        if response.urn in self._urns:
             self.duplicates.append(response.urn)
+        self._urns.add(response.urn)
         inputs = mask_secrets(rpc.deserialize_properties(request.object, keep_unknowns=True))
         self.recorded.append(
             RecordedResource(
