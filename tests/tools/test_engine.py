@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pulumi
 from pulumi_gcp import storage
 
@@ -105,3 +107,31 @@ def test_duplicate_urns_are_reported() -> None:
 
 def test_mask_secrets_turns_wire_floats_back_into_whole_numbers() -> None:
     assert mask_secrets({"a": [1.0, 2.5], "b": {"c": 3.0}}) == {"a": [1, 2.5], "b": {"c": 3}}
+
+
+def _resources_alive() -> int:
+    return sum(isinstance(o, pulumi.Resource) for o in gc.get_objects())
+
+
+def test_the_collector_is_off_while_a_program_runs_and_on_again_after() -> None:
+    during: list[bool] = []
+
+    def program() -> None:
+        during.append(gc.isenabled())
+        _program()
+
+    before = _resources_alive()
+    run_program(program, project="t", stack="s", config={})
+    assert during == [False]
+    assert gc.isenabled()
+    # The run's objects were collected on the way out, cycles and all.
+    assert _resources_alive() <= before
+
+
+def test_a_caller_that_turned_the_collector_off_finds_it_off() -> None:
+    gc.disable()
+    try:
+        run_program(_program, project="t", stack="s", config={})
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
