@@ -6,12 +6,14 @@ dependencies, providers and resource options. Secret values are masked.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
 import runpy
 import sys
 from collections.abc import Callable, Mapping
+from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,8 +22,8 @@ import pulumi
 from google.protobuf import empty_pb2
 from google.protobuf.json_format import MessageToDict
 from pulumi.runtime import mocks, rpc, settings
+from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.stack import Stack, run_pulumi_func
-from pulumi.runtime.sync_await import _sync_await
 
 from components.errors import InvalidInput
 from tools.fake_cloud import FakeCloud
@@ -126,8 +128,31 @@ def _options(request: Any) -> dict[str, Any]:
     }
 
 
+def _serialize(state: Mapping[str, Any]) -> Any:
+    """`rpc.serialize_properties` of a mock's state, run to its end at once.
+
+    The stock monitor runs it with `_sync_await`, which on the program's own thread would pump the
+    running event loop from inside a monitor call. Plain values await nothing: the coroutine
+    finishes on its first step.
+    """
+    coroutine = rpc.serialize_properties(dict(state), {})
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise TypeError(
+        "the mock's state holds a value that must be awaited (a resource or an output); "
+        "the offline plan needs plain values"
+    )
+
+
 class RecordingMonitor(mocks.MockMonitor):
-    """A mock resource monitor that keeps every registration request."""
+    """A mock resource monitor that keeps every registration request.
+
+    It answers registrations and reads as the stock `MockMonitor` does, without pumping the event
+    loop, since its calls run on the program's own thread (see `_OnTheCallingThread`).
+    """
 
     def __init__(self, cloud: pulumi.runtime.Mocks) -> None:
         super().__init__(cloud)
@@ -143,17 +168,29 @@ class RecordingMonitor(mocks.MockMonitor):
         return super().make_urn(parent, type_, name)
 
     def RegisterResource(self, request: Any) -> Any:
-        response = super().RegisterResource(request)
+        urn = self.make_urn(request.parent, request.type, request.name)
         if request.type == STACK_TYPE:
-            self.stack_urn = response.urn
-            return response
-        if response.urn in self._urns:
-            self.duplicates.append(response.urn)
-        self._urns.add(response.urn)
+            self.stack_urn = urn
+            return resource_pb2.RegisterResourceResponse(urn=urn)
+        id_: Any  # the mock may give none
+        id_, state = self.mocks.new_resource(
+            mocks.MockResourceArgs(
+                typ=request.type,
+                name=request.name,
+                inputs=rpc.deserialize_properties(request.object),
+                provider=request.provider,
+                resource_id=request.importId,
+                custom=request.custom or False,
+            )
+        )
+        self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_, state)
+        if urn in self._urns:
+            self.duplicates.append(urn)
+        self._urns.add(urn)
         inputs = mask_secrets(rpc.deserialize_properties(request.object, keep_unknowns=True))
         self.recorded.append(
             RecordedResource(
-                urn=response.urn,
+                urn=urn,
                 type=request.type,
                 name=request.name,
                 custom=bool(request.custom),
@@ -164,7 +201,39 @@ class RecordingMonitor(mocks.MockMonitor):
                 options=_options(request),
             )
         )
-        return response
+        return resource_pb2.RegisterResourceResponse(urn=urn, id=id_, object=_serialize(state))
+
+    def ReadResource(self, request: Any) -> Any:
+        id_: Any
+        id_, state = self.mocks.new_resource(
+            mocks.MockResourceArgs(
+                typ=request.type,
+                name=request.name,
+                inputs=rpc.deserialize_properties(request.properties),
+                provider=request.provider,
+                resource_id=request.id,
+            )
+        )
+        urn = self.make_urn(request.parent, request.type, request.name)
+        self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_, state)
+        return resource_pb2.ReadResourceResponse(urn=urn, properties=_serialize(state))
+
+
+class _OnTheCallingThread(futures.ThreadPoolExecutor):
+    """An executor that runs each call at once, on the thread that submits it.
+
+    The SDK sends every monitor call through the event loop's default executor, as it would a
+    blocking gRPC call to the engine. The recording monitor answers from memory: a hop to a worker
+    thread and back costs more than the answer.
+    """
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> futures.Future[Any]:
+        future: futures.Future[Any] = futures.Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except Exception as error:
+            future.set_exception(error)
+        return future
 
 
 class _WarningCollector(logging.Handler):
@@ -175,6 +244,10 @@ class _WarningCollector(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if record.levelno == logging.WARNING:
             self.messages.append(record.getMessage())
+
+
+async def _resolve_outputs(exported: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: await _resolve_output(v) for k, v in sorted(exported.items())}
 
 
 async def _resolve_output(value: Any) -> Any:
@@ -228,6 +301,10 @@ def _record(
     collector = _WarningCollector()
     logger.addHandler(collector)
     monitor = RecordingMonitor(FakeCloud(stack_references))
+    # The program runs on an event loop of its own, whose default executor, the one the SDK
+    # sends monitor calls through, answers them on the loop's thread.
+    loop = asyncio.new_event_loop()
+    loop.set_default_executor(_OnTheCallingThread())
     try:
         _configure(monitor, project, stack, logger)
         pulumi.runtime.set_all_config(dict(config), list(secret_keys))
@@ -235,21 +312,31 @@ def _record(
         run = program if callable(program) else lambda: _run_path(program)
         try:
             roots: list[Stack] = []
-            _sync_await(run_pulumi_func(lambda: _in_stack(run, roots)))
+            loop.run_until_complete(run_pulumi_func(lambda: _in_stack(run, roots)))
         except InvalidInput as error:
             plan.errors = [str(p) for p in error.problems]
             plan.warnings = list(collector.messages)
             return plan
-        exported: dict[str, Any] = dict(roots[0].outputs)
-        plan.outputs = {k: _sync_await(_resolve_output(v)) for k, v in sorted(exported.items())}
+        plan.outputs = loop.run_until_complete(_resolve_outputs(roots[0].outputs))
         plan.resources = sorted(monitor.recorded, key=lambda r: r.urn)
         plan.stack_urn = monitor.stack_urn
         plan.warnings = list(collector.messages)
         plan.errors = [f"duplicate resource URN: {urn}" for urn in monitor.duplicates]
         return plan
     finally:
+        _close(loop)
         logger.removeHandler(collector)
         os.environ.update(saved_env)
+
+
+def _close(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what a failed program left pending, then close the loop."""
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.close()
 
 
 def _configure(monitor: RecordingMonitor, project: str, stack: str, logger: logging.Logger) -> None:
@@ -264,6 +351,7 @@ def _configure(monitor: RecordingMonitor, project: str, stack: str, logger: logg
             dry_run=False,
             organization=None,
             callbacks=None,
+            outputs=set(),  # the outputs the SDK waits for: none left from an earlier run
         )
     )
     settings.ROOT.set(None)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import gc
+import threading
 
 import pulumi
+import pytest
 from pulumi_gcp import storage
 
+from tools import engine
 from tools.engine import SECRET, mask_secrets, run_program
 
 
@@ -135,3 +138,27 @@ def test_a_caller_that_turned_the_collector_off_finds_it_off() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_the_monitor_answers_on_the_programs_own_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: set[int] = set()
+    new_resource = engine.FakeCloud.new_resource
+
+    def recording_thread(self: engine.FakeCloud, args: pulumi.runtime.MockResourceArgs) -> tuple:
+        threads.add(threading.get_ident())
+        return new_resource(self, args)
+
+    monkeypatch.setattr(engine.FakeCloud, "new_resource", recording_thread)
+    plan = run_program(_program, project="t", stack="s", config={})
+    assert len(plan.resources) == 3
+    assert threads == {threading.get_ident()}
+
+
+def test_a_resource_passed_as_an_input_fails_the_plan_instead_of_hanging_it() -> None:
+    def program() -> None:
+        bucket = storage.Bucket("models", location="US")
+        storage.BucketObject("readme", bucket=bucket, content="hello")  # type: ignore[arg-type]
+
+    # The input arrives as a resource reference, which the fake cloud hands back in the state.
+    with pytest.raises(TypeError, match="must be awaited"):
+        run_program(program, project="t", stack="s", config={})
