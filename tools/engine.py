@@ -246,11 +246,23 @@ class _WarningCollector(logging.Handler):
             self.messages.append(record.getMessage())
 
 
+def _is_plain(value: Any) -> bool:
+    """Data with no output, future or resource inside: what most exports are. Taken as they are,
+    they skip `Output.from_input`, which wraps every value of a nested export in an output."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_plain(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_is_plain(v) for v in value)
+    return value is None or isinstance(value, str | int | float | bool)
+
+
 async def _resolve_outputs(exported: Mapping[str, Any]) -> dict[str, Any]:
     return {k: await _resolve_output(v) for k, v in sorted(exported.items())}
 
 
 async def _resolve_output(value: Any) -> Any:
+    if _is_plain(value):
+        return mask_secrets(value)
     output = pulumi.Output.from_input(value)
     if await output.is_secret():
         return SECRET

@@ -76,6 +76,21 @@ def test_outputs_are_resolved_and_secrets_masked() -> None:
     }
 
 
+def test_plain_exports_are_taken_as_they_are_and_the_others_resolved() -> None:
+    def program() -> None:
+        bucket = storage.Bucket("models", name="models-bucket", location="US")
+        pulumi.export("plain", {"pools": [{"name": "a", "chips": 4.0}], "zone": None, "on": True})
+        pulumi.export("mixed", {"url": bucket.url, "names": ["a", bucket.name]})
+        pulumi.export("hidden", {"token": pulumi.Output.secret("s3cr3t")})
+
+    plan = run_program(program, project="t", stack="s", config={})
+    assert plan.outputs == {
+        "plain": {"pools": [{"name": "a", "chips": 4}], "zone": None, "on": True},
+        "mixed": {"url": "gs://models-bucket", "names": ["a", "models-bucket"]},
+        "hidden": SECRET,
+    }
+
+
 def test_provider_calls_are_refused_so_the_plan_never_reads_the_cloud() -> None:
     def reads_cloud() -> None:
         from pulumi_gcp import organizations
