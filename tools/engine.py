@@ -12,8 +12,9 @@ import logging
 import os
 import runpy
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent import futures
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,8 @@ import pulumi
 from google.protobuf import empty_pb2
 from google.protobuf.json_format import MessageToDict
 from pulumi.runtime import mocks, rpc, settings
-from pulumi.runtime.proto import resource_pb2
+from pulumi.runtime import resource as sdk_resource
+from pulumi.runtime.proto import resource_pb2, source_pb2
 from pulumi.runtime.stack import Stack, run_pulumi_func
 
 from components.errors import InvalidInput
@@ -236,6 +238,29 @@ class _OnTheCallingThread(futures.ThreadPoolExecutor):
         return future
 
 
+def _no_stack_trace() -> source_pb2.StackTrace:
+    return source_pb2.StackTrace()  # what the SDK's gives when it finds no caller's frame
+
+
+@contextmanager
+def _sdk_shortcuts() -> Iterator[None]:
+    """Private SDK functions swapped, while a program runs, for cheaper equivalents.
+
+    `pulumi.runtime.resource._get_stack_trace`: the SDK walks the Python stack at every
+    registration, reading the source of each frame, for the engine's error messages; the plan
+    has no use for them.
+
+    tests/tools/test_sdk_private.py pins what this relies on, so that an SDK upgrade that moves
+    them fails there rather than quietly slowing the plan down.
+    """
+    saved = sdk_resource._get_stack_trace
+    sdk_resource._get_stack_trace = _no_stack_trace
+    try:
+        yield
+    finally:
+        sdk_resource._get_stack_trace = saved
+
+
 class _WarningCollector(logging.Handler):
     def __init__(self) -> None:
         super().__init__(level=logging.WARNING)
@@ -322,14 +347,15 @@ def _record(
         pulumi.runtime.set_all_config(dict(config), list(secret_keys))
         plan = Plan(project=project, stack=stack)
         run = program if callable(program) else lambda: _run_path(program)
-        try:
-            roots: list[Stack] = []
-            loop.run_until_complete(run_pulumi_func(lambda: _in_stack(run, roots)))
-        except InvalidInput as error:
-            plan.errors = [str(p) for p in error.problems]
-            plan.warnings = list(collector.messages)
-            return plan
-        plan.outputs = loop.run_until_complete(_resolve_outputs(roots[0].outputs))
+        with _sdk_shortcuts():
+            try:
+                roots: list[Stack] = []
+                loop.run_until_complete(run_pulumi_func(lambda: _in_stack(run, roots)))
+            except InvalidInput as error:
+                plan.errors = [str(p) for p in error.problems]
+                plan.warnings = list(collector.messages)
+                return plan
+            plan.outputs = loop.run_until_complete(_resolve_outputs(roots[0].outputs))
         plan.resources = sorted(monitor.recorded, key=lambda r: r.urn)
         plan.stack_urn = monitor.stack_urn
         plan.warnings = list(collector.messages)
