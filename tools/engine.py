@@ -22,7 +22,7 @@ from typing import Any
 import pulumi
 from google.protobuf import empty_pb2
 from google.protobuf.json_format import MessageToDict
-from pulumi.runtime import mocks, rpc, settings
+from pulumi.runtime import known_types, mocks, rpc, settings
 from pulumi.runtime import resource as sdk_resource
 from pulumi.runtime.proto import resource_pb2, source_pb2
 from pulumi.runtime.stack import Stack, run_pulumi_func
@@ -242,6 +242,26 @@ def _no_stack_trace() -> source_pb2.StackTrace:
     return source_pb2.StackTrace()  # what the SDK's gives when it finds no caller's frame
 
 
+def _contains_unknowns(value: Any) -> bool:
+    """`rpc.contains_unknowns`, step for step, without a recursive inner function."""
+    if isinstance(value, dict | list):
+        return _has_unknowns(value, set())
+    return known_types.is_unknown(value)
+
+
+def _has_unknowns(value: Any, seen: set[int]) -> bool:
+    if known_types.is_unknown(value):
+        return True
+    if id(value) in seen:
+        return False
+    seen.add(id(value))
+    if isinstance(value, dict):
+        return any(_has_unknowns(value[k], seen) for k in value)
+    if isinstance(value, list):
+        return any(_has_unknowns(v, seen) for v in value)
+    return False
+
+
 @contextmanager
 def _sdk_shortcuts() -> Iterator[None]:
     """Private SDK functions swapped, while a program runs, for cheaper equivalents.
@@ -250,15 +270,20 @@ def _sdk_shortcuts() -> Iterator[None]:
     registration, reading the source of each frame, for the engine's error messages; the plan
     has no use for them.
 
+    `pulumi.runtime.rpc.contains_unknowns`, called for every value an output settles on: it
+    defines a recursive inner function at each call, a reference cycle that only the cyclic
+    collector frees. They were most of what a plan left it to collect.
+
     tests/tools/test_sdk_private.py pins what this relies on, so that an SDK upgrade that moves
     them fails there rather than quietly slowing the plan down.
     """
-    saved = sdk_resource._get_stack_trace
+    saved = sdk_resource._get_stack_trace, rpc.contains_unknowns
     sdk_resource._get_stack_trace = _no_stack_trace
+    rpc.contains_unknowns = _contains_unknowns
     try:
         yield
     finally:
-        sdk_resource._get_stack_trace = saved
+        sdk_resource._get_stack_trace, rpc.contains_unknowns = saved
 
 
 class _WarningCollector(logging.Handler):
