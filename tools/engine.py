@@ -431,8 +431,31 @@ async def _in_stack(run: Callable[[], None], roots: list[Stack]) -> None:
         program = root._take_async_program()
         if program is not None:
             root._add_program_outputs(await program())
+        await _settle()
     finally:
         root._finish()
+
+
+async def _settle() -> None:
+    """Wait for every registration and output the program started, all together.
+
+    The SDK waits for them after the program too (`wait_for_rpcs`), but for one output at a
+    time: at each turn it arms a callback on each of the thousands still pending, a cost that
+    grows with the plan's size times its depth. Awaited together here, they leave it nothing to
+    wait for. An output that failed is handed back to the SDK's wait, which reports it as it
+    would have.
+    """
+    rpcs = settings._get_rpc_manager().rpcs
+    outputs: set[asyncio.Future[Any]] = settings.SETTINGS.outputs  # pyright: ignore[reportAttributeAccessIssue]
+    while rpcs or outputs:
+        pending = [*rpcs, *outputs]
+        rpcs.clear()
+        outputs.clear()
+        results = await asyncio.gather(*pending, return_exceptions=True)
+        failed = [p for p, r in zip(pending, results, strict=True) if isinstance(r, BaseException)]
+        if failed:
+            outputs.update(failed)
+            return
 
 
 def _run_path(path: Path) -> None:

@@ -91,6 +91,19 @@ def test_plain_exports_are_taken_as_they_are_and_the_others_resolved() -> None:
     }
 
 
+def test_an_output_that_fails_fails_the_plan_with_its_own_error() -> None:
+    def check(name: str) -> str:
+        raise ValueError(f"bad bucket name {name}")
+
+    def program() -> None:
+        bucket = storage.Bucket("models", name="models-bucket", location="US")
+        storage.Bucket("logs", location="US")
+        bucket.name.apply(check)
+
+    with pytest.raises(ValueError, match="bad bucket name models-bucket"):
+        run_program(program, project="t", stack="s", config={})
+
+
 def test_provider_calls_are_refused_so_the_plan_never_reads_the_cloud() -> None:
     def reads_cloud() -> None:
         from pulumi_gcp import organizations

@@ -1,12 +1,13 @@
 """The private parts of the Pulumi SDK that the offline engine relies on for its speed.
 
-The engine swaps them only while a program runs (`tools.engine._sdk_shortcuts`). If an SDK
-upgrade renames, moves or reshapes one of them, these tests fail, instead of the plan quietly
-getting slower (or, for a changed signature, failing at run time in a way that names the SDK).
+The engine swaps two private functions while a program runs (`tools.engine._sdk_shortcuts`) and
+reads what the SDK waits for after a program (`tools.engine._settle`). If an SDK upgrade renames,
+moves or reshapes one of them, these tests fail, instead of the plan quietly getting slower.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import inspect
 from collections.abc import Callable
@@ -16,7 +17,8 @@ import pulumi
 import pytest
 from pulumi import output as sdk_output
 from pulumi.runtime import resource as sdk_resource
-from pulumi.runtime import rpc
+from pulumi.runtime import rpc, settings
+from pulumi.runtime import stack as sdk_stack
 from pulumi.runtime.proto import source_pb2
 from pulumi_gcp import storage
 
@@ -130,3 +132,43 @@ def test_unknowns_are_looked_for_with_the_replacement_only_while_a_program_runs(
     run_program(program, project="t", stack="s", config={})
     assert during == [engine._contains_unknowns]
     assert rpc.contains_unknowns is original
+
+
+def test_the_sdk_tracks_what_it_waits_for_where_the_engine_settles_it() -> None:
+    # The SDK's wait after the program reads the RPC manager's list and the outputs' set.
+    assert {"_get_rpc_manager", "SETTINGS"} <= _globals_used(sdk_stack.wait_for_rpcs)
+    assert list(inspect.signature(settings._get_rpc_manager).parameters) == []
+    seen: dict[str, int] = {}
+
+    async def main() -> None:
+        rpcs = settings._get_rpc_manager().rpcs
+        outputs = settings.SETTINGS.outputs  # pyright: ignore[reportAttributeAccessIssue]
+        assert isinstance(rpcs, list) and isinstance(outputs, set)
+        before = len(rpcs), len(outputs)
+        bucket = storage.Bucket("models", location="US")
+        bucket.name.apply(str.upper)
+        await asyncio.sleep(0)  # the registration's RPC starts
+        seen["rpcs"], seen["outputs"] = len(rpcs) - before[0], len(outputs) - before[1]
+
+    run_program(lambda: pulumi.run(main), project="t", stack="s", config={})
+    assert seen["rpcs"] > 0 and seen["outputs"] > 0
+
+
+def test_the_sdks_own_wait_finds_nothing_left_but_the_stacks_outputs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pending: list[int] = []
+    wait = sdk_stack.wait_for_rpcs
+
+    async def counting(*args: Any, **kwargs: Any) -> None:
+        outputs = settings.SETTINGS.outputs  # pyright: ignore[reportAttributeAccessIssue]
+        pending.append(len(settings._get_rpc_manager().rpcs) + len(outputs))
+        await wait(*args, **kwargs)
+
+    def program() -> None:
+        for i in range(40):
+            storage.Bucket(f"b{i}", location="US").name.apply(str.upper)
+
+    monkeypatch.setattr(sdk_stack, "wait_for_rpcs", counting)
+    run_program(program, project="t", stack="s", config={})
+    assert pending and pending[0] <= 2  # the stack's outputs registration, not 40 buckets'
