@@ -69,6 +69,9 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     stack_urn: str | None = None
+    #: What each component gave `register_outputs`, by URN, secrets masked and resources as
+    #: their URN; components that never called it are absent. Not part of the plan document.
+    component_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -96,11 +99,14 @@ class Plan:
 
 
 def mask_secrets(value: Any) -> Any:
-    """Replace secret values (wrapped by the SDK's serializer) with a marker."""
+    """Replace secret values (wrapped by the SDK's serializer) with a marker, and references to
+    resources with their URN."""
     if isinstance(value, dict):
         if rpc._special_sig_key in value:
             if value[rpc._special_sig_key] == rpc._special_secret_sig:
                 return SECRET
+            if value[rpc._special_sig_key] == rpc._special_resource_sig:
+                return value["urn"]
             return {k: mask_secrets(v) for k, v in value.items() if k != rpc._special_sig_key}
         return {k: mask_secrets(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -162,6 +168,7 @@ class RecordingMonitor(mocks.MockMonitor):
         self.stack_urn: str | None = None
         self.duplicates: list[str] = []
         self._urns: set[str] = set()
+        self.component_outputs: dict[str, dict[str, Any]] = {}
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         # Like the real engine, and unlike the stock mock, the stack does not prefix child types.
@@ -204,6 +211,13 @@ class RecordingMonitor(mocks.MockMonitor):
             )
         )
         return resource_pb2.RegisterResourceResponse(urn=urn, id=id_, object=_serialize(state))
+
+    def RegisterResourceOutputs(self, request: Any) -> Any:
+        # The stack's are the plan's outputs. The wire form is kept as it is: deserializing would
+        # build a resource object, with a lookup of its own, for each reference to one.
+        if request.urn != self.stack_urn:
+            self.component_outputs[request.urn] = mask_secrets(MessageToDict(request.outputs))
+        return empty_pb2.Empty()
 
     def ReadResource(self, request: Any) -> Any:
         id_: Any
@@ -383,6 +397,7 @@ def _record(
             plan.outputs = loop.run_until_complete(_resolve_outputs(roots[0].outputs))
         plan.resources = sorted(monitor.recorded, key=lambda r: r.urn)
         plan.stack_urn = monitor.stack_urn
+        plan.component_outputs = dict(sorted(monitor.component_outputs.items()))
         plan.warnings = list(collector.messages)
         plan.errors = [f"duplicate resource URN: {urn}" for urn in monitor.duplicates]
         return plan

@@ -104,6 +104,43 @@ def test_an_output_that_fails_fails_the_plan_with_its_own_error() -> None:
         run_program(program, project="t", stack="s", config={})
 
 
+def test_component_outputs_are_recorded_but_stay_out_of_the_plan_document() -> None:
+    def program() -> None:
+        box = pulumi.ComponentResource("test:index:Box", "box")
+        bucket = storage.Bucket(
+            "models", name="models-bucket", location="US", opts=pulumi.ResourceOptions(parent=box)
+        )
+        box.register_outputs(
+            {
+                "count": 3,
+                "names": ["a", "b"],
+                "settings": {"zone": "us-central2-b", "chips": 4.0},
+                "url": bucket.url,
+                "token": pulumi.Output.secret("s3cr3t"),
+                "bucket": bucket,
+            }
+        )
+        pulumi.ComponentResource("test:index:Quiet", "quiet")  # registers no outputs
+        pulumi.export("count", 3)
+
+    plan = run_program(program, project="t", stack="s", config={})
+    box = plan.one("test:index:Box")
+    bucket = plan.one("gcp:storage/bucket:Bucket")
+    assert plan.component_outputs == {
+        box.urn: {
+            "count": 3,
+            "names": ["a", "b"],
+            "settings": {"zone": "us-central2-b", "chips": 4},
+            "url": "gs://models-bucket",
+            "token": SECRET,
+            "bucket": bucket.urn,
+        }
+    }
+    assert plan.outputs == {"count": 3}  # the stack's outputs are the plan's, not a component's
+    assert "component_outputs" not in plan.as_dict()
+    assert "s3cr3t" not in repr(plan)
+
+
 def test_provider_calls_are_refused_so_the_plan_never_reads_the_cloud() -> None:
     def reads_cloud() -> None:
         from pulumi_gcp import organizations
