@@ -312,10 +312,11 @@ class _WarningCollector(logging.Handler):
 
 def _is_plain(value: Any) -> bool:
     """Data with no output, future or resource inside: what most exports are. Taken as they are,
-    they skip `Output.from_input`, which wraps every value of a nested export in an output."""
-    if isinstance(value, dict):
+    they skip `Output.from_input`, which wraps every value of a nested export in an output.
+    Subclasses of dict (the SDK's output types) and of list are left to the SDK."""
+    if type(value) is dict:
         return all(isinstance(k, str) and _is_plain(v) for k, v in value.items())
-    if isinstance(value, list):
+    if type(value) is list:
         return all(_is_plain(v) for v in value)
     return value is None or isinstance(value, str | int | float | bool)
 
