@@ -1,7 +1,14 @@
 """The offline engine: runs a Pulumi program on the mock runtime and records what it registers.
 
 Everything the real engine would receive is kept: inputs in their wire form (camelCase), parents,
-dependencies, providers and resource options. Secret values are masked.
+dependencies, providers and resource options, and what components give `register_outputs`.
+Secret values are masked.
+
+A run spends its time in the SDK, and the engine keeps the SDK's work to what a plan needs: the
+program runs on an event loop of its own whose monitor calls are answered where they are made,
+with the cyclic collector off, with two private SDK functions swapped for cheaper equivalents,
+and with what it started awaited together. `make bench` measures the result against the SDK's
+stock mocks.
 """
 
 from __future__ import annotations
