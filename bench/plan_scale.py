@@ -18,8 +18,8 @@ For 1, 16, 64, 256 and 512 pools, each figure the median of --repeat runs:
 
 Then two targets, each PASS or MISS: the ratio at 256 pools (at most 0.7), and ms/pool at 512
 pools over ms/pool at 64 (at most 1.2: the plan grows linearly with the pools).
-Every run starts from a fresh runtime and a collected heap; the first run of each kind, which
-pays for imports, is not counted.
+Every run starts from a fresh runtime and a collected heap, the three kinds of run take turns,
+and a first run of each kind, which pays for imports, is not counted.
 Run: `make bench` (or `venv/bin/python bench/plan_scale.py [--repeat N]`).
 """
 
@@ -163,14 +163,21 @@ def _raw(count: int) -> Callable[[], object]:
     return lambda: run_program(program, project="bench", stack="bench", config={})
 
 
-def _time(run: Callable[[], object], repeat: int) -> float:
-    times = []
+def _seconds(run: Callable[[], object]) -> float:
+    gc.collect()  # no run pays for the garbage of the one before
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+def _medians(runs: list[Callable[[], object]], repeat: int) -> list[float]:
+    """Each run's median time. The runs take turns, so that a slower spell of a shared machine
+    weighs on all of them alike rather than on whichever ran through it."""
+    times: list[list[float]] = [[] for _ in runs]
     for _ in range(repeat):
-        gc.collect()  # no run pays for the garbage of the one before
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for run, taken in zip(runs, times, strict=True):
+            taken.append(_seconds(run))
+    return [statistics.median(taken) for taken in times]
 
 
 def _verdict(value: float, target: float) -> str:
@@ -183,16 +190,15 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median is shown)")
     args = parser.parse_args()
-    for warm_up in (_platform(1), _stock(1), _raw(1)):
-        _time(warm_up, 1)
+    _medians([_platform(1), _stock(1), _raw(1)], 1)  # imports and first-run costs
     print(COLUMNS)
     print(HEADER)
     platform: dict[int, float] = {}
     stock: dict[int, float] = {}
     for size in SIZES:
-        platform[size] = _time(_platform(size), args.repeat)
-        stock[size] = _time(_stock(size), args.repeat)
-        raw = _time(_raw(size), args.repeat)
+        platform[size], stock[size], raw = _medians(
+            [_platform(size), _stock(size), _raw(size)], args.repeat
+        )
         print(
             f"{size:>6} {platform[size]:>11.3f} {stock[size]:>8.3f} "
             f"{platform[size] / stock[size]:>6.2f} {raw:>7.3f} {1000 * platform[size] / size:>8.2f}",
