@@ -1,14 +1,32 @@
-"""How the offline plan scales with TPU pools, against a bare program on the same mock runtime.
+"""How the offline plan scales with TPU pools, and how it compares with Pulumi's stock mock runtime.
 
-For 1, 16, 64 and 256 pools: the time of the real program (config parsing, validation, components)
-and of a program that registers the same NodePools raw, and their ratio; then the same raw pools
-each under an empty component, and the ratio to that.
+For 1, 16, 64, 256 and 512 pools, each figure the median of --repeat runs:
+
+  platform s   the real program (`__main__.py`: config parsing, validation, components) planned
+               through `tools.engine.run_program`, as `make plan` does
+  stock s      the same number of NodePools, with the same inputs, registered raw (plus the
+               cluster and service account they refer to) on the SDK's stock mock runtime:
+               `pulumi.runtime.set_mocks` with a plain `Mocks` that returns the inputs and a
+               name, the program run as a `pulumi.runtime.test` function, as Pulumi's unit-testing
+               docs do; no code of this project
+  ratio        platform s / stock s: under 1, the whole platform plans faster than bare node
+               pools on the stock mocks
+  raw s        the stock column's program run through `run_program` instead: the engine's own
+               cost for those resources; platform s minus raw s is what the platform's config,
+               validation and component tree add
+  ms/pool      platform s per pool, in milliseconds
+
+Then two targets, each PASS or MISS: the ratio at 256 pools (at most 0.7), and ms/pool at 512
+pools over ms/pool at 64 (at most 1.2: the plan grows linearly with the pools).
+Every run starts from a fresh runtime and a collected heap, the three kinds of run take turns,
+and a first run of each kind, which pays for imports, is not counted.
 Run: `make bench` (or `venv/bin/python bench/plan_scale.py [--repeat N]`).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
@@ -24,7 +42,20 @@ from pulumi_gcp import container, serviceaccount  # noqa: E402
 
 from tools.engine import run_program  # noqa: E402
 
-SIZES = (1, 16, 64, 256)
+SIZES = (1, 16, 64, 256, 512)
+RATIO_AT = 256
+RATIO_TARGET = 0.7
+GROWTH_FROM, GROWTH_TO = 64, 512
+GROWTH_TARGET = 1.2
+
+HEADER = f"{'pools':>6} {'platform s':>11} {'stock s':>8} {'ratio':>6} {'raw s':>7} {'ms/pool':>8}"
+COLUMNS = """\
+platform s: the real program through the offline engine (run_program)
+stock s:    as many raw NodePools on the SDK's stock mocks (set_mocks + pulumi.runtime.test)
+ratio:      platform s / stock s
+raw s:      the stock program through the offline engine: the engine's own cost
+ms/pool:    platform s per pool
+"""
 
 
 def _pools(count: int) -> list[dict[str, object]]:
@@ -52,27 +83,15 @@ def _platform(count: int) -> Callable[[], object]:
     )
 
 
-def _bare(count: int, components: bool = False) -> Callable[[], object]:
-    """The same node pools with the same inputs, registered directly: no config, no components,
-    only the cluster and service account whose outputs they take.
-
-    With `components`, each pool sits under an empty ComponentResource, as in the platform: the
-    SDK's own cost of that tree, apart from this project's code.
-    """
-
-    def program() -> None:
-        # What a hand-written program needs too: the cluster and the nodes' account to refer to.
-        cluster = container.Cluster(
-            "bench", name="bench", location="us-central2", initial_node_count=1
-        )
-        account = serviceaccount.Account("bench-nodes", account_id="bench-nodes")
-        for pool in _pools(count):
-            multi_host = pool["topology"] == "2x2x2"
-            parent = (
-                pulumi.ComponentResource("bench:index:Pool", f"bench-{pool['name']}")
-                if components
-                else None
-            )
+def _raw_pools(count: int) -> list[container.NodePool]:
+    """The platform's node pools with the same inputs, registered directly: no config, no
+    components, only the cluster and service account whose outputs they take."""
+    cluster = container.Cluster("bench", name="bench", location="us-central2", initial_node_count=1)
+    account = serviceaccount.Account("bench-nodes", account_id="bench-nodes")
+    node_pools = []
+    for pool in _pools(count):
+        multi_host = pool["topology"] == "2x2x2"
+        node_pools.append(
             container.NodePool(
                 f"bench-{pool['name']}",
                 project="gke-tpu-bench",
@@ -107,39 +126,95 @@ def _bare(count: int, components: bool = False) -> Callable[[], object]:
                     else None,
                 ),
                 management=container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
-                opts=pulumi.ResourceOptions(parent=parent),
             )
+        )
+    return node_pools
 
-    return lambda: run_program(program, project="bare", stack="bench", config={})
+
+class _StockMocks(pulumi.runtime.Mocks):
+    """The mocks of Pulumi's unit-testing docs: every resource returns its inputs and a name."""
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
+        return f"{args.name}-id", {"name": args.name, **args.inputs}
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, None]:
+        return {}, None
 
 
-def _time(run: Callable[[], object], repeat: int) -> float:
-    times = []
+def _stock(count: int) -> Callable[[], object]:
+    @pulumi.runtime.test
+    def program() -> pulumi.Output[list[str]]:
+        return pulumi.Output.all(*[pool.urn for pool in _raw_pools(count)])
+
+    def run() -> None:
+        # A fresh runtime each run: new settings, no root stack left over from the last run
+        # (whose children would otherwise pile up), then the mocks.
+        pulumi.runtime.reset_options(project="bench", stack="bench")
+        pulumi.runtime.set_mocks(_StockMocks(), project="bench", stack="bench", preview=False)
+        program()
+
+    return run
+
+
+def _raw(count: int) -> Callable[[], object]:
+    def program() -> None:
+        _raw_pools(count)
+
+    return lambda: run_program(program, project="bench", stack="bench", config={})
+
+
+def _seconds(run: Callable[[], object]) -> float:
+    gc.collect()  # no run pays for the garbage of the one before
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+def _medians(runs: list[Callable[[], object]], repeat: int) -> list[float]:
+    """Each run's median time. The runs take turns, so that a slower spell of a shared machine
+    weighs on all of them alike rather than on whichever ran through it."""
+    times: list[list[float]] = [[] for _ in runs]
     for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for run, taken in zip(runs, times, strict=True):
+            taken.append(_seconds(run))
+    return [statistics.median(taken) for taken in times]
+
+
+def _verdict(value: float, target: float) -> str:
+    return "PASS" if value <= target else "MISS"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median is shown)")
     args = parser.parse_args()
-    _time(_platform(1), 1)  # imports and first-run costs are not part of any figure
-    _time(_bare(1), 1)
-    print(
-        f"{'pools':>6} {'platform s':>11} {'bare s':>8} {'ratio':>6} "
-        f"{'bare+components s':>18} {'ratio':>6} {'platform ms/pool':>17}"
-    )
+    _medians([_platform(1), _stock(1), _raw(1)], 1)  # imports and first-run costs
+    print(COLUMNS)
+    print(HEADER)
+    platform: dict[int, float] = {}
+    stock: dict[int, float] = {}
     for size in SIZES:
-        platform = _time(_platform(size), args.repeat)
-        bare = _time(_bare(size), args.repeat)
-        tree = _time(_bare(size, components=True), args.repeat)
-        print(
-            f"{size:>6} {platform:>11.3f} {bare:>8.3f} {platform / bare:>6.2f} "
-            f"{tree:>18.3f} {platform / tree:>6.2f} {1000 * platform / size:>17.2f}"
+        platform[size], stock[size], raw = _medians(
+            [_platform(size), _stock(size), _raw(size)], args.repeat
         )
+        print(
+            f"{size:>6} {platform[size]:>11.3f} {stock[size]:>8.3f} "
+            f"{platform[size] / stock[size]:>6.2f} {raw:>7.3f} {1000 * platform[size] / size:>8.2f}",
+            flush=True,
+        )
+    ratio = platform[RATIO_AT] / stock[RATIO_AT]
+    growth = (platform[GROWTH_TO] / GROWTH_TO) / (platform[GROWTH_FROM] / GROWTH_FROM)
+    print()
+    print(
+        f"platform s / stock s at {RATIO_AT} pools: {ratio:.2f} "
+        f"(target <= {RATIO_TARGET}) {_verdict(ratio, RATIO_TARGET)}"
+    )
+    print(
+        f"ms/pool at {GROWTH_TO} pools / ms/pool at {GROWTH_FROM}: {growth:.2f} "
+        f"(target <= {GROWTH_TARGET}) {_verdict(growth, GROWTH_TARGET)}"
+    )
 
 
 if __name__ == "__main__":

@@ -161,6 +161,19 @@ def test_stack_outputs(run_plan: PlanRunner) -> None:
     }
 
 
+def test_component_outputs(run_plan: PlanRunner) -> None:
+    plan = run_plan()
+    component = plan.one(COMPONENT)
+    assert plan.component_outputs[component.urn] == {
+        "name": "tpu-test",
+        "endpoint": FAKE_ENDPOINT,
+        "workloadPool": "gke-tpu-test.svc.id.goog",
+        "kubeconfig": SECRET,
+        "nodeServiceAccount": plan.one(ACCOUNT).inputs["accountId"]
+        + "@gke-tpu-test.iam.gserviceaccount.com",
+    }
+
+
 def test_configured_cluster_settings_reach_the_cluster_and_pool(run_plan: PlanRunner) -> None:
     cluster_config = {
         **BASE_CLUSTER,

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import gc
+import threading
+
 import pulumi
+import pytest
 from pulumi_gcp import storage
 
+from tools import engine
 from tools.engine import SECRET, mask_secrets, run_program
 
 
@@ -71,6 +76,71 @@ def test_outputs_are_resolved_and_secrets_masked() -> None:
     }
 
 
+def test_plain_exports_are_taken_as_they_are_and_the_others_resolved() -> None:
+    def program() -> None:
+        bucket = storage.Bucket("models", name="models-bucket", location="US")
+        pulumi.export("plain", {"pools": [{"name": "a", "chips": 4.0}], "zone": None, "on": True})
+        pulumi.export("mixed", {"url": bucket.url, "names": ["a", bucket.name]})
+        pulumi.export("hidden", {"token": pulumi.Output.secret("s3cr3t")})
+
+    plan = run_program(program, project="t", stack="s", config={})
+    assert plan.outputs == {
+        "plain": {"pools": [{"name": "a", "chips": 4}], "zone": None, "on": True},
+        "mixed": {"url": "gs://models-bucket", "names": ["a", "models-bucket"]},
+        "hidden": SECRET,
+    }
+
+
+def test_an_output_that_fails_fails_the_plan_with_its_own_error() -> None:
+    def check(name: str) -> str:
+        raise ValueError(f"bad bucket name {name}")
+
+    def program() -> None:
+        bucket = storage.Bucket("models", name="models-bucket", location="US")
+        storage.Bucket("logs", location="US")
+        bucket.name.apply(check)
+
+    with pytest.raises(ValueError, match="bad bucket name models-bucket"):
+        run_program(program, project="t", stack="s", config={})
+
+
+def test_component_outputs_are_recorded_but_stay_out_of_the_plan_document() -> None:
+    def program() -> None:
+        box = pulumi.ComponentResource("test:index:Box", "box")
+        bucket = storage.Bucket(
+            "models", name="models-bucket", location="US", opts=pulumi.ResourceOptions(parent=box)
+        )
+        box.register_outputs(
+            {
+                "count": 3,
+                "names": ["a", "b"],
+                "settings": {"zone": "us-central2-b", "chips": 4.0},
+                "url": bucket.url,
+                "token": pulumi.Output.secret("s3cr3t"),
+                "bucket": bucket,
+            }
+        )
+        pulumi.ComponentResource("test:index:Quiet", "quiet")  # registers no outputs
+        pulumi.export("count", 3)
+
+    plan = run_program(program, project="t", stack="s", config={})
+    box = plan.one("test:index:Box")
+    bucket = plan.one("gcp:storage/bucket:Bucket")
+    assert plan.component_outputs == {
+        box.urn: {
+            "count": 3,
+            "names": ["a", "b"],
+            "settings": {"zone": "us-central2-b", "chips": 4},
+            "url": "gs://models-bucket",
+            "token": SECRET,
+            "bucket": bucket.urn,
+        }
+    }
+    assert plan.outputs == {"count": 3}  # the stack's outputs are the plan's, not a component's
+    assert "component_outputs" not in plan.as_dict()
+    assert "s3cr3t" not in repr(plan)
+
+
 def test_provider_calls_are_refused_so_the_plan_never_reads_the_cloud() -> None:
     def reads_cloud() -> None:
         from pulumi_gcp import organizations
@@ -105,3 +175,55 @@ def test_duplicate_urns_are_reported() -> None:
 
 def test_mask_secrets_turns_wire_floats_back_into_whole_numbers() -> None:
     assert mask_secrets({"a": [1.0, 2.5], "b": {"c": 3.0}}) == {"a": [1, 2.5], "b": {"c": 3}}
+
+
+def _resources_alive() -> int:
+    return sum(isinstance(o, pulumi.Resource) for o in gc.get_objects())
+
+
+def test_the_collector_is_off_while_a_program_runs_and_on_again_after() -> None:
+    during: list[bool] = []
+
+    def program() -> None:
+        during.append(gc.isenabled())
+        _program()
+
+    before = _resources_alive()
+    run_program(program, project="t", stack="s", config={})
+    assert during == [False]
+    assert gc.isenabled()
+    # The run's objects were collected on the way out, cycles and all.
+    assert _resources_alive() <= before
+
+
+def test_a_caller_that_turned_the_collector_off_finds_it_off() -> None:
+    gc.disable()
+    try:
+        run_program(_program, project="t", stack="s", config={})
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_monitor_answers_on_the_programs_own_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: set[int] = set()
+    new_resource = engine.FakeCloud.new_resource
+
+    def recording_thread(self: engine.FakeCloud, args: pulumi.runtime.MockResourceArgs) -> tuple:
+        threads.add(threading.get_ident())
+        return new_resource(self, args)
+
+    monkeypatch.setattr(engine.FakeCloud, "new_resource", recording_thread)
+    plan = run_program(_program, project="t", stack="s", config={})
+    assert len(plan.resources) == 3
+    assert threads == {threading.get_ident()}
+
+
+def test_a_resource_passed_as_an_input_fails_the_plan_instead_of_hanging_it() -> None:
+    def program() -> None:
+        bucket = storage.Bucket("models", location="US")
+        storage.BucketObject("readme", bucket=bucket, content="hello")  # type: ignore[arg-type]
+
+    # The input arrives as a resource reference, which the fake cloud hands back in the state.
+    with pytest.raises(TypeError, match="must be awaited"):
+        run_program(program, project="t", stack="s", config={})

@@ -1,0 +1,174 @@
+"""The private parts of the Pulumi SDK that the offline engine relies on for its speed.
+
+The engine swaps two private functions while a program runs (`tools.engine._sdk_shortcuts`) and
+reads what the SDK waits for after a program (`tools.engine._settle`). If an SDK upgrade renames,
+moves or reshapes one of them, these tests fail, instead of the plan quietly getting slower.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import pulumi
+import pytest
+from pulumi import output as sdk_output
+from pulumi.runtime import resource as sdk_resource
+from pulumi.runtime import rpc, settings
+from pulumi.runtime import stack as sdk_stack
+from pulumi.runtime.proto import source_pb2
+from pulumi_gcp import storage
+
+from tools import engine
+from tools.engine import run_program
+
+
+def _globals_used(function: Callable[..., object]) -> set[str]:
+    return set(inspect.getclosurevars(function).globals)
+
+
+def test_the_stack_capture_is_a_module_function_the_registrations_look_up_by_name() -> None:
+    capture = sdk_resource._get_stack_trace
+    assert inspect.isfunction(capture)
+    signature = inspect.signature(capture)
+    assert list(signature.parameters) == []
+    assert signature.return_annotation in (source_pb2.StackTrace, "source_pb2.StackTrace")
+    assert capture.__module__ == "pulumi.runtime.resource"
+    # Looked up in the module at each call, so replacing the module attribute takes effect.
+    assert "_get_stack_trace" in _globals_used(sdk_resource.register_resource)
+    assert "_get_stack_trace" in _globals_used(sdk_resource.read_resource)
+
+
+def test_the_replacement_answers_what_the_sdk_answers_when_it_finds_no_caller() -> None:
+    assert engine._no_stack_trace() == source_pb2.StackTrace()
+    assert isinstance(sdk_resource._get_stack_trace(), source_pb2.StackTrace)
+
+
+def test_the_stack_capture_is_skipped_only_while_a_program_runs() -> None:
+    original = sdk_resource._get_stack_trace
+    during = []
+
+    def program() -> None:
+        during.append(sdk_resource._get_stack_trace)
+        storage.Bucket("models", location="US")
+
+    run_program(program, project="t", stack="s", config={})
+    assert during == [engine._no_stack_trace]
+    assert sdk_resource._get_stack_trace is original
+
+
+def test_the_sdk_is_restored_when_a_program_fails() -> None:
+    originals = sdk_resource._get_stack_trace, rpc.contains_unknowns
+
+    def program() -> None:
+        raise pulumi.RunError("broken")
+
+    with pytest.raises(pulumi.RunError, match="broken"):
+        run_program(program, project="t", stack="s", config={})
+    assert sdk_resource._get_stack_trace is originals[0]
+    assert rpc.contains_unknowns is originals[1]
+
+
+def test_unknowns_are_looked_for_through_the_rpc_module_at_each_call() -> None:
+    signature = inspect.signature(rpc.contains_unknowns)
+    assert list(signature.parameters) == ["val"]
+    # Outputs check their values with output.contains_unknowns, which calls the rpc module's.
+    assert "contains_unknowns" in _globals_used(sdk_output._OutputData.__post_init__)
+    assert {"rpc", "contains_unknowns"} <= set(sdk_output.contains_unknowns.__code__.co_names)
+
+
+def _values() -> list[Any]:
+    unknown = sdk_output.UNKNOWN
+    looped: list[Any] = [1]
+    looped.append(looped)
+    shared = [2, 3]
+    return [
+        None,
+        "text",
+        4.0,
+        unknown,
+        [1, "a", None],
+        [1, unknown],
+        {"a": {"b": [1, {"c": unknown}]}},
+        {"a": {"b": [1, {"c": 2}]}},
+        looped,
+        {"x": shared, "y": shared},
+        ({"a": unknown},),  # a tuple is not looked into
+    ]
+
+
+def test_the_replacement_finds_unknowns_where_the_sdk_does() -> None:
+    for value in _values():
+        assert engine._contains_unknowns(value) == rpc.contains_unknowns(value), value
+
+
+def test_the_replacement_leaves_no_cycles_where_the_sdk_leaves_one_per_call() -> None:
+    value = {"a": [1, {"b": "c"}]}
+    gc.collect()
+    gc.disable()
+    try:
+        rpc.contains_unknowns(value)
+        left_by_sdk = gc.collect()
+        engine._contains_unknowns(value)
+        left_by_engine = gc.collect()
+    finally:
+        gc.enable()
+    # When the SDK's stops leaving cycles, the swap has no reason left: drop it.
+    assert left_by_sdk > 0
+    assert left_by_engine == 0
+
+
+def test_unknowns_are_looked_for_with_the_replacement_only_while_a_program_runs() -> None:
+    original = rpc.contains_unknowns
+    during = []
+
+    def program() -> None:
+        during.append(rpc.contains_unknowns)
+        storage.Bucket("models", location="US")
+
+    run_program(program, project="t", stack="s", config={})
+    assert during == [engine._contains_unknowns]
+    assert rpc.contains_unknowns is original
+
+
+def test_the_sdk_tracks_what_it_waits_for_where_the_engine_settles_it() -> None:
+    # The SDK's wait after the program reads the RPC manager's list and the outputs' set.
+    assert {"_get_rpc_manager", "SETTINGS"} <= _globals_used(sdk_stack.wait_for_rpcs)
+    assert list(inspect.signature(settings._get_rpc_manager).parameters) == []
+    seen: dict[str, int] = {}
+
+    async def main() -> None:
+        rpcs = settings._get_rpc_manager().rpcs
+        outputs = settings.SETTINGS.outputs  # pyright: ignore[reportAttributeAccessIssue]
+        assert isinstance(rpcs, list) and isinstance(outputs, set)
+        before = len(rpcs), len(outputs)
+        bucket = storage.Bucket("models", location="US")
+        bucket.name.apply(str.upper)
+        await asyncio.sleep(0)  # the registration's RPC starts
+        seen["rpcs"], seen["outputs"] = len(rpcs) - before[0], len(outputs) - before[1]
+
+    run_program(lambda: pulumi.run(main), project="t", stack="s", config={})
+    assert seen["rpcs"] > 0 and seen["outputs"] > 0
+
+
+def test_the_sdks_own_wait_finds_nothing_left_but_the_stacks_outputs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pending: list[int] = []
+    wait = sdk_stack.wait_for_rpcs
+
+    async def counting(*args: Any, **kwargs: Any) -> None:
+        outputs = settings.SETTINGS.outputs  # pyright: ignore[reportAttributeAccessIssue]
+        pending.append(len(settings._get_rpc_manager().rpcs) + len(outputs))
+        await wait(*args, **kwargs)
+
+    def program() -> None:
+        for i in range(40):
+            storage.Bucket(f"b{i}", location="US").name.apply(str.upper)
+
+    monkeypatch.setattr(sdk_stack, "wait_for_rpcs", counting)
+    run_program(program, project="t", stack="s", config={})
+    assert pending and pending[0] <= 2  # the stack's outputs registration, not 40 buckets'
