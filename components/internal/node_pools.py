@@ -95,8 +95,8 @@ class TpuPoolComponent(pulumi.ComponentResource):
     workloads see it (`ref`), known at plan time, so workload code can use it directly."""
 
     node_pools: list[container.NodePool]
-    """One node pool per slice, alike but for the name."""
-    node_pool_names: pulumi.Output[list[str]]
+    """One node pool per slice, alike but for the name (`ref.node_pools`): depend on them to
+    wait for the pool."""
     ref: TpuPoolRef
     """The pool's entry of the `tpuPools` output, which workload components take as `pool`."""
 
@@ -125,6 +125,5 @@ class TpuPoolComponent(pulumi.ComponentResource):
             )
             for pool_name in plan.node_pool_names
         ]
-        self.node_pool_names = pulumi.Output.all(*(p.name for p in self.node_pools))
         self.ref = plan.ref
-        self.register_outputs({"nodePoolNames": self.node_pool_names, "pool": self.ref.entry()})
+        self.register_outputs({"pool": self.ref.entry()})
