@@ -92,11 +92,18 @@ def least_availability(
     duration = end - start
     rule = rrulestr(recurrence, dtstart=start)
     until = start + _HORIZON + timedelta(days=MAINTENANCE_ROLLING_DAYS)
-    occurrences = islice(rule.xafter(start, inc=True), _MOST_OCCURRENCES)
-    windows = _merged([(o, o + duration) for o in occurrences if o < until])
+    occurrences = [o for o in islice(rule.xafter(start, inc=True), _MOST_OCCURRENCES) if o < until]
+    period = timedelta(days=MAINTENANCE_ROLLING_DAYS)
+    horizon_end = start + _HORIZON
+    if len(occurrences) == _MOST_OCCURRENCES:
+        # A rule this frequent repeats well within the occurrences generated: check the periods
+        # they cover in full. (Windows of 4 hours or more starting every few minutes cover all.)
+        horizon_end = min(horizon_end, occurrences[-1] - period)
+        if horizon_end < start:
+            return period, start
+    windows = _merged([(o, o + duration) for o in occurrences])
     shortest = timedelta(hours=MAINTENANCE_SHORTEST_WINDOW_HOURS)
     windows = [(s, e) for s, e in windows if e - s >= shortest]
-    period = timedelta(days=MAINTENANCE_ROLLING_DAYS)
     starts = [s for s, _ in windows]
     # Time covered up to each window's start, for sums over any span in O(log n).
     covered_before = [timedelta(0)]
@@ -112,7 +119,6 @@ def least_availability(
 
     # The least coverage is found where a period starts as a window ends, or ends as one starts.
     candidates = {start} | {e for _, e in windows} | {s - period for s, _ in windows}
-    horizon_end = start + _HORIZON
     least, where = None, start
     for t in sorted(c for c in candidates if start <= c <= horizon_end):
         hours = covered_until(t + period) - covered_until(t)

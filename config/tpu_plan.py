@@ -257,8 +257,7 @@ def plan_pool(
     zone = None
     if not {"zone", "allowUndocumentedZone"} & invalid and cluster.region:
         zone = _zone(path, pool, generation, cluster.region, problems, warnings)
-    if "slices" not in invalid:
-        problems += _version_problems(path, pool, generation, cluster)
+    problems += _version_problems(path, pool, generation, cluster, "slices" not in invalid)
 
     machine: MachineType | None = None
     if pool.machine_type is not None or "machineType" in invalid:
@@ -422,13 +421,13 @@ def _zone(
 
 
 def _version_problems(
-    path: str, pool: TpuPoolSpec, generation: Generation, cluster: ClusterFacts
+    path: str, pool: TpuPoolSpec, generation: Generation, cluster: ClusterFacts, slices_known: bool
 ) -> list[Problem]:
     version = cluster.min_master_version
     if version is None:
         return []
     needs = [(generation.min_version_standard, f"{pool.tpu} ({path})")]
-    if pool.slices > 1:
+    if slices_known and pool.slices > 1:
         needs.append((MULTISLICE_MIN_VERSION_STANDARD, f"multislice ({path}.slices)"))
     return [
         Problem(

@@ -242,3 +242,126 @@ def test_at_most_three_no_upgrades_exclusions_and_twenty_in_all() -> None:
     (problem,) = _problems(maintenanceExclusions=exclusions(21, "NO_MINOR_UPGRADES"))
     assert problem.startswith("cluster.maintenanceExclusions: ")
     assert problem.endswith("tuple should have at most 20 items after validation, not 21")
+
+
+# --- Boundaries on both sides, and every accepted value kept as written ------------------------
+
+REGION_40 = "a" * 20 + "-" + "b" * 17 + "12"  # region-shaped, 40 characters (unknown to GKE)
+ZONE_40 = "a" * 20 + "-" + "b" * 15 + "12-a"  # zone-shaped, 40 characters
+
+
+def test_the_length_bounds_of_regions_zones_and_versions() -> None:
+    assert len(REGION_40) == len(ZONE_40) == 40
+    assert load_platform(_config(region=REGION_40, allowUndocumentedRegion=True))
+    assert _problems(region=REGION_40 + "x", allowUndocumentedRegion=True) == [
+        f"cluster.region: {REGION_40 + 'x'!r}: is not a region name, such as 'us-east5' or "
+        "'europe-west4'"
+    ]
+    assert _problems(region=ZONE_40)[0].startswith(f"cluster.region: {ZONE_40!r}: is a zone")
+    assert _problems(region="a" + ZONE_40)[0].endswith(
+        "is not a region name, such as 'us-east5' or 'europe-west4'"
+    )
+    version = "1.31.2-gke." + "1" * 29
+    assert len(version) == 40
+    assert load_platform(_config(minMasterVersion=version)).cluster.min_master_version == version
+    assert _problems(minMasterVersion=version + "1")[0].endswith(
+        "is not a GKE version, such as '1.31' or '1.31.2-gke.1115000'"
+    )
+
+
+def test_cpu_zone_length_bound() -> None:
+    from config.cluster import CpuPool
+
+    assert CpuPool.model_validate({"zones": [ZONE_40]}).zones == (ZONE_40,)
+    with pytest.raises(ValueError, match="is not a zone name"):
+        CpuPool.model_validate({"zones": ["a" + ZONE_40]})
+
+
+@pytest.mark.parametrize("machine_type", ["e2-standard-4", "n2d-highmem-8", "e2-custom-4-8192"])
+def test_an_accepted_machine_type_is_kept_as_written(machine_type: str) -> None:
+    spec = load_platform(_config(cpuPool={"machineType": machine_type}))
+    assert spec.cluster.cpu_pool.machine_type == machine_type
+
+
+def test_the_machine_type_length_bound() -> None:
+    longest = "e2-" + "a" * 20 + "-" + "b" * 20 + "-" + "c" * 18
+    assert len(longest) == 63
+    assert load_platform(_config(cpuPool={"machineType": longest}))
+    assert _problems(cpuPool={"machineType": longest + "c"})[0].endswith(
+        "is not a Compute Engine machine type, such as 'e2-standard-4'"
+    )
+
+
+def test_cpu_pool_defaults_are_what_gke_takes() -> None:
+    pool = load_platform(_config()).cluster.cpu_pool
+    assert (pool.machine_type, pool.nodes_per_zone, pool.disk_size_gb, pool.disk_type) == (
+        "e2-standard-4",
+        1,
+        100,
+        "pd-balanced",
+    )
+    assert pool.zones is None
+
+
+@pytest.mark.parametrize(("size", "ok"), [(9, False), (10, True), (65536, True), (65537, False)])
+def test_cpu_disk_size_bounds(size: int, ok: bool) -> None:
+    config = _config(cpuPool={"diskSizeGb": size})
+    if ok:
+        assert load_platform(config).cluster.cpu_pool.disk_size_gb == size
+    else:
+        assert _problems(cpuPool={"diskSizeGb": size})[0].startswith(
+            f"cluster.cpuPool.diskSizeGb: {size}: input should be"
+        )
+
+
+def test_cpu_zone_count_bounds() -> None:
+    zones = [f"us-east5-{letter}" for letter in "abcdefghijk"]
+    assert load_platform(_config(cpuPool={"zones": zones[:1]})).cluster.cpu_pool.zones == (
+        "us-east5-a",
+    )
+    assert load_platform(_config(cpuPool={"zones": zones[:10]}))
+    assert _problems(cpuPool={"zones": zones})[0].startswith("cluster.cpuPool.zones: ")
+    assert _problems(cpuPool={"zones": []})[0].startswith("cluster.cpuPool.zones: ")
+
+
+@pytest.mark.parametrize(
+    ("name", "ok"), [("", False), ("x", True), ("x" * 63, True), ("x" * 64, False)]
+)
+def test_exclusion_name_bounds(name: str, ok: bool) -> None:
+    exclusion = _exclusion(name=name, endTime="2027-01-12T00:00:00Z")
+    if ok:
+        assert load_platform(_config(maintenanceExclusions=[exclusion]))
+    else:
+        assert _problems(maintenanceExclusions=[exclusion])[0].startswith(
+            "cluster.maintenanceExclusions[0].name: "
+        )
+
+
+def test_an_exclusion_or_window_must_not_end_before_or_when_it_starts() -> None:
+    for end in ("2027-01-11T00:00:00Z", "2027-01-01T00:00:00Z"):
+        assert _problems(maintenanceExclusions=[_exclusion(endTime=end)]) == [
+            f"cluster.maintenanceExclusions[0].endTime: {end!r} must be after startTime "
+            "'2027-01-11T00:00:00Z'"
+        ]
+    assert _problems(maintenanceWindow=WINDOW | {"endTime": WINDOW["startTime"]}) == [
+        f"cluster.maintenanceWindow.endTime: {WINDOW['startTime']!r} must be after startTime "
+        f"{WINDOW['startTime']!r}"
+    ]
+
+
+def test_a_bad_override_hides_no_region_rule_and_adds_no_region_problem() -> None:
+    problems = _problems(region="us-east9", allowUndocumentedRegion="yes")
+    assert problems == ["cluster.allowUndocumentedRegion: 'yes': input should be a valid boolean"]
+
+
+def test_without_a_cluster_an_undocumented_bucket_region_is_not_allowed() -> None:
+    config = {
+        "gcp:project": "gke-tpu-dev",
+        "gke-tpu:modelStorage": json.dumps({"bucket": "models-1", "location": "us-east9"}),
+    }
+    with pytest.raises(ConfigError) as caught:
+        load_platform(config)
+    assert (
+        "modelStorage.location: 'us-east9' is not a Google Cloud region the catalog knows; set "
+        "cluster.allowUndocumentedRegion: true for a region newer than the catalog"
+    ) in [str(p) for p in caught.value.problems]

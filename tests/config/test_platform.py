@@ -376,3 +376,42 @@ def test_every_pool_at_its_most_must_fit_gke_s_cluster_limit() -> None:
         "tpuPools: up to 15003 nodes in the cluster (3 CPU, 15000 TPU; the most: train 15000); "
         "a GKE Standard cluster has at most 15000"
     ]
+
+
+def test_a_key_with_more_colons_is_unknown_and_leaves_the_section_it_starts_like() -> None:
+    config = _config(cluster=CLUSTER) | {"gke-tpu:cluster:extra": "{}"}
+    assert _problems(config) == [
+        "gke-tpu:cluster:extra: unknown config key; did you mean 'cluster'? Known keys: "
+        "gke-tpu:cluster, gke-tpu:tpuPools, gke-tpu:modelStorage"
+    ]
+
+
+def test_a_section_of_the_wrong_shape_is_one_problem() -> None:
+    config = _config(cluster=CLUSTER) | {"gke-tpu:modelStorage": "[1]"}
+    assert _problems(config) == ["modelStorage: expected a mapping of keys, got [1]"]
+
+
+def test_exactly_gke_s_cluster_limit_is_allowed() -> None:
+    # 3 CPU nodes, and single-host pools of 1,000 nodes: 14 of them and one of 997.
+    pools = [
+        {"name": f"p{i}", "tpu": "v5e", "topology": "1x1", "zone": "us-central1-a",
+         "autoscaling": {"minNodes": 0, "maxNodes": 1000 if i < 14 else 997}}
+        for i in range(15)
+    ]  # fmt: skip
+    cluster = {"name": "tpu-dev", "region": "us-central1"}
+    assert load_platform(_config(cluster=cluster, tpuPools=pools))
+    pools[14]["autoscaling"] = {"minNodes": 0, "maxNodes": 998}
+    pools.append(dict(pools[0], name="p15", autoscaling={"minNodes": 0, "maxNodes": 999}))
+    assert _problems(_config(cluster=cluster, tpuPools=pools)) == [
+        "tpuPools: up to 16000 nodes in the cluster (3 CPU, 15997 TPU; the most: p0 1000, "
+        "p1 1000, p2 1000); a GKE Standard cluster has at most 15000"
+    ]
+
+
+def test_problems_are_in_entry_order_whatever_rule_found_them() -> None:
+    pools = [
+        {"name": "a", "tpu": "v4", "topology": "3x3x3"},
+        {"name": "Bad", "tpu": "v4", "topology": "2x2x2"},
+    ]
+    problems = _problems(_config(cluster=CLUSTER, tpuPools=pools))
+    assert [p.split(":")[0] for p in problems] == ["tpuPools[0].topology", "tpuPools[1].name"]

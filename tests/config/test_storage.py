@@ -186,3 +186,77 @@ def test_an_undocumented_bucket_region_is_allowed_with_the_cluster_s_override() 
 @pytest.mark.parametrize("name", ["models-1\n", "mödels", "models\u00a0x", "x" * 223, "a.-b"])
 def test_bucket_names_are_whole_ascii_names(name: str) -> None:
     assert bucket_name_problem(name) is not None
+
+
+@pytest.mark.parametrize("storage_class", ["STANDARD", "NEARLINE", "COLDLINE", "ARCHIVE"])
+def test_every_storage_class(storage_class: str) -> None:
+    storage = load_platform(_config(bucket="models-1", storageClass=storage_class)).storage
+    assert storage is not None and storage.storage_class == storage_class
+
+
+def test_the_writer_identity() -> None:
+    storage = load_platform(_config(bucket="models-1", writer={"enabled": True})).storage
+    assert storage is not None
+    assert storage.reader.kind == "reader" and storage.reader.read_only is True
+    assert storage.reader.create_kubernetes_service_account is True
+    writer = storage.writer
+    assert writer is not None
+    assert (
+        writer.kind, writer.account_id, writer.role, writer.kubernetes_service_account,
+        writer.create_kubernetes_service_account, writer.access_mode, writer.claim, writer.volume,
+        writer.read_only,
+    ) == (
+        "writer", "tpu-dev-models-rw", "roles/storage.objectAdmin", "model-writer", True,
+        "ReadWriteMany", "models-rw", "tpu-workloads-models-rw", False,
+    )  # fmt: skip
+
+
+def test_the_default_mount_options_and_none_at_all() -> None:
+    storage = load_platform(_config(bucket="models-1")).storage
+    assert storage is not None and storage.mount_options == (
+        "implicit-dirs",
+        "metadata-cache:ttl-secs:-1",
+        "metadata-cache:stat-cache-max-size-mb:-1",
+        "metadata-cache:type-cache-max-size-mb:-1",
+    )
+    bare = load_platform(_config(bucket="models-1", mountOptions=[])).storage
+    assert bare is not None and bare.mount_options == ()
+
+
+def test_bucket_name_length_bounds() -> None:
+    longest = ".".join(["a" * 63] * 3) + "." + "b" * 30
+    assert len(longest) == 222 and bucket_name_problem(longest) is None
+    assert bucket_name_problem(longest + "b") == (
+        "is 223 characters long; bucket names are at most 222 characters"
+    )
+    assert bucket_name_problem("a" * 63 + ".com") is None
+    assert bucket_name_problem("a" * 40 + "." + "b" * 40) is None  # long, but short parts
+    assert bucket_name_problem("a" * 64 + ".com") == (
+        "with dots, must be at most 222 characters, each dot-separated part 1 to 63"
+    )
+    assert bucket_name_problem("a-.b") == "must not contain '..', '.-' or '-.'"
+
+
+@pytest.mark.parametrize(("name", "ok"), [("a" * 63, True), ("a" * 64, False)])
+def test_kubernetes_name_length_bound(name: str, ok: bool) -> None:
+    if ok:
+        storage = load_platform(_config(bucket="models-1", namespace=name)).storage
+        assert storage is not None and storage.namespace == name
+    else:
+        assert _problems(bucket="models-1", namespace=name)[0].startswith(
+            f"modelStorage.namespace: {name!r}: is not a Kubernetes name"
+        )
+
+
+def test_bucket_location_length_bound_and_multi_regions() -> None:
+    region_40 = "a" * 20 + "-" + "b" * 17 + "12"
+    assert _problems(bucket="models-1", location=region_40) == [
+        f"modelStorage.location: {region_40!r} is not a Google Cloud region the catalog knows; "
+        "set cluster.allowUndocumentedRegion: true for a region newer than the catalog"
+    ]
+    assert _problems(bucket="models-1", location=region_40 + "x")[0].startswith(
+        f"modelStorage.location: {region_40 + 'x'!r}: is not a Cloud Storage location"
+    )
+    for location in ("asia", "ASIA", "eur5", "eur7", "eur8", "asia1"):
+        storage = load_platform(_config(bucket="models-1", location=location)).storage
+        assert storage is not None and storage.location == location.upper()

@@ -1062,3 +1062,116 @@ def test_cpu_is_reserved_only_as_an_actual_node_pool_name() -> None:
 def test_pools_must_be_a_list() -> None:
     config = _config() | {"gke-tpu:tpuPools": json.dumps({"name": "a"})}
     assert _problems(config) == ['tpuPools: expected a list of entries, got {"name": "a"}']
+
+
+# --- Lifecycle, capacity combinations, and fields that did not parse --------------------------
+
+AUTOSCALED_IGNORES = ("initialNodeCount", "nodeCount", "nodeConfig.advancedMachineFeatures")
+
+
+@pytest.mark.parametrize(
+    ("pool", "ignore", "replace"),
+    [
+        pytest.param(_pool(), ("nodeConfig.advancedMachineFeatures",),
+                     ("nodeConfig.machineType", "nodeLocations", "placementPolicy.tpuTopology"),
+                     id="fixed-slice"),
+        pytest.param(_pool(flexStart=True, autoscaling=SCALE_0_4), AUTOSCALED_IGNORES,
+                     ("nodeConfig.machineType", "nodeLocations", "placementPolicy.tpuTopology"),
+                     id="autoscaled-slice"),
+        pytest.param(_pool(topology="2x2", autoscaling=SCALE_0_1), AUTOSCALED_IGNORES, (),
+                     id="autoscaled-single-host"),
+        pytest.param(_pool(topology="2x2", nodeCount=3), ("nodeConfig.advancedMachineFeatures",),
+                     (), id="fixed-single-host"),
+    ],
+)  # fmt: skip
+def test_lifecycle_is_decided_by_the_plan(
+    pool: dict[str, Any], ignore: tuple[str, ...], replace: tuple[str, ...]
+) -> None:
+    lifecycle = _plan(pool).lifecycle
+    assert set(lifecycle.ignore_changes) == set(ignore)
+    assert lifecycle.replace_on_changes == replace
+    assert lifecycle.delete_before_replace is True
+
+
+def test_fixed_sizes() -> None:
+    assert (_plan(_pool(topology="2x2", nodeCount=3)).node_count, _plan(_pool()).node_count) == (
+        3,
+        4,
+    )
+    assert _plan(_pool(topology="2x2")).node_count == 1  # nodeCount defaults to one VM
+    assert _plan(_pool(topology="2x2", autoscaling=SCALE_0_1)).node_count is None
+    assert _plan(_pool(topology="2x2", nodeCount=3)).initial_node_count == 3
+
+
+def test_flex_start_with_queued_provisioning_is_its_own_capacity() -> None:
+    plan = _plan(_pool(flexStart=True, queuedProvisioning=True, autoscaling=SCALE_0_4))
+    assert plan.capacity.label == "flex-start-queued"
+    assert (plan.capacity.flex_start, plan.capacity.queued_provisioning) == (True, True)
+    assert plan.reservation_affinity == ("NO_RESERVATION", None, ())
+    assert plan.auto_repair is False
+    assert _problems(_config(_pool(flexStart=True, queuedProvisioning=True))) == [
+        "tpuPools[0].autoscaling: required with flexStart and queuedProvisioning: set minNodes: "
+        "0 and maxNodes: 4"
+    ]
+
+
+def test_workload_policy_names_at_the_63_character_bound() -> None:
+    from config.tpu_plan import workload_policy_name
+
+    assert workload_policy_name("c", "p" * 58) == "c-" + "p" * 58 + "-ht"  # 63: as is
+    cut = workload_policy_name("c", "p" * 59)
+    assert len(cut) == 63 and cut.startswith("c-" + "p" * 52 + "-")
+
+
+@pytest.mark.parametrize(
+    ("pool", "cluster", "expected"),
+    [
+        pytest.param(
+            _pool(tpu="v6e", zone=5), _cluster("us-east5"),
+            ["tpuPools[0].zone: 5: input should be a valid string"], id="zone",
+        ),
+        pytest.param(
+            _pool(tpu="v6e", zone="us-east5-c", allowUndocumentedZone="yes"), _cluster("us-east5"),
+            ["tpuPools[0].allowUndocumentedZone: 'yes': input should be a valid boolean"],
+            id="allow-undocumented-zone",
+        ),
+        pytest.param(
+            _pool(tpu="v6e", zone="us-east5-a", slices="two"), _cluster("us-east5", minMasterVersion="1.30"),
+            [
+                "cluster.minMasterVersion: '1.30' is below 1.31.2-gke.1115000, the lowest GKE "
+                "version for v6e (tpuPools[0]); raise it or leave it unset",
+                "tpuPools[0].slices: 'two': input should be a valid integer",
+            ],
+            id="slices-keep-the-generation-minimum",
+        ),
+        pytest.param(
+            _pool(machineType=5, topology="3x3"), None,
+            ["tpuPools[0].machineType: 5: input should be a valid string"], id="machine-type",
+        ),
+        pytest.param(
+            _pool(flexStart=True, autoscaling="x"), None,
+            ["tpuPools[0].autoscaling: expected a mapping of keys, got 'x'"], id="autoscaling",
+        ),
+        pytest.param(
+            _pool(topology="2x2", flexStart=True, nodeCount="two"), None,
+            ["tpuPools[0].nodeCount: 'two': input should be a valid integer"], id="node-count",
+        ),
+        pytest.param(
+            _pool(topology="4x4") | {"name": 5}, None,
+            ["tpuPools[0].name: 5: input should be a valid string"], id="name",
+        ),
+    ],
+)  # fmt: skip
+def test_a_field_that_did_not_parse_adds_no_misleading_problem(
+    pool: dict[str, Any], cluster: dict[str, Any] | None, expected: list[str]
+) -> None:
+    assert _problems(_config(pool, cluster=cluster)) == expected
+
+
+def test_a_topology_that_does_not_fit_the_machine_stops_the_size_rules() -> None:
+    assert _problems(
+        _config(_pool(topology="2x4", machineType="ct5lp-hightpu-1t", nodeCount=2))
+    ) == [
+        "tpuPools[0].topology: '2x4' does not fit ct5lp-hightpu-1t; topologies on "
+        "ct5lp-hightpu-1t: 1x1"
+    ]

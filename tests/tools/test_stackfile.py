@@ -245,3 +245,86 @@ def test_an_empty_value_is_an_empty_string_with_a_warning(tmp_path: Path) -> Non
     config = read_stack_config(tmp_path, "s")
     assert config.values == {"demo:name": ""}
     assert config.warnings == ("demo:name: no value; the Pulumi CLI passes an empty string",)
+
+
+# --- Boundaries of the YAML reading -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spelling", [".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
+                 ".nan", ".NaN", ".NAN"],
+)  # fmt: skip
+def test_every_spelling_of_infinity_and_nan_is_refused(spelling: str) -> None:
+    with pytest.raises(StackFileError, match="cannot be a config value"):
+        load(f"k: {spelling}".encode())
+
+
+@pytest.mark.parametrize("text", [".infinity", "inf", "NaN", "nan"])
+def test_other_spellings_are_strings(text: str) -> None:
+    assert load(f"k: {text}".encode()) == {"k": text}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("-9223372036854775808", -(2**63)),
+        ("-9223372036854775809", -9.223372036854776e18),  # past int64: a float
+        ("18446744073709551615", 2**64 - 1),
+        ("18446744073709551616", 1.8446744073709552e19),  # past uint64: a float
+        ("1_000", 1000),
+        ("1_000.5", 1000.5),
+        ("0x_1F", 31),
+    ],
+)
+def test_numbers_at_the_64_bit_bounds_and_with_underscores(text: str, value: object) -> None:
+    loaded = load(f"k: {text}".encode())["k"]
+    assert loaded == value and type(loaded) is type(value)
+
+
+def test_explicit_number_tags() -> None:
+    assert load(b"k: !!int 18_446_744_073_709_551_616") == {"k": 1.8446744073709552e19}
+    assert load(b"k: !!float 2") == {"k": 2.0}
+    with pytest.raises(StackFileError, match="'abc' is not a number"):
+        load(b"k: !!float abc")
+
+
+def test_nesting_is_counted_per_branch_up_to_the_limit() -> None:
+    def nested(levels: int) -> str:
+        return "[" * levels + "]" * levels
+
+    # The document's mapping is one level: MAX_DEPTH - 1 brackets inside it fit, one more not.
+    assert load(f"a: {nested(MAX_DEPTH - 1)}".encode())
+    with pytest.raises(StackFileError, match="nesting deeper than 100 levels"):
+        load(f"a: {nested(MAX_DEPTH)}".encode())
+    # Siblings do not lend depth to each other.
+    with pytest.raises(StackFileError, match="nesting deeper than 100 levels"):
+        load(f"a: 1\nb: 2\nc: {nested(MAX_DEPTH)}".encode())
+
+
+def test_values_are_counted_as_aliases_expand_them() -> None:
+    from tools.stack_yaml import _count
+
+    assert _count({"a": [1, 2]}, {}, []) == 4
+    shared = [1, 2]
+    assert _count({"a": shared, "b": shared}, {}, []) == 7  # both uses count
+    assert _count([0] * (MAX_VALUES - 1), {}, []) == MAX_VALUES
+    with pytest.raises(StackFileError, match=f"more than {MAX_VALUES} values"):
+        _count([0] * MAX_VALUES, {}, [])
+
+
+def test_a_long_bad_value_is_shown_cut() -> None:
+    with pytest.raises(StackFileError) as caught:
+        load(("k: !!int " + "x" * 200).encode())
+    assert str(caught.value) == f"line 1, column 4: {'x' * 60 + '...'!r} is not an integer"
+    with pytest.raises(StackFileError) as caught:
+        load(("k: !!int " + "x" * 60).encode())
+    assert str(caught.value) == f"line 1, column 4: {'x' * 60!r} is not an integer"
+
+
+def test_a_folder_or_a_missing_file_is_one_line(tmp_path: Path) -> None:
+    from tools.stack_yaml import read
+
+    with pytest.raises(StackFileError, match="no such file"):
+        read(tmp_path / "Pulumi.none.yaml")
+    with pytest.raises(StackFileError, match="cannot read"):
+        read(tmp_path)
