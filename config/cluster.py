@@ -209,7 +209,8 @@ class ClusterSpec(Spec):
         default=(), max_length=MAX_EXCLUSIONS
     )
     """Periods without upgrades, such as a training campaign: at most 20, of which 3 with
-    scope NO_UPGRADES; the scopes other than NO_UPGRADES need a release channel. Default none."""
+    scope NO_UPGRADES; they need a `maintenanceWindow`, and the scopes other than NO_UPGRADES a
+    release channel. Default none."""
     network: Network | None = None
     """VPC network: a name or `projects/<p>/global/networks/<name>`; default: the project's
     `default` network."""
@@ -305,6 +306,17 @@ def _window_and_exclusion_problems(cluster: ClusterSpec, invalid: frozenset[str]
                 problems.append(Problem("cluster.maintenanceWindow", problem))
     if "maintenanceExclusions" not in invalid:
         problems += exclusion_problems(cluster, "releaseChannel" not in invalid)
+        if cluster.maintenance_exclusions and not window and "maintenanceWindow" not in invalid:
+            # The provider's maintenance_policy takes exactly one of a daily or a recurring
+            # window (ExactlyOneOf in google_container_cluster), so exclusions alone fail there.
+            problems.append(
+                Problem(
+                    "cluster.maintenanceExclusions",
+                    "need a maintenanceWindow: the provider refuses a maintenance policy without "
+                    "one; add one, such as a weekly 8-hour window "
+                    "(FREQ=WEEKLY;BYDAY=SA,SU from 02:00 to 10:00 UTC)",
+                )
+            )
     return problems
 
 

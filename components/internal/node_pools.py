@@ -126,4 +126,6 @@ class TpuPoolComponent(pulumi.ComponentResource):
             for pool_name in plan.node_pool_names
         ]
         self.ref = plan.ref
-        self.register_outputs({"pool": self.ref.entry()})
+        # The names, known at plan time: the pool's whole entry is the `tpuPools` output's, and
+        # registering it again per pool would double what a large plan serializes.
+        self.register_outputs({"nodePools": list(plan.node_pool_names)})

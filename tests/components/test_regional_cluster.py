@@ -243,10 +243,11 @@ def test_no_release_channel_is_unspecified(run_plan: PlanRunner) -> None:
     assert plan.one(CLUSTER).inputs["releaseChannel"] == {"channel": "UNSPECIFIED"}
 
 
-def test_exclusions_without_a_window_reach_the_cluster(run_plan: PlanRunner) -> None:
+def test_exclusions_ending_at_the_end_of_support_reach_the_cluster(run_plan: PlanRunner) -> None:
     plan = run_plan(
         cluster={
             **BASE_CLUSTER,
+            "maintenanceWindow": WINDOW,
             "maintenanceExclusions": [
                 {
                     "name": "campaign",
@@ -263,6 +264,7 @@ def test_exclusions_without_a_window_reach_the_cluster(run_plan: PlanRunner) -> 
         }
     )
     assert plan.one(CLUSTER).inputs["maintenancePolicy"] == {
+        "recurringWindow": WINDOW,
         "maintenanceExclusions": [
             {
                 "exclusionName": "campaign",
@@ -279,8 +281,15 @@ def test_exclusions_without_a_window_reach_the_cluster(run_plan: PlanRunner) -> 
                 "endTime": "2027-03-08T00:00:00Z",
                 "exclusionOptions": {"scope": "NO_UPGRADES"},
             },
-        ]
+        ],
     }
+
+
+WINDOW = {
+    "startTime": "2026-01-03T02:00:00Z",
+    "endTime": "2026-01-03T10:00:00Z",
+    "recurrence": "FREQ=WEEKLY;BYDAY=SA,SU",
+}
 
 
 def test_without_window_or_exclusions_there_is_no_maintenance_policy(run_plan: PlanRunner) -> None:

@@ -431,16 +431,12 @@ def test_a_multi_host_pool_component_from_a_plan() -> None:
         assert pool.inputs["initialNodeCount"] == 4
         assert pool.inputs["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "2x2x4"}
         assert pool.options["replaceOnChanges"] == REPLACED_ON
-    # The pool as workloads see it, known at plan time: a workload component takes it as is,
-    # and the component registers it as its output.
+    # The pool as workloads see it, known at plan time: a workload component takes it as is;
+    # the component registers its node pools' names as its output.
     (pool,) = components
     assert pool.ref == plan.ref
     assert pool.node_pools and all(isinstance(p, container.NodePool) for p in pool.node_pools)
-    assert recorded.component_outputs[component.urn] == {"pool": plan.ref.entry()}
-    assert recorded.component_outputs[component.urn]["pool"]["nodePools"] == [
-        "train-0",
-        "train-1",
-    ]
+    assert recorded.component_outputs[component.urn] == {"nodePools": ["train-0", "train-1"]}
     assert (pool.ref.nodes_per_slice, pool.ref.chips_per_node, pool.ref.slices) == (4, 4, 2)
     assert pool.ref.node_pools == ("train-0", "train-1")
 
@@ -461,7 +457,7 @@ def test_a_single_host_pool_component_from_a_plan() -> None:
     (component,) = components
     assert component.ref.node_count == 2 and component.ref.max_node_count == 2
     urn = recorded.one("gke-tpu:index:SingleHostTpuPool").urn
-    assert recorded.component_outputs[urn]["pool"]["nodeCount"] == 2
+    assert recorded.component_outputs[urn] == {"nodePools": ["serve"]}
 
 
 def test_a_workload_runs_on_a_pool_component_of_the_same_program() -> None:

@@ -20,6 +20,10 @@ WINDOW = {
 
 
 def _config(**cluster: Any) -> dict[str, str]:
+    """The cluster with these keys; exclusions come with the window they need unless given."""
+    if "maintenanceExclusions" in cluster:
+        cluster.setdefault("maintenanceWindow", WINDOW)
+    cluster = {k: v for k, v in cluster.items() if v is not None}
     return {"gcp:project": "gke-tpu-dev", "gke-tpu:cluster": json.dumps(CLUSTER | cluster)}
 
 
@@ -177,6 +181,16 @@ def test_window_fields(window: dict[str, str], problem: str) -> None:
 
 def _exclusion(**fields: Any) -> dict[str, Any]:
     return {"name": "campaign", "startTime": "2027-01-11T00:00:00Z", **fields}
+
+
+def test_exclusions_need_a_window_the_provider_takes_them_with() -> None:
+    assert _problems(
+        maintenanceExclusions=[_exclusion(untilEndOfSupport=True)], maintenanceWindow=None
+    ) == [
+        "cluster.maintenanceExclusions: need a maintenanceWindow: the provider refuses a "
+        "maintenance policy without one; add one, such as a weekly 8-hour window "
+        "(FREQ=WEEKLY;BYDAY=SA,SU from 02:00 to 10:00 UTC)"
+    ]
 
 
 def test_exclusions_may_last_until_the_end_of_support() -> None:

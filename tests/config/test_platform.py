@@ -17,6 +17,11 @@ from config.platform import load_platform
 from problems import ConfigError
 
 CLUSTER = {"name": "tpu-dev", "region": "us-central2"}
+WINDOW = {
+    "startTime": "2026-01-03T02:00:00Z",
+    "endTime": "2026-01-03T10:00:00Z",
+    "recurrence": "FREQ=WEEKLY;BYDAY=SA,SU",
+}
 
 
 def _config(project: str | None = "gke-tpu-dev", **sections: Any) -> dict[str, str]:
@@ -181,6 +186,7 @@ def test_other_namespaces_are_left_alone() -> None:
             _config(
                 cluster=CLUSTER
                 | {
+                    "maintenanceWindow": WINDOW,
                     "maintenanceExclusions": [
                         {"name": "x", "startTime": "2026-01-01", "endTime": "2026-01-02T00:00:00Z"},
                         {
@@ -189,7 +195,7 @@ def test_other_namespaces_are_left_alone() -> None:
                             "endTime": "2026-02-02T00:00:00Z",
                             "scope": "ALL",
                         },
-                    ]
+                    ],
                 }
             ),
             [
@@ -203,6 +209,7 @@ def test_other_namespaces_are_left_alone() -> None:
             _config(
                 cluster=CLUSTER
                 | {
+                    "maintenanceWindow": WINDOW,
                     "maintenanceExclusions": [
                         {
                             "name": "x",
@@ -214,7 +221,7 @@ def test_other_namespaces_are_left_alone() -> None:
                             "startTime": "2026-02-01T00:00:00Z",
                             "endTime": "2026-02-02T00:00:00Z",
                         },
-                    ]
+                    ],
                 }
             ),
             [
@@ -259,7 +266,12 @@ def test_exclusion_rules_of_gke() -> None:
         {"name": "b", "startTime": "2026-03-01T00:00:00Z", "endTime": "2026-03-02T00:00:00Z"},
     ]  # fmt: skip
     config = _config(
-        cluster=CLUSTER | {"releaseChannel": "NONE", "maintenanceExclusions": exclusions}
+        cluster=CLUSTER
+        | {
+            "releaseChannel": "NONE",
+            "maintenanceExclusions": exclusions,
+            "maintenanceWindow": WINDOW,
+        }
     )
     assert _problems(config) == [
         "cluster.maintenanceExclusions[0].endTime: '2026-02-15T00:00:00Z' makes a NO_UPGRADES "
@@ -270,7 +282,14 @@ def test_exclusion_rules_of_gke() -> None:
     exclusions[0]["endTime"] = "2026-01-31T00:00:00Z"
     del exclusions[1]
     assert load_platform(
-        _config(cluster=CLUSTER | {"releaseChannel": "NONE", "maintenanceExclusions": exclusions})
+        _config(
+            cluster=CLUSTER
+            | {
+                "releaseChannel": "NONE",
+                "maintenanceExclusions": exclusions,
+                "maintenanceWindow": WINDOW,
+            }
+        )
     )
 
 
@@ -303,6 +322,7 @@ def test_cross_section_rules_use_what_parsed() -> None:
     # The region is bad: only the rules that need it are skipped; the channel still counts.
     config = _config(
         cluster={"name": "tpu-dev", "region": "Central", "releaseChannel": "NONE",
+                 "maintenanceWindow": WINDOW,
                  "maintenanceExclusions": [{"name": "x", "startTime": "2026-01-01T00:00:00Z",
                                             "endTime": "2026-01-02T00:00:00Z"}]},
         tpuPools=[{"name": "a", "tpu": "v4", "topology": "2x2x2", "zone": "us-central2-b",
