@@ -1,18 +1,22 @@
 """Stack and project files read as the Pulumi CLI reads them, and config values as it passes them.
 
-The CLI parses `Pulumi.<stack>.yaml` with Go's yaml.v3 (YAML 1.2 core schema) and hands each
-config value to the program as a string: scalars as text, objects and lists as JSON. PyYAML alone
-would read YAML 1.1 (`no` as false, timestamps as datetimes, the last of two equal keys winning),
-so this module gives it yaml.v3's resolution rules:
+The CLI parses `Pulumi.<stack>.yaml` with Go's go-yaml and hands each config value to the program
+as a string: scalars as text, objects and lists as JSON. Which go-yaml it is matters for a few
+spellings: the loader in pulumi/pulumi (`sdk/go/common/encoding/marshal.go`) imports yaml.v2,
+which reads YAML 1.1 booleans (`yes`, `no`, `on`, `off`, `y`, `n`), while yaml.v3 and the YAML
+1.2 core schema read them as strings. So this module reads YAML 1.2, as yaml.v3 does, and refuses
+those spellings, which would mean one thing to the plan and another to `pulumi up`:
 
-- `true`/`false` (and `True`, `TRUE`, ...) are booleans; `yes`, `no`, `on`, `off` are strings;
+- `true`/`false` (and `True`, `TRUE`, ...) are booleans; `yes`, `no`, `on`, `off`, `y`, `n`
+  unquoted are an error that says to write `true`/`false` or quote the word;
 - `~`, `null`, `Null`, `NULL` and nothing are null;
 - integers as Go's `strconv.ParseInt(s, 0, 64)` reads them once `_` is removed (`0x1F`, `0o17`,
-  `017`, `0b101`, `1_000`); beyond 64 bits they are floats, as yaml.v3 makes them;
-- floats by yaml.v3's pattern, and `.inf`/`.nan`, which JSON cannot carry: the CLI fails on them;
-- timestamps stay the text they are (yaml.v3 decodes them as strings into untyped values), so an
+  `017`, `0b101`, `1_000`); beyond 64 bits they are floats, as go-yaml makes them;
+- floats by go-yaml's pattern, and `.inf`/`.nan`, which JSON cannot carry: the CLI fails on them;
+- timestamps stay the text they are (go-yaml decodes them as strings into untyped values), so an
   unquoted `2026-01-03T02:00:00Z` is that string;
-- a key defined twice in one mapping is an error (yaml.v3 refuses it); keys must be strings.
+- keys must be strings, and a key defined twice in one mapping is an error (yaml.v3 refuses it,
+  yaml.v2 silently keeps the last value).
 
 Files that are not UTF-8 (or UTF-16 with a byte order mark), `!!binary` and other tags, nesting
 deeper than `MAX_DEPTH`, and aliases that expand beyond `MAX_VALUES` are refused with one line.
@@ -47,6 +51,12 @@ SHOWN = 60
 _TAG = "tag:yaml.org,2002:"
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _NULLS = {"", "~", "null", "Null", "NULL"}
+# Booleans to YAML 1.1 (and yaml.v2), strings to YAML 1.2 (and yaml.v3).
+_YAML11_BOOLS = {
+    *"yYnN",
+    *("yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"),
+}
+_AMBIGUOUS = "tag:gke-tpu,2026:yaml11-bool"
 _SPECIAL_FLOATS = {
     **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
     **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
@@ -87,6 +97,8 @@ def _plain_tag(value: str) -> str:
     """yaml.v3's tag for an untagged plain scalar."""
     if value in _BOOLS:
         return f"{_TAG}bool"
+    if value in _YAML11_BOOLS:
+        return _AMBIGUOUS
     if value in _NULLS:
         return f"{_TAG}null"
     if value in _SPECIAL_FLOATS:
@@ -131,6 +143,13 @@ def _where(node: Node) -> str:
 
 class _Constructor(SafeConstructor):
     def construct_object(self, node: Node, deep: bool = False) -> Any:
+        if node.tag == _AMBIGUOUS:
+            word = node.value
+            raise StackFileError(
+                f"{_where(node)}: {word!r} unquoted is a boolean to the Pulumi CLI's YAML reader "
+                "(yaml.v2, YAML 1.1) but a string under YAML 1.2, so the file would mean one thing "
+                f"to the plan and another to `pulumi up`: write true or false, or quote it ('{word}')"
+            )
         if node.tag not in _TAGS_ALLOWED and node.tag not in (f"{_TAG}merge",):
             if node.tag == f"{_TAG}timestamp" and isinstance(node, ScalarNode):
                 return node.value  # yaml.v3 gives the text into untyped values
@@ -180,7 +199,8 @@ class _Constructor(SafeConstructor):
             if key in lines:
                 raise StackFileError(
                     f"{_where(key_node)}: the key {_shown(key)} is already defined at line "
-                    f"{lines[key]} of the same mapping; the Pulumi CLI refuses duplicate keys"
+                    f"{lines[key]} of the same mapping; YAML readers differ on which one counts "
+                    "(the Pulumi CLI keeps the last without a word): keep one"
                 )
             lines[key] = key_node.start_mark.line + 1
             mapping[key] = self.construct_object(value_node, deep=deep)

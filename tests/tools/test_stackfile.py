@@ -68,10 +68,14 @@ def test_a_declared_key_without_default_is_reported_missing_like_the_cli(tmp_pat
 @pytest.mark.parametrize(
     ("text", "value"),
     [
-        # YAML 1.2: only true/false are booleans; yes/no/on/off/y/n are strings.
-        ("name: no", {"name": "no"}),
-        ("a: [yes, on, off, y, n, No, NO]", {"a": ["yes", "on", "off", "y", "n", "No", "NO"]}),
+        # Only true/false are booleans everywhere; quoted, yes/no/on/off are strings everywhere.
+        ("name: 'no'", {"name": "no"}),
+        (
+            'a: ["yes", "on", "off", "y", "n", "No", "NO"]',
+            {"a": ["yes", "on", "off", "y", "n", "No", "NO"]},
+        ),
         ("a: [true, True, TRUE, false, False, FALSE]", {"a": [True] * 3 + [False] * 3}),
+        ("a: [yess, nope, onion, tRUE]", {"a": ["yess", "nope", "onion", "tRUE"]}),
         ("a: [~, null, Null, NULL]", {"a": [None] * 4}),
         ("a:", {"a": None}),
         # Timestamps stay the text they are: a natural maintenance window plans.
@@ -92,13 +96,30 @@ def test_a_declared_key_without_default_is_reported_missing_like_the_cli(tmp_pat
         ("a: [1:20, 0xZZ, _1, 1.2.3, '3']", {"a": ["1:20", "0xZZ", "_1", "1.2.3", "3"]}),
         # Merge keys: explicit keys override merged ones, which is not a duplicate.
         (
-            "base: &b {x: 1, y: 2}\nc: {<<: *b, y: 3}",
-            {"base": {"x": 1, "y": 2}, "c": {"x": 1, "y": 3}},
+            "base: &b {p: 1, q: 2}\nc: {<<: *b, q: 3}",
+            {"base": {"p": 1, "q": 2}, "c": {"p": 1, "q": 3}},
         ),
     ],
 )
-def test_scalars_resolve_as_in_yaml_v3(text: str, value: object) -> None:
+def test_scalars_resolve_as_the_cli_reads_them(text: str, value: object) -> None:
     assert load(text.encode()) == value
+
+
+@pytest.mark.parametrize(
+    "word", ["yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF",
+             "y", "Y", "n", "N"],
+)  # fmt: skip
+def test_yaml_1_1_booleans_are_refused_because_they_mean_two_things(word: str) -> None:
+    # yaml.v2, which the Pulumi CLI reads stack files with, takes them as booleans; YAML 1.2 as
+    # strings: the plan and `pulumi up` would disagree, so neither reading is guessed.
+    for text in (f"spot: {word}", f"name: {word}", f"{word}: x", f"a: [1, {word}]"):
+        with pytest.raises(StackFileError) as caught:
+            load(text.encode())
+        assert f"{word!r} unquoted is a boolean to the Pulumi CLI's YAML reader (yaml.v2, " in (
+            str(caught.value)
+        )
+        assert str(caught.value).endswith(f"write true or false, or quote it ('{word}')")
+    assert load(f"name: '{word}'".encode()) == {"name": word}
 
 
 @pytest.mark.parametrize(
@@ -133,7 +154,8 @@ def test_a_float_that_is_a_whole_number_reaches_the_program_as_an_integer() -> N
         (
             b"cluster:\n  name: a\n  name: b\n",
             "line 3, column 3: the key 'name' is already defined at line 2 of the same mapping; "
-            "the Pulumi CLI refuses duplicate keys",
+            "YAML readers differ on which one counts (the Pulumi CLI keeps the last without a "
+            "word): keep one",
         ),
         (
             b"a: {true: x}",
