@@ -6,7 +6,12 @@ import pulumi
 from pulumi_gcp import compute, container
 
 from components.args import TpuPoolArgs
-from components.internal.node_pools import TpuPoolComponent
+from components.internal.node_pools import (
+    MULTI_HOST_TYPE,
+    SINGLE_HOST_TYPE,
+    TpuPoolComponent,
+    pool_options,
+)
 
 
 class MultiHostTpuPool(TpuPoolComponent):
@@ -20,7 +25,7 @@ class MultiHostTpuPool(TpuPoolComponent):
     def __init__(
         self, name: str, args: TpuPoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        super().__init__("gke-tpu:index:MultiHostTpuPool", name, None, opts)
+        super().__init__(MULTI_HOST_TYPE, name, None, pool_options(SINGLE_HOST_TYPE, opts))
         plan = args.plan
         placement = container.NodePoolPlacementPolicyArgs(
             type="COMPACT", tpu_topology=plan.topology

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pulumi
 
 from components.args import TpuPoolArgs
-from components.internal.node_pools import TpuPoolComponent
+from components.internal.node_pools import (
+    MULTI_HOST_TYPE,
+    SINGLE_HOST_TYPE,
+    TpuPoolComponent,
+    pool_options,
+)
 
 
 class SingleHostTpuPool(TpuPoolComponent):
@@ -14,5 +19,5 @@ class SingleHostTpuPool(TpuPoolComponent):
     def __init__(
         self, name: str, args: TpuPoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        super().__init__("gke-tpu:index:SingleHostTpuPool", name, None, opts)
+        super().__init__(SINGLE_HOST_TYPE, name, None, pool_options(MULTI_HOST_TYPE, opts))
         self._create_node_pools(args, None)

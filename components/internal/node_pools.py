@@ -90,6 +90,30 @@ def lifecycle(plan: TpuPoolPlan) -> pulumi.ResourceOptions:
     )
 
 
+MULTI_HOST_TYPE = "gke-tpu:index:MultiHostTpuPool"
+SINGLE_HOST_TYPE = "gke-tpu:index:SingleHostTpuPool"
+
+
+def pool_options(other_type: str, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions:
+    """A pool that changes kind (a v5e `2x4` moving to `ct5lp-hightpu-4t`, a larger topology)
+    is still the same pool to Pulumi: its node pools are replaced in place, old one first,
+    instead of a new one created beside it under the same GKE name (which GKE refuses)."""
+    return pulumi.ResourceOptions.merge(
+        pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=other_type)]), opts
+    )
+
+
+def _slice_aliases(args: TpuPoolArgs, index: int) -> list[pulumi.Alias]:
+    """One slice is `<name>`, several are `<name>-0`, `<name>-1`...: the first slice keeps the
+    other form's identity, so going from one slice to several (or back) replaces it, old one
+    first, rather than creating every new slice before the old one is gone."""
+    plan = args.plan
+    if index:
+        return []
+    other = f"{plan.name}-0" if plan.slices == 1 else plan.name
+    return [pulumi.Alias(name=f"{args.cluster_name}-{other}")]
+
+
 class TpuPoolComponent(pulumi.ComponentResource):
     """What both TPU pool components are: one node pool per slice of a plan, and the pool as
     workloads see it (`ref`), known at plan time, so workload code can use it directly."""
@@ -120,10 +144,11 @@ class TpuPoolComponent(pulumi.ComponentResource):
                 node_config=node_config(plan, args.node_service_account),
                 management=management(plan),
                 opts=pulumi.ResourceOptions.merge(
-                    pulumi.ResourceOptions(parent=self), lifecycle(plan)
+                    pulumi.ResourceOptions(parent=self, aliases=_slice_aliases(args, index)),
+                    lifecycle(plan),
                 ),
             )
-            for pool_name in plan.node_pool_names
+            for index, pool_name in enumerate(plan.node_pool_names)
         ]
         self.ref = plan.ref
         # The names, known at plan time: the pool's whole entry is the `tpuPools` output's, and

@@ -481,3 +481,33 @@ def test_a_workload_runs_on_a_pool_component_of_the_same_program() -> None:
         "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
         "cloud.google.com/gke-tpu-topology": "2x2x4",
     }
+
+
+def test_a_pool_keeps_its_identity_when_it_changes_kind_or_slice_count(
+    run_plan: PlanRunner,
+) -> None:
+    plan = run_plan(
+        tpuPools=[
+            {"name": "train", "tpu": "v4", "topology": "2x2x2", "slices": 2},
+            {"name": "one", "tpu": "v4", "topology": "2x2x2"},
+            {"name": "serve", "tpu": "v4", "topology": "2x2x1", "nodeCount": 1},
+        ]
+    )
+    multi = plan.one("gke-tpu:index:MultiHostTpuPool", "tpu-test-train")
+    single = plan.one("gke-tpu:index:SingleHostTpuPool", "tpu-test-serve")
+    # A pool that turns single-host (or back) is the same component to Pulumi, so its node
+    # pools are replaced, old one first, instead of created beside the old under its GKE name.
+    assert multi.options["aliases"] == [
+        {"spec": {"type": "gke-tpu:index:SingleHostTpuPool", "parentUrn": ""}}
+    ]
+    assert single.options["aliases"] == [
+        {"spec": {"type": "gke-tpu:index:MultiHostTpuPool", "parentUrn": ""}}
+    ]
+    # The first slice of several is the pool that was one slice, and the other way round.
+    assert _pool(plan, "train-0").options["aliases"] == [
+        {"spec": {"name": "tpu-test-train", "parentUrn": ""}}
+    ]
+    assert _pool(plan, "train-1").options["aliases"] == []
+    assert _pool(plan, "one").options["aliases"] == [
+        {"spec": {"name": "tpu-test-one-0", "parentUrn": ""}}
+    ]
