@@ -11,6 +11,8 @@ from pulumi_gcp import container, projects, serviceaccount
 from catalog.gke import CPU_POOL_NAME, NODE_SERVICE_ACCOUNT_ROLES, workload_pool
 from components.kubeconfig import gke_kubeconfig
 from config.cluster import ClusterSpec, MaintenanceExclusion
+from config.names import derived_name
+from config.storage import SERVICE_ACCOUNT_ID_MAX
 
 #: Access is governed by IAM, not by legacy access scopes.
 NODE_OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
@@ -28,8 +30,8 @@ class RegionalClusterArgs:
 
 
 def node_service_account_id(cluster_name: str) -> str:
-    """A 6 to 30 character account id derived from the cluster name."""
-    return f"{cluster_name[:23].rstrip('-')}-nodes"
+    """A 6 to 30 character account id derived from the cluster name, unique per cluster name."""
+    return derived_name(cluster_name, "nodes", SERVICE_ACCOUNT_ID_MAX)
 
 
 def release_channel(spec: ClusterSpec) -> str:

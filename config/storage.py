@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, StrictBool
 
 from catalog.gcp import REGION_SHAPE, REGIONS, STORAGE_DUAL_REGIONS, STORAGE_MULTI_REGIONS
+from config.names import derived_name
 from problems import Problem
 from problems.models import Spec
 
@@ -38,6 +39,8 @@ DEFAULT_MOUNT_OPTIONS = (
     "metadata-cache:stat-cache-max-size-mb:-1",
     "metadata-cache:type-cache-max-size-mb:-1",
 )
+#: Service account ids are 6 to 30 characters.
+SERVICE_ACCOUNT_ID_MAX = 30
 #: Capacity of the volumes: required by Kubernetes, ignored by the GCS FUSE driver.
 VOLUME_CAPACITY = "5Gi"
 
@@ -180,8 +183,7 @@ class StoragePlan:
 
 
 def _account_id(cluster_name: str, suffix: str) -> str:
-    """Service account ids are 6 to 30 characters."""
-    return f"{cluster_name[: 29 - len(suffix)].rstrip('-')}-{suffix}"
+    return derived_name(cluster_name, suffix, SERVICE_ACCOUNT_ID_MAX)
 
 
 def plan_model_storage(spec: ModelStorageSpec, cluster_name: str, region: str) -> StoragePlan:

@@ -7,7 +7,6 @@ components only turn the plan into resources. `plan_tpu_pools` adds the rules ac
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
@@ -32,6 +31,7 @@ from catalog import (
 from catalog.gcp import zone_region
 from catalog.gke import CPU_POOL_NAME, OLDEST_SUPPORTED_VERSION, RESERVATION_KEY, gke_name_problem
 from config.cluster import ClusterFacts, ClusterSpec
+from config.names import derived_name
 from config.tpu_pools import DEFAULT_NODE_COUNT, Autoscaling, TpuPoolSpec
 from contract.outputs import TpuPoolRef
 from problems import Problem, did_you_mean, show
@@ -340,11 +340,7 @@ def workload_policy_name(cluster_name: str, pool_name: str) -> str:
     """The pool's workload policy: per project and region, so the cluster name keeps clusters'
     apart. A name past 63 characters is cut and given a digest of the whole, so that two long
     pool names sharing a prefix still get two policies."""
-    name = f"{cluster_name}-{pool_name}-ht"
-    if len(name) <= POLICY_NAME_MAX:
-        return name
-    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
-    return f"{name[: POLICY_NAME_MAX - 9].rstrip('-')}-{digest}"
+    return derived_name(f"{cluster_name}-{pool_name}", "ht", POLICY_NAME_MAX)
 
 
 def _named_machine(

@@ -232,10 +232,14 @@ def test_configured_cluster_settings_reach_the_cluster_and_pool(run_plan: PlanRu
 
 def test_node_account_id_fits_the_30_character_limit() -> None:
     assert node_service_account_id("tpu-dev") == "tpu-dev-nodes"
-    long_id = node_service_account_id("a" * 22 + "-bbbbbbbbbbbbbbb")
-    assert long_id == "a" * 22 + "-nodes"
+    assert node_service_account_id("a" * 24) == "a" * 24 + "-nodes"  # 30: as is
     assert 6 <= len(node_service_account_id("a")) <= 30
-    assert len(node_service_account_id("x" * 40)) == 29
+    # Cut names keep a digest of the whole: two clusters of one project never share an id.
+    east1 = node_service_account_id("ml-training-platform-east-1")
+    east2 = node_service_account_id("ml-training-platform-east-2")
+    assert east1 != east2 and len(east1) == len(east2) == 30
+    assert east1.startswith("ml-training-pl") and east1.endswith("-nodes")
+    assert len(node_service_account_id("x" * 40)) == 30
 
 
 def test_no_release_channel_is_unspecified(run_plan: PlanRunner) -> None:

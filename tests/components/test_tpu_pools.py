@@ -390,7 +390,8 @@ def test_long_tpu7x_pool_names_get_distinct_workload_policies(run_plan: PlanRunn
     )
     policies = [p.inputs["name"] for p in plan.of_type(POLICY)]
     assert len(set(policies)) == 2
-    assert all(len(p) == 63 and p.startswith(f"{cluster}-ironwood-trai-") for p in policies)
+    assert all(len(p) == 63 and p.startswith(f"{cluster}-ironwood-t-") for p in policies)
+    assert all(p.endswith("-ht") for p in policies)
 
 
 # --- Components built from a plan, as a library user builds them --------------------------------

@@ -1120,7 +1120,7 @@ def test_workload_policy_names_at_the_63_character_bound() -> None:
 
     assert workload_policy_name("c", "p" * 58) == "c-" + "p" * 58 + "-ht"  # 63: as is
     cut = workload_policy_name("c", "p" * 59)
-    assert len(cut) == 63 and cut.startswith("c-" + "p" * 52 + "-")
+    assert len(cut) == 63 and cut.startswith("c-" + "p" * 49 + "-") and cut.endswith("-ht")
 
 
 @pytest.mark.parametrize(
