@@ -39,13 +39,12 @@ plan: $(VENV)/.runtime
 	$(PY) -m tools.plan --stack $(STACK)
 
 APP := examples/ml-workloads
-APP_REFERENCE := organization/gke-tpu/$(STACK)
 
 plan-workloads: $(VENV)/.runtime
 	mkdir -p build/plans
 	$(PY) -m tools.plan --stack $(STACK) --json build/plans/$(STACK).json --manifests build/manifests/$(STACK)
 	$(PY) -m tools.plan --project-dir $(APP) --stack $(STACK) \
-		--stack-reference $(APP_REFERENCE)=build/plans/$(STACK).json \
+		--stack-reference build/plans/$(STACK).json \
 		--json build/plans/ml-workloads-$(STACK).json --manifests build/manifests/ml-workloads-$(STACK)
 
 report: $(VENV)/.runtime

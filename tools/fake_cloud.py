@@ -49,6 +49,10 @@ _COMPUTED = {
 }
 
 
+#: The key of the outputs given for whichever stack the program reads without its own entry.
+ANY_STACK = "*"
+
+
 class FakeCloud(pulumi.runtime.Mocks):
     """Answers every registration with its inputs plus fake computed outputs, and stack
     references with the outputs it was given for them.
@@ -64,11 +68,12 @@ class FakeCloud(pulumi.runtime.Mocks):
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict]:
         inputs = dict(args.inputs)
         if args.typ == STACK_REFERENCE:
-            if args.name not in self.stack_references:
+            if args.name not in self.stack_references and ANY_STACK not in self.stack_references:
                 # Answered with no outputs, so the program ends on its own terms; the engine
                 # reports the missing reference instead of whatever the program made of it.
                 self.missing_references.append(args.name)
-            outputs = dict(self.stack_references.get(args.name, {}))
+            given = self.stack_references.get(args.name, self.stack_references.get(ANY_STACK, {}))
+            outputs = dict(given)
             return args.name, {"name": args.name, "outputs": outputs}
         if args.typ.startswith("pulumi:providers:"):
             return "fake-provider-id", inputs

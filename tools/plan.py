@@ -2,7 +2,8 @@
 
 Runs the real program on Pulumi's mock runtime against a fake cloud and prints what it would
 create. `--project-dir` plans another Pulumi project (an app repo), `--stack-reference
-NAME=PLAN.json` answers its StackReference with the outputs of a plan document, and
+NAME=PLAN.json` answers its StackReference with the outputs of a plan document (a bare PLAN.json
+answers whichever stack it reads), and
 `--manifests DIR` writes its Kubernetes objects as YAML manifests.
 Exit codes: 0 planned, 2 invalid config (every problem on stderr), 1 anything else.
 """
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.engine import Plan, run_program
+from tools.fake_cloud import ANY_STACK
 from tools.manifests import write_manifests
 from tools.render import plan_json, plan_text
 from tools.report import plan_markdown
@@ -62,12 +64,16 @@ def failed_plan(stack: str, error: StackFileError, project: str = "") -> Plan:
 
 
 def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
-    """`NAME=PLAN.json` pairs: the outputs each referenced stack's plan document holds."""
+    """`NAME=PLAN.json` pairs, or one bare `PLAN.json` for whichever stack the program reads:
+    the outputs each referenced stack's plan document holds."""
     references = {}
     for pair in pairs:
-        name, sep, path = pair.partition("=")
-        if not sep or not name or not path:
-            raise StackFileError(f"--stack-reference {pair!r}: expected NAME=PLAN.json")
+        name, sep, path = pair.partition("=") if "=" in pair else (ANY_STACK, "=", pair)
+        if not sep or not name or not path or name in references:
+            raise StackFileError(
+                f"--stack-reference {pair!r}: expected NAME=PLAN.json, or one PLAN.json for "
+                "any stack the program reads"
+            )
         try:
             document = json.loads(Path(path).read_text())
         except (OSError, json.JSONDecodeError) as error:
@@ -87,7 +93,8 @@ def reference_hint(name: str) -> str:
         f"hint: plan the stack {name} first and pass its plan document:\n"
         f"  python -m tools.plan --stack {stack} --json build/plans/{stack}.json\n"
         f"  python -m tools.plan ... --stack-reference {name}=build/plans/{stack}.json\n"
-        "(`make plan-workloads STACK=<stack>` does both for examples/ml-workloads)"
+        "(`make plan-workloads STACK=<stack>` does both for examples/ml-workloads, whatever "
+        "org platformStack names)"
     )
 
 
@@ -103,8 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         "--stack-reference",
         action="append",
         default=[],
-        metavar="NAME=PLAN.json",
-        help="outputs of a referenced stack, from its plan document (repeatable)",
+        metavar="[NAME=]PLAN.json",
+        help="outputs of a referenced stack, from its plan document (repeatable); without "
+        "NAME, for any stack the program reads",
     )
     parser.add_argument("--manifests", type=Path, metavar="DIR", help="write Kubernetes manifests")
     parser.add_argument(

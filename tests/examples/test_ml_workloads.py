@@ -241,10 +241,24 @@ def test_app_refuses_a_platform_of_another_contract_version(platform: Plan) -> N
     ]
 
 
-def test_make_plan_workloads_reference_matches_the_app_stack_file() -> None:
-    config = yaml.safe_load(APP_DEV.read_text())["config"]
-    assert config["ml-workloads:platformStack"] == REFERENCE
-    assert "APP_REFERENCE := organization/gke-tpu/$(STACK)" in (ROOT / "Makefile").read_text()
+def test_one_platform_plan_answers_whatever_org_the_app_names(
+    tmp_path: Path, platform: Plan, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Pulumi Cloud users name their org in platformStack; make plan-workloads passes the
+    # platform's plan without a name, for whichever stack the app reads.
+    assert "--stack-reference build/plans/$(STACK).json" in (ROOT / "Makefile").read_text()
+    reference = tmp_path / "dev.json"
+    reference.write_text(json.dumps({"outputs": platform.outputs, "errors": []}))
+    stack = tmp_path / "Pulumi.cloud.yaml"
+    stack.write_text(APP_DEV.read_text().replace(REFERENCE, "acme/gke-tpu/dev"))
+    args = ["--project-dir", str(APP), "--stack", "cloud", "--config-file", str(stack)]
+    assert main([*args, "--stack-reference", str(reference)]) == 0
+    assert "trainingJobs" in capsys.readouterr().out
+    # A named reference still has to match the name the app reads.
+    assert main([*args, "--stack-reference", f"{REFERENCE}={reference}"]) == 2
+    assert "stack reference 'acme/gke-tpu/dev': no outputs were given for it" in (
+        capsys.readouterr().err
+    )
 
 
 def test_swapped_pools_are_reported_together_against_the_config_keys(
@@ -328,5 +342,6 @@ def test_app_plan_without_the_platform_plan_is_one_clear_error(
         "hint: plan the stack organization/gke-tpu/dev first and pass its plan document:\n"
         "  python -m tools.plan --stack dev --json build/plans/dev.json\n"
         "  python -m tools.plan ... --stack-reference organization/gke-tpu/dev=build/plans/dev.json\n"
-        "(`make plan-workloads STACK=<stack>` does both for examples/ml-workloads)\n"
+        "(`make plan-workloads STACK=<stack>` does both for examples/ml-workloads, whatever "
+        "org platformStack names)\n"
     )
