@@ -52,10 +52,18 @@ NO_UPGRADES_LONGEST_DAYS = 30
 MAX_NO_UPGRADES_EXCLUSIONS = 3
 MAX_EXCLUSIONS = 20
 
-#: The oldest GKE version still supported (Extended channel) when this catalog was written
-#: (versioning: 24 months of support from Regular availability). A TPU generation whose minimum
-#: is newer may not be the default of every release channel yet: the plan then warns.
-OLDEST_SUPPORTED_VERSION = "1.30"
+#: The oldest version a cluster of each release channel may run by default, from GKE's release
+#: notes of December 2025 (Regular offered from 1.34.1-gke.1829001, Rapid from 1.34.1, Extended
+#: still 1.28 to 1.30) and the 24 months of support a minor gets: a floor, dated, not a promise.
+#: `NONE` (no channel) is the oldest supported version. Without minMasterVersion, the plan warns
+#: about a TPU generation whose minimum is above its channel's floor.
+CHANNEL_FLOORS = {
+    "RAPID": "1.34.1-gke.2541000",
+    "REGULAR": "1.34.1-gke.1829001",
+    "STABLE": "1.33.0-gke.0",
+    "EXTENDED": "1.30.0-gke.0",
+    "NONE": "1.30.0-gke.0",
+}
 
 
 def gke_name_problem(name: str, max_length: int = GKE_NAME_MAX) -> str | None:

@@ -29,7 +29,7 @@ from catalog import (
     version_at_least,
 )
 from catalog.gcp import zone_region
-from catalog.gke import CPU_POOL_NAME, OLDEST_SUPPORTED_VERSION, RESERVATION_KEY, gke_name_problem
+from catalog.gke import CHANNEL_FLOORS, CPU_POOL_NAME, RESERVATION_KEY, gke_name_problem
 from config.cluster import ClusterFacts, ClusterSpec
 from config.names import derived_name
 from config.tpu_pools import DEFAULT_NODE_COUNT, Autoscaling, TpuPoolSpec
@@ -575,7 +575,7 @@ def plan_tpu_pools(
 
 def version_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> list[str]:
     """Without minMasterVersion the release channel's default version decides: warn for each
-    generation whose minimum some supported GKE version does not reach."""
+    generation whose minimum is above the channel's floor."""
     if cluster.min_master_version is not None:
         return []
     needs = {p.generation.name: p.generation.min_version_standard for p in plans}
@@ -591,7 +591,7 @@ def version_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> li
         f"newer: check the channel's default (gcloud container get-server-config --region "
         f"{cluster.region}) or set minMasterVersion to {minimum}"
         for what, minimum in sorted(needs.items())
-        if not version_at_least(OLDEST_SUPPORTED_VERSION, minimum)
+        if not version_at_least(CHANNEL_FLOORS[cluster.release_channel], minimum)
     ]
 
 

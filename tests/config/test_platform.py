@@ -370,13 +370,33 @@ def test_the_plan_warns_when_the_channel_decides_a_version_a_generation_needs() 
                 tpuPools=pools)
     )  # fmt: skip
     versions = [w for w in spec.warnings if w.startswith("cluster.minMasterVersion")]
-    # v5e's minimum (1.27) is below every supported version: no warning for it.
+    # STABLE's floor (1.33) is below tpu7x's minimum, above v5e's and v6e's.
     assert versions == [
         "cluster.minMasterVersion: unset, so the STABLE channel's default version decides; "
-        f"{what} needs GKE {minimum} or newer: check the channel's default (gcloud container "
-        f"get-server-config --region us-central1) or set minMasterVersion to {minimum}"
-        for what, minimum in (("tpu7x", "1.34.0-gke.2201000"), ("v6e", "1.31.2-gke.1115000"))
+        "tpu7x needs GKE 1.34.0-gke.2201000 or newer: check the channel's default (gcloud "
+        "container get-server-config --region us-central1) or set minMasterVersion to "
+        "1.34.0-gke.2201000"
     ]
+    by_channel = {
+        channel: [
+            w.split(";")[1].split()[0]
+            for w in load_platform(
+                _config(
+                    cluster={"name": "tpu-dev", "region": "us-central1", "releaseChannel": channel},
+                    tpuPools=pools,
+                )
+            ).warnings
+            if w.startswith("cluster.minMasterVersion")
+        ]
+        for channel in ("RAPID", "REGULAR", "STABLE", "EXTENDED", "NONE")
+    }
+    assert by_channel == {
+        "RAPID": [],
+        "REGULAR": [],
+        "STABLE": ["tpu7x"],
+        "EXTENDED": ["tpu7x", "v6e"],
+        "NONE": ["tpu7x", "v6e"],
+    }
     pinned = load_platform(
         _config(cluster={"name": "tpu-dev", "region": "us-central1", "minMasterVersion": "1.34"},
                 tpuPools=pools[:1])
