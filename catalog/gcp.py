@@ -38,11 +38,13 @@ ZONE_SHAPE = re.compile(r"(?P<region>[a-z]{2,20}(-[a-z]{2,20}){1,2}[0-9]{1,2})-[
 
 # Project ids (resource-manager/docs/creating-managing-projects): "Must be 6 to 30 characters in
 # length. Can only contain lowercase letters, numbers, and hyphens. Must start with a letter.
-# Cannot end with a hyphen. ... Cannot contain restricted strings, such as google, null,
-# undefined, and ssl." Older projects may be domain-scoped: `example.com:my-project`.
+# Cannot end with a hyphen. ... Cannot contain restricted strings such as google and ssl. We
+# recommend not using strings undefined and null" (another version of the page lists all four
+# as restricted). Older projects may be domain-scoped: `example.com:my-project`.
 PROJECT_ID = re.compile(r"[a-z][a-z0-9-]{4,28}[a-z0-9]", re.ASCII)
 PROJECT_DOMAIN = re.compile(r"[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63}){1,10}", re.ASCII)
-PROJECT_ID_RESTRICTED = ("google", "null", "undefined", "ssl")
+PROJECT_ID_RESTRICTED = ("google", "ssl")
+PROJECT_ID_DISCOURAGED = ("null", "undefined")
 
 
 def zone_region(zone: str) -> str | None:
@@ -65,7 +67,16 @@ def project_id_problem(project: str) -> str | None:
         )
     restricted = [word for word in PROJECT_ID_RESTRICTED if word in name]
     if restricted:
+        return f"contains {restricted[0]!r}; project ids cannot contain google or ssl"
+    return None
+
+
+def project_id_warning(project: str) -> str | None:
+    """What Google Cloud advises against in a project id it accepts, or None."""
+    discouraged = [word for word in PROJECT_ID_DISCOURAGED if word in project]
+    if discouraged:
         return (
-            f"contains {restricted[0]!r}; project ids cannot contain google, null, undefined or ssl"
+            f"contains {discouraged[0]!r}, which Google Cloud advises against in project ids "
+            "(tools may read it as a missing value); it is used as it is"
         )
     return None

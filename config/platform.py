@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from catalog.gcp import project_id_problem
+from catalog.gcp import project_id_problem, project_id_warning
 from catalog.gke import DEFAULT_REGIONAL_ZONES, MAX_NODES_PER_CLUSTER, workload_pool
 from config.cluster import ClusterFacts, ClusterSpec, check_cluster
 from config.storage import ModelStorageSpec, StoragePlan, check_model_storage, plan_model_storage
@@ -96,6 +96,9 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
     """
     project = config.get(PROJECT_KEY)
     problems = _project_problems(project)
+    warnings: list[str] = []
+    if project is not None and not problems and (advice := project_id_warning(project)):
+        warnings.append(f"{PROJECT_KEY}: {show(project)} {advice}")
     ours = {k.split(":", 1)[1]: v for k, v in config.items() if k.startswith(f"{NAMESPACE}:")}
     problems += _unknown_keys(ours)
     values: dict[str, Any] = {}
@@ -117,7 +120,6 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         else:
             values[key] = value
 
-    warnings: list[str] = []
     cluster, cluster_invalid, cluster_problems = (
         parse(ClusterSpec, values["cluster"], "cluster")
         if "cluster" in values

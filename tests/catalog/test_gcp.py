@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.gcp import REGIONS, project_id_problem, zone_region
+from catalog.gcp import REGIONS, project_id_problem, project_id_warning, zone_region
 
 
 @pytest.mark.parametrize(
@@ -24,16 +24,21 @@ def test_project_ids_google_cloud_accepts(project: str) -> None:
         ("My-Project", "must start with a lowercase letter"),
         ("tpu-qa\n", "must start with a lowercase letter"),
         ("tpu-qa-\u0661", "must start with a lowercase letter"),
-        ("my-google-ml", "contains 'google'; project ids cannot contain google, null, undefined or ssl"),
+        ("my-google-ml", "contains 'google'; project ids cannot contain google or ssl"),
         ("ssl-cluster-1", "contains 'ssl'"),
-        ("null-project", "contains 'null'"),
-        ("undefined-ml", "contains 'undefined'"),
         ("Example.com:my-project", "has a domain part (before ':') that is not a domain name"),
         ("localhost:my-project", "has a domain part (before ':') that is not a domain name"),
     ],
 )  # fmt: skip
 def test_project_ids_google_cloud_refuses(project: str, problem: str) -> None:
     assert (project_id_problem(project) or "").startswith(problem)
+
+
+@pytest.mark.parametrize("project", ["null-project", "undefined-ml", "annulled-ml"])
+def test_project_ids_google_cloud_advises_against_are_accepted_with_a_warning(project: str) -> None:
+    assert project_id_problem(project) is None
+    assert (project_id_warning(project) or "").startswith("contains ")
+    assert project_id_warning("gke-tpu-dev") is None
 
 
 def test_zones_and_their_regions() -> None:
