@@ -62,11 +62,12 @@ SECTIONS: dict[str, Section] = {
 }
 
 
-def _parse_value(key: str, raw: str) -> tuple[Any, Problem | None]:
+def _parse_value(key: str, raw: str, section: Section) -> tuple[Any, Problem | None]:
     try:
         return json.loads(raw), None
     except json.JSONDecodeError:
-        return None, Problem(key, f"expected an object, got {show(raw)}")
+        shape = "a list of entries" if section.each else "an object"
+        return None, Problem(key, f"expected {shape}, got {show(raw)}")
 
 
 def _project_problems(project: str | None) -> list[Problem]:
@@ -112,7 +113,7 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
                     )
                 )
             continue
-        value, problem = _parse_value(key, ours[key])
+        value, problem = _parse_value(key, ours[key], section)
         if problem:
             problems.append(problem)
         elif section.each and not isinstance(value, list):

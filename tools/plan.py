@@ -26,6 +26,8 @@ from tools.stackfile import StackFileError, read_stack_config
 
 ROOT = Path(__file__).resolve().parent.parent
 EXIT_INVALID_CONFIG = 2
+#: Problems printed at the most: the rest are in the --json document.
+MOST_PRINTED = 50
 
 
 def plan_stack(
@@ -98,6 +100,11 @@ def reference_hint(name: str) -> str:
     )
 
 
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.plan", description=__doc__)
     parser.add_argument("--stack", required=True, help="stack name; reads Pulumi.<stack>.yaml")
@@ -126,14 +133,20 @@ def main(argv: list[str] | None = None) -> int:
     except StackFileError as error:
         print(f"error: {error}", file=sys.stderr)
         if args.json:  # never leave an older plan at that path
-            args.json.write_text(plan_json(failed_plan(args.stack, error)))
+            _write(args.json, plan_json(failed_plan(args.stack, error)))
         return EXIT_INVALID_CONFIG
     if args.json:
-        args.json.write_text(plan_json(plan))
+        _write(args.json, plan_json(plan))
     if plan.errors:
         print(f"error: the {args.stack!r} stack cannot be planned:", file=sys.stderr)
-        for problem in plan.errors:
+        for problem in plan.errors[:MOST_PRINTED]:
             print(f"  - {problem}", file=sys.stderr)
+        if len(plan.errors) > MOST_PRINTED:
+            more = len(plan.errors) - MOST_PRINTED
+            print(
+                f"  ... and {more} more ({'in --json' if args.json else 'all with --json'})",
+                file=sys.stderr,
+            )
         for name in plan.missing_references:
             print(reference_hint(name), file=sys.stderr)
         for warning in plan.warnings:

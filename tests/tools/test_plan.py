@@ -174,3 +174,31 @@ def test_a_missing_cluster_does_not_hide_a_missing_project(
         "  - gke-tpu:cluster: required; set the `gke-tpu:cluster` object in the stack file\n"
         in (err)
     )
+
+
+def test_json_into_a_new_folder_and_a_flood_of_problems_cut_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pools = "\n".join(f"    - {{name: p{i}, tpu: v9, topology: 2x2}}" for i in range(60))
+    config = _write(
+        tmp_path,
+        "config:\n  gcp:project: gke-tpu-dev\n  gke-tpu:cluster: {name: a, region: us-east5}\n"
+        f"  gke-tpu:tpuPools:\n{pools}\n",
+    )
+    out = tmp_path / "new" / "folder" / "plan.json"
+    assert main(["--stack", "dev", "--config-file", str(config), "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n  - ") == 50
+    assert err.endswith("  ... and 10 more (in --json)\n")
+    assert len(json.loads(out.read_text())["errors"]) == 60
+
+
+def test_an_empty_list_section_says_it_wants_a_list(tmp_path: Path) -> None:
+    config = _write(
+        tmp_path,
+        "config:\n  gcp:project: gke-tpu-dev\n  gke-tpu:cluster: {name: a, region: us-east5}\n"
+        "  gke-tpu:tpuPools:\n",
+    )
+    out = tmp_path / "plan.json"
+    assert main(["--stack", "dev", "--config-file", str(config), "--json", str(out)]) == 2
+    assert json.loads(out.read_text())["errors"] == ["tpuPools: expected a list of entries, got ''"]
