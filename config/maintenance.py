@@ -128,15 +128,21 @@ def least_availability(
 
 
 def availability_problem(start: datetime, end: datetime, recurrence: str) -> str | None:
-    """Why GKE would refuse this window for its availability, or None."""
-    if end - start < timedelta(hours=MAINTENANCE_SHORTEST_WINDOW_HOURS):
+    """Why GKE would refuse this window for its availability, or None. Windows shorter than 4
+    hours count where they recur back to back into 4 contiguous hours or more."""
+    least, where = least_availability(start, end, recurrence)
+    if (
+        least < timedelta(hours=MAINTENANCE_AVAILABILITY_HOURS)
+        and least == timedelta(0)
+        and (end - start < timedelta(hours=MAINTENANCE_SHORTEST_WINDOW_HOURS))
+    ):
         hours = (end - start).total_seconds() / 3600
         return (
-            f"makes a window of {hours:g} hour{'' if hours == 1 else 's'}; GKE counts only windows of at least "
-            f"{MAINTENANCE_SHORTEST_WINDOW_HOURS} contiguous hours, and needs "
-            f"{MAINTENANCE_AVAILABILITY_HOURS} hours of them in every {MAINTENANCE_ROLLING_DAYS} days"
+            f"makes windows of {hours:g} hour{'' if hours == 1 else 's'} that never join into "
+            f"{MAINTENANCE_SHORTEST_WINDOW_HOURS} contiguous hours, the shortest GKE counts; it "
+            f"needs {MAINTENANCE_AVAILABILITY_HOURS} hours of such windows in every "
+            f"{MAINTENANCE_ROLLING_DAYS} days"
         )
-    least, where = least_availability(start, end, recurrence)
     if least < timedelta(hours=MAINTENANCE_AVAILABILITY_HOURS):
         hours = least.total_seconds() / 3600
         return (

@@ -149,8 +149,8 @@ def test_a_window_with_too_little_availability() -> None:
         "every 32 days: lengthen the window or make it recur more often"
     ]
     assert _problems(maintenanceWindow=WINDOW | {"endTime": "2026-01-03T05:00:00Z"}) == [
-        "cluster.maintenanceWindow: makes a window of 3 hours; GKE counts only windows of at "
-        "least 4 contiguous hours, and needs 48 hours of them in every 32 days"
+        "cluster.maintenanceWindow: makes windows of 3 hours that never join into 4 contiguous "
+        "hours, the shortest GKE counts; it needs 48 hours of such windows in every 32 days"
     ]
 
 

@@ -116,8 +116,12 @@ def test_the_availability_rule_on_both_sides_of_its_bounds() -> None:
     assert availability_problem(
         SAT_2AM, SAT_2AM + timedelta(hours=3, minutes=59), "FREQ=DAILY"
     ) == (
-        "makes a window of 3.98333 hours; GKE counts only windows of at least 4 contiguous "
-        "hours, and needs 48 hours of them in every 32 days"
+        "makes windows of 3.98333 hours that never join into 4 contiguous hours, the shortest "
+        "GKE counts; it needs 48 hours of such windows in every 32 days"
+    )
+    # Short windows that recur back to back count as the contiguous time they make.
+    assert (
+        availability_problem(SAT_2AM, SAT_2AM + timedelta(hours=2), "FREQ=DAILY;BYHOUR=2,4") is None
     )
 
 
