@@ -238,7 +238,9 @@ def plan_pool(
     """The plan of entry `i`, or every problem found in it (warnings are appended).
 
     `invalid` names the fields that did not parse (their problems are reported already); the
-    rules that depend on them are skipped, and every other rule still runs.
+    rules that depend on them are skipped, and every other rule still runs. An empty list means
+    no plan and no problem of the entry's own: a field, or a cluster fact (its name, its region),
+    that did not parse, whose problem is reported where it is.
     """
     path = f"tpuPools[{i}]"
     capacity, problems = _capacity(path, pool, invalid)
