@@ -29,6 +29,8 @@ from typing import Any
 import pulumi
 from google.protobuf import empty_pb2
 from google.protobuf.json_format import MessageToDict
+from pulumi import _types as sdk_types
+from pulumi import resource as sdk_public
 from pulumi.runtime import known_types, mocks, rpc, settings
 from pulumi.runtime import resource as sdk_resource
 from pulumi.runtime.proto import resource_pb2, source_pb2
@@ -190,12 +192,16 @@ class RecordingMonitor(mocks.MockMonitor):
         if request.type == STACK:
             self.stack_urn = urn
             return resource_pb2.RegisterResourceResponse(urn=urn)
+        given = rpc.deserialize_properties(request.object, keep_unknowns=True)
+        inputs = mask_secrets(given)
+        if _contains_unknowns(given):  # the mock is given them as the stock monitor gives them
+            given = rpc.deserialize_properties(request.object)
         id_: Any  # the mock may give none
         id_, state = self.mocks.new_resource(
             mocks.MockResourceArgs(
                 typ=request.type,
                 name=request.name,
-                inputs=rpc.deserialize_properties(request.object),
+                inputs=given,
                 provider=request.provider,
                 resource_id=request.importId,
                 custom=request.custom or False,
@@ -205,7 +211,6 @@ class RecordingMonitor(mocks.MockMonitor):
         if urn in self._urns:
             self.duplicates.append(urn)
         self._urns.add(urn)
-        inputs = mask_secrets(rpc.deserialize_properties(request.object, keep_unknowns=True))
         self.recorded.append(
             RecordedResource(
                 urn=urn,
@@ -265,6 +270,25 @@ def _no_stack_trace() -> source_pb2.StackTrace:
     return source_pb2.StackTrace()  # what the SDK's gives when it finds no caller's frame
 
 
+def _unwrapped_once(unwrap: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    unwrapped: dict[Any, Any] = {}
+
+    def unwrap_type(val: Any) -> Any:
+        try:
+            return unwrapped[val]
+        except KeyError:
+            unwrapped[val] = found = unwrap(val)
+            return found
+        except TypeError:  # a type that cannot be a key (none of the SDK's)
+            return unwrap(val)
+
+    return unwrap_type
+
+
+def _alias_as_written(alias: Any, *_defaults: Any) -> Any:
+    return alias  # what a resource keeps for aliases that the SDK sends as specs
+
+
 def _contains_unknowns(value: Any) -> bool:
     """`rpc.contains_unknowns`, step for step, without a recursive inner function."""
     if isinstance(value, dict | list):
@@ -297,16 +321,38 @@ def _sdk_shortcuts() -> Iterator[None]:
     defines a recursive inner function at each call, a reference cycle that only the cyclic
     collector frees. They were most of what a plan left it to collect.
 
+    `pulumi.resource.collapse_alias_to_urn`, called by every `Resource` for each of its aliases:
+    it builds the alias's full URN out of several outputs and tasks, kept for the children's
+    aliases of an engine that takes no alias specs. This monitor takes them (as the CLI has for
+    years), so the SDK sends each alias as it was written and never reads those URNs: the
+    replacement keeps the alias as it is.
+
+    `pulumi._types.unwrap_type`, called for every input value the SDK serializes, to find the
+    type inside `Optional[Input[T]]` by taking the annotation apart: a pure function of a type,
+    of which a plan has a few hundred, so each is taken apart once.
+
     tests/tools/test_sdk_private.py pins what this relies on, so that an SDK upgrade that moves
     them fails there rather than quietly slowing the plan down.
     """
-    saved = sdk_resource._get_stack_trace, rpc.contains_unknowns
+    saved = (
+        sdk_resource._get_stack_trace,
+        rpc.contains_unknowns,
+        sdk_public.collapse_alias_to_urn,  # pyright: ignore[reportPrivateImportUsage]
+        sdk_types.unwrap_type,
+    )
     sdk_resource._get_stack_trace = _no_stack_trace
     rpc.contains_unknowns = _contains_unknowns
+    sdk_public.collapse_alias_to_urn = _alias_as_written  # pyright: ignore[reportPrivateImportUsage]
+    sdk_types.unwrap_type = _unwrapped_once(saved[3])
     try:
         yield
     finally:
-        sdk_resource._get_stack_trace, rpc.contains_unknowns = saved
+        (
+            sdk_resource._get_stack_trace,
+            rpc.contains_unknowns,
+            sdk_public.collapse_alias_to_urn,  # pyright: ignore[reportPrivateImportUsage]
+            sdk_types.unwrap_type,
+        ) = saved
 
 
 class _WarningCollector(logging.Handler):

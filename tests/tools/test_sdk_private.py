@@ -1,6 +1,6 @@
 """The private parts of the Pulumi SDK that the offline engine relies on for its speed.
 
-The engine swaps two private functions while a program runs (`tools.engine._sdk_shortcuts`) and
+The engine swaps four private functions while a program runs (`tools.engine._sdk_shortcuts`) and
 reads what the SDK waits for after a program (`tools.engine._settle`). If an SDK upgrade renames,
 moves or reshapes one of them, these tests fail, instead of the plan quietly getting slower.
 """
@@ -10,16 +10,21 @@ from __future__ import annotations
 import asyncio
 import gc
 import inspect
+import re
+import typing
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pulumi
 import pytest
+from pulumi import _types as sdk_types
 from pulumi import output as sdk_output
+from pulumi import resource as sdk_public
 from pulumi.runtime import resource as sdk_resource
 from pulumi.runtime import rpc, settings
 from pulumi.runtime import stack as sdk_stack
-from pulumi.runtime.proto import source_pb2
+from pulumi.runtime.proto import resource_pb2, source_pb2
 from pulumi_gcp import storage
 
 from tools import engine
@@ -61,7 +66,12 @@ def test_the_stack_capture_is_skipped_only_while_a_program_runs() -> None:
 
 
 def test_the_sdk_is_restored_when_a_program_fails() -> None:
-    originals = sdk_resource._get_stack_trace, rpc.contains_unknowns
+    originals = (
+        sdk_resource._get_stack_trace,
+        rpc.contains_unknowns,
+        sdk_public.collapse_alias_to_urn,  # pyright: ignore[reportPrivateImportUsage]
+        sdk_types.unwrap_type,
+    )
 
     def program() -> None:
         raise pulumi.RunError("broken")
@@ -70,6 +80,8 @@ def test_the_sdk_is_restored_when_a_program_fails() -> None:
         run_program(program, project="t", stack="s", config={})
     assert sdk_resource._get_stack_trace is originals[0]
     assert rpc.contains_unknowns is originals[1]
+    assert sdk_public.collapse_alias_to_urn is originals[2]  # pyright: ignore[reportPrivateImportUsage]
+    assert sdk_types.unwrap_type is originals[3]
 
 
 def test_unknowns_are_looked_for_through_the_rpc_module_at_each_call() -> None:
@@ -172,3 +184,137 @@ def test_the_sdks_own_wait_finds_nothing_left_but_the_stacks_outputs(
     monkeypatch.setattr(sdk_stack, "wait_for_rpcs", counting)
     run_program(program, project="t", stack="s", config={})
     assert pending and pending[0] <= 2  # the stack's outputs registration, not 40 buckets'
+
+
+def test_resources_collapse_their_aliases_through_a_name_looked_up_at_each_call() -> None:
+    assert sdk_public.collapse_alias_to_urn is sdk_resource.collapse_alias_to_urn  # pyright: ignore[reportPrivateImportUsage]
+    assert "collapse_alias_to_urn" in _globals_used(pulumi.Resource.__init__)
+    assert list(inspect.signature(sdk_public.collapse_alias_to_urn).parameters) == [  # pyright: ignore[reportPrivateImportUsage]
+        "alias",
+        "defaultName",
+        "defaultType",
+        "defaultParent",
+    ]
+
+
+def test_the_collapsed_aliases_are_read_only_when_the_engine_takes_no_alias_specs() -> None:
+    # Every use of a resource's `_aliases` in the SDK: kept by Resource, read by all_aliases.
+    package = Path(pulumi.__file__).parent
+    uses = {
+        (str(path.relative_to(package)), line.strip())
+        for path in package.rglob("*.py")
+        for line in path.read_text().splitlines()
+        if re.search(r"\b_aliases\b", line)
+    }
+    assert uses == {
+        ("resource.py", '_aliases: "list[Input[str]]"'),
+        ("resource.py", "self._aliases = []"),
+        (
+            "resource.py",
+            "self._aliases.append(collapse_alias_to_urn(alias, name, t, opts.parent))",
+        ),
+        ("runtime/resource.py", "for parent_alias in parent._aliases:"),
+    }
+    assert "parent._aliases" in inspect.getsource(sdk_resource.all_aliases)
+    # all_aliases runs only on the branch for an engine without alias specs...
+    source = inspect.getsource(sdk_resource.prepare_aliases)
+    spec_branch, other_branch = source.split("if supports_alias_specs:")[1].split("else:", 1)
+    assert "all_aliases" not in spec_branch and "all_aliases" in other_branch
+    # ...and the engine's monitor takes them.
+    features = []
+
+    def program() -> None:
+        features.append(
+            settings.monitor_supports_feature(resource_pb2.RESOURCE_MONITOR_FEATURE_ALIAS_SPECS)
+        )
+
+    run_program(program, project="t", stack="s", config={})
+    assert features == [True]
+
+
+class _Box(pulumi.ComponentResource):
+    def __init__(self, name: str, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("test:index:Box", name, None, opts)
+        storage.Bucket(
+            "models",
+            location="US",
+            opts=pulumi.ResourceOptions(parent=self, aliases=[pulumi.Alias(name="old-models")]),
+        )
+
+
+def _aliased() -> None:
+    _Box("box", pulumi.ResourceOptions(aliases=[pulumi.Alias(type_="test:index:Crate")]))
+    storage.Bucket("logs", location="US", opts=pulumi.ResourceOptions(aliases=["urn:a"]))
+
+
+def test_aliases_are_recorded_alike_with_and_without_the_replacement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def options() -> dict[str, object]:
+        plan = run_program(_aliased, project="t", stack="s", config={})
+        return {r.urn: r.options["aliases"] for r in plan.resources}
+
+    with_replacement = options()
+    monkeypatch.setattr(engine, "_alias_as_written", sdk_resource.collapse_alias_to_urn)
+    assert options() == with_replacement
+    assert with_replacement == {
+        "urn:pulumi:s::t::test:index:Box::box": [
+            {"spec": {"type": "test:index:Crate", "parentUrn": ""}}
+        ],
+        "urn:pulumi:s::t::test:index:Box$gcp:storage/bucket:Bucket::models": [
+            {"spec": {"name": "old-models", "parentUrn": ""}}
+        ],
+        "urn:pulumi:s::t::gcp:storage/bucket:Bucket::logs": [{"urn": "urn:a"}],
+    }
+
+
+def test_aliases_are_kept_as_written_only_while_a_program_runs() -> None:
+    original = sdk_public.collapse_alias_to_urn  # pyright: ignore[reportPrivateImportUsage]
+    during = []
+
+    def program() -> None:
+        during.append(sdk_public.collapse_alias_to_urn)  # pyright: ignore[reportPrivateImportUsage]
+        _aliased()
+
+    run_program(program, project="t", stack="s", config={})
+    assert during == [engine._alias_as_written]
+    assert sdk_public.collapse_alias_to_urn is original  # pyright: ignore[reportPrivateImportUsage]
+
+
+def test_input_types_are_unwrapped_through_the_types_module_at_each_call() -> None:
+    assert list(inspect.signature(sdk_types.unwrap_type).parameters) == ["val"]
+    assert "_types" in _globals_used(rpc.serialize_property)
+    assert "unwrap_type" in rpc.serialize_property.__code__.co_names
+
+
+def test_the_replacement_unwraps_as_the_sdk_does_and_asks_it_once_per_type() -> None:
+    from pulumi_gcp.container import NodePoolNodeConfigArgs
+
+    asked: list[Any] = []
+
+    def unwrap(val: Any) -> Any:
+        asked.append(val)
+        return sdk_types.unwrap_type(val)
+
+    replacement = engine._unwrapped_once(unwrap)
+    # What the SDK meets: generated annotations, an input type's own, plain and unhashable ones.
+    hints = list(typing.get_type_hints(NodePoolNodeConfigArgs.__init__).values())
+    types = [*hints, int, str, pulumi.Input[str], pulumi.Input[list[str]] | None]
+    for typ in [*types, *types]:
+        assert replacement(typ) == sdk_types.unwrap_type(typ), typ
+    assert len(asked) == len(set(types))
+    unhashable = typing.Annotated[int, []]
+    assert replacement(unhashable) == sdk_types.unwrap_type(unhashable)  # pyright: ignore[reportArgumentType]
+
+
+def test_input_types_are_unwrapped_with_the_replacement_only_while_a_program_runs() -> None:
+    original = sdk_types.unwrap_type
+    during = []
+
+    def program() -> None:
+        during.append(sdk_types.unwrap_type.__qualname__)
+        storage.Bucket("models", location="US")
+
+    run_program(program, project="t", stack="s", config={})
+    assert during == ["_unwrapped_once.<locals>.unwrap_type"]
+    assert sdk_types.unwrap_type is original
