@@ -52,38 +52,6 @@ def test_the_replacement_answers_what_the_sdk_answers_when_it_finds_no_caller() 
     assert isinstance(sdk_resource._get_stack_trace(), source_pb2.StackTrace)
 
 
-def test_the_stack_capture_is_skipped_only_while_a_program_runs() -> None:
-    original = sdk_resource._get_stack_trace
-    during = []
-
-    def program() -> None:
-        during.append(sdk_resource._get_stack_trace)
-        storage.Bucket("models", location="US")
-
-    run_program(program, project="t", stack="s", config={})
-    assert during == [engine._no_stack_trace]
-    assert sdk_resource._get_stack_trace is original
-
-
-def test_the_sdk_is_restored_when_a_program_fails() -> None:
-    originals = (
-        sdk_resource._get_stack_trace,
-        rpc.contains_unknowns,
-        sdk_public.collapse_alias_to_urn,  # pyright: ignore[reportPrivateImportUsage]
-        sdk_types.unwrap_type,
-    )
-
-    def program() -> None:
-        raise pulumi.RunError("broken")
-
-    with pytest.raises(pulumi.RunError, match="broken"):
-        run_program(program, project="t", stack="s", config={})
-    assert sdk_resource._get_stack_trace is originals[0]
-    assert rpc.contains_unknowns is originals[1]
-    assert sdk_public.collapse_alias_to_urn is originals[2]  # pyright: ignore[reportPrivateImportUsage]
-    assert sdk_types.unwrap_type is originals[3]
-
-
 def test_unknowns_are_looked_for_through_the_rpc_module_at_each_call() -> None:
     signature = inspect.signature(rpc.contains_unknowns)
     assert list(signature.parameters) == ["val"]
@@ -131,19 +99,6 @@ def test_the_replacement_leaves_no_cycles_where_the_sdk_leaves_one_per_call() ->
     # When the SDK's stops leaving cycles, the swap has no reason left: drop it.
     assert left_by_sdk > 0
     assert left_by_engine == 0
-
-
-def test_unknowns_are_looked_for_with_the_replacement_only_while_a_program_runs() -> None:
-    original = rpc.contains_unknowns
-    during = []
-
-    def program() -> None:
-        during.append(rpc.contains_unknowns)
-        storage.Bucket("models", location="US")
-
-    run_program(program, project="t", stack="s", config={})
-    assert during == [engine._contains_unknowns]
-    assert rpc.contains_unknowns is original
 
 
 def test_the_sdk_tracks_what_it_waits_for_where_the_engine_settles_it() -> None:
@@ -268,19 +223,6 @@ def test_aliases_are_recorded_alike_with_and_without_the_replacement(
     }
 
 
-def test_aliases_are_kept_as_written_only_while_a_program_runs() -> None:
-    original = sdk_public.collapse_alias_to_urn  # pyright: ignore[reportPrivateImportUsage]
-    during = []
-
-    def program() -> None:
-        during.append(sdk_public.collapse_alias_to_urn)  # pyright: ignore[reportPrivateImportUsage]
-        _aliased()
-
-    run_program(program, project="t", stack="s", config={})
-    assert during == [engine._alias_as_written]
-    assert sdk_public.collapse_alias_to_urn is original  # pyright: ignore[reportPrivateImportUsage]
-
-
 def test_input_types_are_unwrapped_through_the_types_module_at_each_call() -> None:
     assert list(inspect.signature(sdk_types.unwrap_type).parameters) == ["val"]
     assert "_types" in _globals_used(rpc.serialize_property)
@@ -307,14 +249,37 @@ def test_the_replacement_unwraps_as_the_sdk_does_and_asks_it_once_per_type() -> 
     assert replacement(unhashable) == sdk_types.unwrap_type(unhashable)  # pyright: ignore[reportArgumentType]
 
 
-def test_input_types_are_unwrapped_with_the_replacement_only_while_a_program_runs() -> None:
-    original = sdk_types.unwrap_type
+# Each swap: where the SDK looks the function up, its name there, and what is there during a run.
+_SWAPS = [
+    (sdk_resource, "_get_stack_trace", lambda found: found is engine._no_stack_trace),
+    (rpc, "contains_unknowns", lambda found: found is engine._contains_unknowns),
+    (sdk_public, "collapse_alias_to_urn", lambda found: found is engine._alias_as_written),
+    (
+        sdk_types,
+        "unwrap_type",
+        lambda found: found.__qualname__ == "_unwrapped_once.<locals>.unwrap_type",
+    ),
+]
+
+
+@pytest.mark.parametrize("module, name, is_replacement", _SWAPS, ids=[s[1] for s in _SWAPS])
+def test_each_replacement_is_in_place_only_while_a_program_runs(
+    module: object, name: str, is_replacement: Callable[[object], bool]
+) -> None:
+    original = getattr(module, name)
     during = []
 
     def program() -> None:
-        during.append(sdk_types.unwrap_type.__qualname__)
-        storage.Bucket("models", location="US")
+        during.append(getattr(module, name))
+        _aliased()
 
     run_program(program, project="t", stack="s", config={})
-    assert during == ["_unwrapped_once.<locals>.unwrap_type"]
-    assert sdk_types.unwrap_type is original
+    assert len(during) == 1 and is_replacement(during[0])
+    assert getattr(module, name) is original
+
+    def failing() -> None:
+        raise pulumi.RunError("broken")
+
+    with pytest.raises(pulumi.RunError, match="broken"):
+        run_program(failing, project="t", stack="s", config={})
+    assert getattr(module, name) is original
