@@ -73,8 +73,8 @@ docs: $(VENV)/.runtime
 	$(PY) -m tools.docs
 
 bench: $(VENV)/.runtime
-	$(PY) bench/plan_scale.py
 	$(PY) bench/validation_scale.py
+	$(PY) bench/plan_scale.py
 
 clean:
 	rm -rf $(VENV) .tools build .pytest_cache .ruff_cache

@@ -18,8 +18,9 @@ on a shared machine the slower runs measure the neighbours, not the code):
   ms/pool      platform s per pool, in milliseconds
 
 Then two targets, each PASS or MISS: the ratio at 256 pools (at most 0.7), and ms/pool at 512
-pools over ms/pool at 64 (at most 1.2: the plan grows linearly with the pools). The ratio of the
-median runs is shown beside the first, for how much the machine's noise moves it.
+pools over ms/pool at 64 (at most 1.2: the plan grows linearly with the pools); the script exits
+1 when one is missed. The ratio of the median runs is shown beside the first, for how much the
+machine's noise moves it.
 Every run starts from a fresh runtime and a collected heap, the three kinds of run take turns,
 and a first run of each kind, which pays for imports, is not counted.
 Run: `make bench` (or `venv/bin/python bench/plan_scale.py [--repeat N]`).
@@ -186,7 +187,7 @@ def _verdict(value: float, target: float) -> str:
     return "PASS" if value <= target else "MISS"
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -222,7 +223,8 @@ def main() -> None:
         f"ms/pool at {GROWTH_TO} pools / ms/pool at {GROWTH_FROM}: {growth:.2f} "
         f"(target <= {GROWTH_TARGET}) {_verdict(growth, GROWTH_TARGET)}"
     )
+    return 0 if ratio <= RATIO_TARGET and growth <= GROWTH_TARGET else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
