@@ -428,8 +428,9 @@ def _record(
     stack_references: Mapping[str, Mapping[str, Any]],
 ) -> Plan:
     saved_env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("PULUMI_CONFIG")}
-    logger = logging.getLogger(f"gke-tpu.offline-plan.{id(object())}")
-    logger.propagate = False
+    # A logger of this plan's own, outside logging's registry (which would keep it for good),
+    # with no parent to pass records to: what the program warns goes to the plan alone.
+    logger = logging.Logger("gke-tpu.offline-plan", level=logging.WARNING)
     collector = _WarningCollector()
     logger.addHandler(collector)
     cloud = FakeCloud(stack_references)
@@ -447,10 +448,13 @@ def _record(
             roots: list[Stack] = []
             try:
                 loop.run_until_complete(run_pulumi_func(lambda: _in_stack(run, roots)))
-            except InvalidInput as error:
-                plan.errors = [str(p) for p in error.problems]
-            except Exception:
-                if not cloud.missing_references:
+            except BaseException as error:
+                # The failure is the plan's to report, once: the outputs it failed, which
+                # nothing will read now, must not report it again when they are collected.
+                loop.set_exception_handler(_unread_failures_dropped)
+                if isinstance(error, InvalidInput):
+                    plan.errors = [str(p) for p in error.problems]
+                elif not (isinstance(error, Exception) and cloud.missing_references):
                     raise
             if cloud.missing_references:
                 # Whatever the program did with empty outputs, the cause is the missing reference.
@@ -473,6 +477,19 @@ def _record(
         _close(loop)
         logger.removeHandler(collector)
         os.environ.update(saved_env)
+
+
+def _unread_failures_dropped(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    if context.get("message") in _UNREAD_FAILURE_REPORTS:
+        return
+    loop.default_exception_handler(context)
+
+
+#: What asyncio says when an output's future or task that failed is collected unread.
+_UNREAD_FAILURE_REPORTS = (
+    "Future exception was never retrieved",
+    "Task exception was never retrieved",
+)
 
 
 def _close(loop: asyncio.AbstractEventLoop) -> None:

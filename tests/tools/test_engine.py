@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import logging
 import threading
 
 import pulumi
@@ -227,3 +229,51 @@ def test_a_resource_passed_as_an_input_fails_the_plan_instead_of_hanging_it() ->
     # The input arrives as a resource reference, which the fake cloud hands back in the state.
     with pytest.raises(TypeError, match="must be awaited"):
         run_program(program, project="t", stack="s", config={})
+
+
+def test_warnings_are_the_plans_own_and_leave_no_logger_behind(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def program() -> None:
+        pulumi.log.debug("checking")
+        pulumi.log.info("planned")
+        pulumi.log.warn("tpu7x needs 1.34")
+
+    caplog.set_level(logging.DEBUG)
+    loggers = len(logging.root.manager.loggerDict)
+    plans = [run_program(program, project="t", stack="s", config={}) for _ in range(3)]
+    assert [plan.warnings for plan in plans] == [["tpu7x needs 1.34"]] * 3
+    assert len(logging.root.manager.loggerDict) == loggers
+    # Nothing the program logs reaches the caller's logging (asyncio logs its own).
+    assert [r.getMessage() for r in caplog.records if r.name != "asyncio"] == []
+
+
+def test_a_failed_program_is_reported_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    loops: list[asyncio.AbstractEventLoop] = []
+    new_loop = asyncio.new_event_loop
+
+    def recorded_loop() -> asyncio.AbstractEventLoop:
+        loops.append(new_loop())
+        return loops[-1]
+
+    def program() -> None:
+        bucket = storage.Bucket("models", location="US")
+        storage.BucketObject("readme", bucket=bucket, content="hello")  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine.asyncio, "new_event_loop", recorded_loop)
+    run_program(lambda: None, project="t", stack="s", config={})
+    with pytest.raises(TypeError, match="must be awaited"):
+        run_program(program, project="t", stack="s", config={})
+    # The outputs the failure left unread do not report it again when they are collected...
+    assert [loop.get_exception_handler() for loop in loops] == [
+        None,
+        engine._unread_failures_dropped,
+    ]
+    reported: list[dict[str, object]] = []
+    monkeypatch.setattr(loops[1], "default_exception_handler", reported.append)
+    for message in ("Future exception was never retrieved", "Task exception was never retrieved"):
+        engine._unread_failures_dropped(loops[1], {"message": message, "exception": TypeError()})
+    assert reported == []
+    # ...and anything else the loop reports is reported as asyncio would.
+    engine._unread_failures_dropped(loops[1], {"message": "Task was destroyed but it is pending!"})
+    assert reported == [{"message": "Task was destroyed but it is pending!"}]
