@@ -10,8 +10,9 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
+from catalog.tokens import CLUSTER
+from tools import stack_yaml
 from tools.fixtures import APP
 from tools.plan import ROOT, plan_stack
 
@@ -28,13 +29,17 @@ def test_the_shipped_stacks_are_there() -> None:
 def test_shipped_platform_stack_plans(stack: str) -> None:
     plan = plan_stack(stack)
     assert plan.errors == []
-    assert plan.of_type("gcp:container/cluster:Cluster")
+    assert plan.of_type(CLUSTER)
 
 
 @pytest.mark.parametrize("stack", APP_STACKS)
 def test_shipped_app_stack_plans_on_the_shipped_platform_stack(stack: str) -> None:
-    config = yaml.safe_load((APP / f"Pulumi.{stack}.yaml").read_text())["config"]
-    reference = config["ml-workloads:platformStack"]
+    reference = stack_yaml.read(APP / f"Pulumi.{stack}.yaml")["config"][
+        "ml-workloads:platformStack"
+    ]
+    # The organization is the user's to set (Pulumi Cloud needs theirs); the project and the stack
+    # are the platform's of the same name.
+    assert reference.split("/")[1:] == ["gke-tpu", stack]
     platform = plan_stack(stack)
     plan = plan_stack(stack, APP, stack_references={reference: platform.outputs})
     assert plan.errors == []

@@ -147,14 +147,13 @@ def _options(request: Any) -> dict[str, Any]:
     }
 
 
-def _serialize(state: Mapping[str, Any]) -> Any:
-    """`rpc.serialize_properties` of a mock's state, run to its end at once.
+def _at_once(coroutine: Any) -> Any:
+    """Run a monitor answer's serialization to its end at once, in place of `_sync_await`.
 
-    The stock monitor runs it with `_sync_await`, which on the program's own thread would pump the
-    running event loop from inside a monitor call. Plain values await nothing: the coroutine
-    finishes on its first step.
+    The stock monitor serializes a mock's state with `_sync_await`, which on the program's own
+    thread would pump the running event loop from inside a monitor call. Plain values await
+    nothing: the coroutine finishes on its first step.
     """
-    coroutine = rpc.serialize_properties(dict(state), {})
     try:
         coroutine.send(None)
     except StopIteration as done:
@@ -224,7 +223,9 @@ class RecordingMonitor(mocks.MockMonitor):
                 options=_options(request),
             )
         )
-        return resource_pb2.RegisterResourceResponse(urn=urn, id=id_, object=_serialize(state))
+        return resource_pb2.RegisterResourceResponse(
+            urn=urn, id=id_, object=_at_once(rpc.serialize_properties(dict(state), {}))
+        )
 
     def RegisterResourceOutputs(self, request: Any) -> Any:
         # The stack's are the plan's outputs. The wire form is kept as it is: deserializing would
@@ -232,21 +233,6 @@ class RecordingMonitor(mocks.MockMonitor):
         if request.urn != self.stack_urn:
             self.component_outputs[request.urn] = mask_secrets(MessageToDict(request.outputs))
         return empty_pb2.Empty()
-
-    def ReadResource(self, request: Any) -> Any:
-        id_: Any
-        id_, state = self.mocks.new_resource(
-            mocks.MockResourceArgs(
-                typ=request.type,
-                name=request.name,
-                inputs=rpc.deserialize_properties(request.properties),
-                provider=request.provider,
-                resource_id=request.id,
-            )
-        )
-        urn = self.make_urn(request.parent, request.type, request.name)
-        self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_, state)
-        return resource_pb2.ReadResourceResponse(urn=urn, properties=_serialize(state))
 
 
 class _OnTheCallingThread(futures.ThreadPoolExecutor):
@@ -311,7 +297,8 @@ def _has_unknowns(value: Any, seen: set[int]) -> bool:
 
 @contextmanager
 def _sdk_shortcuts() -> Iterator[None]:
-    """Private SDK functions swapped, while a program runs, for cheaper equivalents.
+    """Private SDK functions swapped, while a program runs, for equivalents that suit a monitor
+    answering on the program's own thread and cost less.
 
     `pulumi.runtime.resource._get_stack_trace`: the SDK walks the Python stack at every
     registration, reading the source of each frame, for the engine's error messages; the plan
@@ -331,28 +318,28 @@ def _sdk_shortcuts() -> Iterator[None]:
     type inside `Optional[Input[T]]` by taking the annotation apart: a pure function of a type,
     of which a plan has a few hundred, so each is taken apart once.
 
+    `pulumi.runtime.mocks._sync_await`, with which the stock monitor serializes what it answers
+    a read or an invoke: on the program's own thread it would pump the running event loop from
+    inside a monitor call. Plain values await nothing, so the answer is finished at once.
+
     tests/tools/test_sdk_private.py pins what this relies on, so that an SDK upgrade that moves
     them fails there rather than quietly slowing the plan down.
     """
-    saved = (
-        sdk_resource._get_stack_trace,
-        rpc.contains_unknowns,
-        sdk_public.collapse_alias_to_urn,  # pyright: ignore[reportPrivateImportUsage]
-        sdk_types.unwrap_type,
-    )
-    sdk_resource._get_stack_trace = _no_stack_trace
-    rpc.contains_unknowns = _contains_unknowns
-    sdk_public.collapse_alias_to_urn = _alias_as_written  # pyright: ignore[reportPrivateImportUsage]
-    sdk_types.unwrap_type = _unwrapped_once(saved[3])
+    replacements = [
+        (sdk_resource, "_get_stack_trace", _no_stack_trace),
+        (rpc, "contains_unknowns", _contains_unknowns),
+        (sdk_public, "collapse_alias_to_urn", _alias_as_written),
+        (sdk_types, "unwrap_type", _unwrapped_once(sdk_types.unwrap_type)),
+        (mocks, "_sync_await", _at_once),
+    ]
+    saved = [(module, name, getattr(module, name)) for module, name, _ in replacements]
+    for module, name, replacement in replacements:
+        setattr(module, name, replacement)
     try:
         yield
     finally:
-        (
-            sdk_resource._get_stack_trace,
-            rpc.contains_unknowns,
-            sdk_public.collapse_alias_to_urn,  # pyright: ignore[reportPrivateImportUsage]
-            sdk_types.unwrap_type,
-        ) = saved
+        for module, name, original in saved:
+            setattr(module, name, original)
 
 
 class _WarningCollector(logging.Handler):

@@ -1,8 +1,9 @@
-"""The private parts of the Pulumi SDK that the offline engine relies on for its speed.
+"""The private parts of the Pulumi SDK that the offline engine relies on.
 
-The engine swaps four private functions while a program runs (`tools.engine._sdk_shortcuts`) and
+The engine swaps five private functions while a program runs (`tools.engine._sdk_shortcuts`) and
 reads what the SDK waits for after a program (`tools.engine._settle`). If an SDK upgrade renames,
-moves or reshapes one of them, these tests fail, instead of the plan quietly getting slower.
+moves or reshapes one of them, these tests fail, instead of the plan quietly getting slower or
+hanging.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ import pytest
 from pulumi import _types as sdk_types
 from pulumi import output as sdk_output
 from pulumi import resource as sdk_public
+from pulumi.runtime import mocks, rpc, settings
 from pulumi.runtime import resource as sdk_resource
-from pulumi.runtime import rpc, settings
 from pulumi.runtime import stack as sdk_stack
 from pulumi.runtime.proto import resource_pb2, source_pb2
 from pulumi_gcp import storage
@@ -259,6 +260,7 @@ _SWAPS = [
         "unwrap_type",
         lambda found: found.__qualname__ == "_unwrapped_once.<locals>.unwrap_type",
     ),
+    (mocks, "_sync_await", lambda found: found is engine._at_once),
 ]
 
 
@@ -283,3 +285,20 @@ def test_each_replacement_is_in_place_only_while_a_program_runs(
     with pytest.raises(pulumi.RunError, match="broken"):
         run_program(failing, project="t", stack="s", config={})
     assert getattr(module, name) is original
+
+
+def test_the_stock_monitor_serializes_its_answers_through_a_name_looked_up_at_each_call() -> None:
+    # The recording monitor keeps the stock monitor's reads and invokes.
+    assert engine.RecordingMonitor.ReadResource is mocks.MockMonitor.ReadResource
+    assert engine.RecordingMonitor.Invoke is mocks.MockMonitor.Invoke
+    for answer in (mocks.MockMonitor.ReadResource, mocks.MockMonitor.Invoke):
+        assert "_sync_await" in _globals_used(answer)
+    sync_await = mocks._sync_await  # pyright: ignore[reportPrivateImportUsage]
+    assert list(inspect.signature(sync_await).parameters) == ["awaitable"]
+
+
+def test_an_answer_is_finished_at_once_as_the_sdk_would_finish_it() -> None:
+    state = {"name": "models", "labels": {"team": "ml"}, "sizes": [1, 2.5], "empty": None}
+    sync_await = mocks._sync_await  # pyright: ignore[reportPrivateImportUsage]
+    by_sdk = sync_await(rpc.serialize_properties(dict(state), {}))
+    assert engine._at_once(rpc.serialize_properties(dict(state), {})) == by_sdk
