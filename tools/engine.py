@@ -177,7 +177,6 @@ class RecordingMonitor(mocks.MockMonitor):
         self.recorded: list[RecordedResource] = []
         self.stack_urn: str | None = None
         self.duplicates: list[str] = []
-        self._urns: set[str] = set()
         self.component_outputs: dict[str, dict[str, Any]] = {}
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
@@ -206,10 +205,9 @@ class RecordingMonitor(mocks.MockMonitor):
                 custom=request.custom or False,
             )
         )
-        self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_, state)
-        if urn in self._urns:
+        if urn in self.resources:
             self.duplicates.append(urn)
-        self._urns.add(urn)
+        self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_, state)
         self.recorded.append(
             RecordedResource(
                 urn=urn,
@@ -277,9 +275,7 @@ def _alias_as_written(alias: Any, *_defaults: Any) -> Any:
 
 def _contains_unknowns(value: Any) -> bool:
     """`rpc.contains_unknowns`, step for step, without a recursive inner function."""
-    if isinstance(value, dict | list):
-        return _has_unknowns(value, set())
-    return known_types.is_unknown(value)
+    return _has_unknowns(value, set())
 
 
 def _has_unknowns(value: Any, seen: set[int]) -> bool:

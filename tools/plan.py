@@ -60,9 +60,9 @@ def plan_stack(
     return plan
 
 
-def failed_plan(stack: str, error: StackFileError, project: str = "") -> Plan:
+def failed_plan(stack: str, error: StackFileError) -> Plan:
     """The plan document of a stack whose files cannot be read: its error and no resources."""
-    return Plan(project=project, stack=stack, errors=[str(error)])
+    return Plan(project="", stack=stack, errors=[str(error)])
 
 
 def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
@@ -154,8 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INVALID_CONFIG
     sys.stdout.write(plan_text(plan))
     if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(plan_markdown(plan))
+        _write(args.markdown, plan_markdown(plan))
     if args.manifests:
         written = write_manifests(plan, args.manifests)
         print(f"\nWrote {len(written)} Kubernetes manifests to {args.manifests}")

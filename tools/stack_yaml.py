@@ -25,7 +25,6 @@ deeper than `MAX_DEPTH`, and aliases that expand beyond `MAX_VALUES` are refused
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterator
 from decimal import Decimal
@@ -41,12 +40,12 @@ from yaml.reader import Reader, ReaderError
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner
 
+from problems import show
+
 #: Deeper nesting is refused (yaml.v3 stops at 10,000; no stack config needs more than a few).
 MAX_DEPTH = 100
 #: Values a document may expand to through aliases (`*a`), against alias bombs.
 MAX_VALUES = 100_000
-#: Characters of a value an error message shows.
-SHOWN = 60
 
 _TAG = "tag:yaml.org,2002:"
 _BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
@@ -57,11 +56,10 @@ _YAML11_BOOLS = {
     *("yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"),
 }
 _AMBIGUOUS = "tag:gke-tpu,2026:yaml11-bool"
-_SPECIAL_FLOATS = {
-    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
-    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
-    **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
-}
+_SPECIAL_FLOATS = frozenset(
+    {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"}
+    | {".nan", ".NaN", ".NAN"}
+)
 # Go's strconv.ParseInt(s, 0, 64) after yaml.v3 removed every `_`.
 _INT = re.compile(r"[-+]?(0[bB][01]+|0[oO][0-7]+|0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)", re.ASCII)
 # yaml.v3's yamlStyleFloat.
@@ -73,10 +71,6 @@ _TAGS_ALLOWED = {f"{_TAG}{name}" for name in ("str", "int", "float", "bool", "nu
 
 class StackFileError(Exception):
     """A project or stack file the CLI would not read: one line saying where and why."""
-
-
-def _shown(text: str) -> str:
-    return repr(text if len(text) <= SHOWN else text[:SHOWN] + "...")
 
 
 def go_int(text: str) -> int | None:
@@ -167,23 +161,23 @@ class _Constructor(SafeConstructor):
             return number
         if _FLOAT.fullmatch(value.replace("_", "")):
             return float(value.replace("_", ""))  # beyond 64 bits: a float, as in yaml.v3
-        raise StackFileError(f"{_where(node)}: {_shown(value)} is not an integer")
+        raise StackFileError(f"{_where(node)}: {show(value)} is not an integer")
 
     def _construct_float(self, node: Any) -> float:
         value = self.construct_scalar(node)
         if value in _SPECIAL_FLOATS or not _FLOAT.fullmatch(value.replace("_", "")):
             raise StackFileError(
-                f"{_where(node)}: {_shown(value)} cannot be a config value: the Pulumi CLI passes "
+                f"{_where(node)}: {show(value)} cannot be a config value: the Pulumi CLI passes "
                 "config as JSON, which has no infinity or NaN"
                 if value in _SPECIAL_FLOATS
-                else f"{_where(node)}: {_shown(value)} is not a number"
+                else f"{_where(node)}: {show(value)} is not a number"
             )
         return float(value.replace("_", ""))
 
     def _construct_bool(self, node: Any) -> bool:
         value = self.construct_scalar(node)
         if value not in _BOOLS:
-            raise StackFileError(f"{_where(node)}: {_shown(value)} is not true or false")
+            raise StackFileError(f"{_where(node)}: {show(value)} is not true or false")
         return _BOOLS[value]
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -198,7 +192,7 @@ class _Constructor(SafeConstructor):
             key = self._key(key_node, deep)
             if key in lines:
                 raise StackFileError(
-                    f"{_where(key_node)}: the key {_shown(key)} is already defined at line "
+                    f"{_where(key_node)}: the key {show(key)} is already defined at line "
                     f"{lines[key]} of the same mapping; YAML readers differ on which one counts "
                     "(the Pulumi CLI keeps the last without a word): keep one"
                 )
@@ -209,9 +203,8 @@ class _Constructor(SafeConstructor):
     def _key(self, node: Node, deep: bool) -> str:
         key = self.construct_object(node, deep=deep)
         if not isinstance(key, str):
-            shown = json.dumps(key) if isinstance(key, bool | int | float) or key is None else key
             raise StackFileError(
-                f"{_where(node)}: the key {shown} is not a string; the Pulumi CLI takes only "
+                f"{_where(node)}: the key {show(key)} is not a string; the Pulumi CLI takes only "
                 "string keys (quote it)"
             )
         return key
@@ -226,25 +219,13 @@ _Constructor.yaml_constructors = {
 
 
 class _Loader(Reader, Scanner, Parser, _Composer, _Constructor, _Resolver):
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: bytes) -> None:
         Reader.__init__(self, stream)
         Scanner.__init__(self)
         Parser.__init__(self)
         _Composer.__init__(self)
         _Constructor.__init__(self)
         _Resolver.__init__(self)
-
-
-def _text(data: bytes) -> str:
-    """The file's text: UTF-8 (a byte order mark is dropped, as the CLI does) or BOM'd UTF-16."""
-    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
-    try:
-        return data.decode(encoding)
-    except UnicodeDecodeError as error:
-        raise StackFileError(
-            f"not {encoding.removesuffix('-sig').upper()} text: byte {error.object[error.start]:#04x} "
-            f"at offset {error.start}; save the file as UTF-8"
-        ) from None
 
 
 def _count(value: Any, seen: dict[int, int], path: list[int]) -> int:
@@ -273,10 +254,10 @@ def load(data: bytes) -> Any:
     StackFileError (one line, with the line and column where known) for anything the CLI would
     refuse and for the limits above.
     """
-    text = _text(data)
     loader = None
     try:
-        loader = _Loader(text)
+        # Given bytes, the reader decodes UTF-8 or, after a byte order mark, UTF-16, as the CLI.
+        loader = _Loader(data)
         document = loader.get_single_data()
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -284,12 +265,15 @@ def load(data: bytes) -> Any:
         problem = " ".join(f"{error.context or ''} {error.problem or ''}".split())
         raise StackFileError(f"not valid YAML: {where}{problem}") from None
     except ReaderError as error:
+        if error.encoding != "unicode":  # bytes the file's encoding cannot decode
+            raise StackFileError(
+                f"not {error.encoding.upper()} text: byte {int(error.character):#04x} at offset "
+                f"{error.position}; save the file as UTF-8"
+            ) from None
         raise StackFileError(
             f"not valid YAML: the character U+{int(error.character):04X} at offset "
             f"{error.position} is not allowed in YAML"
         ) from None
-    except RecursionError:
-        raise StackFileError(f"nesting deeper than {MAX_DEPTH} levels") from None
     finally:
         if loader is not None:
             loader.dispose()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from problems import show
 from tools.stack_yaml import StackFileError, config_string, read
 
 __all__ = ["SECRET_PLACEHOLDER", "StackConfig", "StackFileError", "read_stack_config"]
@@ -20,7 +21,7 @@ class StackConfig:
     secret_keys: tuple[str, ...]
     missing: tuple[str, ...] = ()
     """Keys `Pulumi.yaml` declares without a default that the stack file does not set."""
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = ()
 
 
 def _mapping(document: Any, path: Path, what: str) -> dict[str, Any]:
@@ -32,7 +33,7 @@ def _mapping(document: Any, path: Path, what: str) -> dict[str, Any]:
 
 
 def _kind(value: Any) -> str:
-    return "a list" if isinstance(value, list) else f"the value {config_string(value)[:60]!r}"
+    return "a list" if isinstance(value, list) else f"the value {show(config_string(value))}"
 
 
 def _qualify(key: str, project: str, path: Path) -> str:
