@@ -40,15 +40,16 @@ def _model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseMode
         )
         if field is None:
             return None
-        current = _innermost_model(field.annotation)
-    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+        current = innermost_model(field.annotation)
+    return current
 
 
-def _innermost_model(annotation: Any) -> Any:
+def innermost_model(annotation: Any) -> type[BaseModel] | None:
+    """The config model inside an annotation (`Pool`, `tuple[Pool, ...]`, `Pool | None`)."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in getattr(annotation, "__args__", ()):
-        found = _innermost_model(arg)
+        found = innermost_model(arg)
         if found is not None:
             return found
     return None

@@ -93,6 +93,6 @@ def stack_outputs(platform: Platform) -> dict[str, Any]:
         cluster_endpoint=cluster.endpoint,
         kubeconfig=cluster.kubeconfig,
         workload_pool=cluster.workload_pool,
-        tpu_pools=[plan.ref for plan in spec.tpu_pools],
+        tpu_pools=[pool.ref for pool in platform.tpu_pools.values()],
         storage=model,
     )

@@ -23,6 +23,8 @@ from pydantic.fields import FieldInfo
 from catalog.services import MODULES, RUNTIME_APIS, deployer_roles, required_apis
 from config.platform import SECTIONS
 from contract.outputs import OUTPUT_MEANINGS
+from problems.models import innermost_model
+from tools.engine import SECRET
 from tools.goldens import golden_path
 from tools.plan import ROOT
 
@@ -39,7 +41,7 @@ def _outputs() -> dict[str, Any]:
 
 
 def _example(key: str, value: Any) -> str:
-    if value == "[secret]":
+    if value == SECRET:
         return "secret"
     if key == "tpuPools":
         entry = next(iter(value.values()))
@@ -91,18 +93,6 @@ def roles() -> str:
     return "\n".join(f"- {', '.join(roles)}: {why}." for why, roles in by_why.items())
 
 
-def _models_in(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
-    """The config model inside a field's annotation, and whether the field is a list of them."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation, False
-    origin = typing.get_origin(annotation)
-    for arg in typing.get_args(annotation):
-        model, _ = _models_in(arg)
-        if model is not None:
-            return model, origin in (tuple, list)
-    return None, False
-
-
 def _literals(annotation: Any) -> tuple[str, ...]:
     if typing.get_origin(annotation) is typing.Literal:
         return tuple(str(v) for v in typing.get_args(annotation))
@@ -120,7 +110,7 @@ def _default(field: FieldInfo) -> str:
     if isinstance(value, BaseModel):
         return "see below"
     if isinstance(value, tuple | list):
-        return f"`{json.dumps(list(value))}`" if value else "`[]`"
+        return f"`{json.dumps(list(value))}`"
     if isinstance(value, bool):
         return f"`{json.dumps(value)}`"
     return f"`{value}`"
@@ -135,11 +125,9 @@ def _rows(model: type[BaseModel], prefix: str) -> list[str]:
         allowed = _literals(field.annotation)
         if allowed:
             meaning += " One of " + ", ".join(f"`{v}`" for v in allowed) + "."
-        nested, many = _models_in(field.annotation)
-        if nested is None or field.is_required() or field.default is not None or many:
-            rows.append(f"| `{key}` | {_default(field)} | {meaning} |")
-        else:
-            rows.append(f"| `{key}` | none | {meaning} |")
+        nested = innermost_model(field.annotation)
+        many = nested is not None and typing.get_origin(field.annotation) in (tuple, list)
+        rows.append(f"| `{key}` | {_default(field)} | {meaning} |")
         if nested is not None:
             rows += _rows(nested, f"{key}[]." if many else f"{key}.")
     return rows

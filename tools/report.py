@@ -18,6 +18,7 @@ from catalog.tokens import (
     SERVICE_ACCOUNT,
     SERVICE_ACCOUNT_IAM_MEMBER,
 )
+from contract.outputs import TpuPoolRef
 from tools.engine import Plan, RecordedResource
 
 #: Boot disk types that count against the Persistent Disk SSD quota.
@@ -181,14 +182,10 @@ def _diagram(plan: Plan) -> list[str]:
         lines.append(
             f'  subgraph {group}["TPU pool {key}: {p["generation"]} {p["topology"]}, {p["capacity"]}"]'
         )
-        for node_pool in p["nodePools"]:
-            scaling = p.get("autoscaling") or {}
-            hosts = (
-                p["nodesPerSlice"]
-                if p["multiHost"]
-                else scaling.get("maxNodes") or p.get("nodeCount") or 1
-            )
-            what = "slice" if p["multiHost"] else "single-host VMs"
+        ref = TpuPoolRef.parse(key, p)
+        hosts = ref.max_node_count // ref.slices
+        what = "slice" if ref.multi_host else "single-host VMs"
+        for node_pool in ref.node_pools:
             lines.append(
                 f'    {_id("np_" + node_pool)}["{what} {node_pool}<br/>{hosts} x {p["machineType"]}"]'
             )
@@ -272,9 +269,7 @@ def _lifecycle(plan: Plan) -> list[str]:
             notes.append("retained in the cloud when removed from the stack")
         if o["replaceOnChanges"]:
             notes.append(
-                "any change replaces it"
-                if o["replaceOnChanges"] == ["*"]
-                else "replaced on changes to "
+                "replaced on changes to "
                 + ", ".join(f"`{key}`" for key in o["replaceOnChanges"])
                 + " (and to the provider's immutable fields); other changes apply in place"
             )

@@ -149,6 +149,7 @@ def _single_host(**entry: object) -> TpuPoolRef:
 )
 def test_serving_defaults_follow_the_pool_size(pool: TpuPoolRef, replicas: int) -> None:
     assert default_replicas(pool) == pool.max_node_count == replicas
+    assert type(pool.max_node_count) is int  # a replica count, also from a float on the wire
     assert check_serving(pool, replicas=replicas, chips=None, topology=None) == []
     assert check_serving(pool, replicas=replicas + 1, chips=None, topology=None) != []
 

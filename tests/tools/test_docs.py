@@ -7,6 +7,7 @@ import re
 import pytest
 
 from catalog.services import MODULES, deployer_roles, module_of, required_apis
+from contract.outputs import OUTPUT_MEANINGS
 from tests.conftest import PlanRunner
 from tools.docs import FILES, regenerate, stale_files
 from tools.engine import Plan
@@ -120,3 +121,8 @@ def test_outputs_examples_are_the_dev_goldens() -> None:
     readme = (ROOT / "README.md").read_text()
     assert f'| `region` | `"{outputs["region"]}"` |' in readme
     assert "| `modelWriterServiceAccount` |" in readme
+
+
+def test_every_output_the_platform_writes_has_a_meaning_and_every_meaning_an_output() -> None:
+    written = {key for stack in STACKS for key in platform_plan(stack).outputs}
+    assert set(OUTPUT_MEANINGS) == written
