@@ -119,23 +119,19 @@ def least_availability(
 
     # The least coverage is found where a period starts as a window ends, or ends as one starts.
     candidates = {start} | {e for _, e in windows} | {s - period for s, _ in windows}
-    least, where = None, start
-    for t in sorted(c for c in candidates if start <= c <= horizon_end):
+    least, where = covered_until(start + period) - covered_until(start), start
+    for t in sorted(c for c in candidates if start < c <= horizon_end):
         hours = covered_until(t + period) - covered_until(t)
-        if least is None or hours < least:
+        if hours < least:
             least, where = hours, t
-    return least or timedelta(0), where
+    return least, where
 
 
 def availability_problem(start: datetime, end: datetime, recurrence: str) -> str | None:
     """Why GKE would refuse this window for its availability, or None. Windows shorter than 4
     hours count where they recur back to back into 4 contiguous hours or more."""
     least, where = least_availability(start, end, recurrence)
-    if (
-        least < timedelta(hours=MAINTENANCE_AVAILABILITY_HOURS)
-        and least == timedelta(0)
-        and (end - start < timedelta(hours=MAINTENANCE_SHORTEST_WINDOW_HOURS))
-    ):
+    if least == timedelta(0) and end - start < timedelta(hours=MAINTENANCE_SHORTEST_WINDOW_HOURS):
         hours = (end - start).total_seconds() / 3600
         return (
             f"makes windows of {hours:g} hour{'' if hours == 1 else 's'} that never join into "

@@ -124,13 +124,13 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
     cluster, cluster_invalid, cluster_problems = (
         parse(ClusterSpec, values["cluster"], "cluster")
         if "cluster" in values
-        else (None, None, [])
+        else (None, frozenset(), [])
     )
     problems += cluster_problems
     facts = ClusterFacts()
     if cluster is not None:
         facts = ClusterFacts.of({k: getattr(cluster, k) for k in cluster.model_fields_set})
-        problems += check_cluster(cluster, warnings, cluster_invalid or frozenset())
+        problems += check_cluster(cluster, warnings, cluster_invalid)
 
     # Entries are parsed one by one: one entry's typo hides no other problem, and a bad field
     # of an entry hides none of that entry's other rules.
@@ -154,7 +154,7 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         if storage_spec is not None and not storage_invalid:
             problems += check_model_storage(storage_spec, facts.allow_undocumented_region, warnings)
 
-    if problems or project is None or cluster is None or cluster_invalid is None or cluster_invalid:
+    if problems or project is None or cluster is None or cluster_invalid:
         raise ConfigError(sorted(problems, key=_path_order))
     warnings += version_warnings(cluster, pools) + maintenance_warnings(cluster, pools)
     storage = (
@@ -177,11 +177,11 @@ def _cluster_size_problems(
         return []
     cpu = cluster.cpu_pool
     cpu_nodes = cpu.nodes_per_zone * len(cpu.zones or range(DEFAULT_REGIONAL_ZONES))
-    tpu_nodes = sum(p.max_nodes * p.slices for p in pools)
+    tpu_nodes = sum(p.ref.max_node_count for p in pools)
     if cpu_nodes + tpu_nodes <= MAX_NODES_PER_CLUSTER:
         return []
-    biggest = sorted(pools, key=lambda p: -p.max_nodes * p.slices)[:3]
-    shares = ", ".join(f"{p.name} {p.max_nodes * p.slices}" for p in biggest)
+    biggest = sorted(pools, key=lambda p: -p.ref.max_node_count)[:3]
+    shares = ", ".join(f"{p.name} {p.ref.max_node_count}" for p in biggest)
     return [
         Problem(
             "tpuPools",

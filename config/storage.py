@@ -64,7 +64,7 @@ def bucket_name_problem(name: str) -> str | None:
     if ".." in name or ".-" in name or "-." in name:
         return "must not contain '..', '.-' or '-.'"
     if "." in name:
-        if len(name) > 222 or any(len(part) > 63 for part in name.split(".")):
+        if any(len(part) > 63 for part in name.split(".")):
             return "with dots, must be at most 222 characters, each dot-separated part 1 to 63"
     elif not 3 <= len(name) <= 63:
         return f"is {len(name)} characters long; bucket names are 3 to 63 characters"

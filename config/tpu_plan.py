@@ -150,11 +150,6 @@ class TpuPoolPlan:
         return self.node_count or 0
 
     @property
-    def max_nodes(self) -> int:
-        """The most nodes each node pool can have."""
-        return self.autoscaling.max_nodes if self.autoscaling else self.node_count or 0
-
-    @property
     def auto_repair(self) -> bool:
         # GKE requires auto-repair off for flex-start and queued nodes.
         return not self.capacity.dynamic_workload_scheduler

@@ -36,10 +36,10 @@ def reject(problems: Sequence[Problem], prefix: str | None = None) -> None:
 
 
 @contextmanager
-def reported(prefix: str | None = None) -> Iterator[None]:
+def reported() -> Iterator[None]:
     """Turn a ConfigError raised inside (by the pure config or contract code) into InvalidInput."""
     try:
         yield
     except ConfigError as error:
-        reject(error.problems, prefix)
+        reject(error.problems)
         raise  # a ConfigError with no problems: a bug, not bad input

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import json
 
+from catalog.tokens import (
+    CLUSTER,
+    KUBERNETES_PROVIDER,
+    NODE_POOL,
+    PROJECT_IAM_MEMBER,
+    SERVICE_ACCOUNT,
+)
 from components.kubeconfig import gke_kubeconfig
 from components.regional_cluster import node_service_account_id
 from tests.conftest import BASE_CLUSTER, PlanRunner
 from tools.engine import SECRET
 from tools.fake_cloud import FAKE_CA_CERTIFICATE, FAKE_ENDPOINT
 
-CLUSTER = "gcp:container/cluster:Cluster"
-NODE_POOL = "gcp:container/nodePool:NodePool"
-ACCOUNT = "gcp:serviceaccount/account:Account"
-PROJECT_IAM = "gcp:projects/iAMMember:IAMMember"
-K8S_PROVIDER = "pulumi:providers:kubernetes"
 COMPONENT = "gke-tpu:index:RegionalCluster"
 
 NO_OPTIONS = {
@@ -56,7 +58,7 @@ def test_cluster_inputs_are_exactly_the_secure_tpu_ready_defaults(run_plan: Plan
     }
     # The removed default pool's node config is not tracked after creation.
     assert cluster.options == {**NO_OPTIONS, "ignoreChanges": ["nodeConfig"]}
-    assert plan.one(ACCOUNT).urn in cluster.dependencies
+    assert plan.one(SERVICE_ACCOUNT).urn in cluster.dependencies
     component = plan.one(COMPONENT)
     assert cluster.parent == component.urn
     assert component.parent == plan.stack_urn
@@ -67,7 +69,7 @@ def test_cpu_pool_uses_the_dedicated_node_account_with_workload_identity(
 ) -> None:
     plan = run_plan()
     pool = plan.one(NODE_POOL, "tpu-test-cpu")
-    account = plan.one(ACCOUNT)
+    account = plan.one(SERVICE_ACCOUNT)
     assert pool.inputs == {
         "project": "gke-tpu-test",
         "cluster": "tpu-test",
@@ -86,7 +88,7 @@ def test_cpu_pool_uses_the_dedicated_node_account_with_workload_identity(
         "management": {"autoRepair": True, "autoUpgrade": True},
         "upgradeSettings": {"maxSurge": 1, "maxUnavailable": 0},
     }
-    grants = plan.of_type(PROJECT_IAM)
+    grants = plan.of_type(PROJECT_IAM_MEMBER)
     # The pool waits for the cluster, its account and the account's roles.
     assert set(pool.dependencies) == {plan.one(CLUSTER).urn, account.urn, *(g.urn for g in grants)}
     assert pool.options == NO_OPTIONS
@@ -94,7 +96,7 @@ def test_cpu_pool_uses_the_dedicated_node_account_with_workload_identity(
 
 def test_node_account_is_least_privilege_and_not_the_compute_default(run_plan: PlanRunner) -> None:
     plan = run_plan()
-    account = plan.one(ACCOUNT)
+    account = plan.one(SERVICE_ACCOUNT)
     assert account.inputs == {
         "project": "gke-tpu-test",
         "accountId": "tpu-test-nodes",
@@ -103,7 +105,7 @@ def test_node_account_is_least_privilege_and_not_the_compute_default(run_plan: P
     }
     grants = sorted(
         (g.inputs["role"], g.inputs["member"], g.inputs["project"])
-        for g in plan.of_type(PROJECT_IAM)
+        for g in plan.of_type(PROJECT_IAM_MEMBER)
     )
     member = "serviceAccount:tpu-test-nodes@gke-tpu-test.iam.gserviceaccount.com"
     assert grants == [
@@ -116,7 +118,7 @@ def test_kubernetes_provider_gets_a_secret_exec_kubeconfig_after_the_cpu_pool(
     run_plan: PlanRunner,
 ) -> None:
     plan = run_plan()
-    provider = plan.one(K8S_PROVIDER)
+    provider = plan.one(KUBERNETES_PROVIDER)
     assert provider.inputs == {"kubeconfig": SECRET}
     assert set(provider.dependencies) == {
         plan.one(CLUSTER).urn,
@@ -169,7 +171,7 @@ def test_component_outputs(run_plan: PlanRunner) -> None:
         "endpoint": FAKE_ENDPOINT,
         "workloadPool": "gke-tpu-test.svc.id.goog",
         "kubeconfig": SECRET,
-        "nodeServiceAccount": plan.one(ACCOUNT).inputs["accountId"]
+        "nodeServiceAccount": plan.one(SERVICE_ACCOUNT).inputs["accountId"]
         + "@gke-tpu-test.iam.gserviceaccount.com",
     }
 

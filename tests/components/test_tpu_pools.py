@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pulumi_gcp import container
 
+from catalog.tokens import CLUSTER, NODE_POOL, RESOURCE_POLICY
 from components.args import ContainerSpec, TpuPoolArgs
 from components.multi_host_tpu_pool import MultiHostTpuPool
 from components.single_host_tpu_pool import SingleHostTpuPool
@@ -18,9 +19,6 @@ from config.tpu_pools import TpuPoolSpec
 from tests.conftest import BASE_CLUSTER, PlanRunner
 from tools.engine import run_program
 
-NODE_POOL = "gcp:container/nodePool:NodePool"
-CLUSTER = "gcp:container/cluster:Cluster"
-POLICY = "gcp:compute/resourcePolicy:ResourcePolicy"
 NODE_SA = "tpu-test-nodes@gke-tpu-test.iam.gserviceaccount.com"
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 REPLACED_ON = ["nodeConfig.machineType", "nodeLocations", "placementPolicy.tpuTopology"]
@@ -138,7 +136,7 @@ def test_tpu7x_slices_are_placed_by_a_high_throughput_workload_policy(run_plan: 
         cluster={"name": "tpu-test", "region": "us-central1", "minMasterVersion": "1.34"},
         tpuPools=[{"name": "iw", "tpu": "tpu7x", "topology": "2x2x2"}],
     )
-    policy = plan.one(POLICY)
+    policy = plan.one(RESOURCE_POLICY)
     assert policy.inputs == {
         "project": "gke-tpu-test",
         "region": "us-central1",
@@ -388,7 +386,7 @@ def test_long_tpu7x_pool_names_get_distinct_workload_policies(run_plan: PlanRunn
         cluster={"name": cluster, "region": "us-central1", "minMasterVersion": "1.34"},
         tpuPools=[{"name": n, "tpu": "tpu7x", "topology": "2x2x2"} for n in names],
     )
-    policies = [p.inputs["name"] for p in plan.of_type(POLICY)]
+    policies = [p.inputs["name"] for p in plan.of_type(RESOURCE_POLICY)]
     assert len(set(policies)) == 2
     assert all(len(p) == 63 and p.startswith(f"{cluster}-ironwood-t-") for p in policies)
     assert all(p.endswith("-ht") for p in policies)
