@@ -31,6 +31,7 @@ REGIONS = frozenset(
 # predefined dual-regions.
 STORAGE_MULTI_REGIONS = frozenset({"US", "EU", "ASIA"})
 STORAGE_DUAL_REGIONS = frozenset({"ASIA1", "EUR4", "EUR5", "EUR7", "EUR8", "NAM4"})
+STORAGE_NAMED_LOCATIONS = STORAGE_MULTI_REGIONS | STORAGE_DUAL_REGIONS
 
 #: The shape of a region name (`us-central1`, `europe-west10`) and of a zone (`us-central1-a`).
 REGION_SHAPE = re.compile(r"[a-z]{2,20}(-[a-z]{2,20}){1,2}[0-9]{1,2}", re.ASCII)
@@ -47,10 +48,19 @@ PROJECT_ID_RESTRICTED = ("google", "ssl")
 PROJECT_ID_DISCOURAGED = ("null", "undefined")
 
 
+#: Longer strings are no region or zone name (the longest are about 25 characters).
+LONGEST_LOCATION_NAME = 40
+
+
 def zone_region(zone: str) -> str | None:
     """`us-central2-b` -> `us-central2`; None when `zone` is not shaped like a zone."""
-    match = ZONE_SHAPE.fullmatch(zone)
+    match = ZONE_SHAPE.fullmatch(zone) if len(zone) <= LONGEST_LOCATION_NAME else None
     return match.group("region") if match else None
+
+
+def is_region_name(region: str) -> bool:
+    """Shaped like a region name (`us-central1`), whether or not the catalog knows it."""
+    return len(region) <= LONGEST_LOCATION_NAME and bool(REGION_SHAPE.fullmatch(region))
 
 
 def project_id_problem(project: str) -> str | None:

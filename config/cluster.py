@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, StrictBool, StrictInt
 
 from catalog import is_version
-from catalog.gcp import REGION_SHAPE, REGIONS, zone_region
+from catalog.gcp import REGIONS, is_region_name, zone_region
 from catalog.gke import (
     GKE_DEFAULT_BOOT_DISK_GB,
     MAX_EXCLUSIONS,
@@ -57,17 +57,17 @@ _LONGEST_NAME = 300
 
 
 def _region(value: str) -> str:
-    if len(value) <= 40 and zone_region(value):
+    if zone_region(value):
         raise ValueError(
             f"is a zone; a regional cluster takes a region, such as {zone_region(value)!r}"
         )
-    if len(value) > 40 or not REGION_SHAPE.fullmatch(value):
+    if not is_region_name(value):
         raise ValueError("is not a region name, such as 'us-east5' or 'europe-west4'")
     return value
 
 
 def _zone(value: str) -> str:
-    if len(value) > 40 or not zone_region(value):
+    if not zone_region(value):
         raise ValueError("is not a zone name, such as 'us-east5-b'")
     return value
 
@@ -243,19 +243,26 @@ class ClusterFacts:
         )
 
 
-def region_problems(region: str, allow_undocumented: bool, warnings: list[str]) -> list[Problem]:
-    """A region GKE does not have is an error, unless the user vouches for it (then a warning)."""
-    if region in REGIONS:
+def region_problems(
+    region: str,
+    allow_undocumented: bool,
+    warnings: list[str],
+    path: str = "cluster.region",
+    override: str = "allowUndocumentedRegion",
+) -> list[Problem]:
+    """A region GKE does not have is an error at `path`, unless the user vouches for it with
+    `override` (then a warning)."""
+    if region.lower() in REGIONS:
         return []
     message = f"{region!r} is not a Google Cloud region the catalog knows"
     if allow_undocumented:
-        warnings.append(f"cluster.region: {message}; used because allowUndocumentedRegion is true")
+        warnings.append(f"{path}: {message}; used because {override} is true")
         return []
     return [
         Problem(
-            "cluster.region",
+            path,
             f"{message}; such as {', '.join(sorted(REGIONS)[:6])}, ... Set "
-            "allowUndocumentedRegion: true for a region newer than the catalog",
+            f"{override}: true for a region newer than the catalog",
         )
     ]
 

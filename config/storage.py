@@ -9,7 +9,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, StrictBool
 
-from catalog.gcp import REGION_SHAPE, REGIONS, STORAGE_DUAL_REGIONS, STORAGE_MULTI_REGIONS
+from catalog.gcp import STORAGE_DUAL_REGIONS, STORAGE_NAMED_LOCATIONS, is_region_name
+from config.cluster import region_problems
 from config.names import derived_name
 from problems import Problem
 from problems.models import Spec
@@ -95,8 +96,8 @@ def _k8s_name(value: str) -> str:
 
 
 def _location(value: str) -> str:
-    known = value.upper() in STORAGE_MULTI_REGIONS | STORAGE_DUAL_REGIONS
-    if not known and (len(value) > 40 or not REGION_SHAPE.fullmatch(value.lower())):
+    known = value.upper() in STORAGE_NAMED_LOCATIONS
+    if not known and not is_region_name(value.lower()):
         raise ValueError(
             "is not a Cloud Storage location: a region such as 'us-east5', a dual-region ("
             f"{', '.join(sorted(STORAGE_DUAL_REGIONS))}) or a multi-region (US, EU, ASIA)"
@@ -228,22 +229,14 @@ def check_model_storage(
     """Rules across fields of `modelStorage` (and the cluster's `allowUndocumentedRegion`)."""
     problems = []
     location = spec.location
-    named = {*STORAGE_MULTI_REGIONS, *STORAGE_DUAL_REGIONS}
-    if location and location.upper() not in named and location.lower() not in REGIONS:
-        message = f"{location!r} is not a Google Cloud region the catalog knows"
-        if allow_undocumented_region:
-            warnings.append(
-                f"modelStorage.location: {message}; used because cluster.allowUndocumentedRegion "
-                "is true"
-            )
-        else:
-            problems.append(
-                Problem(
-                    "modelStorage.location",
-                    f"{message}; set cluster.allowUndocumentedRegion: true for a region newer "
-                    "than the catalog",
-                )
-            )
+    if location and location.upper() not in STORAGE_NAMED_LOCATIONS:
+        problems += region_problems(
+            location,
+            allow_undocumented_region,
+            warnings,
+            path="modelStorage.location",
+            override="cluster.allowUndocumentedRegion",
+        )
     writer = spec.writer
     if writer.enabled and writer.kubernetes_service_account == spec.kubernetes_service_account:
         problems.append(

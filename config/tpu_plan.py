@@ -419,18 +419,26 @@ def _version_problems(
     version = cluster.min_master_version
     if version is None:
         return []
-    needs = [(generation.min_version_standard, f"{pool.tpu} ({path})")]
-    if slices_known and pool.slices > 1:
-        needs.append((MULTISLICE_MIN_VERSION_STANDARD, f"multislice ({path}.slices)"))
+    needs = version_minimums(generation, pool.slices if slices_known else 1)
     return [
         Problem(
             "cluster.minMasterVersion",
-            f"{version!r} is below {minimum}, the lowest GKE version for {what}; "
-            "raise it or leave it unset",
+            f"{version!r} is below {minimum}, the lowest GKE version for "
+            + (f"{pool.tpu} ({path})" if need == generation.name else f"{need} ({path}.slices)")
+            + "; raise it or leave it unset",
         )
-        for minimum, what in needs
+        for need, minimum in needs.items()
         if not version_at_least(version, minimum)
     ]
+
+
+def version_minimums(generation: Generation, slices: int) -> dict[str, str]:
+    """The lowest GKE version for what a pool needs: its generation and, with several slices,
+    multislice."""
+    needs = {generation.name: generation.min_version_standard}
+    if slices > 1:
+        needs["multislice"] = MULTISLICE_MIN_VERSION_STANDARD
+    return needs
 
 
 def _capacity(
@@ -575,9 +583,7 @@ def version_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> li
     generation whose minimum is above the channel's floor."""
     if cluster.min_master_version is not None:
         return []
-    needs = {p.generation.name: p.generation.min_version_standard for p in plans}
-    if any(p.slices > 1 for p in plans):
-        needs["multislice"] = MULTISLICE_MIN_VERSION_STANDARD
+    needs = {k: v for p in plans for k, v in version_minimums(p.generation, p.slices).items()}
     channel = (
         f"the {cluster.release_channel} channel's default version"
         if cluster.release_channel != "NONE"

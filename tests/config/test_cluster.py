@@ -376,6 +376,8 @@ def test_without_a_cluster_an_undocumented_bucket_region_is_not_allowed() -> Non
     with pytest.raises(ConfigError) as caught:
         load_platform(config)
     assert (
-        "modelStorage.location: 'us-east9' is not a Google Cloud region the catalog knows; set "
-        "cluster.allowUndocumentedRegion: true for a region newer than the catalog"
+        "modelStorage.location: 'us-east9' is not a Google Cloud region the catalog knows; such "
+        "as africa-south1, asia-east1, asia-east2, asia-northeast1, asia-northeast2, "
+        "asia-northeast3, ... Set cluster.allowUndocumentedRegion: true for a region newer than "
+        "the catalog"
     ) in [str(p) for p in caught.value.problems]

@@ -15,6 +15,12 @@ from tools.plan import main
 
 CLUSTER = {"name": "tpu-dev", "region": "us-east5"}
 
+UNKNOWN_REGION_HINT = (
+    "such as africa-south1, asia-east1, asia-east2, asia-northeast1, asia-northeast2, "
+    "asia-northeast3, ... Set cluster.allowUndocumentedRegion: true for a region newer than the "
+    "catalog"
+)
+
 
 def _config(**storage: Any) -> dict[str, str]:
     return {
@@ -153,7 +159,7 @@ def test_bucket_locations_cloud_storage_has(location: str, stored: str) -> None:
         (
             "us-east9",
             "modelStorage.location: 'us-east9' is not a Google Cloud region the catalog knows; "
-            "set cluster.allowUndocumentedRegion: true for a region newer than the catalog",
+            f"{UNKNOWN_REGION_HINT}",
         ),
         (
             "Iowa",
@@ -252,7 +258,7 @@ def test_bucket_location_length_bound_and_multi_regions() -> None:
     region_40 = "a" * 20 + "-" + "b" * 17 + "12"
     assert _problems(bucket="models-1", location=region_40) == [
         f"modelStorage.location: {region_40!r} is not a Google Cloud region the catalog knows; "
-        "set cluster.allowUndocumentedRegion: true for a region newer than the catalog"
+        f"{UNKNOWN_REGION_HINT}"
     ]
     assert _problems(bucket="models-1", location=region_40 + "x")[0].startswith(
         f"modelStorage.location: {region_40 + 'x'!r}: is not a Cloud Storage location"
