@@ -33,6 +33,9 @@ STORAGE_MULTI_REGIONS = frozenset({"US", "EU", "ASIA"})
 STORAGE_DUAL_REGIONS = frozenset({"ASIA1", "EUR4", "EUR5", "EUR7", "EUR8", "NAM4"})
 STORAGE_NAMED_LOCATIONS = STORAGE_MULTI_REGIONS | STORAGE_DUAL_REGIONS
 
+#: A Compute Engine resource name (RFC 1035): a reservation, a network, a policy.
+RESOURCE_NAME = r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?"
+
 #: The shape of a region name (`us-central1`, `europe-west10`) and of a zone (`us-central1-a`).
 REGION_SHAPE = re.compile(r"[a-z]{2,20}(-[a-z]{2,20}){1,2}[0-9]{1,2}", re.ASCII)
 ZONE_SHAPE = re.compile(r"(?P<region>[a-z]{2,20}(-[a-z]{2,20}){1,2}[0-9]{1,2})-[a-z]", re.ASCII)

@@ -4,14 +4,14 @@ rules across its fields."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, StrictBool, StrictInt
 
 from catalog import is_version
-from catalog.gcp import REGIONS, is_region_name, zone_region
+from catalog.gcp import REGIONS, RESOURCE_NAME, is_region_name, zone_region
 from catalog.gke import (
     GKE_DEFAULT_BOOT_DISK_GB,
     MAX_EXCLUSIONS,
@@ -41,17 +41,11 @@ DEFAULT_EXCLUSION_SCOPE: ExclusionScope = "NO_MINOR_OR_NODE_UPGRADES"
 # Compute Engine machine types: family, then series and size (`e2-standard-4`, `n2d-highmem-8`,
 # `e2-custom-4-8192`), at most 63 characters.
 _MACHINE_TYPE = re.compile(r"[a-z][a-z0-9]{0,9}(-[a-z0-9]{1,20}){1,4}", re.ASCII)
-# A resource name (RFC 1035), or a path or URL ending in one.
-_RESOURCE_NAME = r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?"
-_NETWORK = re.compile(
-    rf"(?:(?:https://www\.googleapis\.com/compute/v1/)?projects/[a-z][-a-z0-9.:]{{4,61}}/"
-    rf"global/networks/)?{_RESOURCE_NAME}",
-    re.ASCII,
-)
+# A network or subnetwork: its name, or a path or URL in a project ending in it.
+_IN_PROJECT = r"(?:https://www\.googleapis\.com/compute/v1/)?projects/[a-z][-a-z0-9.:]{4,61}/"
+_NETWORK = re.compile(rf"(?:{_IN_PROJECT}global/networks/)?{RESOURCE_NAME}", re.ASCII)
 _SUBNETWORK = re.compile(
-    rf"(?:(?:https://www\.googleapis\.com/compute/v1/)?projects/[a-z][-a-z0-9.:]{{4,61}}/"
-    rf"regions/[a-z0-9-]{{1,40}}/subnetworks/)?{_RESOURCE_NAME}",
-    re.ASCII,
+    rf"(?:{_IN_PROJECT}regions/[a-z0-9-]{{1,40}}/subnetworks/)?{RESOURCE_NAME}", re.ASCII
 )
 _LONGEST_NAME = 300
 
@@ -103,21 +97,20 @@ def _machine_type(value: str) -> str:
     return value
 
 
-def _network(value: str) -> str:
-    if len(value) > _LONGEST_NAME or not _NETWORK.fullmatch(value):
-        raise ValueError(
-            "is not a VPC network: its name, or projects/<project>/global/networks/<name>"
-        )
-    return value
+def _named(pattern: re.Pattern[str], expected: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if len(value) > _LONGEST_NAME or not pattern.fullmatch(value):
+            raise ValueError(f"is not {expected}")
+        return value
+
+    return check
 
 
-def _subnetwork(value: str) -> str:
-    if len(value) > _LONGEST_NAME or not _SUBNETWORK.fullmatch(value):
-        raise ValueError(
-            "is not a subnetwork: its name, or "
-            "projects/<project>/regions/<region>/subnetworks/<name>"
-        )
-    return value
+_network = _named(_NETWORK, "a VPC network: its name, or projects/<project>/global/networks/<name>")
+_subnetwork = _named(
+    _SUBNETWORK,
+    "a subnetwork: its name, or projects/<project>/regions/<region>/subnetworks/<name>",
+)
 
 
 Region = Annotated[str, AfterValidator(_region)]

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StrictBool, StrictInt
 
+from catalog.gcp import RESOURCE_NAME
 from catalog.gke import MAX_NODES_PER_CLUSTER, MAX_NODES_PER_POOL_ZONE
 from config.cluster import Zone
 from problems.models import Spec
@@ -21,10 +22,9 @@ MOST_SLICES = MAX_NODES_PER_CLUSTER // 2
 # A reservation: its name in this project, or projects/<p>/reservations/<name> for one shared by
 # another project; either may name a block of it and a sub-block of that, as xpk accepts:
 # <reservation>/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>].
-_NAME = r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?"
 _RESERVATION = re.compile(
-    rf"(projects/[a-z][-a-z0-9.:]{{0,61}}/reservations/)?{_NAME}"
-    rf"(/reservationBlocks/{_NAME}(/reservationSubBlocks/{_NAME})?)?",
+    rf"(projects/[a-z][-a-z0-9.:]{{0,61}}/reservations/)?{RESOURCE_NAME}"
+    rf"(/reservationBlocks/{RESOURCE_NAME}(/reservationSubBlocks/{RESOURCE_NAME})?)?",
     re.ASCII,
 )
 
