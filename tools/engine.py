@@ -274,20 +274,23 @@ def _alias_as_written(alias: Any, *_defaults: Any) -> Any:
 
 
 def _contains_unknowns(value: Any) -> bool:
-    """`rpc.contains_unknowns`, step for step, without a recursive inner function."""
-    return _has_unknowns(value, set())
+    """`rpc.contains_unknowns`, without a recursive inner function, and without a set for a
+    plain value (most are: it is called for every value an output settles on)."""
+    if isinstance(value, dict | list):
+        return _has_unknowns(value, set())
+    return known_types.is_unknown(value)
 
 
-def _has_unknowns(value: Any, seen: set[int]) -> bool:
-    if known_types.is_unknown(value):
-        return True
+def _has_unknowns(value: dict[Any, Any] | list[Any], seen: set[int]) -> bool:
     if id(value) in seen:
         return False
     seen.add(id(value))
-    if isinstance(value, dict):
-        return any(_has_unknowns(value[k], seen) for k in value)
-    if isinstance(value, list):
-        return any(_has_unknowns(v, seen) for v in value)
+    for child in (value[k] for k in value) if isinstance(value, dict) else value:
+        if isinstance(child, dict | list):
+            if _has_unknowns(child, seen):
+                return True
+        elif known_types.is_unknown(child):
+            return True
     return False
 
 
