@@ -21,6 +21,19 @@ GKE_DEFAULT_BOOT_DISK_GB = 100
 #: The reservation affinity key of a SPECIFIC reservation: the only affinity TPUs support.
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 
+# Node labels a Pod selects on Autopilot, where GKE creates the node its selectors ask for
+# (kubernetes-engine/docs/how-to/tpus-autopilot; a specific reservation, also one shared by
+# another project: kubernetes-engine/docs/how-to/consuming-reservations; Spot Pods:
+# kubernetes-engine/docs/how-to/autopilot-spot-pods; flex-start:
+# kubernetes-engine/docs/how-to/dws-flex-start-training).
+SPOT_LABEL = "cloud.google.com/gke-spot"
+FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
+RESERVATION_NAME_LABEL = "cloud.google.com/reservation-name"
+RESERVATION_PROJECT_LABEL = "cloud.google.com/reservation-project"
+RESERVATION_AFFINITY_LABEL = "cloud.google.com/reservation-affinity"
+#: The well-known zone label: an Autopilot Pod that names it gets a node in that zone.
+ZONE_LABEL = "topology.kubernetes.io/zone"
+
 
 def workload_pool(project: str) -> str:
     """The Workload Identity pool of a project's clusters."""

@@ -7,11 +7,9 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from catalog.gke import CPU_POOL_NAME
 from components.args import ContainerSpec, ModelMount
 from components.internal.jobs import SKIP_AWAIT
 from components.internal.pods import (
-    NODE_POOL_LABEL,
     POD_SECURITY,
     child,
     container,
@@ -42,8 +40,9 @@ class ModelConversionJobArgs:
 
 
 class ModelConversionJob(pulumi.ComponentResource):
-    """A Job on the CPU pool (conversion needs memory, not TPUs) with the bucket mounted
-    read-write through the writer identity."""
+    """A Job on CPU nodes (conversion needs memory, not TPUs) with the bucket mounted
+    read-write through the writer identity: the CPU pool of a Standard cluster, where the TPU
+    nodes' taint keeps it off them, or a node Autopilot creates for it."""
 
     job: k8s.batch.v1.Job
 
@@ -80,7 +79,8 @@ class ModelConversionJob(pulumi.ComponentResource):
                         restart_policy="Never",
                         security_context=POD_SECURITY,
                         service_account_name=args.service_account,
-                        node_selector={NODE_POOL_LABEL: CPU_POOL_NAME},
+                        # No TPU toleration keeps it off TPU nodes: on the CPU pool of a
+                        # Standard cluster, on a node GKE creates for it on Autopilot.
                         containers=[
                             container(
                                 name,

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pulumi_gcp import container, projects, serviceaccount
+from pulumi_gcp import container, serviceaccount
 
-from catalog.gke import CPU_POOL_NAME, NODE_SERVICE_ACCOUNT_ROLES, workload_pool
-from components.kubeconfig import gke_kubeconfig
+from catalog.gke import CPU_POOL_NAME, workload_pool
+from components.internal.clusters import (
+    NODE_OAUTH_SCOPES,
+    kubeconfig_of,
+    kubernetes_provider,
+    node_identity,
+    workload_pool_of,
+)
 from config.cluster import ClusterSpec, MaintenanceExclusion
-from config.names import derived_name
-from config.storage import SERVICE_ACCOUNT_ID_MAX
 
-#: Access is governed by IAM, not by legacy access scopes.
-NODE_OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 OPTIMIZE_UTILIZATION = "OPTIMIZE_UTILIZATION"
 
 
@@ -29,18 +32,8 @@ class RegionalClusterArgs:
     """Use the OPTIMIZE_UTILIZATION autoscaling profile (set when any node pool autoscales)."""
 
 
-def node_service_account_id(cluster_name: str) -> str:
-    """A 6 to 30 character account id derived from the cluster name, unique per cluster name."""
-    return derived_name(cluster_name, "nodes", SERVICE_ACCOUNT_ID_MAX)
-
-
 def release_channel(spec: ClusterSpec) -> str:
     return "UNSPECIFIED" if spec.release_channel == "NONE" else spec.release_channel
-
-
-def kube_context(project: str, region: str, name: str) -> str:
-    """The context name gcloud gives the same cluster, so both kubeconfigs agree."""
-    return f"gke_{project}_{region}_{name}"
 
 
 def _exclusion(
@@ -71,6 +64,36 @@ def maintenance_policy(spec: ClusterSpec) -> container.ClusterMaintenancePolicyA
     )
 
 
+def common_cluster_args(project: str, spec: ClusterSpec) -> dict[str, Any]:
+    """What a cluster of either mode is given: its place and version, the network, Workload
+    Identity, the GCS FUSE CSI driver, no client certificate and the maintenance policy."""
+    return {
+        "project": project,
+        "name": spec.name,
+        "location": spec.region,
+        "min_master_version": spec.min_master_version,
+        "release_channel": container.ClusterReleaseChannelArgs(channel=release_channel(spec)),
+        "deletion_protection": spec.deletion_protection,
+        "network": spec.network,
+        "subnetwork": spec.subnetwork,
+        "ip_allocation_policy": container.ClusterIpAllocationPolicyArgs(),
+        "master_auth": container.ClusterMasterAuthArgs(
+            client_certificate_config=container.ClusterMasterAuthClientCertificateConfigArgs(
+                issue_client_certificate=False
+            )
+        ),
+        "workload_identity_config": container.ClusterWorkloadIdentityConfigArgs(
+            workload_pool=workload_pool(project)
+        ),
+        "addons_config": container.ClusterAddonsConfigArgs(
+            gcs_fuse_csi_driver_config=container.ClusterAddonsConfigGcsFuseCsiDriverConfigArgs(
+                enabled=True
+            ),
+        ),
+        "maintenance_policy": maintenance_policy(spec),
+    }
+
+
 class RegionalCluster(pulumi.ComponentResource):
     """A regional GKE cluster with Workload Identity, GCS FUSE, Dataplane V2 and a CPU node pool.
 
@@ -91,35 +114,11 @@ class RegionalCluster(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gke-tpu:index:RegionalCluster", name, None, opts)
         spec, project = args.spec, args.project
-        child = pulumi.ResourceOptions(parent=self)
+        self.node_service_account, grants = node_identity(name, project, spec, self)
 
-        self.node_service_account = serviceaccount.Account(
-            f"{name}-nodes",
-            project=project,
-            account_id=node_service_account_id(spec.name),
-            display_name=f"GKE nodes of {spec.name}",
-            description="Least-privilege identity of the cluster's nodes (managed by gke-tpu).",
-            opts=child,
-        )
-        grants = [
-            projects.IAMMember(
-                f"{name}-nodes-{role.rsplit('/', 1)[1]}",
-                project=project,
-                role=role,
-                member=self.node_service_account.member,
-                opts=child,
-            )
-            for role in NODE_SERVICE_ACCOUNT_ROLES
-        ]
-
-        identity_pool = workload_pool(project)
         self.cluster = container.Cluster(
             name,
-            project=project,
-            name=spec.name,
-            location=spec.region,
-            min_master_version=spec.min_master_version,
-            release_channel=container.ClusterReleaseChannelArgs(channel=release_channel(spec)),
+            **common_cluster_args(project, spec),
             remove_default_node_pool=True,
             initial_node_count=1,
             # GKE creates the default pool before removing it: not with the Compute Engine
@@ -131,33 +130,15 @@ class RegionalCluster(pulumi.ComponentResource):
                     mode="GKE_METADATA"
                 ),
             ),
-            deletion_protection=spec.deletion_protection,
-            network=spec.network,
-            subnetwork=spec.subnetwork,
             networking_mode="VPC_NATIVE",
-            ip_allocation_policy=container.ClusterIpAllocationPolicyArgs(),
             datapath_provider="ADVANCED_DATAPATH",
             enable_shielded_nodes=True,
             enable_legacy_abac=False,
-            master_auth=container.ClusterMasterAuthArgs(
-                client_certificate_config=container.ClusterMasterAuthClientCertificateConfigArgs(
-                    issue_client_certificate=False
-                )
-            ),
-            workload_identity_config=container.ClusterWorkloadIdentityConfigArgs(
-                workload_pool=identity_pool
-            ),
-            addons_config=container.ClusterAddonsConfigArgs(
-                gcs_fuse_csi_driver_config=container.ClusterAddonsConfigGcsFuseCsiDriverConfigArgs(
-                    enabled=True
-                ),
-            ),
             cluster_autoscaling=container.ClusterClusterAutoscalingArgs(
                 autoscaling_profile=OPTIMIZE_UTILIZATION
             )
             if args.optimize_utilization
             else None,
-            maintenance_policy=maintenance_policy(spec),
             # The default pool's settings mean nothing once it is removed; GKE reports others.
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["nodeConfig"]),
         )
@@ -189,24 +170,11 @@ class RegionalCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=grants),
         )
 
-        context = kube_context(project, spec.region, spec.name)
-        self.kubeconfig = pulumi.Output.secret(
-            pulumi.Output.all(
-                self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate
-            ).apply(lambda v: gke_kubeconfig(context, str(v[0]), str(v[1])))
-        )
-        self.provider = k8s.Provider(
-            f"{name}-k8s",
-            kubeconfig=self.kubeconfig,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.cpu_pool]),
-        )
+        self.kubeconfig = kubeconfig_of(project, spec, self.cluster)
+        self.provider = kubernetes_provider(name, self.kubeconfig, self, self.cpu_pool)
         self.name = self.cluster.name
         self.endpoint = self.cluster.endpoint
-        # From the cluster, not the string: the pool exists only once a cluster enables it, and
-        # IAM bindings on it must wait for that.
-        self.workload_pool = self.cluster.workload_identity_config.apply(
-            lambda config: str(config.workload_pool if config else identity_pool)
-        )
+        self.workload_pool = workload_pool_of(self.cluster, workload_pool(project))
         self.register_outputs(
             {
                 "name": self.name,

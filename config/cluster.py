@@ -25,9 +25,12 @@ from problems import Problem, show
 from problems.models import Spec
 
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "NONE"]
+Mode = Literal["standard", "autopilot"]
 ExclusionScope = Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"]
 DiskType = Literal["pd-standard", "pd-balanced", "pd-ssd"]
 
+#: A Standard cluster: node pools of ours, sized by the config.
+DEFAULT_MODE: Mode = "standard"
 #: TPU features land in the RAPID channel first.
 DEFAULT_RELEASE_CHANNEL: ReleaseChannel = "RAPID"
 #: 4 vCPU and 16 GB: enough for system pods and for model conversion jobs.
@@ -185,6 +188,10 @@ class ClusterSpec(Spec):
     No default."""
     allow_undocumented_region: StrictBool = False
     """Accept a region the catalog does not list (a new one); the plan warns. Default false."""
+    mode: Mode = DEFAULT_MODE
+    """`standard` (default): node pools of ours, a CPU pool and one per TPU slice. `autopilot`:
+    GKE creates the nodes each workload asks for; `tpuPools` entries then declare what
+    workloads may request, and there is no `cpuPool`."""
     release_channel: ReleaseChannel = DEFAULT_RELEASE_CHANNEL
     """GKE release channel; default `RAPID`, where TPU features land first. `NONE` leaves the
     cluster out of any channel (and its nodes out of auto-upgrades)."""
@@ -220,6 +227,7 @@ class ClusterFacts:
 
     name: str | None = None
     region: str | None = None
+    mode: Mode | None = DEFAULT_MODE
     release_channel: ReleaseChannel | None = DEFAULT_RELEASE_CHANNEL
     min_master_version: str | None = None
     allow_undocumented_region: bool = False
@@ -230,6 +238,7 @@ class ClusterFacts:
         return cls(
             name=fields.get("name"),
             region=fields.get("region"),
+            mode=fields.get("mode", DEFAULT_MODE),
             release_channel=fields.get("release_channel", DEFAULT_RELEASE_CHANNEL),
             min_master_version=fields.get("min_master_version"),
             allow_undocumented_region=fields.get("allow_undocumented_region", False),
@@ -265,9 +274,9 @@ def check_cluster(
 ) -> list[Problem]:
     """Rules across fields of `cluster` that a single field cannot check; those that depend on
     a field named in `invalid` (it did not parse) are skipped."""
+    problems = [] if "mode" in invalid else _autopilot_problems(cluster, invalid)
     if "region" in invalid:
-        return _window_and_exclusion_problems(cluster, invalid)
-    problems = []
+        return problems + _window_and_exclusion_problems(cluster, invalid)
     if "allowUndocumentedRegion" not in invalid:
         problems += region_problems(cluster.region, cluster.allow_undocumented_region, warnings)
     seen: set[str] = set()
@@ -286,6 +295,30 @@ def check_cluster(
             problems.append(Problem(path, f"{zone!r} is listed twice; name each zone once"))
         seen.add(zone)
     return problems + _window_and_exclusion_problems(cluster, invalid)
+
+
+def _autopilot_problems(cluster: ClusterSpec, invalid: frozenset[str]) -> list[Problem]:
+    if cluster.mode != "autopilot":
+        return []
+    problems = []
+    if "cpuPool" in invalid or "cpu_pool" in cluster.model_fields_set:
+        problems.append(
+            Problem(
+                "cluster.cpuPool",
+                "not allowed with mode: autopilot: an Autopilot cluster has no node pools of "
+                "ours, and GKE runs system pods and CPU workloads on nodes it creates; remove "
+                "cpuPool or use mode: standard",
+            )
+        )
+    if "releaseChannel" not in invalid and cluster.release_channel == "NONE":
+        problems.append(
+            Problem(
+                "cluster.releaseChannel",
+                "'NONE' is not allowed with mode: autopilot: an Autopilot cluster is always in "
+                "a release channel; choose RAPID, REGULAR, STABLE or EXTENDED",
+            )
+        )
+    return problems
 
 
 def _window_and_exclusion_problems(cluster: ClusterSpec, invalid: frozenset[str]) -> list[Problem]:

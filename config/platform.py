@@ -173,7 +173,7 @@ def _cluster_size_problems(
     cluster: ClusterSpec | None, pools: tuple[TpuPoolPlan, ...]
 ) -> list[Problem]:
     """GKE's limit of nodes in a Standard cluster, at the most every pool can hold."""
-    if cluster is None:
+    if cluster is None or cluster.mode == "autopilot":
         return []
     cpu = cluster.cpu_pool
     cpu_nodes = cpu.nodes_per_zone * len(cpu.zones or range(DEFAULT_REGIONAL_ZONES))

@@ -29,8 +29,19 @@ from catalog import (
     version_at_least,
 )
 from catalog.gcp import zone_region
-from catalog.gke import CHANNEL_FLOORS, CPU_POOL_NAME, RESERVATION_KEY, gke_name_problem
-from config.cluster import ClusterFacts, ClusterSpec
+from catalog.gke import (
+    CHANNEL_FLOORS,
+    CPU_POOL_NAME,
+    FLEX_START_LABEL,
+    RESERVATION_AFFINITY_LABEL,
+    RESERVATION_KEY,
+    RESERVATION_NAME_LABEL,
+    RESERVATION_PROJECT_LABEL,
+    SPOT_LABEL,
+    ZONE_LABEL,
+    gke_name_problem,
+)
+from config.cluster import ClusterFacts, ClusterSpec, Mode
 from config.names import derived_name
 from config.tpu_pools import DEFAULT_NODE_COUNT, Autoscaling, TpuPoolSpec
 from contract.outputs import TpuPoolRef
@@ -137,10 +148,13 @@ class TpuPoolPlan:
     """The HIGH_THROUGHPUT workload policy that places a tpu7x slice; None for COMPACT
     placement alone or a single-host pool."""
     lifecycle: Lifecycle
+    autopilot: bool = False
+    """On Autopilot the entry declares what workloads may request: GKE creates each node a
+    Pod's selectors ask for, and there is no node pool of ours (`node_pool_names` is empty)."""
 
     @property
     def slices(self) -> int:
-        return len(self.node_pool_names)
+        return 1 if self.autopilot else len(self.node_pool_names)
 
     @property
     def initial_node_count(self) -> int:
@@ -181,10 +195,8 @@ class TpuPoolPlan:
             min_nodes=scaling.min_nodes if scaling else None,
             max_nodes=scaling.max_nodes if scaling else None,
             node_count=self.node_count,
-            node_selector={
-                ACCELERATOR_LABEL: self.generation.accelerator,
-                TOPOLOGY_LABEL: self.topology,
-            },
+            node_selector=self.node_selector,
+            autopilot=self.autopilot,
             tolerations=(
                 {
                     "key": TPU_TAINT.key,
@@ -194,6 +206,32 @@ class TpuPoolPlan:
                 },
             ),
         )
+
+    @property
+    def node_selector(self) -> dict[str, str]:
+        """What a Pod selects: the TPU and its shape; on Autopilot, where GKE creates the node
+        from these labels, also the zone and the capacity (Spot, flex-start, a reservation)."""
+        selector = {ACCELERATOR_LABEL: self.generation.accelerator, TOPOLOGY_LABEL: self.topology}
+        if not self.autopilot:
+            return selector
+        selector[ZONE_LABEL] = self.zone
+        if self.capacity.spot:
+            selector[SPOT_LABEL] = "true"
+        if self.capacity.flex_start:
+            selector[FLEX_START_LABEL] = "true"
+        if self.reservation:
+            project, name = reservation_parts(self.reservation)
+            selector[RESERVATION_NAME_LABEL] = name
+            if project:
+                selector[RESERVATION_PROJECT_LABEL] = project
+            selector[RESERVATION_AFFINITY_LABEL] = "specific"
+        return selector
+
+
+def reservation_parts(reservation: str) -> tuple[str | None, str]:
+    """(project or None, name) of `name` or `projects/<p>/reservations/<name>`."""
+    parts = reservation.split("/")
+    return (parts[1], parts[3]) if parts[0] == "projects" else (None, parts[0])
 
 
 def node_pool_names(pool: TpuPoolSpec) -> tuple[str, ...]:
@@ -239,6 +277,9 @@ def plan_pool(
     """
     path = f"tpuPools[{i}]"
     capacity, problems = _capacity(path, pool, invalid)
+    autopilot = cluster.mode == "autopilot"
+    if autopilot:
+        problems += _autopilot_problems(path, pool, invalid)
     if "tpu" in invalid:
         return problems
     generation = GENERATIONS.get(pool.tpu)
@@ -251,6 +292,16 @@ def plan_pool(
                 f"{', '.join(GENERATIONS)}{did_you_mean(pool.tpu, GENERATIONS)}",
             ),
         ]
+    if autopilot and generation.min_version_autopilot is None:
+        on_autopilot = [g.name for g in GENERATIONS.values() if g.min_version_autopilot]
+        problems.append(
+            Problem(
+                f"{path}.tpu",
+                f"{pool.tpu!r} has no GKE Autopilot minimum version the catalog can vouch for, "
+                "so the plan cannot check that the cluster runs it; on Autopilot use "
+                f"{', '.join(on_autopilot)}, or mode: standard",
+            )
+        )
     zone = None
     if not {"zone", "allowUndocumentedZone"} & invalid and cluster.region:
         zone = _zone(path, pool, generation, cluster.region, problems, warnings)
@@ -290,9 +341,9 @@ def plan_pool(
     nodes = nodes_for(machine, pool.topology)
     multi_host = is_multi_host(machine, pool.topology)
 
-    if not {"autoscaling", "nodeCount"} & invalid:
+    if not {"autoscaling", "nodeCount"} & invalid and not autopilot:
         problems += _size_problems(path, pool, capacity, nodes, multi_host)
-    if "slices" not in invalid and pool.slices > 1 and not multi_host:
+    if "slices" not in invalid and pool.slices > 1 and not multi_host and not autopilot:
         problems.append(
             Problem(
                 f"{path}.slices",
@@ -303,11 +354,11 @@ def plan_pool(
     if problems or invalid or zone is None or capacity is None or cluster.name is None:
         return problems
 
-    scaling = pool.autoscaling
-    workload_policy = multi_host and generation.workload_policy_placement
+    scaling = None if autopilot else pool.autoscaling
+    workload_policy = multi_host and generation.workload_policy_placement and not autopilot
     return TpuPoolPlan(
         name=pool.name,
-        node_pool_names=node_pool_names(pool),
+        node_pool_names=() if autopilot else node_pool_names(pool),
         generation=generation,
         machine=machine,
         topology=pool.topology,
@@ -318,7 +369,7 @@ def plan_pool(
         reservation=pool.reservation,
         autoscaling=scaling,
         node_count=None
-        if scaling
+        if scaling or autopilot
         else nodes
         if multi_host
         else pool.node_count or DEFAULT_NODE_COUNT,
@@ -330,7 +381,56 @@ def plan_pool(
             ignore_changes=(AUTOSCALER_OWNED if scaling else ()) + GKE_REPORTED,
             replace_on_changes=SLICE_REPLACED_ON if multi_host else (),
         ),
+        autopilot=autopilot,
     )
+
+
+#: Keys of an entry that only mean something for node pools of ours, and why.
+_NODE_POOL_KEYS = {
+    "autoscaling": ("autoscaling", "GKE sizes Autopilot nodes to the Pods that ask for them"),
+    "nodeCount": ("node_count", "GKE creates a node for each Pod that asks for one"),
+    "slices": (
+        "slices",
+        "Autopilot creates each slice for the workload that asks for it, and multislice "
+        "JobSets are not yet checked against Autopilot slices",
+    ),
+}
+
+
+def _autopilot_problems(path: str, pool: TpuPoolSpec, invalid: frozenset[str]) -> list[Problem]:
+    """Keys that make no sense without node pools of ours, each with its reason."""
+    problems = [
+        Problem(
+            f"{path}.{key}",
+            f"not allowed with cluster.mode autopilot, where there are no node pools of ours: "
+            f"{reason}; remove it",
+        )
+        for key, (attribute, reason) in _NODE_POOL_KEYS.items()
+        if key in invalid or attribute in pool.model_fields_set
+    ]
+    if "queuedProvisioning" not in invalid and pool.queued_provisioning:
+        problems.append(
+            Problem(
+                f"{path}.queuedProvisioning",
+                "not allowed with cluster.mode autopilot: queued provisioning is a setting of "
+                "node pools of ours; on Autopilot a workload asks for it with its own "
+                "ProvisioningRequest; remove it (flexStart: true asks for flex-start VMs)",
+            )
+        )
+    if (
+        "reservation" not in invalid
+        and pool.reservation
+        and "/reservationBlocks/" in pool.reservation
+    ):
+        problems.append(
+            Problem(
+                f"{path}.reservation",
+                f"{pool.reservation!r}: a reservation block is not selectable with cluster.mode "
+                "autopilot, where Pods select a reservation by name (and project); name the "
+                "reservation alone",
+            )
+        )
+    return problems
 
 
 def workload_policy_name(cluster_name: str, pool_name: str) -> str:
@@ -419,7 +519,7 @@ def _version_problems(
     version = cluster.min_master_version
     if version is None:
         return []
-    needs = version_minimums(generation, pool.slices if slices_known else 1)
+    needs = version_minimums(generation, pool.slices if slices_known else 1, cluster.mode)
     return [
         Problem(
             "cluster.minMasterVersion",
@@ -432,9 +532,15 @@ def _version_problems(
     ]
 
 
-def version_minimums(generation: Generation, slices: int) -> dict[str, str]:
-    """The lowest GKE version for what a pool needs: its generation and, with several slices,
-    multislice."""
+def version_minimums(
+    generation: Generation, slices: int, mode: Mode | None = "standard"
+) -> dict[str, str]:
+    """The lowest GKE version for what a pool needs in the cluster's mode: its generation and,
+    with several slices, multislice. A generation whose Autopilot minimum is unknown is refused
+    on Autopilot, so it adds nothing here."""
+    if mode == "autopilot":
+        minimum = generation.min_version_autopilot
+        return {generation.name: minimum} if minimum else {}
     needs = {generation.name: generation.min_version_standard}
     if slices > 1:
         needs["multislice"] = MULTISLICE_MIN_VERSION_STANDARD
@@ -583,7 +689,11 @@ def version_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> li
     generation whose minimum is above the channel's floor."""
     if cluster.min_master_version is not None:
         return []
-    needs = {k: v for p in plans for k, v in version_minimums(p.generation, p.slices).items()}
+    needs = {
+        k: v
+        for p in plans
+        for k, v in version_minimums(p.generation, p.slices, cluster.mode).items()
+    }
     channel = (
         f"the {cluster.release_channel} channel's default version"
         if cluster.release_channel != "NONE"

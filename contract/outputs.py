@@ -79,6 +79,9 @@ class TpuPoolRef:
     tolerations: tuple[Mapping[str, str], ...]
     node_count: int | None = None
     """Nodes of each node pool when its size is fixed; None when it autoscales."""
+    autopilot: bool = False
+    """GKE creates the nodes each workload asks for (an Autopilot cluster): there are no node
+    pools, and no bound on the VMs of a single-host pool but the project's quota."""
 
     @classmethod
     def parse(cls, name: str, entry: Mapping[str, Any]) -> TpuPoolRef:
@@ -101,6 +104,7 @@ class TpuPoolRef:
             tolerations=tuple(dict(t) for t in entry["tolerations"]),
             # Added in contract version 1 after its first release: older platforms lack it.
             node_count=_whole(entry.get("nodeCount")),
+            autopilot=bool(entry.get("autopilot", False)),
         )
 
     def entry(self) -> dict[str, Any]:
@@ -123,6 +127,7 @@ class TpuPoolRef:
             "capacity": self.capacity,
             "autoscaling": scaling,
             "nodeCount": self.node_count,
+            "autopilot": self.autopilot,
             "nodeSelector": dict(self.node_selector),
             "tolerations": [dict(t) for t in self.tolerations],
         }

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from components.args import TpuPoolArgs
+from components.autopilot_cluster import AutopilotCluster, AutopilotClusterArgs
 from components.model_volumes import ModelVolumes, ModelVolumesArgs
 from components.multi_host_tpu_pool import MultiHostTpuPool
 from components.regional_cluster import RegionalCluster, RegionalClusterArgs
@@ -18,7 +19,7 @@ from contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_o
 @dataclass(frozen=True)
 class Platform:
     spec: PlatformSpec
-    cluster: RegionalCluster
+    cluster: RegionalCluster | AutopilotCluster
     tpu_pools: dict[str, MultiHostTpuPool | SingleHostTpuPool]
     storage: StorageBucket | None
     volumes: ModelVolumes | None
@@ -26,14 +27,21 @@ class Platform:
 
 def build_platform(spec: PlatformSpec) -> Platform:
     cluster_spec = spec.cluster
-    cluster = RegionalCluster(
-        cluster_spec.name,
-        RegionalClusterArgs(
-            project=spec.project, spec=cluster_spec, optimize_utilization=spec.autoscaling
-        ),
-    )
+    cluster: RegionalCluster | AutopilotCluster
+    if cluster_spec.mode == "autopilot":
+        cluster = AutopilotCluster(
+            cluster_spec.name, AutopilotClusterArgs(project=spec.project, spec=cluster_spec)
+        )
+    else:
+        cluster = RegionalCluster(
+            cluster_spec.name,
+            RegionalClusterArgs(
+                project=spec.project, spec=cluster_spec, optimize_utilization=spec.autoscaling
+            ),
+        )
     pools: dict[str, MultiHostTpuPool | SingleHostTpuPool] = {}
-    for plan in spec.tpu_pools:
+    # On Autopilot an entry declares what workloads may request: GKE creates the nodes.
+    for plan in (p for p in spec.tpu_pools if not p.autopilot):
         args = TpuPoolArgs(
             project=spec.project,
             region=cluster_spec.region,
@@ -93,6 +101,9 @@ def stack_outputs(platform: Platform) -> dict[str, Any]:
         cluster_endpoint=cluster.endpoint,
         kubeconfig=cluster.kubeconfig,
         workload_pool=cluster.workload_pool,
-        tpu_pools=[pool.ref for pool in platform.tpu_pools.values()],
+        tpu_pools=[
+            platform.tpu_pools[plan.name].ref if plan.name in platform.tpu_pools else plan.ref
+            for plan in spec.tpu_pools
+        ],
         storage=model,
     )

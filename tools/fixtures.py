@@ -15,7 +15,7 @@ from tools.plan import ROOT, plan_stack
 
 FIXTURES = ROOT / "tests" / "stacks"
 #: The platform stacks with a fixture, a golden plan and an app fixture of the same name.
-STACKS = ("dev", "prod")
+STACKS = ("dev", "prod", "autopilot")
 APP = ROOT / "examples" / "ml-workloads"
 APP_FIXTURES = FIXTURES / "ml-workloads"
 

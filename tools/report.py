@@ -131,9 +131,11 @@ def _summary(plan: Plan) -> list[str]:
     lines = [
         "## Summary",
         "",
-        "| cluster | region | release channel | deletion protection |",
-        "|---|---|---|---|",
-        f"| {cluster.get('name', '-')} | {cluster.get('location', '-')} | "
+        "| cluster | mode | region | release channel | deletion protection |",
+        "|---|---|---|---|---|",
+        f"| {cluster.get('name', '-')} | "
+        f"{'autopilot' if cluster.get('enableAutopilot') else 'standard'} | "
+        f"{cluster.get('location', '-')} | "
         f"{cluster.get('releaseChannel', {}).get('channel', '-')} | "
         f"{'on' if cluster.get('deletionProtection') else 'off'} |",
         "",
@@ -147,7 +149,9 @@ def _summary(plan: Plan) -> list[str]:
         for name, p in pools.items():
             scaling = p.get("autoscaling")
             scale = (
-                f"{scaling['minNodes']} to {scaling['maxNodes']}"
+                "per workload (Autopilot)"
+                if p.get("autopilot")
+                else f"{scaling['minNodes']} to {scaling['maxNodes']}"
                 if scaling
                 else f"fixed: {p.get('nodeCount')} nodes"
             )
@@ -188,6 +192,10 @@ def _diagram(plan: Plan) -> list[str]:
         for node_pool in ref.node_pools:
             lines.append(
                 f'    {_id("np_" + node_pool)}["{what} {node_pool}<br/>{hosts} x {p["machineType"]}"]'
+            )
+        if ref.autopilot:
+            lines.append(
+                f'    {_id("ap_" + key)}["{what} GKE creates per workload<br/>{hosts} x {p["machineType"]}"]'
             )
         lines.append("  end")
         lines.append(f"  cluster --> {group}")
@@ -254,7 +262,34 @@ def _quotas(plan: Plan) -> list[str]:
     if reservations:
         lines += ["", "| reservation | TPU chips it must hold |", "|---|---|"]
         lines += [f"| {name} | {chips} |" for name, chips in sorted(reservations.items())]
+    lines += _per_workload_needs(plan)
     lines.append("")
+    return lines
+
+
+def _per_workload_needs(plan: Plan) -> list[str]:
+    """Pools whose nodes GKE creates per workload need quota for what runs at once: the plan
+    can only say what one slice (or VM) of each takes."""
+    refs = [
+        TpuPoolRef.parse(name, entry)
+        for name, entry in (plan.outputs.get("tpuPools") or {}).items()
+        if entry.get("autopilot")
+    ]
+    if not refs:
+        return []
+    lines = [
+        "",
+        "GKE creates these pools' nodes per workload: ask for quota (and reservations) for as "
+        "many slices as your workloads run at once. One slice (or single-host VM) takes:",
+        "",
+        "| TPU pool | zone | capacity | TPU chips | in-use IP addresses |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r.name} | {r.zone} | {r.capacity} | {r.generation}: "
+        f"{r.nodes_per_slice * r.chips_per_node} | {r.nodes_per_slice} |"
+        for r in refs
+    ]
     return lines
 
 

@@ -1,5 +1,6 @@
 """Builders the components share: not components, and not an API for programs.
 
+`clusters` gives both cluster components the nodes' identity and the Kubernetes provider;
 `node_pools` turns a TPU pool plan into node pools; `pods` builds the containers and Pod
 templates of TPU workloads; `jobs` builds the Jobs of training workloads from them.
 """

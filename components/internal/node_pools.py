@@ -6,7 +6,7 @@ import pulumi
 from pulumi_gcp import container
 
 from components.args import TpuPoolArgs
-from components.regional_cluster import NODE_OAUTH_SCOPES
+from components.internal.clusters import NODE_OAUTH_SCOPES
 from config.tpu_plan import TpuPoolPlan
 from contract.outputs import TpuPoolRef
 

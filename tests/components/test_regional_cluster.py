@@ -11,8 +11,8 @@ from catalog.tokens import (
     PROJECT_IAM_MEMBER,
     SERVICE_ACCOUNT,
 )
+from components.internal.clusters import node_service_account_id
 from components.kubeconfig import gke_kubeconfig
-from components.regional_cluster import node_service_account_id
 from tests.conftest import BASE_CLUSTER, PlanRunner
 from tools.engine import SECRET
 from tools.fake_cloud import FAKE_CA_CERTIFICATE, FAKE_ENDPOINT

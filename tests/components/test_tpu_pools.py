@@ -267,6 +267,7 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "capacity": "reservation",
             "autoscaling": None,
             "nodeCount": 2,
+            "autopilot": False,
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x2",
@@ -286,6 +287,7 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "capacity": "on-demand",
             "autoscaling": {"minNodes": 0, "maxNodes": 3},
             "nodeCount": None,
+            "autopilot": False,
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x1",

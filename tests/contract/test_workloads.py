@@ -158,3 +158,28 @@ def test_a_pool_ref_writes_what_it_reads() -> None:
     pool = _single_host(nodeCount=3)
     assert TpuPoolRef.parse("s", pool.entry()) == pool
     assert TpuPoolRef.parse("train", SLICE.entry()) == SLICE
+
+
+AUTOPILOT_SERVE = TpuPoolRef.parse(
+    "serve",
+    {
+        "nodePools": [], "generation": "v5e", "machineType": "ct5lp-hightpu-1t", "topology": "1x1",
+        "chipsPerNode": 1, "nodesPerSlice": 1, "slices": 1, "zone": "us-east5-b",
+        "multiHost": False, "capacity": "on-demand", "autoscaling": None, "nodeCount": None,
+        "autopilot": True, "nodeSelector": {}, "tolerations": [],
+    },
+)  # fmt: skip
+
+
+def test_autopilot_serving_is_bounded_by_no_node_pool_and_defaults_to_one_replica() -> None:
+    assert SERVE.autopilot is False  # a platform from before the key: node pools
+    assert AUTOPILOT_SERVE.autopilot is True
+    assert check_serving(AUTOPILOT_SERVE, replicas=40, chips=1, topology="1x1") == []
+    assert default_replicas(AUTOPILOT_SERVE) == 1
+    assert [
+        str(p) for p in check_serving(AUTOPILOT_SERVE, replicas=0, chips=None, topology=None)
+    ] == ["replicas: 0 replicas: a Deployment needs at least 1"]
+    assert [str(p) for p in check_serving(SERVE, replicas=0, chips=None, topology=None)] == [
+        "replicas: 0 replicas do not fit pool 'serve': one replica takes a whole VM and the pool "
+        "has at most 3"
+    ]

@@ -164,12 +164,13 @@ def test_bert_serving_reads_models_through_the_platforms_identity(
     assert [p["port"] for p in service["ports"]] == [8500, 8501]
 
 
-def test_conversion_job_writes_through_the_writer_identity_on_the_cpu_pool(
+def test_conversion_job_writes_through_the_writer_identity_off_tpu_nodes(
     app: Plan, platform: Plan
 ) -> None:
     job = app.one(JOB, "convert-bert")
     pod = _pod(job)
-    assert pod["nodeSelector"] == {"cloud.google.com/gke-nodepool": "cpu"}
+    # Off TPU nodes by their taint alone, so the same Job runs on Autopilot.
+    assert "nodeSelector" not in pod and "tolerations" not in pod
     assert job.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
     assert pod["serviceAccountName"] == platform.outputs["kubernetesWriterServiceAccount"]
     assert pod["volumes"][0]["persistentVolumeClaim"] == {
@@ -345,3 +346,27 @@ def test_app_plan_without_the_platform_plan_is_one_clear_error(
         "(`make plan-workloads STACK=<stack>` does both for examples/ml-workloads, whatever "
         "org platformStack names)\n"
     )
+
+
+def test_the_same_app_runs_unchanged_on_the_autopilot_platform() -> None:
+    """Only the stack it reads differs: the selectors come from the contract, so training asks
+    Autopilot for Spot v5e 4x4 nodes in the pool's zone, and serving for three 1x1 VMs."""
+    app = app_plan("autopilot")
+    assert app.errors == []
+    assert {r.name for r in app.resources if r.type.startswith("kubernetes:")} == {
+        r.name for r in app_plan("dev").resources if r.type.startswith("kubernetes:")
+    }
+    zone = {"topology.kubernetes.io/zone": "us-east5-b"}
+    for name in ("tpu-job-diffusion", "tpu-job-gpt"):
+        pod = _pod(app.one(JOB, name))
+        assert pod["nodeSelector"] == {**V5E_4X4, **zone, "cloud.google.com/gke-spot": "true"}
+        assert pod["tolerations"] == [TPU_TOLERATION]
+        assert app.one(JOB, name).inputs["spec"]["parallelism"] == 4
+    serving = app.one(DEPLOYMENT, "bert-deployment").inputs["spec"]
+    assert serving["replicas"] == 3  # one VM each, which GKE creates: no node pool bounds it
+    assert serving["template"]["spec"]["nodeSelector"] == {
+        "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
+        "cloud.google.com/gke-tpu-topology": "1x1",
+        **zone,
+    }
+    assert "nodeSelector" not in _pod(app.one(JOB, "convert-bert"))

@@ -75,7 +75,7 @@ config:
         "cluster.releaseChannel: 'FAST' is not allowed; expected one of RAPID, REGULAR, "
         "STABLE, EXTENDED, NONE",
         "cluster.regoin: unknown key; did you mean 'region'? Allowed keys: name, region, "
-        "allowUndocumentedRegion, releaseChannel, minMasterVersion, deletionProtection, "
+        "allowUndocumentedRegion, mode, releaseChannel, minMasterVersion, deletionProtection, "
         "maintenanceWindow, maintenanceExclusions, network, subnetwork, cpuPool",
     ]
     for line in expected:

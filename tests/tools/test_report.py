@@ -125,3 +125,24 @@ def test_a_fixed_single_host_pool_is_counted_at_its_size(run_plan: PlanRunner) -
         in report
     )
     assert 'np_serve["single-host VMs serve<br/>3 x ct5lp-hightpu-8t"]' in report
+
+
+def test_autopilot_report_shows_the_mode_and_what_one_slice_of_each_pool_takes() -> None:
+    report = plan_markdown(platform_plan("autopilot"))
+    assert "| tpu-autopilot | autopilot | us-east5 | RAPID | off |" in report
+    assert (
+        "| v5e-train | v5e | ct5lp-hightpu-4t | 4x4 | 4 | 4 | 1 | us-east5-b | spot | "
+        "per workload (Autopilot) |" in report
+    )
+    assert 'ap_v5e_train["slice GKE creates per workload<br/>4 x ct5lp-hightpu-4t"]' in report
+    # No node pools of ours: nothing at the most; per workload, one slice of each pool.
+    assert "| **us-east5 total** | **0** | **0** | **0** |" in report
+    assert "| v5e-serve | us-east5-b | on-demand | v5e: 1 | 1 |" in report
+    assert "| v5e-train | us-east5-b | spot | v5e: 16 | 4 |" in report
+    assert "| v5p-train | us-east5-a | reservation | v5p: 8 | 2 |" in report
+
+
+def test_standard_reports_name_their_mode(dev: Plan) -> None:
+    report = plan_markdown(dev)
+    assert "| tpu-dev | standard | us-east5 | RAPID | off |" in report
+    assert "GKE creates these pools' nodes per workload" not in report

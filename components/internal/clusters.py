@@ -1,0 +1,85 @@
+"""What both cluster components give every cluster: the nodes' least-privilege identity and
+the Kubernetes provider that reaches the cluster through `gke-gcloud-auth-plugin`."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_gcp import container, projects, serviceaccount
+
+from catalog.gke import NODE_SERVICE_ACCOUNT_ROLES
+from components.kubeconfig import gke_kubeconfig
+from config.cluster import ClusterSpec
+from config.names import derived_name
+from config.storage import SERVICE_ACCOUNT_ID_MAX
+
+#: Access is governed by IAM, not by legacy access scopes.
+NODE_OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
+
+
+def node_service_account_id(cluster_name: str) -> str:
+    """A 6 to 30 character account id derived from the cluster name, unique per cluster name."""
+    return derived_name(cluster_name, "nodes", SERVICE_ACCOUNT_ID_MAX)
+
+
+def kube_context(project: str, region: str, name: str) -> str:
+    """The context name gcloud gives the same cluster, so both kubeconfigs agree."""
+    return f"gke_{project}_{region}_{name}"
+
+
+def node_identity(
+    name: str, project: str, spec: ClusterSpec, parent: pulumi.Resource
+) -> tuple[serviceaccount.Account, list[projects.IAMMember]]:
+    """The nodes' service account and its only project roles (logging, monitoring, metadata,
+    image pulls), which exist at project level alone."""
+    child = pulumi.ResourceOptions(parent=parent)
+    account = serviceaccount.Account(
+        f"{name}-nodes",
+        project=project,
+        account_id=node_service_account_id(spec.name),
+        display_name=f"GKE nodes of {spec.name}",
+        description="Least-privilege identity of the cluster's nodes (managed by gke-tpu).",
+        opts=child,
+    )
+    grants = [
+        projects.IAMMember(
+            f"{name}-nodes-{role.rsplit('/', 1)[1]}",
+            project=project,
+            role=role,
+            member=account.member,
+            opts=child,
+        )
+        for role in NODE_SERVICE_ACCOUNT_ROLES
+    ]
+    return account, grants
+
+
+def kubeconfig_of(
+    project: str, spec: ClusterSpec, cluster: container.Cluster
+) -> pulumi.Output[str]:
+    """A secret kubeconfig of the cluster with an exec user (no static credentials)."""
+    context = kube_context(project, spec.region, spec.name)
+    return pulumi.Output.secret(
+        pulumi.Output.all(cluster.endpoint, cluster.master_auth.cluster_ca_certificate).apply(
+            lambda v: gke_kubeconfig(context, str(v[0]), str(v[1]))
+        )
+    )
+
+
+def kubernetes_provider(
+    name: str, kubeconfig: pulumi.Output[str], parent: pulumi.Resource, ready: pulumi.Resource
+) -> k8s.Provider:
+    """The provider of the program's Kubernetes objects, once `ready` can run their Pods."""
+    return k8s.Provider(
+        f"{name}-k8s",
+        kubeconfig=kubeconfig,
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=[ready]),
+    )
+
+
+def workload_pool_of(cluster: container.Cluster, identity_pool: str) -> pulumi.Output[str]:
+    """From the cluster, not the string: the pool exists only once a cluster enables it, and
+    IAM bindings on it must wait for that."""
+    return cluster.workload_identity_config.apply(
+        lambda config: str(config.workload_pool if config else identity_pool)
+    )
