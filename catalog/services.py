@@ -33,8 +33,9 @@ MODULES: dict[str, Module] = {
     "compute": Module(
         ("compute.googleapis.com",),
         ("roles/compute.admin",),
-        "the workload policies of tpu7x slices (compute.resourcePolicies); only stacks with tpu7x "
-        "multi-host pools",
+        "the network of stacks with a `gke-tpu:network` section (VPC, subnet, Cloud Router and "
+        "Cloud NAT) and the workload policies of tpu7x slices (compute.resourcePolicies); only "
+        "stacks with one of them",
     ),
     "serviceaccount": Module(
         ("iam.googleapis.com",),

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import pulumi
 
 from catalog import TPU_RUNTIME_PORTS
+from config.network import NetworkPlan
 from config.tpu_plan import TpuPoolPlan
 from contract.outputs import TpuPoolRef
 
@@ -28,6 +29,20 @@ class TpuPoolArgs:
     """Email of the nodes' service account."""
     plan: TpuPoolPlan
     """The decision for this `tpuPools` entry (config.tpu_plan.plan_pool)."""
+
+
+@dataclass(frozen=True)
+class ClusterNetworkArgs:
+    """The VPC the program creates for the cluster (`gke-tpu:network`)."""
+
+    network: pulumi.Input[str]
+    """The VPC's name output: the cluster waits for it."""
+    subnetwork: pulumi.Input[str]
+    """The subnet's name output."""
+    plan: NetworkPlan
+    """Ranges, private nodes and authorized networks."""
+    ready: Sequence[pulumi.Resource] = ()
+    """What must exist before the cluster's nodes: the Cloud NAT of private nodes."""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import pulumi_kubernetes as k8s
 from pulumi_gcp import container, serviceaccount
 
 from catalog.gke import workload_pool
+from components.args import ClusterNetworkArgs
 from components.internal.clusters import (
     NODE_OAUTH_SCOPES,
     kubeconfig_of,
@@ -27,6 +28,9 @@ class AutopilotClusterArgs:
     """Google Cloud project id."""
     spec: ClusterSpec
     """The parsed `gke-tpu:cluster` config, with `mode: autopilot`."""
+    network: ClusterNetworkArgs | None = None
+    """The VPC the program creates; None: `spec.network` and `spec.subnetwork` (or the
+    project's default network)."""
 
 
 class AutopilotCluster(pulumi.ComponentResource):
@@ -54,7 +58,7 @@ class AutopilotCluster(pulumi.ComponentResource):
         self.node_service_account, grants = node_identity(name, project, spec, self)
         self.cluster = container.Cluster(
             name,
-            **common_cluster_args(project, spec),
+            **common_cluster_args(project, spec, args.network),
             enable_autopilot=True,
             # The nodes GKE creates run as the node account, not the Compute Engine default
             # one (terraform-google-kubernetes-engine's Autopilot modules set the same).
@@ -65,7 +69,10 @@ class AutopilotCluster(pulumi.ComponentResource):
                 )
             ),
             # Nodes come with their roles: the first Pods pull images and write logs.
-            opts=pulumi.ResourceOptions(parent=self, depends_on=grants),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                depends_on=[*grants, *(args.network.ready if args.network else ())],
+            ),
         )
         self.kubeconfig = kubeconfig_of(project, spec, self.cluster)
         self.provider = kubernetes_provider(name, self.kubeconfig, self, self.cluster)

@@ -10,6 +10,12 @@ import pulumi_kubernetes as k8s
 from pulumi_gcp import container, serviceaccount
 
 from catalog.gke import CPU_POOL_NAME, workload_pool
+from components.args import ClusterNetworkArgs
+from components.internal.cluster_network import (
+    ip_allocation_policy,
+    master_authorized_networks_config,
+    private_cluster_config,
+)
 from components.internal.clusters import (
     NODE_OAUTH_SCOPES,
     kubeconfig_of,
@@ -30,6 +36,9 @@ class RegionalClusterArgs:
     """The parsed `gke-tpu:cluster` config."""
     optimize_utilization: bool = False
     """Use the OPTIMIZE_UTILIZATION autoscaling profile (set when any node pool autoscales)."""
+    network: ClusterNetworkArgs | None = None
+    """The VPC the program creates; None: `spec.network` and `spec.subnetwork` (or the
+    project's default network)."""
 
 
 def release_channel(spec: ClusterSpec) -> str:
@@ -64,9 +73,13 @@ def maintenance_policy(spec: ClusterSpec) -> container.ClusterMaintenancePolicyA
     )
 
 
-def common_cluster_args(project: str, spec: ClusterSpec) -> dict[str, Any]:
-    """What a cluster of either mode is given: its place and version, the network, Workload
+def common_cluster_args(
+    project: str, spec: ClusterSpec, network: ClusterNetworkArgs | None = None
+) -> dict[str, Any]:
+    """What a cluster of either mode is given: its place and version, the network (the one the
+    program creates, with private nodes and authorized networks, or `spec`'s), Workload
     Identity, the GCS FUSE CSI driver, no client certificate and the maintenance policy."""
+    plan = network.plan if network else None
     return {
         "project": project,
         "name": spec.name,
@@ -74,9 +87,11 @@ def common_cluster_args(project: str, spec: ClusterSpec) -> dict[str, Any]:
         "min_master_version": spec.min_master_version,
         "release_channel": container.ClusterReleaseChannelArgs(channel=release_channel(spec)),
         "deletion_protection": spec.deletion_protection,
-        "network": spec.network,
-        "subnetwork": spec.subnetwork,
-        "ip_allocation_policy": container.ClusterIpAllocationPolicyArgs(),
+        "network": network.network if network else spec.network,
+        "subnetwork": network.subnetwork if network else spec.subnetwork,
+        "ip_allocation_policy": ip_allocation_policy(plan),
+        "private_cluster_config": private_cluster_config(plan),
+        "master_authorized_networks_config": master_authorized_networks_config(plan),
         "master_auth": container.ClusterMasterAuthArgs(
             client_certificate_config=container.ClusterMasterAuthClientCertificateConfigArgs(
                 issue_client_certificate=False
@@ -115,10 +130,12 @@ class RegionalCluster(pulumi.ComponentResource):
         super().__init__("gke-tpu:index:RegionalCluster", name, None, opts)
         spec, project = args.spec, args.project
         self.node_service_account, grants = node_identity(name, project, spec, self)
+        net = args.network
 
         self.cluster = container.Cluster(
             name,
-            **common_cluster_args(project, spec),
+            **common_cluster_args(project, spec, args.network),
+            default_max_pods_per_node=net.plan.max_pods_per_node if net else None,
             remove_default_node_pool=True,
             initial_node_count=1,
             # GKE creates the default pool before removing it: not with the Compute Engine
@@ -140,7 +157,11 @@ class RegionalCluster(pulumi.ComponentResource):
             if args.optimize_utilization
             else None,
             # The default pool's settings mean nothing once it is removed; GKE reports others.
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["nodeConfig"]),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                ignore_changes=["nodeConfig"],
+                depends_on=list(net.ready) if net else None,
+            ),
         )
 
         cpu = spec.cpu_pool

@@ -13,6 +13,7 @@ from pydantic import AfterValidator, Field, StrictBool, StrictInt
 from catalog import is_version
 from catalog.gcp import REGIONS, RESOURCE_NAME, is_region_name, zone_region
 from catalog.gke import (
+    DEFAULT_REGIONAL_ZONES,
     GKE_DEFAULT_BOOT_DISK_GB,
     MAX_EXCLUSIONS,
     MAX_NO_UPGRADES_EXCLUSIONS,
@@ -176,6 +177,11 @@ class CpuPool(Spec):
     zones: tuple[Zone, ...] | None = Field(default=None, min_length=1, max_length=10)
     """Zones of the pool, each once and all in the cluster's region; default: the zones GKE
     picks for the region (three)."""
+
+    @property
+    def zone_count(self) -> int:
+        """Zones the pool spans: those named, or the ones GKE picks."""
+        return len(self.zones) if self.zones else DEFAULT_REGIONAL_ZONES
 
 
 class ClusterSpec(Spec):

@@ -9,14 +9,25 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel
 
 from catalog.gcp import project_id_problem, project_id_warning
-from catalog.gke import DEFAULT_REGIONAL_ZONES, MAX_NODES_PER_CLUSTER, workload_pool
+from catalog.gke import MAX_NODES_PER_CLUSTER, workload_pool
 from config.cluster import ClusterFacts, ClusterSpec, check_cluster
+from config.network import (
+    AUTOPILOT_SIZING_WARNING,
+    NetworkPlan,
+    NetworkSpec,
+    autopilot_network_problems,
+    check_network,
+    existing_network_problems,
+    node_groups,
+    plan_network,
+    sizing_problems,
+)
 from config.storage import ModelStorageSpec, StoragePlan, check_model_storage, plan_model_storage
 from config.tpu_plan import TpuPoolPlan, maintenance_warnings, plan_tpu_pools, version_warnings
 from config.tpu_pools import TpuPoolSpec
@@ -35,6 +46,8 @@ class PlatformSpec:
     cluster: ClusterSpec
     tpu_pools: tuple[TpuPoolPlan, ...] = ()
     storage: StoragePlan | None = None
+    network: NetworkPlan | None = None
+    """The VPC the program creates; None on an existing network (`cluster.network`)."""
     warnings: tuple[str, ...] = field(default=())
 
     @property
@@ -57,6 +70,7 @@ class Section:
 # Each project config key and what parses it.
 SECTIONS: dict[str, Section] = {
     "cluster": Section(ClusterSpec, required=True),
+    "network": Section(NetworkSpec, required=False),
     "tpuPools": Section(TpuPoolSpec, required=False, each=True),
     "modelStorage": Section(ModelStorageSpec, required=False),
 }
@@ -145,6 +159,36 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
     warnings += pool_warnings
     problems += _cluster_size_problems(cluster if not cluster_invalid else None, pools)
 
+    network_spec, network_invalid = None, frozenset[str]()
+    if "network" in values:
+        network_spec, network_invalid, network_problems = parse(
+            NetworkSpec, values["network"], "network"
+        )
+        problems += network_problems
+        if network_spec is not None:
+            problems += check_network(network_spec, warnings, network_invalid)
+    if cluster is not None:
+        problems += existing_network_problems(cluster, "network" in values, cluster_invalid)
+    autopilot = (
+        cluster is not None and "mode" not in cluster_invalid and cluster.mode == "autopilot"
+    )
+    if network_spec is not None and autopilot:
+        problems += autopilot_network_problems(network_spec)
+        warnings.append(AUTOPILOT_SIZING_WARNING)
+    elif network_spec is not None:
+        if "tpuMaxPodsPerNode" not in network_invalid:
+            default = network_spec.tpu_max_pods_per_node
+            pools = tuple(
+                replace(p, max_pods_per_node=p.max_pods_per_node or default) for p in pools
+            )
+        if (
+            not {"nodesCidr", "podsCidr", "maxPodsPerNode"} & network_invalid
+            and cluster is not None
+            and not {"cpuPool", "mode"} & cluster_invalid
+        ):
+            groups = node_groups(cluster, pools, network_spec.max_pods_per_node)
+            problems += sizing_problems(network_spec, groups)
+
     storage_spec = None
     if "modelStorage" in values:
         storage_spec, storage_invalid, storage_problems = parse(
@@ -165,6 +209,7 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         cluster=cluster,
         tpu_pools=pools,
         storage=storage,
+        network=plan_network(network_spec, cluster.name, cluster.region) if network_spec else None,
         warnings=tuple(warnings),
     )
 
@@ -176,7 +221,7 @@ def _cluster_size_problems(
     if cluster is None or cluster.mode == "autopilot":
         return []
     cpu = cluster.cpu_pool
-    cpu_nodes = cpu.nodes_per_zone * len(cpu.zones or range(DEFAULT_REGIONAL_ZONES))
+    cpu_nodes = cpu.nodes_per_zone * cpu.zone_count
     tpu_nodes = sum(p.ref.max_node_count for p in pools)
     if cpu_nodes + tpu_nodes <= MAX_NODES_PER_CLUSTER:
         return []
@@ -192,7 +237,7 @@ def _cluster_size_problems(
     ]
 
 
-_SECTION_ORDER = ("gcp:", f"{NAMESPACE}:", "cluster", "tpuPools", "modelStorage")
+_SECTION_ORDER = ("gcp:", f"{NAMESPACE}:", "cluster", "network", "tpuPools", "modelStorage")
 
 
 def _path_order(problem: Problem) -> tuple[int, tuple[int, ...]]:

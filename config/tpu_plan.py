@@ -151,6 +151,8 @@ class TpuPoolPlan:
     autopilot: bool = False
     """On Autopilot the entry declares what workloads may request: GKE creates each node a
     Pod's selectors ask for, and there is no node pool of ours (`node_pool_names` is empty)."""
+    max_pods_per_node: int | None = None
+    """Maximum Pods per node; None leaves GKE's (or the cluster's) default."""
 
     @property
     def slices(self) -> int:
@@ -382,6 +384,7 @@ def plan_pool(
             replace_on_changes=SLICE_REPLACED_ON if multi_host else (),
         ),
         autopilot=autopilot,
+        max_pods_per_node=pool.max_pods_per_node,
     )
 
 
@@ -393,6 +396,10 @@ _NODE_POOL_KEYS = {
         "slices",
         "Autopilot creates each slice for the workload that asks for it, and multislice "
         "JobSets are not yet checked against Autopilot slices",
+    ),
+    "maxPodsPerNode": (
+        "max_pods_per_node",
+        "GKE sets the Pods per node of the nodes it creates",
     ),
 }
 

@@ -9,6 +9,7 @@ from pydantic import AfterValidator, Field, StrictBool, StrictInt
 
 from catalog.gcp import RESOURCE_NAME
 from catalog.gke import MAX_NODES_PER_CLUSTER, MAX_NODES_PER_POOL_ZONE
+from catalog.network import MAX_PODS_PER_NODE, MIN_PODS_PER_NODE
 from config.cluster import Zone
 from problems.models import Spec
 
@@ -93,3 +94,9 @@ class TpuPoolSpec(Spec):
     slices: StrictInt = Field(default=DEFAULT_SLICES, ge=1, le=MOST_SLICES)
     """Identical multi-host slices, one node pool each, for multislice training; default 1.
     The cluster's 15,000 nodes bound them."""
+    max_pods_per_node: (
+        Annotated[StrictInt, Field(ge=MIN_PODS_PER_NODE, le=MAX_PODS_PER_NODE)] | None
+    ) = None
+    """Maximum Pods per node, 8 to 256, fixed when the pool is created (a change replaces it);
+    default: the network's `tpuMaxPodsPerNode` with a `gke-tpu:network` section, else GKE's 110.
+    Each node takes a block of twice as many Pod addresses."""

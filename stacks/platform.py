@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from components.args import TpuPoolArgs
+from components.args import ClusterNetworkArgs, TpuPoolArgs
 from components.autopilot_cluster import AutopilotCluster, AutopilotClusterArgs
+from components.cloud_nat import CloudNat, CloudNatArgs
 from components.model_volumes import ModelVolumes, ModelVolumesArgs
 from components.multi_host_tpu_pool import MultiHostTpuPool
 from components.regional_cluster import RegionalCluster, RegionalClusterArgs
 from components.single_host_tpu_pool import SingleHostTpuPool
 from components.storage_bucket import StorageBucket, StorageBucketArgs
+from components.vpc_network import VpcNetwork, VpcNetworkArgs
 from config.platform import PlatformSpec
 from contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_outputs
 
@@ -19,24 +21,63 @@ from contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_o
 @dataclass(frozen=True)
 class Platform:
     spec: PlatformSpec
+    network: VpcNetwork | None
+    nat: CloudNat | None
     cluster: RegionalCluster | AutopilotCluster
     tpu_pools: dict[str, MultiHostTpuPool | SingleHostTpuPool]
     storage: StorageBucket | None
     volumes: ModelVolumes | None
 
 
+def build_network(spec: PlatformSpec) -> tuple[VpcNetwork | None, CloudNat | None]:
+    """The VPC of `gke-tpu:network`, and Cloud NAT for private nodes; none on an existing
+    network."""
+    plan = spec.network
+    if plan is None:
+        return None, None
+    name = spec.cluster.name
+    network = VpcNetwork(name, VpcNetworkArgs(project=spec.project, plan=plan))
+    nat = None
+    if plan.nat is not None:
+        nat = CloudNat(
+            name,
+            CloudNatArgs(
+                project=spec.project,
+                region=plan.region,
+                network=network.network_name,
+                plan=plan.nat,
+            ),
+        )
+    return network, nat
+
+
 def build_platform(spec: PlatformSpec) -> Platform:
     cluster_spec = spec.cluster
+    network, nat = build_network(spec)
+    cluster_network = (
+        ClusterNetworkArgs(
+            network=network.network_name,
+            subnetwork=network.subnet_name,
+            plan=spec.network,
+            ready=[nat.nat] if nat else [],
+        )
+        if network and spec.network
+        else None
+    )
     cluster: RegionalCluster | AutopilotCluster
     if cluster_spec.mode == "autopilot":
         cluster = AutopilotCluster(
-            cluster_spec.name, AutopilotClusterArgs(project=spec.project, spec=cluster_spec)
+            cluster_spec.name,
+            AutopilotClusterArgs(project=spec.project, spec=cluster_spec, network=cluster_network),
         )
     else:
         cluster = RegionalCluster(
             cluster_spec.name,
             RegionalClusterArgs(
-                project=spec.project, spec=cluster_spec, optimize_utilization=spec.autoscaling
+                project=spec.project,
+                spec=cluster_spec,
+                optimize_utilization=spec.autoscaling,
+                network=cluster_network,
             ),
         )
     pools: dict[str, MultiHostTpuPool | SingleHostTpuPool] = {}
@@ -70,7 +111,15 @@ def build_platform(spec: PlatformSpec) -> Platform:
                 provider=cluster.provider,
             ),
         )
-    return Platform(spec=spec, cluster=cluster, tpu_pools=pools, storage=storage, volumes=volumes)
+    return Platform(
+        spec=spec,
+        network=network,
+        nat=nat,
+        cluster=cluster,
+        tpu_pools=pools,
+        storage=storage,
+        volumes=volumes,
+    )
 
 
 def stack_outputs(platform: Platform) -> dict[str, Any]:

@@ -136,6 +136,7 @@ class TpuPoolComponent(pulumi.ComponentResource):
                 location=args.region,
                 name=pool_name,
                 node_locations=[plan.zone],
+                max_pods_per_node=plan.max_pods_per_node,
                 initial_node_count=fixed_size(plan)[0],
                 node_count=fixed_size(plan)[1],
                 autoscaling=autoscaling(plan),

@@ -31,6 +31,7 @@ def test_every_file_has_its_parts() -> None:
             "enable-apis",
             "deployer-roles",
             "config-cluster",
+            "config-network",
             "config-tpupools",
             "config-modelstorage",
         ]
