@@ -8,21 +8,13 @@ from typing import Any
 import pytest
 
 from catalog.tokens import CLUSTER, NETWORK, NODE_POOL, ROUTER, ROUTER_NAT, SUBNETWORK
+from tests.components.test_regional_cluster import NO_OPTIONS
 from tests.conftest import BASE_CLUSTER, PlanRunner
 
 NETWORK_CONFIG = {
     "nodesCidr": "10.0.0.0/22",
     "podsCidr": "10.4.0.0/16",
     "servicesCidr": "10.8.0.0/20",
-}
-NO_OPTIONS = {
-    "aliases": [],
-    "customTimeouts": None,
-    "deleteBeforeReplace": False,
-    "ignoreChanges": [],
-    "protect": False,
-    "replaceOnChanges": [],
-    "retainOnDelete": False,
 }
 SLICE = {"name": "train", "tpu": "v4", "topology": "2x2x2"}
 SERVE = {"name": "serve", "tpu": "v4", "topology": "2x2x1", "maxPodsPerNode": 16}
