@@ -3,16 +3,21 @@
 
 PYTHON ?= python3
 STACK ?= dev
+# A cloud snapshot (make snapshot) that answers the plan's preflight; none: preflight skipped.
+SNAPSHOT ?=
+SNAPSHOT_ARG := $(if $(SNAPSHOT),--cloud-snapshot $(SNAPSHOT),)
 VENV := venv
 PY := $(VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help plan plan-workloads report test lint typecheck pytest scan bench goldens docs clean
+.PHONY: help plan plan-workloads report snapshot test lint typecheck pytest scan bench goldens docs clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
 	@echo "make plan-workloads    the infra plan, then the app plan (examples/ml-workloads) from it"
 	@echo "make report [STACK=dev] the plan as Markdown for a pull request: build/reports/<stack>.md"
+	@echo "make snapshot PROJECT=<id> REGION=<region> [STACK=dev]  record the project for preflight"
+	@echo "                       with gcloud: build/snapshots/<stack>.json (then SNAPSHOT=<it>)"
 	@echo "make test              lint, type check, tests and the security scan"
 	@echo "make bench             scale figures of the offline plan and of the config checks"
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
@@ -36,7 +41,7 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	touch $@
 
 plan: $(VENV)/.runtime
-	$(PY) -m tools.plan --stack $(STACK)
+	$(PY) -m tools.plan --stack $(STACK) $(SNAPSHOT_ARG)
 
 APP := examples/ml-workloads
 
@@ -48,8 +53,12 @@ plan-workloads: $(VENV)/.runtime
 		--json build/plans/ml-workloads-$(STACK).json --manifests build/manifests/ml-workloads-$(STACK)
 
 report: $(VENV)/.runtime
-	$(PY) -m tools.plan --stack $(STACK) --markdown build/reports/$(STACK).md > /dev/null
+	$(PY) -m tools.plan --stack $(STACK) $(SNAPSHOT_ARG) --markdown build/reports/$(STACK).md > /dev/null
 	@echo "wrote build/reports/$(STACK).md"
+
+snapshot: $(VENV)/.runtime
+	@test -n "$(PROJECT)" -a -n "$(REGION)" || { echo "usage: make snapshot PROJECT=<id> REGION=<region> [STACK=dev]"; exit 2; }
+	$(PY) -m tools.snapshot --stack $(STACK) --project $(PROJECT) --region $(REGION)
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .

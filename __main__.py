@@ -1,11 +1,14 @@
-"""gke-tpu: read the stack config, compose the platform, export the outputs contract."""
+"""gke-tpu: read the stack config, check it against the project, compose the platform, export
+the outputs contract."""
 
 import pulumi
 
 from stacks.config_source import read_platform_config
 from stacks.platform import build_platform, stack_outputs
+from stacks.preflight import run_preflight
 
 spec = read_platform_config()
+run_preflight(spec)
 platform = build_platform(spec)
 
 for name, value in stack_outputs(platform).items():

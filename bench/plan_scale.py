@@ -80,6 +80,8 @@ def _platform(count: int) -> Callable[[], object]:
         "gcp:project": "gke-tpu-bench",
         "gke-tpu:cluster": json.dumps({"name": "bench", "region": "us-central2"}),
         "gke-tpu:tpuPools": json.dumps(_pools(count)),
+        # The offline plan without a cloud snapshot: preflight skipped, as `make plan` does.
+        "gke-tpu:preflight": json.dumps({"enabled": False}),
     }
     return lambda: run_program(
         ROOT / "__main__.py", project="gke-tpu", stack="bench", config=config

@@ -23,3 +23,8 @@ KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 STACK = "pulumi:pulumi:Stack"
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
+
+# Provider functions (invokes) preflight calls.
+GET_RESERVATION = "gcp:compute/getReservation:getReservation"
+GET_ENGINE_VERSIONS = "gcp:container/getEngineVersions:getEngineVersions"
+GET_QUOTA_INFO = "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo"

@@ -28,6 +28,7 @@ from config.network import (
     plan_network,
     sizing_problems,
 )
+from config.preflight import PreflightSpec
 from config.storage import ModelStorageSpec, StoragePlan, check_model_storage, plan_model_storage
 from config.tpu_plan import TpuPoolPlan, maintenance_warnings, plan_tpu_pools, version_warnings
 from config.tpu_pools import TpuPoolSpec
@@ -48,6 +49,7 @@ class PlatformSpec:
     storage: StoragePlan | None = None
     network: NetworkPlan | None = None
     """The VPC the program creates; None on an existing network (`cluster.network`)."""
+    preflight: PreflightSpec = field(default_factory=PreflightSpec)
     warnings: tuple[str, ...] = field(default=())
 
     @property
@@ -73,6 +75,7 @@ SECTIONS: dict[str, Section] = {
     "network": Section(NetworkSpec, required=False),
     "tpuPools": Section(TpuPoolSpec, required=False, each=True),
     "modelStorage": Section(ModelStorageSpec, required=False),
+    "preflight": Section(PreflightSpec, required=False),
 }
 
 
@@ -198,6 +201,12 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         if storage_spec is not None and not storage_invalid:
             problems += check_model_storage(storage_spec, facts.allow_undocumented_region, warnings)
 
+    preflight = PreflightSpec()
+    if "preflight" in values:
+        parsed, _, preflight_problems = parse(PreflightSpec, values["preflight"], "preflight")
+        problems += preflight_problems
+        preflight = parsed or preflight
+
     if problems or project is None or cluster is None or cluster_invalid:
         raise ConfigError(sorted(problems, key=_path_order))
     warnings += version_warnings(cluster, pools) + maintenance_warnings(cluster, pools)
@@ -210,6 +219,7 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         tpu_pools=pools,
         storage=storage,
         network=plan_network(network_spec, cluster.name, cluster.region) if network_spec else None,
+        preflight=preflight,
         warnings=tuple(warnings),
     )
 
@@ -237,7 +247,7 @@ def _cluster_size_problems(
     ]
 
 
-_SECTION_ORDER = ("gcp:", f"{NAMESPACE}:", "cluster", "network", "tpuPools", "modelStorage")
+_SECTION_ORDER = ("gcp:", f"{NAMESPACE}:", "cluster", "network", "tpuPools", "modelStorage", "preflight")
 
 
 def _path_order(problem: Problem) -> tuple[int, tuple[int, ...]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tools.cloud_snapshot import CloudSnapshot, offline_config
 from tools.engine import Plan, run_program
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,14 +40,22 @@ def _no_leaking_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def run_plan() -> PlanRunner:
-    """Run the real `__main__.py` with the given config; returns the recorded plan."""
+    """Run the real `__main__.py` with the given config as the offline plan does (preflight
+    answered by `cloud_snapshot`, or skipped without one); returns the recorded plan."""
 
     def run(
-        config: Mapping[str, str] | None = None, *, stack: str = "test", **sections: Any
+        config: Mapping[str, str] | None = None,
+        *,
+        stack: str = "test",
+        cloud_snapshot: CloudSnapshot | None = None,
+        **sections: Any,
     ) -> Plan:
         if config is None:
             sections.setdefault("cluster", BASE_CLUSTER)
             config = stack_config(**sections)
-        return run_program(MAIN, project=PROJECT, stack=stack, config=config)
+        values, _ = offline_config(config, cloud_snapshot)
+        return run_program(
+            MAIN, project=PROJECT, stack=stack, config=values, cloud_snapshot=cloud_snapshot
+        )
 
     return run

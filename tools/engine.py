@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 import os
 import runpy
@@ -38,6 +39,7 @@ from pulumi.runtime.stack import Stack, run_pulumi_func
 
 from catalog.tokens import STACK
 from problems.pulumi import InvalidInput
+from tools.cloud_snapshot import CloudSnapshot
 from tools.fake_cloud import FakeCloud
 
 SECRET = "[secret]"
@@ -80,9 +82,15 @@ class Plan:
     stack_urn: str | None = None
     missing_references: list[str] = field(default_factory=list)
     """Stacks the program read (StackReference) without outputs given for them."""
+    invokes: list[dict[str, Any]] = field(default_factory=list)
+    """Each provider function the program called (`token`, `args`), sorted, each once."""
     #: What each component gave `register_outputs`, by URN, secrets masked and resources as
     #: their URN; components that never called it are absent. Not part of the plan document.
     component_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: What preflight found against a cloud snapshot, with usage by quota id, for the report;
+    #: None when it did not run offline. Not part of the plan document.
+    preflight: Any = None
+    quota_usage: dict[str, int | None] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -90,6 +98,7 @@ class Plan:
             "stack": self.stack,
             "resources": [r.as_dict() for r in self.resources],
             "outputs": self.outputs,
+            "invokes": self.invokes,
             "warnings": self.warnings,
             "errors": self.errors,
         }
@@ -178,6 +187,7 @@ class RecordingMonitor(mocks.MockMonitor):
         self.stack_urn: str | None = None
         self.duplicates: list[str] = []
         self.component_outputs: dict[str, dict[str, Any]] = {}
+        self.invokes: dict[str, dict[str, Any]] = {}
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         # Like the real engine, and unlike the stock mock, the stack does not prefix child types.
@@ -224,6 +234,14 @@ class RecordingMonitor(mocks.MockMonitor):
         return resource_pb2.RegisterResourceResponse(
             urn=urn, id=id_, object=_at_once(rpc.serialize_properties(dict(state), {}))
         )
+
+    def Invoke(self, request: Any) -> Any:
+        # Kept before it is answered: a question the cloud refuses was still asked.
+        args = {k: v for k, v in mask_secrets(MessageToDict(request.args)).items() if v is not None}
+        invoke = {"token": request.tok, "args": dict(sorted(args.items()))}
+        # Sorted by token, then by arguments.
+        self.invokes.setdefault(json.dumps([request.tok, args], sort_keys=True), invoke)
+        return super().Invoke(request)
 
     def RegisterResourceOutputs(self, request: Any) -> Any:
         # The stack's are the plan's outputs. The wire form is kept as it is: deserializing would
@@ -383,12 +401,14 @@ def run_program(
     config: Mapping[str, str],
     secret_keys: tuple[str, ...] = (),
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+    cloud_snapshot: CloudSnapshot | None = None,
 ) -> Plan:
     """Run `program` (a `__main__.py` path or a function) for one stack and record the plan.
 
     `config` holds fully qualified keys (`gke-tpu:cluster`) with string values, objects as JSON,
     exactly as the Pulumi CLI hands them to a program. `stack_references` gives the outputs of
-    the stacks the program reads with `pulumi.StackReference`, by stack name.
+    the stacks the program reads with `pulumi.StackReference`, by stack name; `cloud_snapshot`
+    answers the provider functions it calls (without one, a call fails).
     """
     # The SDK builds thousands of objects in reference cycles (resources, outputs, futures) that
     # all live until the plan is done: the collector would walk them again and again for nothing.
@@ -398,7 +418,9 @@ def run_program(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _record(program, project, stack, config, secret_keys, stack_references or {})
+        return _record(
+            program, project, stack, config, secret_keys, stack_references or {}, cloud_snapshot
+        )
     finally:
         if collecting:
             gc.enable()
@@ -412,6 +434,7 @@ def _record(
     config: Mapping[str, str],
     secret_keys: tuple[str, ...],
     stack_references: Mapping[str, Mapping[str, Any]],
+    cloud_snapshot: CloudSnapshot | None,
 ) -> Plan:
     saved_env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("PULUMI_CONFIG")}
     # A logger of this plan's own, outside logging's registry (which would keep it for good),
@@ -419,7 +442,7 @@ def _record(
     logger = logging.Logger("gke-tpu.offline-plan", level=logging.WARNING)
     collector = _WarningCollector()
     logger.addHandler(collector)
-    cloud = FakeCloud(stack_references)
+    cloud = FakeCloud(stack_references, cloud_snapshot)
     monitor = RecordingMonitor(cloud)
     # The program runs on an event loop of its own, whose default executor, the one the SDK
     # sends monitor calls through, answers them on the loop's thread.
@@ -449,6 +472,7 @@ def _record(
                     f"stack reference {name!r}: no outputs were given for it"
                     for name in plan.missing_references
                 ]
+            plan.invokes = [monitor.invokes[key] for key in sorted(monitor.invokes)]
             if plan.errors:
                 plan.warnings = list(collector.messages)
                 return plan

@@ -13,6 +13,7 @@ from typing import Any
 import pulumi
 
 from catalog.tokens import BUCKET, CLUSTER, SERVICE_ACCOUNT, STACK_REFERENCE
+from tools.cloud_snapshot import CloudSnapshot, NotInCloud
 
 FAKE_ENDPOINT = "203.0.113.10"
 FAKE_CA_CERTIFICATE = base64.b64encode(b"FAKE CA CERTIFICATE (offline plan)").decode()
@@ -54,14 +55,18 @@ ANY_STACK = "*"
 
 
 class FakeCloud(pulumi.runtime.Mocks):
-    """Answers every registration with its inputs plus fake computed outputs, and stack
-    references with the outputs it was given for them.
-
-    Any provider function call fails: the program must not depend on reading the cloud.
+    """Answers every registration with its inputs plus fake computed outputs, stack references
+    with the outputs it was given for them, and provider function calls from a recorded cloud
+    snapshot: without one, a call fails.
     """
 
-    def __init__(self, stack_references: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+        snapshot: CloudSnapshot | None = None,
+    ) -> None:
         self.stack_references = dict(stack_references or {})
+        self.snapshot = snapshot
         self.missing_references: list[str] = []
         """Stacks the program read without outputs given for them: its plan means nothing."""
 
@@ -86,7 +91,15 @@ class FakeCloud(pulumi.runtime.Mocks):
         return f"fake-{args.name}", inputs
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:
-        raise NotImplementedError(
-            f"the offline plan does not answer provider calls ({args.token}); "
-            "the program must not read the cloud"
-        )
+        if self.snapshot is None:
+            raise NotImplementedError(
+                f"the offline plan answers provider calls ({args.token}) only from a cloud "
+                "snapshot (--cloud-snapshot)"
+            )
+        try:
+            return self.snapshot.answer(args.token, args.args), []
+        except NotInCloud as error:
+            # As the engine reports a provider's error: a failure of the call, which the SDK
+            # raises to the caller. An exception raised here would instead be an unhandled
+            # failure of the monitor, which fails the program even when the caller catches it.
+            return {}, [(error.argument, str(error))]

@@ -4,7 +4,10 @@ Runs the real program on Pulumi's mock runtime against a fake cloud and prints w
 create. `--project-dir` plans another Pulumi project (an app repo), `--stack-reference
 NAME=PLAN.json` answers its StackReference with the outputs of a plan document (a bare PLAN.json
 answers whichever stack it reads), and
-`--manifests DIR` writes its Kubernetes objects as YAML manifests.
+`--manifests DIR` writes its Kubernetes objects as YAML manifests. `--cloud-snapshot PATH`
+answers the program's provider functions (preflight's reservations, GKE versions and quota)
+from a snapshot of the project recorded with gcloud (`make snapshot`); without one, preflight
+is skipped with a warning.
 Exit codes: 0 planned, 2 invalid config (every problem on stderr), 1 anything else.
 """
 
@@ -17,6 +20,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from config.platform import load_platform
+from config.preflight import check_preflight, preflight_requests
+from tools.cloud_snapshot import (
+    CloudSnapshot,
+    SnapshotError,
+    offline_config,
+    read_snapshot,
+    snapshot_facts,
+)
 from tools.engine import Plan, run_program
 from tools.fake_cloud import ANY_STACK
 from tools.manifests import write_manifests
@@ -35,18 +47,22 @@ def plan_stack(
     project_dir: Path = ROOT,
     config_file: Path | None = None,
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+    cloud_snapshot: CloudSnapshot | None = None,
 ) -> Plan:
     """The plan of one stack. StackFileError when a project or stack file cannot be read."""
     config = read_stack_config(project_dir, stack, config_file)
+    values, skipped = offline_config(config.values, cloud_snapshot)
     plan = run_program(
         project_dir / "__main__.py",
         project=config.project,
         stack=stack,
-        config=config.values,
+        config=values,
         secret_keys=config.secret_keys,
         stack_references=stack_references,
+        cloud_snapshot=cloud_snapshot,
     )
-    plan.warnings = [*config.warnings, *plan.warnings]
+    # Preflight is skipped for a stack that plans; one that does not would not reach it.
+    plan.warnings = [*config.warnings, *([] if plan.errors else skipped), *plan.warnings]
     # Like the CLI, a key Pulumi.yaml declares without a default must be set. The program ran
     # anyway, so that its own problems are reported in the same run; it may name the key too.
     missing = [
@@ -57,10 +73,25 @@ def plan_stack(
     if missing:
         plan.errors = [*missing, *plan.errors]
         plan.resources, plan.outputs = [], {}
+    if cloud_snapshot is not None and not plan.errors and project_dir == ROOT:
+        _preflight_for_report(plan, values, cloud_snapshot)
     return plan
 
 
-def failed_plan(stack: str, error: StackFileError) -> Plan:
+def _preflight_for_report(plan: Plan, values: Mapping[str, str], snapshot: CloudSnapshot) -> None:
+    """What the program's preflight checked, from the same pure checks and the same snapshot."""
+    spec = load_platform(values)
+    if not spec.preflight.enabled:
+        return
+    requests = preflight_requests(spec.project, spec.cluster, spec.tpu_pools)
+    facts = snapshot_facts(snapshot, requests)
+    plan.preflight = check_preflight(spec.project, spec.cluster, spec.tpu_pools, facts)
+    plan.quota_usage = {
+        q.quota_id: snapshot.usage(requests.region, q.quota_id) for q in requests.quotas
+    }
+
+
+def failed_plan(stack: str, error: Exception) -> Plan:
     """The plan document of a stack whose files cannot be read: its error and no resources."""
     return Plan(project="", stack=stack, errors=[str(error)])
 
@@ -125,12 +156,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--markdown", type=Path, metavar="PATH", help="write a report for a pull-request comment"
     )
+    parser.add_argument(
+        "--cloud-snapshot",
+        type=Path,
+        metavar="PATH",
+        help="answer preflight's questions from this snapshot of the project (make snapshot)",
+    )
     args = parser.parse_args(argv)
 
     try:
         references = read_stack_references(args.stack_reference)
-        plan = plan_stack(args.stack, args.project_dir.resolve(), args.config_file, references)
-    except StackFileError as error:
+        snapshot = read_snapshot(args.cloud_snapshot) if args.cloud_snapshot else None
+        plan = plan_stack(
+            args.stack, args.project_dir.resolve(), args.config_file, references, snapshot
+        )
+    except (StackFileError, SnapshotError) as error:
         print(f"error: {error}", file=sys.stderr)
         if args.json:  # never leave an older plan at that path
             _write(args.json, plan_json(failed_plan(args.stack, error)))

@@ -7,8 +7,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalog import machine_type
+from catalog import machine_type, version_at_least
 from catalog.gke import DEFAULT_REGIONAL_ZONES, GKE_DEFAULT_BOOT_DISK_GB
+from catalog.quotas import vcpus_of
 from catalog.services import deployer_roles, required_apis
 from catalog.tokens import (
     BUCKET,
@@ -18,12 +19,12 @@ from catalog.tokens import (
     SERVICE_ACCOUNT,
     SERVICE_ACCOUNT_IAM_MEMBER,
 )
+from config.preflight import Preflight, Reservation
 from contract.outputs import TpuPoolRef
 from tools.engine import Plan, RecordedResource
 
 #: Boot disk types that count against the Persistent Disk SSD quota.
 SSD_DISK_TYPES = {"pd-balanced", "pd-ssd", None}
-_VCPUS = re.compile(r"^[a-z0-9]+-[a-z]+-(\d+)$")
 
 
 @dataclass
@@ -85,12 +86,6 @@ def pool_capacity(pool: RecordedResource) -> PoolCapacity:
         chips_per_node=tpu[1].chips if tpu else 0,
         reservation=reservation,
     )
-
-
-def vcpus_of(machine: str) -> int | None:
-    """vCPUs of a predefined machine type (`e2-standard-4` -> 4); None when not derivable."""
-    match = _VCPUS.match(machine)
-    return int(match.group(1)) if match else None
 
 
 def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
@@ -342,6 +337,70 @@ def _before_up(plan: Plan) -> list[str]:
     ]
 
 
+def _preflight(plan: Plan) -> list[str]:
+    lines = ["## Preflight", ""]
+    found = plan.preflight
+    if not isinstance(found, Preflight):
+        return [
+            *lines,
+            "Not checked offline: no cloud snapshot (`make snapshot PROJECT=<id> REGION=<region>`, "
+            "then `SNAPSHOT=build/snapshots/<stack>.json`). `pulumi preview` checks reservations, "
+            "GKE versions and quota against the project.",
+            "",
+        ]
+    if found.reservations:
+        lines += [
+            "| reservation | pools | free VMs | needed | status | machine type |",
+            "|---|---|---|---|---|---|",
+        ]
+        for row in found.reservations:
+            r = row.reservation
+            free, status, machine = (
+                (str(r.free), r.status, r.machine_type)
+                if isinstance(r, Reservation)
+                else ("-", f"unreadable: {r}", "-")
+            )
+            lines.append(
+                f"| {row.key} | {', '.join(row.pools)} | {free} | {row.needed} | {status} | "
+                f"{machine} |"
+            )
+        lines.append("")
+    if found.versions:
+        lines += ["| needs | minimum GKE | cluster gets | ok |", "|---|---|---|---|"]
+        for v in found.versions:
+            ok = (
+                "-"
+                if v.version is None
+                else "yes"
+                if version_at_least(v.version, v.minimum)
+                else "**no**"
+            )
+            lines.append(f"| {v.need} | {v.minimum} | {v.version or 'unknown'} | {ok} |")
+        lines.append("")
+    lines += [
+        "| quota | need | limit | usage | free |",
+        "|---|---|---|---|---|",
+    ]
+    for q in found.quotas:
+        usage = plan.quota_usage.get(q.need.quota.quota_id)
+        limit = q.limit if isinstance(q.limit, int) else None
+        free = limit - usage if limit is not None and usage is not None else None
+        lines.append(
+            f"| {q.need.quota.label} (`{q.need.quota.quota_id}`) | {q.need.amount} | "
+            f"{'-' if limit is None else limit} | {'-' if usage is None else usage} | "
+            f"{'-' if free is None else free} |"
+        )
+    lines += [
+        "",
+        "Need is the stack at its largest; usage (from the snapshot's `regions describe`) counts "
+        "what already runs, this stack's nodes included once it is up.",
+        "",
+    ]
+    if found.warnings:
+        lines += [*(f"- {w}" for w in found.warnings), ""]
+    return lines
+
+
 def _project(plan: Plan) -> str:
     project = plan.outputs.get("project")
     return project if isinstance(project, str) else "<project-id>"
@@ -352,5 +411,6 @@ def plan_markdown(plan: Plan) -> str:
     if plan.warnings:
         lines += ["> [!WARNING]", *(f"> - {w}" for w in plan.warnings), ""]
     lines += [f"{len(plan.resources)} resources to create (offline plan, fake cloud values).", ""]
-    lines += _summary(plan) + _diagram(plan) + _quotas(plan) + _lifecycle(plan) + _before_up(plan)
+    lines += _summary(plan) + _diagram(plan) + _quotas(plan) + _preflight(plan)
+    lines += _lifecycle(plan) + _before_up(plan)
     return "\n".join(lines)

@@ -34,6 +34,7 @@ def test_every_file_has_its_parts() -> None:
             "config-network",
             "config-tpupools",
             "config-modelstorage",
+            "config-preflight",
         ]
     )
     with pytest.raises(KeyError):

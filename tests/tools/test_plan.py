@@ -12,7 +12,7 @@ from tools.plan import ROOT, main
 
 DEV = str(fixture_file("dev"))
 
-DOCUMENT_KEYS = {"project", "stack", "resources", "outputs", "warnings", "errors"}
+DOCUMENT_KEYS = {"project", "stack", "resources", "outputs", "invokes", "warnings", "errors"}
 RESOURCE_KEYS = {
     "urn", "type", "name", "custom", "parent", "dependencies", "provider", "inputs", "options",
 }  # fmt: skip

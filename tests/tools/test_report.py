@@ -6,11 +6,16 @@ from pathlib import Path
 
 import pytest
 
+from catalog.quotas import vcpus_of
+from config.platform import load_platform
+from config.preflight import quota_needs as preflight_quota_needs
 from tests.conftest import PlanRunner
+from tools.cloud_snapshot import read_snapshot
 from tools.engine import Plan
 from tools.fixtures import fixture_file, platform_plan
-from tools.plan import main, plan_stack
-from tools.report import Need, plan_markdown, quota_needs, vcpus_of
+from tools.plan import ROOT, main, plan_stack
+from tools.report import Need, plan_markdown, quota_needs
+from tools.stackfile import read_stack_config
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +151,45 @@ def test_standard_reports_name_their_mode(dev: Plan) -> None:
     report = plan_markdown(dev)
     assert "| tpu-dev | standard | us-east5 | RAPID | off |" in report
     assert "GKE creates these pools' nodes per workload" not in report
+
+
+def test_the_preflight_section_shows_what_was_checked_against_the_snapshot() -> None:
+    plan = plan_stack(
+        "prod",
+        config_file=fixture_file("prod"),
+        cloud_snapshot=read_snapshot(ROOT / "tests" / "snapshots" / "prod.json"),
+    )
+    report = plan_markdown(plan)
+    section = report[report.index("## Preflight") : report.index("## Lifecycle")]
+    assert (
+        "| projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train | v5p-train | 32 | 32 "
+        "| READY | ct5p-hightpu-4t |" in section
+    )
+    assert "| v6e | 1.31.2-gke.1115000 | 1.34.1-gke.1829001 | yes |" in section
+    # The CPU pool's 3 e2-standard-8 nodes, and 2 slices of 16 plus 8 single-host v6e VMs.
+    assert (
+        "| In-use IP addresses (`IN-USE-ADDRESSES-per-project-region`) | 43 | 2300 | 4 | 2296 |"
+        in section
+    )
+    assert "| CPUs (`CPUS-per-project-region`) | 24 | 2400 | 16 | 2384 |" in section
+    assert (
+        "| TPU chips of the CT6E family (`TPUS-PER-TPU-FAMILY-per-project-region`) | 32 | 32 | - | - |"
+        in section
+    )
+
+
+def test_without_a_snapshot_the_preflight_section_says_it_was_not_checked(prod: Plan) -> None:
+    report = plan_markdown(prod)
+    assert "## Preflight\n\nNot checked offline: no cloud snapshot" in report
+
+
+def test_preflight_counts_quota_as_the_quota_table_does(prod: Plan, dev: Plan) -> None:
+    for stack, plan in (("prod", prod), ("dev", dev)):
+        spec = load_platform(read_stack_config(ROOT, stack, fixture_file(stack)).values)
+        by_id = {
+            n.quota.quota_id: n.amount for n in preflight_quota_needs(spec.cluster, spec.tpu_pools)
+        }
+        needs, _ = quota_needs(plan)
+        assert by_id["SSD-TOTAL-GB-per-project-region"] == sum(n.ssd_gb for n in needs.values())
+        assert by_id["IN-USE-ADDRESSES-per-project-region"] == sum(n.ips for n in needs.values())
+        assert by_id["CPUS-per-project-region"] == sum(n.vcpus for n in needs.values())

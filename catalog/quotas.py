@@ -1,0 +1,114 @@
+"""Compute Engine quotas a stack spends in its region, as the Cloud Quotas API and
+`gcloud compute regions describe` name them. Pure data.
+
+Each quota has its Cloud Quotas id (what the program asks `gcp.cloudquota.get_s_quota_info`
+for, on the service `compute.googleapis.com`) and, where the region's own listing carries it, its
+Compute Engine metric (what `gcloud compute regions describe` lists, with limit and usage).
+Quota errors of Compute Engine name both ("Quota 'SSD_TOTAL_GB' exceeded ... limit name =
+SSD-TOTAL-GB-per-project-region").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+QUOTA_SERVICE = "compute.googleapis.com"
+
+
+@dataclass(frozen=True)
+class Quota:
+    quota_id: str
+    """The Cloud Quotas id: unique in `compute.googleapis.com`."""
+    label: str
+    """What it counts, in the words of the console's quota page."""
+    metric: str | None = None
+    """The metric of `gcloud compute regions describe`; None when the listing lacks it."""
+    dimensions: tuple[tuple[str, str], ...] = field(default=())
+    """Dimensions besides the region that pick this quota's value (`tpu_family`)."""
+
+
+SSD_TOTAL_GB = Quota("SSD-TOTAL-GB-per-project-region", "Persistent Disk SSD (GB)", "SSD_TOTAL_GB")
+IN_USE_ADDRESSES = Quota(
+    "IN-USE-ADDRESSES-per-project-region", "In-use IP addresses", "IN_USE_ADDRESSES"
+)
+
+#: vCPUs of a CPU machine type count against the quota of its series: `CPUS` for E2 and N1,
+#: a quota of its own for the newer series (compute/resource-usage: "CPU quota").
+_CPU_QUOTAS = {
+    "CPUS": Quota("CPUS-per-project-region", "CPUs", "CPUS"),
+    **{
+        series: Quota(
+            f"{series.upper()}-CPUS-per-project-region",
+            f"{series.upper()} CPUs",
+            f"{series.upper()}_CPUS",
+        )
+        for series in ("n2", "n2d", "c2", "c2d", "c3", "c3d", "c4", "n4", "t2d", "m1", "m2", "m3")
+    },
+}
+_CPUS_SERIES = ("e2", "n1")
+_VCPUS = re.compile(r"^[a-z0-9]+-[a-z]+-(\d+)$")
+
+
+def vcpus_of(machine_type: str) -> int | None:
+    """vCPUs of a predefined machine type (`e2-standard-4` -> 4); None when not derivable."""
+    match = _VCPUS.match(machine_type)
+    return int(match.group(1)) if match else None
+
+
+def cpu_quota(machine_type: str) -> Quota | None:
+    """The vCPU quota of a CPU machine type's series; None for a series not listed here."""
+    series = machine_type.split("-", 1)[0]
+    if series in _CPUS_SERIES:
+        return _CPU_QUOTAS["CPUS"]
+    return _CPU_QUOTAS.get(series)
+
+
+@dataclass(frozen=True)
+class TpuQuotas:
+    """The chip quotas of one TPU generation on Compute Engine (GKE's node pools spend these,
+    not the Cloud TPU API's)."""
+
+    on_demand: Quota | None
+    preemptible: Quota | None
+    """Spent by Spot VMs."""
+
+
+# The ids are those the Cloud Quotas API lists for compute.googleapis.com; the v5e metrics are
+# also in `gcloud compute regions describe` (TPU_LITE_PODSLICE_V5, PREEMPTIBLE_...). v5p and v6e
+# are only in Cloud Quotas; v6e has no on-demand quota of its own and spends the TPU family
+# quota with tpu_family=CT6E. No id was found for v4 and tpu7x chips: they are not checked.
+# See README.md, "Preflight", for the sources.
+TPU_QUOTAS: dict[str, TpuQuotas] = {
+    "v5e": TpuQuotas(
+        on_demand=Quota(
+            "TPU-LITE-PODSLICE-V5-per-project-region",
+            "TPU v5 Lite PodSlice chips",
+            "TPU_LITE_PODSLICE_V5",
+        ),
+        preemptible=Quota(
+            "PREEMPTIBLE-TPU-LITE-PODSLICE-V5-per-project-region",
+            "Preemptible TPU v5 Lite PodSlice chips",
+            "PREEMPTIBLE_TPU_LITE_PODSLICE_V5",
+        ),
+    ),
+    "v5p": TpuQuotas(
+        on_demand=Quota("TPU-V5P-per-project-region", "TPU v5p chips"),
+        preemptible=Quota("PREEMPTIBLE-TPU-V5P-per-project-region", "Preemptible TPU v5p chips"),
+    ),
+    "v6e": TpuQuotas(
+        on_demand=Quota(
+            "TPUS-PER-TPU-FAMILY-per-project-region",
+            "TPU chips of the CT6E family",
+            dimensions=(("tpu_family", "CT6E"),),
+        ),
+        preemptible=Quota("PREEMPTIBLE-TPU-V6E-per-project-region", "Preemptible TPU v6e chips"),
+    ),
+}
+
+
+def all_quotas() -> tuple[Quota, ...]:
+    """Every quota the catalog knows, each once."""
+    tpu = [q for t in TPU_QUOTAS.values() for q in (t.on_demand, t.preemptible) if q]
+    found = [SSD_TOTAL_GB, IN_USE_ADDRESSES, *_CPU_QUOTAS.values(), *tpu]
+    return tuple(dict.fromkeys(found))

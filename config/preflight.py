@@ -1,0 +1,399 @@
+"""Preflight: the stack's config held against what the project really has, before anything is
+created. Pure: what to ask the cloud (`preflight_requests`), and the checks of its answers
+(`check_preflight`); `stacks/preflight.py` asks.
+
+Checked: each reservation a pool names (it exists in the pool's zone, is READY, is for the
+pool's machine type, and has free VMs for every slice that consumes it), the GKE version the
+cluster gets against each TPU generation's minimum, and the region's quota for what the stack
+can hold at its largest (as the report's quota table counts it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from pydantic import StrictBool
+
+from catalog import version_at_least, version_key
+from catalog.gke import DEFAULT_REGIONAL_ZONES, GKE_DEFAULT_BOOT_DISK_GB
+from catalog.quotas import IN_USE_ADDRESSES, SSD_TOTAL_GB, TPU_QUOTAS, Quota, cpu_quota, vcpus_of
+from config.cluster import ClusterSpec
+from config.tpu_plan import TpuPoolPlan, version_minimums
+from problems import Problem
+from problems.models import Spec
+
+#: Boot disk types that count against the Persistent Disk SSD quota (pd-balanced is GKE's
+#: default, and that of the TPU pools, which set none).
+SSD_DISK_TYPES = ("pd-balanced", "pd-ssd")
+#: Roles that let preflight read what it checks (README.md, "Preflight").
+PREFLIGHT_ROLES = (
+    "roles/compute.viewer",
+    "roles/container.clusterViewer",
+    "roles/cloudquotas.viewer",
+)
+READY = "READY"
+#: A Cloud Quotas value of -1 is no limit.
+UNLIMITED = -1
+
+
+class PreflightSpec(Spec):
+    """`gke-tpu:preflight`: checks against the real project before anything is created."""
+
+    enabled: StrictBool = True
+    """Read the project's reservations, GKE versions and quota at `pulumi preview` and `pulumi
+    up`, and refuse a stack they cannot hold; default true. Turn it off for a deployer without
+    `roles/compute.viewer`, `roles/container.clusterViewer` and `roles/cloudquotas.viewer`."""
+
+
+_SHARED = re.compile(r"projects/(?P<project>[^/]+)/reservations/(?P<name>[^/]+)")
+
+
+@dataclass(frozen=True, order=True)
+class ReservationKey:
+    project: str
+    zone: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"projects/{self.project}/zones/{self.zone}/reservations/{self.name}"
+
+
+def reservation_key(reservation: str, project: str, zone: str) -> ReservationKey:
+    """Where a pool's `reservation` lives: in the stack's project, or in the project that shares
+    it (`projects/<p>/reservations/<name>`); a block or sub-block is checked as its reservation."""
+    shared = _SHARED.match(reservation)
+    if shared:
+        return ReservationKey(shared["project"], zone, shared["name"])
+    return ReservationKey(project, zone, reservation.split("/", 1)[0])
+
+
+@dataclass(frozen=True)
+class Requests:
+    """What preflight asks the cloud."""
+
+    project: str
+    region: str
+    reservations: tuple[ReservationKey, ...]
+    quotas: tuple[Quota, ...]
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """The facts of a reservation preflight checks."""
+
+    status: str
+    machine_type: str
+    count: int
+    in_use: int
+    specific_required: bool
+
+    @property
+    def free(self) -> int:
+        return max(self.count - self.in_use, 0)
+
+
+@dataclass(frozen=True)
+class EngineVersions:
+    """GKE's versions in the region: each channel's default, and the valid control plane ones."""
+
+    channel_defaults: Mapping[str, str]
+    default_version: str
+    valid_master_versions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CloudFacts:
+    """The cloud's answers; a string is the error of a question it did not answer."""
+
+    reservations: Mapping[ReservationKey, Reservation | str] = field(default_factory=dict)
+    versions: EngineVersions | str | None = None
+    quota_limits: Mapping[str, int | str | None] = field(default_factory=dict)
+    """Each quota's value in the region by quota id; None when no value applies to it."""
+
+
+@dataclass(frozen=True)
+class QuotaNeed:
+    quota: Quota
+    amount: int
+    shares: tuple[tuple[str, int], ...]
+    """Config paths and what each spends, largest first."""
+
+
+@dataclass(frozen=True)
+class ReservationRow:
+    key: ReservationKey
+    pools: tuple[str, ...]
+    needed: int
+    reservation: Reservation | str
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    need: str
+    minimum: str
+    version: str | None
+    """The version the cluster gets, or None when it is not known."""
+
+
+@dataclass(frozen=True)
+class QuotaRow:
+    need: QuotaNeed
+    limit: int | str | None
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """What preflight found: problems (each with its config path), warnings, and the rows the
+    report's Preflight section shows."""
+
+    problems: tuple[Problem, ...]
+    warnings: tuple[str, ...]
+    reservations: tuple[ReservationRow, ...]
+    versions: tuple[VersionRow, ...]
+    quotas: tuple[QuotaRow, ...]
+
+
+def _pool_paths(pools: tuple[TpuPoolPlan, ...]) -> list[tuple[str, TpuPoolPlan]]:
+    # Preflight runs on a valid config only, where every entry became a plan, in order.
+    return [(f"tpuPools[{i}]", pool) for i, pool in enumerate(pools)]
+
+
+def reservation_needs(
+    project: str, pools: tuple[TpuPoolPlan, ...]
+) -> dict[ReservationKey, list[tuple[str, TpuPoolPlan]]]:
+    """The pools that consume each reservation."""
+    found: dict[ReservationKey, list[tuple[str, TpuPoolPlan]]] = defaultdict(list)
+    for path, pool in _pool_paths(pools):
+        if pool.reservation and pool.capacity.affinity == "SPECIFIC_RESERVATION":
+            found[reservation_key(pool.reservation, project, pool.zone)].append((path, pool))
+    return dict(sorted(found.items()))
+
+
+def quota_needs(cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...]) -> tuple[QuotaNeed, ...]:
+    """What the stack spends of each regional quota at its largest: every slice, every
+    autoscaling maximum, the CPU pool in each of its zones. TPU chips count on-demand and Spot
+    pools: a reservation holds its own quota, and flex-start and queued VMs wait for quota as
+    they wait for capacity. An Autopilot cluster has no node pools of ours: GKE creates nodes per
+    workload, and the stack itself spends nothing (as the report's quota table counts it)."""
+    if cluster.mode == "autopilot":
+        return ()
+    shares: dict[Quota, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    cpu = cluster.cpu_pool
+    cpu_nodes = cpu.nodes_per_zone * len(cpu.zones or range(DEFAULT_REGIONAL_ZONES))
+    if cpu.disk_type in SSD_DISK_TYPES:
+        shares[SSD_TOTAL_GB]["cluster.cpuPool"] += cpu_nodes * cpu.disk_size_gb
+    shares[IN_USE_ADDRESSES]["cluster.cpuPool"] += cpu_nodes
+    cpus, vcpus = cpu_quota(cpu.machine_type), vcpus_of(cpu.machine_type)
+    if cpus and vcpus:
+        shares[cpus]["cluster.cpuPool"] += cpu_nodes * vcpus
+    for path, pool in _pool_paths(pools):
+        nodes = pool.ref.max_node_count
+        shares[SSD_TOTAL_GB][path] += nodes * GKE_DEFAULT_BOOT_DISK_GB
+        shares[IN_USE_ADDRESSES][path] += nodes
+        chips = TPU_QUOTAS.get(pool.generation.name)
+        capacity = pool.capacity
+        if chips is None or capacity.affinity == "SPECIFIC_RESERVATION":
+            continue
+        if capacity.dynamic_workload_scheduler:
+            continue
+        quota = chips.preemptible if capacity.spot else chips.on_demand
+        if quota is not None:
+            shares[quota][path] += nodes * pool.machine.chips
+    return tuple(
+        QuotaNeed(
+            quota,
+            sum(by_path.values()),
+            tuple(sorted(by_path.items(), key=lambda s: (-s[1], s[0]))),
+        )
+        for quota, by_path in shares.items()
+        if sum(by_path.values()) > 0
+    )
+
+
+def preflight_requests(
+    project: str, cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...]
+) -> Requests:
+    return Requests(
+        project=project,
+        region=cluster.region,
+        reservations=tuple(reservation_needs(project, pools)),
+        quotas=tuple(n.quota for n in quota_needs(cluster, pools)),
+    )
+
+
+def quota_limit(
+    infos: list[tuple[Mapping[str, str], str]], region: str, quota: Quota
+) -> int | None:
+    """The value of a quota in the region from its dimensions infos ((dimensions, value), most
+    specific first, as Cloud Quotas orders them): the first whose every dimension matches."""
+    wanted = {"region": region, **dict(quota.dimensions)}
+    for dimensions, value in infos:
+        if all(wanted.get(k) == v for k, v in dimensions.items()):
+            return int(value)
+    return None
+
+
+def _reservation_problems(
+    key: ReservationKey, users: list[tuple[str, TpuPoolPlan]], found: Reservation | str
+) -> list[Problem]:
+    path = f"{users[0][0]}.reservation"
+    shown = users[0][1].reservation
+    if isinstance(found, str):
+        return [
+            Problem(
+                path,
+                f"{shown!r}: cannot read {key} ({found}); it must exist in the pool's zone "
+                f"{key.zone}, in project {key.project} or shared with the stack's project",
+            )
+        ]
+    problems = []
+    if found.status != READY:
+        problems.append(
+            Problem(path, f"{shown!r} is {found.status}, not {READY}: it cannot be consumed yet")
+        )
+    for user_path, pool in users:
+        if found.machine_type != pool.machine.name:
+            problems.append(
+                Problem(
+                    f"{user_path}.reservation",
+                    f"{shown!r} reserves {found.machine_type!r} VMs; the pool runs "
+                    f"{pool.machine.name!r}",
+                )
+            )
+    needed = sum(p.ref.max_node_count for _, p in users)
+    if needed > found.free:
+        pools = ", ".join(f"{p.name} {p.ref.max_node_count}" for _, p in users)
+        problems.append(
+            Problem(
+                path,
+                f"{shown!r} has {found.free} free VMs ({found.count} reserved, {found.in_use} in "
+                f"use); the pools that consume it need {needed} ({pools}): {needed - found.free} "
+                "short",
+            )
+        )
+    return problems
+
+
+def _cluster_version(cluster: ClusterSpec, versions: EngineVersions) -> str | None:
+    if cluster.min_master_version is not None:
+        return cluster.min_master_version
+    if cluster.release_channel == "NONE":
+        return versions.default_version or None
+    return versions.channel_defaults.get(cluster.release_channel)
+
+
+def _is_valid_version(version: str, valid: tuple[str, ...]) -> bool:
+    """A full version must be one GKE offers; a prefix must resolve to one."""
+    given = version_key(version)
+    return any(version_key(v)[: len(given)] == given for v in valid)
+
+
+def _version_checks(
+    cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], versions: EngineVersions | str | None
+) -> tuple[list[Problem], list[VersionRow]]:
+    needs: dict[str, tuple[str, str]] = {}
+    for path, pool in _pool_paths(pools):
+        for need, minimum in version_minimums(pool.generation, pool.slices, cluster.mode).items():
+            needs.setdefault(
+                need, (minimum, path if need == pool.generation.name else f"{path}.slices")
+            )
+    if not isinstance(versions, EngineVersions):
+        rows = [VersionRow(need, minimum, None) for need, (minimum, _) in sorted(needs.items())]
+        if isinstance(versions, str):
+            return [
+                Problem(
+                    "cluster.region",
+                    f"cannot read GKE's versions in {cluster.region} ({versions})",
+                )
+            ], rows
+        return [], rows
+    problems = []
+    given = cluster.min_master_version
+    if given is not None and not _is_valid_version(given, versions.valid_master_versions):
+        newest = ", ".join(versions.valid_master_versions[:3])
+        problems.append(
+            Problem(
+                "cluster.minMasterVersion",
+                f"{given!r} is not a version GKE offers in {cluster.region} (the newest: {newest})",
+            )
+        )
+    version = _cluster_version(cluster, versions)
+    rows = [VersionRow(need, minimum, version) for need, (minimum, _) in sorted(needs.items())]
+    if given is not None or version is None:
+        return problems, rows  # a set minimum is held against the catalog with the config
+    channel = (
+        f"the {cluster.release_channel} channel's default"
+        if cluster.release_channel != "NONE"
+        else "GKE's default"
+    )
+    for need, (minimum, path) in sorted(needs.items()):
+        if not version_at_least(version, minimum):
+            problems.append(
+                Problem(
+                    "cluster.minMasterVersion",
+                    f"unset, so {channel} {version} in {cluster.region} decides, which is below "
+                    f"{minimum}, the lowest GKE version for {need} ({path}); set minMasterVersion "
+                    f"to {minimum} or newer",
+                )
+            )
+    return problems, rows
+
+
+def _quota_problem(need: QuotaNeed, limit: int, region: str) -> Problem:
+    shares = ", ".join(f"{path} {amount}" for path, amount in need.shares)
+    return Problem(
+        need.shares[0][0],
+        f"{need.quota.label} ({need.quota.quota_id}) in {region}: the stack needs up to "
+        f"{need.amount} ({shares}) and the quota is {limit}: {need.amount - limit} short; request "
+        "more (IAM & Admin > Quotas) or make the pools smaller",
+    )
+
+
+def check_preflight(
+    project: str, cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], facts: CloudFacts
+) -> Preflight:
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    reservation_rows = []
+    for key, users in reservation_needs(project, pools).items():
+        found = facts.reservations.get(key, "not asked")
+        problems += _reservation_problems(key, users, found)
+        reservation_rows.append(
+            ReservationRow(
+                key,
+                tuple(p.name for _, p in users),
+                sum(p.ref.max_node_count for _, p in users),
+                found,
+            )
+        )
+        if isinstance(found, Reservation) and not found.specific_required:
+            warnings.append(
+                f"{users[0][0]}.reservation: {users[0][1].reservation!r} does not require "
+                "specific targeting (specificReservationRequired is false): other VMs of the "
+                "project with a matching machine type may take its capacity first"
+            )
+    version_problems, version_rows = _version_checks(cluster, pools, facts.versions)
+    problems += version_problems
+    quota_rows = []
+    for need in quota_needs(cluster, pools):
+        limit = facts.quota_limits.get(need.quota.quota_id)
+        quota_rows.append(QuotaRow(need, limit))
+        if isinstance(limit, str):
+            problems.append(
+                Problem(
+                    need.shares[0][0],
+                    f"cannot read the quota {need.quota.quota_id} ({limit})",
+                )
+            )
+        elif limit is not None and limit != UNLIMITED and need.amount > limit:
+            problems.append(_quota_problem(need, limit, cluster.region))
+    return Preflight(
+        problems=tuple(sorted(problems)),
+        warnings=tuple(warnings),
+        reservations=tuple(reservation_rows),
+        versions=tuple(version_rows),
+        quotas=tuple(quota_rows),
+    )

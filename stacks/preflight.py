@@ -1,0 +1,107 @@
+"""Preflight at `pulumi preview` and `pulumi up`: ask the project what `config/preflight.py`
+checks, through the provider's functions (invokes), before any resource is registered."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pulumi
+from pulumi_gcp import cloudquota, compute, container
+
+from catalog.quotas import QUOTA_SERVICE
+from config.platform import PlatformSpec
+from config.preflight import (
+    CloudFacts,
+    EngineVersions,
+    Requests,
+    Reservation,
+    check_preflight,
+    preflight_requests,
+    quota_limit,
+)
+from problems.pulumi import reject
+
+T = TypeVar("T")
+
+
+def _asked(question: Callable[[], T]) -> T | str:
+    """The answer, or why there is none: a missing reservation or a missing permission is a
+    finding to report with the others, not a crash."""
+    try:
+        return question()
+    except Exception as error:  # the provider reports every failure as a plain Exception
+        return str(error).strip() or type(error).__name__
+
+
+def _reservation(result: compute.AwaitableGetReservationResult) -> Reservation:
+    specific = (result.specific_reservations or [None])[0]
+    properties = ((specific.instance_properties if specific else None) or [None])[0]
+    return Reservation(
+        status=result.status or "",
+        machine_type=(properties.machine_type if properties else "") or "",
+        count=int(specific.count or 0) if specific else 0,
+        in_use=int(specific.in_use_count or 0) if specific else 0,
+        specific_required=bool(result.specific_reservation_required),
+    )
+
+
+def _versions(result: container.AwaitableGetEngineVersionsResult) -> EngineVersions:
+    return EngineVersions(
+        channel_defaults=dict(result.release_channel_default_version or {}),
+        default_version=result.default_cluster_version or "",
+        valid_master_versions=tuple(result.valid_master_versions or ()),
+    )
+
+
+def _dimension_values(result: cloudquota.AwaitableGetSQuotaInfoResult) -> list[Any]:
+    return [
+        (dict(info.dimensions or {}), info.details[0].value)
+        for info in result.dimensions_infos or ()
+        if info.details
+    ]
+
+
+def ask_cloud(requests: Requests) -> CloudFacts:
+    """Everything preflight needs, one invoke per question."""
+    reservations = {
+        key: _asked(
+            lambda key=key: _reservation(
+                compute.get_reservation(name=key.name, zone=key.zone, project=key.project)
+            )
+        )
+        for key in requests.reservations
+    }
+    versions = _asked(
+        lambda: _versions(
+            container.get_engine_versions(location=requests.region, project=requests.project)
+        )
+    )
+    limits: dict[str, int | str | None] = {}
+    for quota in requests.quotas:
+        limits[quota.quota_id] = _asked(
+            lambda quota=quota: quota_limit(
+                _dimension_values(
+                    cloudquota.get_s_quota_info(
+                        parent=f"projects/{requests.project}",
+                        service=QUOTA_SERVICE,
+                        quota_id=quota.quota_id,
+                    )
+                ),
+                requests.region,
+                quota,
+            )
+        )
+    return CloudFacts(reservations=reservations, versions=versions, quota_limits=limits)
+
+
+def run_preflight(spec: PlatformSpec) -> None:
+    """Check the stack against the project, unless `gke-tpu:preflight` turns it off; raise one
+    InvalidInput with every problem found, and warn through Pulumi's warning channel."""
+    if not spec.preflight.enabled:
+        return
+    requests = preflight_requests(spec.project, spec.cluster, spec.tpu_pools)
+    found = check_preflight(spec.project, spec.cluster, spec.tpu_pools, ask_cloud(requests))
+    for warning in found.warnings:
+        pulumi.log.warn(warning)
+    reject(found.problems)

@@ -1,0 +1,252 @@
+"""Preflight in the program: the invokes it makes before any resource, and every check against
+passing and failing snapshots of the project."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from catalog.tokens import GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
+from tests.conftest import PlanRunner, stack_config
+from tools.cloud_snapshot import CloudSnapshot
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECT = "gke-tpu-prod"
+CLUSTER = {
+    "name": "tpu-prod",
+    "region": "us-east5",
+    "releaseChannel": "REGULAR",
+    "maintenanceWindow": {
+        "startTime": "2026-01-03T02:00:00Z",
+        "endTime": "2026-01-03T10:00:00Z",
+        "recurrence": "FREQ=WEEKLY;BYDAY=SA,SU",
+    },
+}
+SLICES = {
+    "name": "v5p-train",
+    "tpu": "v5p",
+    "topology": "4x4x4",
+    "zone": "us-east5-a",
+    "reservation": "tpu-v5p-train",
+    "slices": 2,
+}
+SERVE = {
+    "name": "v6e-serve",
+    "tpu": "v6e",
+    "topology": "2x2",
+    "zone": "us-east5-b",
+    "autoscaling": {"minNodes": 1, "maxNodes": 8},
+}
+
+
+def _document() -> dict[str, Any]:
+    return json.loads((ROOT / "tests" / "snapshots" / "prod.json").read_text())
+
+
+def _snapshot(document: dict[str, Any]) -> CloudSnapshot:
+    return CloudSnapshot(
+        reservations=tuple(document.get("reservations", [])),
+        server_configs=document.get("serverConfig", {}),
+        regions=document.get("regions", {}),
+        quota_infos=document.get("quotaInfos", {}),
+    )
+
+
+def _plan(run_plan: PlanRunner, document: dict[str, Any], *pools: dict[str, Any], **more: Any):
+    config = stack_config(
+        project=PROJECT, cluster=more.pop("cluster", CLUSTER), tpuPools=list(pools), **more
+    )
+    return run_plan(config, cloud_snapshot=_snapshot(document))
+
+
+def _quota(quota_id: str) -> dict[str, Any]:
+    return {
+        "token": GET_QUOTA_INFO,
+        "args": {
+            "parent": f"projects/{PROJECT}",
+            "quotaId": quota_id,
+            "service": "compute.googleapis.com",
+        },
+    }
+
+
+def test_a_stack_the_project_can_hold_plans_and_lists_every_invoke(run_plan: PlanRunner) -> None:
+    plan = _plan(run_plan, _document(), SLICES, SERVE)
+    assert plan.errors == []
+    assert plan.warnings == []
+    assert plan.invokes == [
+        _quota("CPUS-per-project-region"),
+        _quota("IN-USE-ADDRESSES-per-project-region"),
+        _quota("SSD-TOTAL-GB-per-project-region"),
+        _quota("TPUS-PER-TPU-FAMILY-per-project-region"),
+        {
+            "token": GET_RESERVATION,
+            "args": {"name": "tpu-v5p-train", "project": PROJECT, "zone": "us-east5-a"},
+        },
+        {"token": GET_ENGINE_VERSIONS, "args": {"location": "us-east5", "project": PROJECT}},
+    ]
+    assert len(plan.of_type("gcp:container/nodePool:NodePool")) == 4
+
+
+def test_a_shared_reservation_is_read_in_its_own_project(run_plan: PlanRunner) -> None:
+    document = _document()
+    reservation = document["reservations"][0]
+    for key in ("selfLink", "zone"):
+        reservation[key] = reservation[key].replace(PROJECT, "capacity-host")
+    shared = {**SLICES, "reservation": "projects/capacity-host/reservations/tpu-v5p-train"}
+    plan = _plan(run_plan, document, shared)
+    assert plan.errors == []
+    assert {
+        "token": GET_RESERVATION,
+        "args": {"name": "tpu-v5p-train", "project": "capacity-host", "zone": "us-east5-a"},
+    } in plan.invokes
+
+
+def test_every_failing_check_is_reported_at_once_before_any_resource(
+    run_plan: PlanRunner,
+) -> None:
+    document = _document()
+    document["reservations"][0]["status"] = "CREATING"
+    document["reservations"][0]["specificReservation"].update(
+        {
+            "count": "32",
+            "inUseCount": "20",
+            "instanceProperties": {"machineType": "ct5p-hightpu-8t"},
+        }
+    )
+    document["quotaInfos"]["TPUS-PER-TPU-FAMILY-per-project-region"]["dimensionsInfos"][0][
+        "details"
+    ] = {"value": "16"}
+    for quota in document["regions"]["us-east5"]["quotas"]:
+        if quota["metric"] == "IN_USE_ADDRESSES":
+            quota["limit"] = 30.0
+    for channel in document["serverConfig"]["us-east5"]["channels"]:
+        if channel["channel"] == "REGULAR":
+            channel["defaultVersion"] = "1.30.5-gke.1000"
+    plan = _plan(run_plan, document, SLICES, SERVE)
+    assert plan.resources == []
+    assert plan.errors == [
+        "cluster.minMasterVersion: unset, so the REGULAR channel's default 1.30.5-gke.1000 in "
+        "us-east5 decides, which is below 1.31.2-gke.1115000, the lowest GKE version for v6e "
+        "(tpuPools[1]); set minMasterVersion to 1.31.2-gke.1115000 or newer",
+        "tpuPools[0]: In-use IP addresses (IN-USE-ADDRESSES-per-project-region) in us-east5: the "
+        "stack needs up to 43 (tpuPools[0] 32, tpuPools[1] 8, cluster.cpuPool 3) and the quota is "
+        "30: 13 short; request more (IAM & Admin > Quotas) or make the pools smaller",
+        "tpuPools[0].reservation: 'tpu-v5p-train' has 12 free VMs (32 reserved, 20 in use); the "
+        "pools that consume it need 32 (v5p-train 32): 20 short",
+        "tpuPools[0].reservation: 'tpu-v5p-train' is CREATING, not READY: it cannot be consumed yet",
+        "tpuPools[0].reservation: 'tpu-v5p-train' reserves 'ct5p-hightpu-8t' VMs; the pool runs "
+        "'ct5p-hightpu-4t'",
+        "tpuPools[1]: TPU chips of the CT6E family (TPUS-PER-TPU-FAMILY-per-project-region) in "
+        "us-east5: the stack needs up to 32 (tpuPools[1] 32) and the quota is 16: 16 short; request "
+        "more (IAM & Admin > Quotas) or make the pools smaller",
+    ]
+
+
+def test_a_missing_reservation_and_an_unrecorded_region_are_problems(
+    run_plan: PlanRunner,
+) -> None:
+    document = _document()
+    document["reservations"] = []
+    document["serverConfig"] = {}
+    plan = _plan(run_plan, document, SLICES)
+    assert plan.errors == [
+        "cluster.region: cannot read GKE's versions in us-east5 (invoke of "
+        "gcp:container/getEngineVersions:getEngineVersions failed: the cloud snapshot has no "
+        "serverConfig for 'us-east5' (it has: none) (location))",
+        "tpuPools[0].reservation: 'tpu-v5p-train': cannot read "
+        "projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train (invoke of "
+        "gcp:compute/getReservation:getReservation failed: Error 404: The resource "
+        "'projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train' was not found (in "
+        "the cloud snapshot) (name)); it must exist in the pool's zone us-east5-a, in project "
+        "gke-tpu-prod or shared with the stack's project",
+    ]
+    # The questions the cloud refused were asked all the same.
+    assert [i["token"] for i in plan.invokes].count(GET_RESERVATION) == 1
+    assert plan.resources == []
+
+
+def test_slices_of_two_pools_count_together_against_one_reservation(
+    run_plan: PlanRunner,
+) -> None:
+    second = {**SLICES, "name": "v5p-more", "slices": 1}
+    plan = _plan(run_plan, _document(), SLICES, second)
+    assert plan.errors == [
+        "tpuPools[0].reservation: 'tpu-v5p-train' has 32 free VMs (32 reserved, 0 in use); the "
+        "pools that consume it need 48 (v5p-train 32, v5p-more 16): 16 short"
+    ]
+
+
+def test_a_reservation_others_may_take_is_a_warning(run_plan: PlanRunner) -> None:
+    document = _document()
+    document["reservations"][0]["specificReservationRequired"] = False
+    plan = _plan(run_plan, document, SLICES)
+    assert plan.errors == []
+    assert plan.warnings == [
+        "tpuPools[0].reservation: 'tpu-v5p-train' does not require specific targeting "
+        "(specificReservationRequired is false): other VMs of the project with a matching "
+        "machine type may take its capacity first"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("version", "errors"),
+    [
+        ("1.34", []),
+        ("1.34.1-gke.2541000", []),
+        (
+            "1.34.2-gke.1",
+            [
+                "cluster.minMasterVersion: '1.34.2-gke.1' is not a version GKE offers in "
+                "us-east5 (the newest: 1.35.0-gke.1795000, 1.34.1-gke.2541000, "
+                "1.34.1-gke.1829001)"
+            ],
+        ),
+        (
+            "1.36",
+            [
+                "cluster.minMasterVersion: '1.36' is not a version GKE offers in us-east5 (the "
+                "newest: 1.35.0-gke.1795000, 1.34.1-gke.2541000, 1.34.1-gke.1829001)"
+            ],
+        ),
+    ],
+)
+def test_min_master_version_must_be_one_gke_offers(
+    run_plan: PlanRunner, version: str, errors: list[str]
+) -> None:
+    plan = _plan(run_plan, _document(), SERVE, cluster={**CLUSTER, "minMasterVersion": version})
+    assert plan.errors == errors
+
+
+def test_spot_pools_count_against_the_preemptible_quota(run_plan: PlanRunner) -> None:
+    spot = {"name": "v5e", "tpu": "v5e", "topology": "4x4", "spot": True}
+    on_demand = {"name": "v5e-od", "tpu": "v5e", "topology": "2x4"}
+    document = _document()
+    for quota in document["regions"]["us-east5"]["quotas"]:
+        if quota["metric"] == "PREEMPTIBLE_TPU_LITE_PODSLICE_V5":
+            quota["limit"] = 8.0
+    plan = _plan(run_plan, document, spot, on_demand)
+    assert plan.errors == [
+        "tpuPools[0]: Preemptible TPU v5 Lite PodSlice chips "
+        "(PREEMPTIBLE-TPU-LITE-PODSLICE-V5-per-project-region) in us-east5: the stack needs up "
+        "to 16 (tpuPools[0] 16) and the quota is 8: 8 short; request more (IAM & Admin > "
+        "Quotas) or make the pools smaller"
+    ]
+    assert _quota("TPU-LITE-PODSLICE-V5-per-project-region") in plan.invokes
+
+
+def test_preflight_off_asks_the_cloud_nothing(run_plan: PlanRunner) -> None:
+    document = copy.deepcopy(_document())
+    document["reservations"] = []
+    plan = _plan(run_plan, document, SLICES, preflight={"enabled": False})
+    assert (plan.errors, plan.invokes) == ([], [])
+    assert plan.resources
+
+
+def test_without_a_snapshot_the_plan_asks_nothing(run_plan: PlanRunner) -> None:
+    plan = run_plan(stack_config(project=PROJECT, cluster=CLUSTER, tpuPools=[SLICES]))
+    assert (plan.errors, plan.invokes) == ([], [])

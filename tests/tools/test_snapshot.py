@@ -1,0 +1,81 @@
+"""`make snapshot`: what gcloud is asked for a stack, and the snapshot it writes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tools.cloud_snapshot import read_snapshot
+from tools.fixtures import fixture_file
+from tools.snapshot import main
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDED = json.loads((ROOT / "tests" / "snapshots" / "prod.json").read_text())
+
+
+class FakeGcloud:
+    """Answers as gcloud would from the example snapshot, and keeps each command."""
+
+    def __init__(self, missing_reservation: bool = False) -> None:
+        self.commands: list[list[str]] = []
+        self.missing_reservation = missing_reservation
+
+    def __call__(self, args: Sequence[str]) -> Any:
+        self.commands.append(list(args))
+        if args[:3] == ["compute", "reservations", "describe"]:
+            if self.missing_reservation:
+                raise RuntimeError(
+                    "gcloud compute reservations describe: ERROR: (gcloud.compute.reservations."
+                    "describe) Could not fetch resource: - The resource 'projects/p/zones/z/"
+                    "reservations/r' was not found"
+                )
+            return RECORDED["reservations"][0]
+        if args[:2] == ["container", "get-server-config"]:
+            return RECORDED["serverConfig"]["us-east5"]
+        if args[:3] == ["compute", "regions", "describe"]:
+            return RECORDED["regions"]["us-east5"]
+        return RECORDED["quotaInfos"][args[4]]
+
+
+def test_the_prod_stack_s_questions_are_recorded(tmp_path: Path) -> None:
+    gcloud = FakeGcloud()
+    out = tmp_path / "prod.json"
+    argv = ["--stack", "prod", "--config-file", str(fixture_file("prod")), "--out", str(out)]
+    assert main([*argv, "--project", "gke-tpu-prod", "--region", "us-east5"], gcloud) == 0
+    assert gcloud.commands == [
+        ["compute", "reservations", "describe", "tpu-v5p-train", "--zone=us-east5-a",
+         "--project=gke-tpu-prod"],
+        ["container", "get-server-config", "--region=us-east5", "--project=gke-tpu-prod"],
+        ["compute", "regions", "describe", "us-east5", "--project=gke-tpu-prod"],
+        ["beta", "quotas", "info", "describe", "TPUS-PER-TPU-FAMILY-per-project-region",
+         "--service=compute.googleapis.com", "--project=gke-tpu-prod"],
+    ]  # fmt: skip
+    assert json.loads(out.read_text()) == RECORDED
+    assert read_snapshot(out).reservations == tuple(RECORDED["reservations"])
+
+
+def test_a_reservation_gcloud_cannot_find_is_left_out(tmp_path: Path, capsys: Any) -> None:
+    out = tmp_path / "prod.json"
+    argv = ["--stack", "prod", "--config-file", str(fixture_file("prod")), "--out", str(out)]
+    code = main([*argv, "--project", "gke-tpu-prod", "--region", "us-east5"], FakeGcloud(True))
+    assert code == 0
+    assert json.loads(out.read_text())["reservations"] == []
+    assert (
+        "note: projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train: not found, "
+        "left out" in capsys.readouterr().err
+    )
+
+
+def test_another_gcloud_failure_stops_the_recording(tmp_path: Path, capsys: Any) -> None:
+    def refuses(args: Sequence[str]) -> Any:
+        raise RuntimeError("gcloud container get-server-config: PERMISSION_DENIED")
+
+    out = tmp_path / "dev.json"
+    argv = ["--stack", "dev", "--config-file", str(fixture_file("dev")), "--out", str(out)]
+    assert main([*argv, "--project", "gke-tpu-dev", "--region", "us-east5"], refuses) == 1
+    assert (
+        capsys.readouterr().err == "error: gcloud container get-server-config: PERMISSION_DENIED\n"
+    )
+    assert not out.exists()

@@ -1,0 +1,117 @@
+"""Record a snapshot of a project for the offline plan's preflight, with gcloud:
+`python -m tools.snapshot --stack dev --project ID --region R [--out PATH]` (`make snapshot`).
+
+It asks what the stack's preflight would ask: each reservation its pools name (a shared one in
+its own project), GKE's server config and Compute Engine's quotas in the region, and the Cloud
+Quotas entries of the quotas the region's listing lacks. A reservation gcloud cannot find is left
+out, as the cloud would answer; any other gcloud failure stops the recording.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from config.platform import PROJECT_KEY, load_platform
+from config.preflight import preflight_requests
+from problems import ConfigError
+from tools.stack_yaml import StackFileError
+from tools.stackfile import read_stack_config
+
+ROOT = Path(__file__).resolve().parent.parent
+NOT_FOUND = ("was not found", "NOT_FOUND", "404")
+
+Gcloud = Callable[[Sequence[str]], Any]
+
+
+def run_gcloud(gcloud: str) -> Gcloud:
+    """gcloud's JSON output of a command; RuntimeError with its message when it fails."""
+
+    def run(args: Sequence[str]) -> Any:
+        done = subprocess.run(
+            [gcloud, *args, "--format=json"], capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"gcloud {' '.join(args)}: {done.stderr.strip()}")
+        return json.loads(done.stdout)
+
+    return run
+
+
+def record(
+    config: dict[str, str], project: str, region: str, gcloud: Gcloud
+) -> tuple[dict[str, Any], list[str]]:
+    """The snapshot of what the stack's preflight asks, and notes on what was left out."""
+    spec = load_platform({**config, PROJECT_KEY: project})
+    requests = preflight_requests(project, spec.cluster, spec.tpu_pools)
+    notes: list[str] = []
+    reservations = []
+    for key in requests.reservations:
+        args = ["compute", "reservations", "describe", key.name, f"--zone={key.zone}"]
+        try:
+            reservations.append(gcloud([*args, f"--project={key.project}"]))
+        except RuntimeError as error:
+            if not any(marker in str(error) for marker in NOT_FOUND):
+                raise
+            notes.append(f"{key}: not found, left out")
+    region_args = [f"--region={region}", f"--project={project}"]
+    snapshot: dict[str, Any] = {
+        "reservations": reservations,
+        "serverConfig": {region: gcloud(["container", "get-server-config", *region_args])},
+        "regions": {
+            region: gcloud(["compute", "regions", "describe", region, f"--project={project}"])
+        },
+        "quotaInfos": {},
+    }
+    for quota in requests.quotas:
+        if quota.metric is None:
+            snapshot["quotaInfos"][quota.quota_id] = gcloud(
+                [
+                    "beta",
+                    "quotas",
+                    "info",
+                    "describe",
+                    quota.quota_id,
+                    "--service=compute.googleapis.com",
+                    f"--project={project}",
+                ]
+            )
+    return snapshot, notes
+
+
+def main(argv: list[str] | None = None, gcloud: Gcloud | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.snapshot", description=__doc__)
+    parser.add_argument("--stack", required=True, help="the stack whose preflight to record")
+    parser.add_argument("--config-file", type=Path, help="a stack file to read instead")
+    parser.add_argument("--project", required=True, help="the project to read")
+    parser.add_argument("--region", required=True, help="the region of the cluster")
+    parser.add_argument("--out", type=Path, help="default: build/snapshots/<stack>.json")
+    parser.add_argument("--gcloud", default="gcloud", help="the gcloud to run")
+    args = parser.parse_args(argv)
+    out = args.out or ROOT / "build" / "snapshots" / f"{args.stack}.json"
+    try:
+        config = read_stack_config(ROOT, args.stack, args.config_file)
+        snapshot, notes = record(
+            dict(config.values), args.project, args.region, gcloud or run_gcloud(args.gcloud)
+        )
+    except (StackFileError, RuntimeError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(snapshot, indent=2, sort_keys=True) + "\n")
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
