@@ -247,7 +247,15 @@ def _cluster_size_problems(
     ]
 
 
-_SECTION_ORDER = ("gcp:", f"{NAMESPACE}:", "cluster", "network", "tpuPools", "modelStorage", "preflight")
+_SECTION_ORDER = (
+    "gcp:",
+    f"{NAMESPACE}:",
+    "cluster",
+    "network",
+    "tpuPools",
+    "modelStorage",
+    "preflight",
+)
 
 
 def _path_order(problem: Problem) -> tuple[int, tuple[int, ...]]:

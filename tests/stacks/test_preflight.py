@@ -250,3 +250,19 @@ def test_preflight_off_asks_the_cloud_nothing(run_plan: PlanRunner) -> None:
 def test_without_a_snapshot_the_plan_asks_nothing(run_plan: PlanRunner) -> None:
     plan = run_plan(stack_config(project=PROJECT, cluster=CLUSTER, tpuPools=[SLICES]))
     assert (plan.errors, plan.invokes) == ([], [])
+
+
+def test_an_autopilot_stack_checks_its_reservations_and_versions_but_spends_no_quota(
+    run_plan: PlanRunner,
+) -> None:
+    autopilot = {**CLUSTER, "mode": "autopilot"}
+    pool = {k: v for k, v in SLICES.items() if k != "slices"}
+    plan = _plan(run_plan, _document(), pool, cluster=autopilot)
+    assert plan.errors == []
+    assert plan.invokes == [
+        {
+            "token": GET_RESERVATION,
+            "args": {"name": "tpu-v5p-train", "project": PROJECT, "zone": "us-east5-a"},
+        },
+        {"token": GET_ENGINE_VERSIONS, "args": {"location": "us-east5", "project": PROJECT}},
+    ]
