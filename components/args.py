@@ -10,7 +10,7 @@ import pulumi
 from catalog import TPU_RUNTIME_PORTS
 from config.network import NetworkPlan
 from config.tpu_plan import TpuPoolPlan
-from contract.outputs import TpuPoolRef
+from contract.outputs import QueueRef, TpuPoolRef
 
 
 @dataclass(frozen=True)
@@ -86,3 +86,6 @@ class TpuJobArgs:
     """Expected slice topology; must equal the pool's when given."""
     cluster_version: str | None = None
     """The cluster's GKE version, when known; TPU containers are privileged only below 1.28."""
+    queue: QueueRef | None = None
+    """A Kueue queue of the platform's `queues` output that covers the pool: the job waits,
+    suspended, until the queue admits it. Required for a queued-provisioning pool."""

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from problems import Problem
-from problems.pulumi import reject
+from components.internal.releases import check_release, release_manifest
 
 #: A JobSet release serving `jobset.x-k8s.io/v1alpha2`; pinned, never `latest`. The tests check
 #: rendered JobSets against this release's CRD (third_party/jobset).
 DEFAULT_JOBSET_VERSION = "v0.12.0"
-_RELEASE = re.compile(r"^v[0-9]+\.[0-9]+\.[0-9]+$")
 
 
 def jobset_manifest_url(version: str) -> str:
@@ -28,26 +25,14 @@ class JobSetInstallArgs:
 
 
 class JobSetInstall(pulumi.ComponentResource):
-    """Installs JobSet by server-side apply of its release manifest.
-
-    The Kubernetes provider fetches the manifest at deploy time (`yaml/v2` is provider-side); the
-    program itself reads nothing from the network.
-    """
+    """Installs JobSet by server-side apply of its release manifest."""
 
     manifest: k8s.yaml.v2.ConfigFile
 
     def __init__(
         self, name: str, args: JobSetInstallArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        if not _RELEASE.match(args.version):
-            reject(
-                [Problem("version", f"{args.version!r}: pin a release such as 'v0.12.0'")],
-                f"JobSetInstall {name!r}",
-            )
+        check_release("JobSetInstall", name, args.version, DEFAULT_JOBSET_VERSION)
         super().__init__("gke-tpu:index:JobSetInstall", name, None, opts)
-        self.manifest = k8s.yaml.v2.ConfigFile(
-            f"{name}-manifests",
-            file=jobset_manifest_url(args.version),
-            opts=pulumi.ResourceOptions(parent=self),
-        )
+        self.manifest = release_manifest(self, name, jobset_manifest_url(args.version))
         self.register_outputs({"version": args.version})

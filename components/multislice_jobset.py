@@ -11,7 +11,7 @@ from components.args import TpuJobArgs
 from components.internal.jobs import SKIP_AWAIT, slice_job_spec, tpu_worker
 from components.internal.pods import NODE_POOL_LABEL, child
 from components.jobset_install import JobSetInstall
-from contract.workloads import check_image, check_multislice
+from contract.workloads import check_image, check_multislice, check_queue, queue_labels
 from problems.pulumi import reject
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
@@ -44,7 +44,8 @@ class MultisliceJobSet(pulumi.ComponentResource):
         pool = args.pool
         reject(
             check_image("container.image", args.container.image)
-            + check_multislice(pool, slices=args.slices, chips=args.chips, topology=args.topology),
+            + check_multislice(pool, slices=args.slices, chips=args.chips, topology=args.topology)
+            + check_queue(pool, args.namespace, args.queue),
             f"MultisliceJobSet {name!r}",
         )
         super().__init__("gke-tpu:index:MultisliceJobSet", name, None, opts)
@@ -59,9 +60,12 @@ class MultisliceJobSet(pulumi.ComponentResource):
             metadata=k8s.meta.v1.ObjectMetaArgs(
                 name=name,
                 namespace=args.namespace,
+                labels=queue_labels(args.queue) or None,
                 annotations={EXCLUSIVE_TOPOLOGY: NODE_POOL_LABEL, **SKIP_AWAIT},
             ),
             spec={
+                # Kueue starts a queued JobSet by resuming it once admitted.
+                **({"suspend": True} if args.queue else {}),
                 "failurePolicy": {"maxRestarts": args.max_restarts},
                 "replicatedJobs": [
                     {"name": REPLICATED_JOB, "replicas": self.slices, "template": job_template}

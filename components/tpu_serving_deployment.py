@@ -11,13 +11,15 @@ import pulumi_kubernetes as k8s
 
 from components.args import ContainerSpec, ModelMount
 from components.internal.pods import child, container, tpu_pod_template
-from contract.outputs import TpuPoolRef
+from contract.outputs import QueueRef, TpuPoolRef
 from contract.workloads import (
     check_image,
+    check_queue,
     check_service_ports,
     check_serving,
     default_replicas,
     needs_privileged,
+    queue_labels,
 )
 from problems.pulumi import reject
 
@@ -47,6 +49,9 @@ class TpuServingDeploymentArgs:
     """Expected topology; must equal the pool's when given."""
     cluster_version: str | None = None
     """The cluster's GKE version, when known; TPU containers are privileged only below 1.28."""
+    queue: QueueRef | None = None
+    """A Kueue queue of the platform's `queues` output that covers the pool: each replica
+    counts against its chips and waits until the queue admits it."""
 
 
 class TpuServingDeployment(pulumi.ComponentResource):
@@ -64,7 +69,13 @@ class TpuServingDeployment(pulumi.ComponentResource):
         reject(
             check_image("container.image", args.container.image)
             + check_serving(pool, replicas=args.replicas, chips=args.chips, topology=args.topology)
-            + check_service_ports(ports),
+            + check_service_ports(ports)
+            # A queued-provisioning pool cannot serve at all (check_serving says why).
+            + (
+                check_queue(pool, args.namespace, args.queue)
+                if not pool.provisioning_request_only
+                else []
+            ),
             f"TpuServingDeployment {name!r}",
         )
         super().__init__("gke-tpu:index:TpuServingDeployment", name, None, opts)
@@ -95,7 +106,12 @@ class TpuServingDeployment(pulumi.ComponentResource):
         )
         self.deployment = k8s.apps.v1.Deployment(
             name,
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=name, namespace=args.namespace, labels=labels),
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                # Kueue's Deployment integration (on by default from v0.16) admits each replica.
+                name=name,
+                namespace=args.namespace,
+                labels={**labels, **queue_labels(args.queue)},
+            ),
             spec=k8s.apps.v1.DeploymentSpecArgs(
                 replicas=self.replicas,
                 # Each replica holds a whole TPU VM: an extra (surge) replica would wait for a

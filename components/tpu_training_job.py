@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 from components.args import TpuJobArgs
 from components.internal.jobs import SKIP_AWAIT, one_job_per_slice, slice_job_spec, tpu_worker
 from components.internal.pods import child
-from contract.workloads import check_image, check_training
+from contract.workloads import check_image, check_queue, check_training, queue_labels
 from problems.pulumi import reject
 
 #: Label on every Pod of a TPU job; the anti-affinity between jobs keys on it.
@@ -47,7 +47,8 @@ class TpuTrainingJob(pulumi.ComponentResource):
         pool = args.pool
         reject(
             check_image("container.image", args.container.image)
-            + check_training(pool, workers=args.workers, chips=args.chips, topology=args.topology),
+            + check_training(pool, workers=args.workers, chips=args.chips, topology=args.topology)
+            + check_queue(pool, args.namespace, args.queue),
             f"TpuTrainingJob {name!r}",
         )
         super().__init__("gke-tpu:index:TpuTrainingJob", name, None, opts)
@@ -75,7 +76,10 @@ class TpuTrainingJob(pulumi.ComponentResource):
         self.job = k8s.batch.v1.Job(
             name,
             metadata=k8s.meta.v1.ObjectMetaArgs(
-                name=name, namespace=args.namespace, labels=labels, annotations=SKIP_AWAIT
+                name=name,
+                namespace=args.namespace,
+                labels={**labels, **queue_labels(args.queue)},
+                annotations=SKIP_AWAIT,
             ),
             spec=slice_job_spec(
                 args,
@@ -83,6 +87,8 @@ class TpuTrainingJob(pulumi.ComponentResource):
                 labels=labels,
                 subdomain=service_name,
                 affinity=one_job_per_slice(JOB_LABEL, name) if args.avoid_deadlock else None,
+                # Kueue starts a queued Job by resuming it once admitted.
+                suspend=args.queue is not None,
             ),
             opts=child(self, pulumi.ResourceOptions(depends_on=[self.service])),
         )

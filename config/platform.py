@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from catalog.gcp import project_id_problem, project_id_warning
 from catalog.gke import MAX_NODES_PER_CLUSTER, workload_pool
 from config.cluster import ClusterFacts, ClusterSpec, check_cluster
+from config.kueue import KueuePlan, KueueSpec, plan_kueue
 from config.network import (
     AUTOPILOT_SIZING_WARNING,
     NetworkPlan,
@@ -50,6 +51,7 @@ class PlatformSpec:
     network: NetworkPlan | None = None
     """The VPC the program creates; None on an existing network (`cluster.network`)."""
     preflight: PreflightSpec = field(default_factory=PreflightSpec)
+    kueue: KueuePlan | None = None
     warnings: tuple[str, ...] = field(default=())
 
     @property
@@ -76,6 +78,7 @@ SECTIONS: dict[str, Section] = {
     "tpuPools": Section(TpuPoolSpec, required=False, each=True),
     "modelStorage": Section(ModelStorageSpec, required=False),
     "preflight": Section(PreflightSpec, required=False),
+    "kueue": Section(KueueSpec, required=False),
 }
 
 
@@ -191,6 +194,19 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         ):
             groups = node_groups(cluster, pools, network_spec.max_pods_per_node)
             problems += sizing_problems(network_spec, groups)
+    kueue_spec, kueue_invalid = None, frozenset[str]()
+    if "kueue" in values:
+        kueue_spec, kueue_invalid, kueue_problems = parse(KueueSpec, values["kueue"], "kueue")
+        problems += kueue_problems
+    index = {pool.name: i for i, pool, invalid in entries if "name" not in invalid}
+    kueue, kueue_problems, kueue_warnings = plan_kueue(
+        kueue_spec,
+        [(index[p.name], p) for p in pools if p.name in index],
+        unplanned=frozenset(index) - {p.name for p in pools},
+        invalid=kueue_invalid,
+    )
+    problems += kueue_problems
+    warnings += kueue_warnings
 
     storage_spec = None
     if "modelStorage" in values:
@@ -220,6 +236,7 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         storage=storage,
         network=plan_network(network_spec, cluster.name, cluster.region) if network_spec else None,
         preflight=preflight,
+        kueue=kueue,
         warnings=tuple(warnings),
     )
 
@@ -254,6 +271,7 @@ _SECTION_ORDER = (
     "network",
     "tpuPools",
     "modelStorage",
+    "kueue",
     "preflight",
 )
 

@@ -9,8 +9,8 @@ contract of another version is one clear error. The keys live only in this modul
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from problems import ConfigError, Problem, did_you_mean
 
@@ -29,6 +29,7 @@ OUTPUT_MEANINGS: dict[str, str] = {
     "credentials.",
     "workloadPool": "The Workload Identity pool.",
     "tpuPools": "TPU pools by configured name (see below).",
+    "queues": "Kueue queues by name (see below); `{}` without `kueue`.",
     "modelBucket": "The model bucket; `null` without `modelStorage`.",
     "modelServiceAccount": "Google service account the reader ServiceAccount acts as (a role on "
     "the bucket only).",
@@ -51,6 +52,12 @@ def _malformed(path: str, error: Exception) -> Problem:
             f"{OUTPUTS_VERSION} (docs/outputs.md)",
         )
     return Problem(path, f"is malformed ({error}); see docs/outputs.md")
+
+
+E = TypeVar("E")
+
+#: The `capacity` of pools whose nodes only come through a ProvisioningRequest.
+QUEUED_CAPACITIES = frozenset({"queued", "flex-start-queued"})
 
 
 def _whole(number: Any) -> int | None:
@@ -133,6 +140,12 @@ class TpuPoolRef:
         }
 
     @property
+    def provisioning_request_only(self) -> bool:
+        """Whether the pool gets nodes only through a ProvisioningRequest (queued provisioning):
+        a workload reaches it only through a Kueue queue that covers it."""
+        return self.capacity in QUEUED_CAPACITIES
+
+    @property
     def max_node_count(self) -> int:
         """The most nodes the pool can have: every slice full, the autoscaling maximum, or the
         fixed size of a single-host pool."""
@@ -140,6 +153,40 @@ class TpuPoolRef:
             return self.nodes_per_slice * self.slices
         per_pool = self.max_nodes if self.max_nodes is not None else self.node_count
         return (per_pool if per_pool is not None else self.nodes_per_slice) * self.slices
+
+
+@dataclass(frozen=True)
+class QueueRef:
+    """One entry of the `queues` output: a Kueue queue that workloads name."""
+
+    name: str
+    """The LocalQueue's name (the `kueue.x-k8s.io/queue-name` label), in each namespace."""
+    namespaces: tuple[str, ...]
+    chips: Mapping[str, int]
+    """The queue's TPU chip quota on each of its pools, by pool name."""
+    provisioning_request: tuple[str, ...] = ()
+    """Its pools whose nodes it requests through a ProvisioningRequest."""
+
+    @property
+    def pools(self) -> tuple[str, ...]:
+        return tuple(self.chips)
+
+    @classmethod
+    def parse(cls, name: str, entry: Mapping[str, Any]) -> QueueRef:
+        return cls(
+            name=name,
+            namespaces=tuple(entry["namespaces"]),
+            chips={pool: int(chips) for pool, chips in entry["chips"].items()},
+            provisioning_request=tuple(entry["provisioningRequest"]),
+        )
+
+    def entry(self) -> dict[str, Any]:
+        """The queue's entry in the `queues` output: what `parse` reads back."""
+        return {
+            "namespaces": list(self.namespaces),
+            "chips": dict(self.chips),
+            "provisioningRequest": list(self.provisioning_request),
+        }
 
 
 @dataclass(frozen=True)
@@ -172,6 +219,7 @@ def platform_outputs(
     kubeconfig: Any,
     workload_pool: Any,
     tpu_pools: Sequence[TpuPoolRef],
+    queues: Sequence[QueueRef] = (),
     storage: ModelStorageOutputs | None,
 ) -> dict[str, Any]:
     """The platform stack's outputs by name: what `PlatformOutputs.parse` reads back.
@@ -188,6 +236,7 @@ def platform_outputs(
         "workloadPool": workload_pool,
         # Plain data: pool names are set by config, so no resource output is needed to know them.
         "tpuPools": {pool.name: pool.entry() for pool in tpu_pools},
+        "queues": {queue.name: queue.entry() for queue in queues},
         "modelBucket": storage.bucket if storage else None,
         "modelServiceAccount": storage.service_account if storage else None,
         "kubernetesNamespace": storage.namespace if storage else None,
@@ -217,6 +266,7 @@ class PlatformOutputs:
     model_claim: str | None
     kubernetes_writer_service_account: str | None
     model_writer_claim: str | None
+    queues: Mapping[str, QueueRef] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, outputs: Mapping[str, Any], source: str = "platform stack") -> PlatformOutputs:
@@ -240,6 +290,13 @@ class PlatformOutputs:
                 pools[name] = TpuPoolRef.parse(name, entry)
             except (KeyError, TypeError, ValueError) as error:
                 problems.append(_malformed(f"{source}.tpuPools.{name}", error))
+        queues: dict[str, QueueRef] = {}
+        # Added in contract version 1 after its first release: older platforms have no queues.
+        for name, entry in (outputs.get("queues") or {}).items():
+            try:
+                queues[name] = QueueRef.parse(name, entry)
+            except (KeyError, TypeError, ValueError, AttributeError) as error:
+                problems.append(_malformed(f"{source}.queues.{name}", error))
         problems += [
             _malformed(source, KeyError(key))
             for key in ("project", "region", "clusterName")
@@ -259,19 +316,30 @@ class PlatformOutputs:
             model_claim=outputs.get("modelVolumeClaim"),
             kubernetes_writer_service_account=outputs.get("kubernetesWriterServiceAccount"),
             model_writer_claim=outputs.get("modelWriterVolumeClaim"),
+            queues=queues,
         )
 
     def pool(self, name: str, path: str = "pool") -> TpuPoolRef:
         """The named pool, or one clear error naming the pools the platform has."""
-        if name not in self.tpu_pools:
-            known = ", ".join(sorted(self.tpu_pools)) or "none"
+        return self._named(self.tpu_pools, name, path, "a TPU pool", "Pools", "none")
+
+    def queue(self, name: str, path: str = "queue") -> QueueRef:
+        """The named Kueue queue, or one clear error naming the queues the platform has."""
+        none = "none (the platform has no gke-tpu:kueue)"
+        return self._named(self.queues, name, path, "a queue", "Queues", none)
+
+    def _named(
+        self, entries: Mapping[str, E], name: str, path: str, what: str, known: str, none: str
+    ) -> E:
+        if name not in entries:
             raise ConfigError(
                 [
                     Problem(
                         path,
-                        f"{name!r} is not a TPU pool of cluster {self.cluster_name!r}"
-                        f"{did_you_mean(name, self.tpu_pools) or '.'} Pools: {known}",
+                        f"{name!r} is not {what} of cluster {self.cluster_name!r}"
+                        f"{did_you_mean(name, entries) or '.'} "
+                        f"{known}: {', '.join(sorted(entries)) or none}",
                     )
                 ]
             )
-        return self.tpu_pools[name]
+        return entries[name]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from catalog import TPU_RUNTIME_PORTS, UNPRIVILEGED_TPU_VERSION, version_at_least
-from contract.outputs import TpuPoolRef
+from catalog.kueue import QUEUE_NAME_LABEL
+from contract.outputs import QueueRef, TpuPoolRef
 from problems import Problem
 
 _SHA256_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
@@ -117,9 +118,18 @@ def check_multislice(
 def check_serving(
     pool: TpuPoolRef, *, replicas: int | None, chips: int | None, topology: str | None
 ) -> list[Problem]:
-    """Serving runs one Pod per single-host VM."""
+    """Serving runs one Pod per single-host VM, on nodes that stay."""
     problems = check_chips("chips", pool, chips) + check_topology("topology", pool, topology)
-    if pool.multi_host:
+    if pool.provisioning_request_only:
+        problems.append(
+            Problem(
+                "pool",
+                f"{pool.name!r} gets nodes only through a ProvisioningRequest ({pool.capacity}): "
+                "they come for one batch workload and go when it ends; serve from a pool whose "
+                "nodes stay",
+            )
+        )
+    elif pool.multi_host:
         problems.append(
             Problem(
                 "pool",
@@ -138,6 +148,46 @@ def check_serving(
             )
         )
     return problems
+
+
+def check_queue(pool: TpuPoolRef, namespace: str, queue: QueueRef | None) -> list[Problem]:
+    """A workload reaches a queued-provisioning pool only through a Kueue queue over it, and a
+    queue only from the namespaces that have its LocalQueue."""
+    if queue is None:
+        if not pool.provisioning_request_only:
+            return []
+        return [
+            Problem(
+                "queue",
+                f"is required: pool {pool.name!r} gets nodes only through a ProvisioningRequest "
+                f"({pool.capacity}), which a Kueue queue makes for each workload it admits; "
+                f"without one the workload would stay Pending for ever. Pass a queue of the "
+                f"platform's `queues` output that covers {pool.name!r}",
+            )
+        ]
+    problems = []
+    if pool.name not in queue.chips:
+        problems.append(
+            Problem(
+                "queue",
+                f"queue {queue.name!r} does not cover pool {pool.name!r}; its pools: "
+                f"{', '.join(queue.pools)}",
+            )
+        )
+    if namespace not in queue.namespaces:
+        problems.append(
+            Problem(
+                "namespace",
+                f"{namespace!r} has no LocalQueue {queue.name!r}; the queue's namespaces: "
+                f"{', '.join(queue.namespaces)}",
+            )
+        )
+    return problems
+
+
+def queue_labels(queue: QueueRef | None) -> dict[str, str]:
+    """The label that hands a workload to Kueue: it admits it when its queue has the chips."""
+    return {QUEUE_NAME_LABEL: queue.name} if queue else {}
 
 
 def check_service_ports(ports: list[int]) -> list[Problem]:

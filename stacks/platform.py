@@ -5,9 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import pulumi
+
 from components.args import ClusterNetworkArgs, TpuPoolArgs
 from components.autopilot_cluster import AutopilotCluster, AutopilotClusterArgs
 from components.cloud_nat import CloudNat, CloudNatArgs
+from components.jobset_install import JobSetInstall, JobSetInstallArgs
+from components.kueue_install import KueueInstall, KueueInstallArgs
+from components.kueue_queues import KueueQueues, KueueQueuesArgs
 from components.model_volumes import ModelVolumes, ModelVolumesArgs
 from components.multi_host_tpu_pool import MultiHostTpuPool
 from components.regional_cluster import RegionalCluster, RegionalClusterArgs
@@ -27,6 +32,7 @@ class Platform:
     tpu_pools: dict[str, MultiHostTpuPool | SingleHostTpuPool]
     storage: StorageBucket | None
     volumes: ModelVolumes | None
+    queues: KueueQueues | None = None
 
 
 def build_network(spec: PlatformSpec) -> tuple[VpcNetwork | None, CloudNat | None]:
@@ -111,6 +117,27 @@ def build_platform(spec: PlatformSpec) -> Platform:
                 provider=cluster.provider,
             ),
         )
+    queues = None
+    if spec.kueue is not None:
+        on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
+        # JobSet with Kueue, for multislice jobs to go through the queues too.
+        jobset = JobSetInstall(f"{cluster_spec.name}-jobset", JobSetInstallArgs(), on_cluster)
+        kueue = KueueInstall(
+            f"{cluster_spec.name}-kueue",
+            KueueInstallArgs(version=spec.kueue.version, jobset=jobset),
+            on_cluster,
+        )
+        queues = KueueQueues(
+            f"{cluster_spec.name}-queues",
+            KueueQueuesArgs(
+                plan=spec.kueue,
+                install=kueue,
+                namespaces={spec.storage.namespace: volumes.namespace}
+                if spec.storage and volumes
+                else {},
+            ),
+            on_cluster,
+        )
     return Platform(
         spec=spec,
         network=network,
@@ -119,6 +146,7 @@ def build_platform(spec: PlatformSpec) -> Platform:
         tpu_pools=pools,
         storage=storage,
         volumes=volumes,
+        queues=queues,
     )
 
 
@@ -154,5 +182,6 @@ def stack_outputs(platform: Platform) -> dict[str, Any]:
             platform.tpu_pools[plan.name].ref if plan.name in platform.tpu_pools else plan.ref
             for plan in spec.tpu_pools
         ],
+        queues=[queue.ref for queue in spec.kueue.queues] if spec.kueue else (),
         storage=model,
     )

@@ -20,7 +20,7 @@ from catalog.tokens import (
     SERVICE_ACCOUNT_IAM_MEMBER,
 )
 from config.preflight import Preflight, Reservation
-from contract.outputs import TpuPoolRef
+from contract.outputs import QUEUED_CAPACITIES, QueueRef, TpuPoolRef
 from tools.engine import Plan, RecordedResource
 
 #: Boot disk types that count against the Persistent Disk SSD quota.
@@ -150,12 +150,38 @@ def _summary(plan: Plan) -> list[str]:
                 if scaling
                 else f"fixed: {p.get('nodeCount')} nodes"
             )
+            capacity = p["capacity"]
+            if capacity in QUEUED_CAPACITIES:
+                capacity += " (nodes only through a ProvisioningRequest)"
             lines.append(
                 f"| {name} | {p['generation']} | {p['machineType']} | {p['topology']} | "
                 f"{p['chipsPerNode']} | {p['nodesPerSlice']} | {p['slices']} | {p['zone']} | "
-                f"{p['capacity']} | {scale} |"
+                f"{capacity} | {scale} |"
             )
         lines.append("")
+    return lines
+
+
+def _queues(plan: Plan) -> list[str]:
+    """The Kueue queues: which pools each shares, its chip quota on each, and which of them it
+    brings up through a ProvisioningRequest."""
+    queues = plan.outputs.get("queues") or {}
+    if not queues:
+        return []
+    lines = [
+        "## Queues",
+        "",
+        "| queue | namespaces | pool | TPU chips (quota) | nodes through |",
+        "|---|---|---|---|---|",
+    ]
+    for name, entry in queues.items():
+        queue = QueueRef.parse(name, entry)
+        for pool, chips in queue.chips.items():
+            through = "ProvisioningRequest" if pool in queue.provisioning_request else "the pool"
+            lines.append(
+                f"| {name} | {', '.join(queue.namespaces)} | {pool} | {chips} | {through} |"
+            )
+    lines.append("")
     return lines
 
 
@@ -411,6 +437,6 @@ def plan_markdown(plan: Plan) -> str:
     if plan.warnings:
         lines += ["> [!WARNING]", *(f"> - {w}" for w in plan.warnings), ""]
     lines += [f"{len(plan.resources)} resources to create (offline plan, fake cloud values).", ""]
-    lines += _summary(plan) + _diagram(plan) + _quotas(plan) + _preflight(plan)
+    lines += _summary(plan) + _queues(plan) + _diagram(plan) + _quotas(plan) + _preflight(plan)
     lines += _lifecycle(plan) + _before_up(plan)
     return "\n".join(lines)

@@ -36,10 +36,13 @@ def slice_job_spec(
     labels: Mapping[str, str] | None = None,
     subdomain: str | None = None,
     affinity: k8s.core.v1.AffinityArgs | None = None,
+    suspend: bool = False,
 ) -> k8s.batch.v1.JobSpecArgs:
-    """One Indexed Job over one slice: a worker per VM; a failed worker fails the slice."""
+    """One Indexed Job over one slice: a worker per VM; a failed worker fails the slice.
+    `suspend` creates it suspended, for Kueue to start once it admits it."""
     workers = args.pool.nodes_per_slice
     return k8s.batch.v1.JobSpecArgs(
+        suspend=True if suspend else None,
         backoff_limit=0,
         completions=workers,
         parallelism=workers,

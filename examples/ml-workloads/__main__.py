@@ -32,7 +32,7 @@ def _value(key: str) -> object:
         return text
 
 
-keys = ("platformStack", "pools", "images", "servingReplicas")
+keys = ("platformStack", "pools", "trainingQueue", "images", "servingReplicas")
 try:
     app = AppConfig.model_validate(
         {key: value for key in keys if (value := _value(key)) is not None}
@@ -53,6 +53,7 @@ async def main() -> dict[str, object]:
             app.pools.training,
             app.pools.serving,
             app.serving_replicas,
+            app.training_queue,
             {
                 "diffusion": app.images.diffusion,
                 "gpt2": app.images.gpt2,

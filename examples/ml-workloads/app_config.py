@@ -27,6 +27,9 @@ class Images(Spec):
 class AppConfig(Spec):
     platform_stack: str = Field(min_length=1)
     pools: Pools
+    training_queue: str | None = Field(default=None, min_length=1)
+    """A Kueue queue of the platform (its `queues` output) over the training pool: the jobs
+    wait in it for the slice's chips. Required when the pool is a queued-provisioning pool."""
     images: Images
     serving_replicas: StrictInt = Field(default=DEFAULT_SERVING_REPLICAS, ge=1)
     """BERT servers, one per VM of the serving pool; default 3."""

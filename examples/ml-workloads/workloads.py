@@ -10,8 +10,8 @@ from components.args import ContainerSpec, ModelMount
 from components.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
 from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
-from contract.outputs import PlatformOutputs, TpuPoolRef
-from contract.workloads import check_serving
+from contract.outputs import PlatformOutputs, QueueRef, TpuPoolRef
+from contract.workloads import check_queue, check_serving
 from problems import ConfigError, Problem
 from problems.pulumi import reject
 
@@ -63,8 +63,13 @@ def _required(platform: PlatformOutputs) -> tuple[str, str, str, str, str]:
 
 
 def _check_pools(
-    platform: PlatformOutputs, training_name: str, serving_name: str, replicas: int
-) -> tuple[TpuPoolRef, TpuPoolRef]:
+    platform: PlatformOutputs,
+    training_name: str,
+    serving_name: str,
+    replicas: int,
+    namespace: str,
+    queue_name: str | None,
+) -> tuple[TpuPoolRef, TpuPoolRef, QueueRef | None]:
     """Both pools exist and fit every tutorial, or one error naming the config key of each.
 
     The jobs take their shape from the pool (one worker per VM of a slice, every chip of a VM),
@@ -75,6 +80,12 @@ def _check_pools(
     for key, name in (("pools.training", training_name), ("pools.serving", serving_name)):
         try:
             pools[key] = platform.pool(name, key)
+        except ConfigError as error:
+            problems.extend(error.problems)
+    queue = None
+    if queue_name is not None:
+        try:
+            queue = platform.queue(queue_name, "trainingQueue")
         except ConfigError as error:
             problems.extend(error.problems)
     training = pools.get("pools.training")
@@ -95,8 +106,16 @@ def _check_pools(
             )
             for p in check_serving(serving, replicas=replicas, chips=None, topology=None)
         ]
+    if training and (queue or queue_name is None):
+        problems += [
+            Problem(
+                "trainingQueue",
+                f"the training jobs cannot run on {training.name!r}: {p.message}",
+            )
+            for p in check_queue(training, namespace, queue)
+        ]
     reject(problems)
-    return pools["pools.training"], pools["pools.serving"]
+    return pools["pools.training"], pools["pools.serving"], queue
 
 
 def build_workloads(
@@ -104,11 +123,14 @@ def build_workloads(
     training_pool: str,
     serving_pool: str,
     serving_replicas: int,
+    training_queue: str | None,
     images: dict[str, str],
     opts: pulumi.ResourceOptions,
 ) -> Workloads:
     namespace, reader, claim, writer, writer_claim = _required(platform)
-    training, serving = _check_pools(platform, training_pool, serving_pool, serving_replicas)
+    training, serving, queue = _check_pools(
+        platform, training_pool, serving_pool, serving_replicas, namespace, training_queue
+    )
     models = ModelMount(claim=claim, mount_path="/models/")
 
     diffusion = TpuTrainingJob(
@@ -116,6 +138,7 @@ def build_workloads(
         TpuTrainingJobArgs(
             pool=training,
             namespace=namespace,
+            queue=queue,
             service_account=reader,
             container=ContainerSpec(
                 image=images["diffusion"], command=("bash", "-c", DIFFUSION_TRAINING)
@@ -128,6 +151,7 @@ def build_workloads(
         TpuTrainingJobArgs(
             pool=training,
             namespace=namespace,
+            queue=queue,
             service_account=reader,
             container=ContainerSpec(
                 image=images["gpt2"],

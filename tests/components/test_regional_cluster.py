@@ -155,6 +155,7 @@ def test_stack_outputs(run_plan: PlanRunner) -> None:
         "workloadPool": "gke-tpu-test.svc.id.goog",
         "kubeconfig": SECRET,
         "tpuPools": {},
+        "queues": {},
         "modelBucket": None,
         "modelServiceAccount": None,
         "kubernetesNamespace": None,

@@ -208,7 +208,9 @@ def test_capacity_options_reach_the_node_pool(
                 "autoscaling": {"minNodes": 0, "maxNodes": 4},
                 **capacity,
             }
-        ]
+        ],
+        # A queued-provisioning pool gets nodes only through a queue.
+        kueue={"queues": [{"name": "q", "pools": ["slice"]}]},
     )
     pool = _pool(plan, "slice").inputs
     assert pool["nodeConfig"]["reservationAffinity"] == affinity
@@ -359,6 +361,7 @@ def test_flex_start_with_queued_provisioning(run_plan: PlanRunner) -> None:
                 "autoscaling": {"minNodes": 0, "maxNodes": 2},
             }
         ],
+        kueue={"queues": [{"name": "q", "pools": ["dws"]}]},
     )
     pool = _pool(plan, "dws").inputs
     assert pool["nodeConfig"]["flexStart"] is True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import jsonschema
@@ -15,7 +16,7 @@ from components.model_conversion_job import ModelConversionJob, ModelConversionJ
 from components.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
 from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
-from contract.outputs import PlatformOutputs
+from contract.outputs import PlatformOutputs, QueueRef
 from problems.pulumi import InvalidInput
 from tests.crd import validate_custom_resource
 from tests.tools.test_manifests import KUBERNETES_VERSION
@@ -200,8 +201,142 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
 ]
 
 
+# --- Through a Kueue queue ----------------------------------------------------------------------
+
+QUEUE = QueueRef(name="train", namespaces=("tpu-workloads",), chips={"v5p-train": 128})
+QUEUED_TRAIN = dataclasses.replace(TRAIN, capacity="queued")
+
+
+def test_a_queued_training_job_is_labelled_and_created_suspended() -> None:
+    plan = _run(
+        lambda: (
+            TpuTrainingJob(
+                "llm",
+                TpuTrainingJobArgs(
+                    pool=TRAIN, namespace="tpu-workloads", container=IMAGE, queue=QUEUE
+                ),
+            )
+            and None
+        )
+    )
+    job = plan.one("kubernetes:batch/v1:Job").inputs
+    assert job["metadata"]["labels"] == {"gke-tpu/job": "llm", "kueue.x-k8s.io/queue-name": "train"}
+    assert job["spec"]["suspend"] is True
+
+
+def test_without_a_queue_a_job_is_neither_labelled_nor_suspended() -> None:
+    plan = _run(
+        lambda: (
+            TpuTrainingJob(
+                "llm", TpuTrainingJobArgs(pool=TRAIN, namespace="tpu-workloads", container=IMAGE)
+            )
+            and None
+        )
+    )
+    job = plan.one("kubernetes:batch/v1:Job").inputs
+    assert job["metadata"]["labels"] == {"gke-tpu/job": "llm"}
+    assert "suspend" not in job["spec"]
+
+
+def test_a_queued_jobset_is_labelled_and_suspended_but_not_its_jobs() -> None:
+    plan = _run(
+        lambda: (
+            MultisliceJobSet(
+                "llm",
+                MultisliceJobSetArgs(
+                    pool=QUEUED_TRAIN, namespace="tpu-workloads", container=IMAGE, queue=QUEUE
+                ),
+            )
+            and None
+        )
+    )
+    jobset = plan.one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet").inputs
+    assert jobset["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "train"}
+    assert jobset["spec"]["suspend"] is True
+    # JobSet suspends and resumes its Jobs itself.
+    assert "suspend" not in jobset["spec"]["replicatedJobs"][0]["template"]["spec"]
+    validate_custom_resource(jobset)
+
+
+def test_a_queued_serving_deployment_is_labelled() -> None:
+    queue = QueueRef(name="serve", namespaces=("tpu-workloads",), chips={"v6e-serve": 32})
+    plan = _run(
+        lambda: (
+            TpuServingDeployment(
+                "bert",
+                TpuServingDeploymentArgs(
+                    pool=SERVE,
+                    namespace="tpu-workloads",
+                    container=ContainerSpec(image="bert:1.0", ports=(8500,)),
+                    model=ModelMount("models"),
+                    queue=queue,
+                ),
+            )
+            and None
+        )
+    )
+    deployment = plan.one("kubernetes:apps/v1:Deployment").inputs
+    assert deployment["metadata"]["labels"] == {
+        "app": "bert",
+        "kueue.x-k8s.io/queue-name": "serve",
+    }
+
+
+QUEUE_REJECTIONS = [
+    (
+        "queued-pool-without-queue",
+        lambda: TpuTrainingJob(
+            "j", TpuTrainingJobArgs(pool=QUEUED_TRAIN, namespace="tpu-workloads", container=IMAGE)
+        ),
+        [
+            "TpuTrainingJob 'j'.queue: is required: pool 'v5p-train' gets nodes only through a "
+            "ProvisioningRequest (queued), which a Kueue queue makes for each workload it admits; "
+            "without one the workload would stay Pending for ever. Pass a queue of the platform's "
+            "`queues` output that covers 'v5p-train'"
+        ],
+    ),
+    (
+        "queue-not-over-pool-nor-namespace",
+        lambda: MultisliceJobSet(
+            "j",
+            MultisliceJobSetArgs(
+                pool=TRAIN,
+                namespace="team-b",
+                container=IMAGE,
+                queue=QueueRef(name="other", namespaces=("team-a",), chips={"v6e-serve": 8}),
+            ),
+        ),
+        [
+            "MultisliceJobSet 'j'.queue: queue 'other' does not cover pool 'v5p-train'; its "
+            "pools: v6e-serve",
+            "MultisliceJobSet 'j'.namespace: 'team-b' has no LocalQueue 'other'; the queue's "
+            "namespaces: team-a",
+        ],
+    ),
+    (
+        "serving-on-a-queued-pool",
+        lambda: TpuServingDeployment(
+            "s",
+            TpuServingDeploymentArgs(
+                pool=dataclasses.replace(SERVE, capacity="flex-start-queued"),
+                namespace="tpu-workloads",
+                container=ContainerSpec(image="bert:1.0", ports=(8500,)),
+                model=ModelMount("models"),
+            ),
+        ),
+        [
+            "TpuServingDeployment 's'.pool: 'v6e-serve' gets nodes only through a "
+            "ProvisioningRequest (flex-start-queued): they come for one batch workload and go "
+            "when it ends; serve from a pool whose nodes stay"
+        ],
+    ),
+]
+
+
 @pytest.mark.parametrize(
-    ("case", "build", "expected"), REJECTIONS, ids=[c for c, _, _ in REJECTIONS]
+    ("case", "build", "expected"),
+    REJECTIONS + QUEUE_REJECTIONS,
+    ids=[c for c, _, _ in REJECTIONS + QUEUE_REJECTIONS],
 )
 def test_rejected_before_anything_is_registered(
     case: str, build: Callable[[], object], expected: list[str]

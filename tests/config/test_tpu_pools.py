@@ -50,11 +50,16 @@ def _pool(
 
 
 def _config(*pools: dict[str, Any], cluster: dict[str, Any] | None = None) -> dict[str, str]:
-    return {
+    config = {
         "gcp:project": "gke-tpu-dev",
         "gke-tpu:cluster": json.dumps(cluster if cluster is not None else _cluster()),
         "gke-tpu:tpuPools": json.dumps(list(pools)),
     }
+    # A queued-provisioning pool gets nodes only through a Kueue queue (tests/config/test_kueue.py).
+    queued = [p["name"] for p in pools if p.get("queuedProvisioning") is True and "name" in p]
+    if queued:
+        config["gke-tpu:kueue"] = json.dumps({"queues": [{"name": "q", "pools": queued}]})
+    return config
 
 
 def _problems(config: dict[str, str]) -> list[str]:

@@ -280,6 +280,8 @@ def test_swapped_pools_are_reported_together_against_the_config_keys(
         "pool, and they are multi-host jobs; choose a multi-host pool",
         "pools.serving: 'v5e-train' cannot run BERT serving: 'v5e-train' is a multi-host slice; "
         "a serving Deployment needs a single-host pool (one replica per VM)",
+        "trainingQueue: the training jobs cannot run on 'v5e-serve': queue 'training' does not "
+        "cover pool 'v5e-serve'; its pools: v5e-train",
     ]
 
 
@@ -370,3 +372,43 @@ def test_the_same_app_runs_unchanged_on_the_autopilot_platform() -> None:
         **zone,
     }
     assert "nodeSelector" not in _pod(app.one(JOB, "convert-bert"))
+
+
+def test_dev_training_jobs_wait_in_the_platforms_queue(app: Plan, platform: Plan) -> None:
+    assert platform.outputs["queues"]["training"]["chips"] == {"v5e-train": 16}
+    for name in ("tpu-job-diffusion", "tpu-job-gpt"):
+        job = app.one(JOB, name).inputs
+        assert job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "training"
+        assert job["spec"]["suspend"] is True
+    # Serving does not go through the training queue.
+    deployment = app.one(DEPLOYMENT, "bert-deployment").inputs
+    assert "kueue.x-k8s.io/queue-name" not in deployment["metadata"]["labels"]
+
+
+def test_an_unknown_training_queue_is_the_apps_config_error(platform: Plan, tmp_path: Path) -> None:
+    path = tmp_path / "Pulumi.typo.yaml"
+    path.write_text(
+        APP_DEV.read_text().replace("trainingQueue: training", "trainingQueue: trainig")
+    )
+    plan = plan_stack("dev", APP, config_file=path, stack_references={REFERENCE: platform.outputs})
+    assert plan.resources == []
+    assert plan.errors == [
+        "trainingQueue: 'trainig' is not a queue of cluster 'tpu-dev'; did you mean 'training'? "
+        "Queues: training"
+    ]
+
+
+def test_a_queued_provisioning_training_pool_needs_the_queue(tmp_path: Path) -> None:
+    platform = platform_plan("dev").outputs
+    queued = {**platform["tpuPools"]["v5e-train"], "capacity": "queued"}
+    outputs = {**platform, "tpuPools": {**platform["tpuPools"], "v5e-train": queued}}
+    path = tmp_path / "Pulumi.noqueue.yaml"
+    path.write_text(APP_DEV.read_text().replace("ml-workloads:trainingQueue: training\n", ""))
+    plan = plan_stack("dev", APP, config_file=path, stack_references={REFERENCE: outputs})
+    assert plan.resources == []
+    assert plan.errors == [
+        "trainingQueue: the training jobs cannot run on 'v5e-train': is required: pool "
+        "'v5e-train' gets nodes only through a ProvisioningRequest (queued), which a Kueue queue "
+        "makes for each workload it admits; without one the workload would stay Pending for "
+        "ever. Pass a queue of the platform's `queues` output that covers 'v5e-train'"
+    ]

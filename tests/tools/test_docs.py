@@ -35,6 +35,7 @@ def test_every_file_has_its_parts() -> None:
             "config-tpupools",
             "config-modelstorage",
             "config-preflight",
+            "config-kueue",
         ]
     )
     with pytest.raises(KeyError):

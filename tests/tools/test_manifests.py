@@ -1,5 +1,6 @@
 """Every Kubernetes object the stacks and the app render is valid against the Kubernetes
-OpenAPI schema of a supported cluster version (strict: unknown fields are errors)."""
+OpenAPI schema of a supported cluster version (strict: unknown fields are errors), and every
+custom resource against its vendored CRD."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
+from tests.crd import CRDS, validate_custom_resource
 from tools.fixtures import STACKS, app_plan, platform_plan
 from tools.manifests import manifests
 
@@ -41,12 +43,18 @@ def test_every_stack_renders_manifests() -> None:
         "app-dev/Deployment",
         "app-prod/Job",
         "app-prod/Deployment",
+        "dev/ClusterQueue",
+        "dev/LocalQueue",
+        "dev/ResourceFlavor",
     } <= kinds
 
 
 @pytest.mark.parametrize(("name", "document"), RENDERED, ids=[n for n, _ in RENDERED])
 def test_manifest_is_valid_kubernetes(name: str, document: dict[str, Any]) -> None:
-    kubernetes_validate.validate(document, KUBERNETES_VERSION, strict=True)
+    if (document["apiVersion"].rsplit("/", 1)[0], document["kind"]) in CRDS:
+        validate_custom_resource(document)
+    else:
+        kubernetes_validate.validate(document, KUBERNETES_VERSION, strict=True)
 
 
 def test_an_invalid_manifest_is_caught() -> None:

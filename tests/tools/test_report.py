@@ -193,3 +193,31 @@ def test_preflight_counts_quota_as_the_quota_table_does(prod: Plan, dev: Plan) -
         assert by_id["SSD-TOTAL-GB-per-project-region"] == sum(n.ssd_gb for n in needs.values())
         assert by_id["IN-USE-ADDRESSES-per-project-region"] == sum(n.ips for n in needs.values())
         assert by_id["CPUS-per-project-region"] == sum(n.vcpus for n in needs.values())
+
+
+def test_dev_report_lists_the_queues_and_their_chip_quotas(dev: Plan) -> None:
+    report = plan_markdown(dev)
+    assert (
+        "## Queues\n\n| queue | namespaces | pool | TPU chips (quota) | nodes through |\n"
+        "|---|---|---|---|---|\n| training | tpu-workloads | v5e-train | 16 | the pool |\n"
+    ) in report
+    assert report.index("## Summary") < report.index("## Queues") < report.index("## Diagram")
+
+
+def test_a_queued_provisioning_pool_is_marked_and_its_queue_says_so(run_plan: PlanRunner) -> None:
+    plan = run_plan(
+        cluster={"name": "tpu-test", "region": "us-east5"},
+        tpuPools=[
+            {
+                "name": "dws",
+                "tpu": "v5e",
+                "topology": "4x4",
+                "queuedProvisioning": True,
+                "autoscaling": {"minNodes": 0, "maxNodes": 4},
+            }
+        ],
+        kueue={"queues": [{"name": "batch", "pools": ["dws"]}]},
+    )
+    report = plan_markdown(plan)
+    assert "| us-east5-b | queued (nodes only through a ProvisioningRequest) | 0 to 4 |" in report
+    assert "| batch | default | dws | 16 | ProvisioningRequest |" in report

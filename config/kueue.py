@@ -1,0 +1,327 @@
+"""The `gke-tpu:kueue` config object: TPU chips shared between teams through Kueue queues, and
+the ProvisioningRequests that bring up the nodes of queued-provisioning pools.
+
+`plan_kueue` checks the section against the pools that planned and returns what the cluster
+gets: a ResourceFlavor per pool in a queue, a ClusterQueue per queue whose TPU quota is its
+share of those pools' chips, a LocalQueue per namespace of a queue, and GKE's queued
+provisioning check on the flavors of pools whose nodes only come through a ProvisioningRequest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, StrictBool, StrictInt
+
+from config.storage import KubernetesName
+from config.tpu_plan import TpuPoolPlan
+from contract.outputs import QueueRef
+from problems import Problem, did_you_mean, show
+from problems.models import Spec
+
+#: A Kueue release serving `kueue.x-k8s.io/v1beta2`; pinned, never `latest`. The tests check the
+#: rendered objects against this release's CRDs (third_party/kueue).
+DEFAULT_KUEUE_VERSION = "v0.19.2"
+DEFAULT_NAMESPACES = ("default",)
+WithinQueue = Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"]
+ReclaimWithinCohort = Literal["Never", "LowerPriority", "Any"]
+
+_RELEASE = re.compile(r"v[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}", re.ASCII)
+
+
+def _release(value: str) -> str:
+    if not _RELEASE.fullmatch(value):
+        raise ValueError(f"pin a release such as {DEFAULT_KUEUE_VERSION!r}")
+    return value
+
+
+Release = Annotated[str, AfterValidator(_release)]
+
+
+class QueuePool(Spec):
+    """A share of one pool's chips for a queue."""
+
+    pool: str = Field(min_length=1, max_length=100)
+    """A `tpuPools` entry by name."""
+    chips: Annotated[StrictInt, Field(ge=1)] | None = None
+    """TPU chips of the pool this queue may use at once; default: all of them at the pool's
+    maximum. Whole slices of a multi-host pool, whole VMs of a single-host pool."""
+
+
+class Preemption(Spec):
+    """What a pending workload of the queue may evict."""
+
+    within_queue: WithinQueue = "LowerPriority"
+    """Workloads of the same queue it may preempt; default `LowerPriority`."""
+    reclaim_within_cohort: ReclaimWithinCohort = "Never"
+    """Workloads of other queues of the cohort, borrowing this queue's chips, it may preempt to
+    take them back; default `Never`."""
+
+
+class QueueSpec(Spec):
+    """One queue: a ClusterQueue over some pools and a LocalQueue of the same name in each of
+    its namespaces."""
+
+    name: KubernetesName
+    """Queue name: the ClusterQueue's, and the LocalQueue's that workloads name in the
+    `kueue.x-k8s.io/queue-name` label."""
+    pools: tuple[Annotated[str, Field(min_length=1, max_length=100)] | QueuePool, ...] = Field(
+        min_length=1
+    )
+    """The pools it shares: names of `tpuPools` entries (all their chips), or `{pool, chips}`
+    for a share of a pool that several queues use."""
+    namespaces: tuple[KubernetesName, ...] = Field(default=DEFAULT_NAMESPACES, min_length=1)
+    """Namespaces whose workloads may use it; default `default`. The platform creates them,
+    except `default` and the model storage namespace, unless `createNamespaces` is false."""
+    cohort: KubernetesName | None = None
+    """Queues of one cohort borrow each other's unused chips; default: none."""
+    borrowing_limit: Annotated[StrictInt, Field(ge=0)] | None = None
+    """Most chips of each pool it may borrow from its cohort; default: no limit. Needs `cohort`."""
+    preemption: Preemption = Field(default_factory=Preemption)
+    """What its pending workloads may preempt."""
+
+
+class KueueSpec(Spec):
+    """`gke-tpu:kueue`: Kueue installed, and queues over the TPU pools."""
+
+    version: Release = DEFAULT_KUEUE_VERSION
+    """Kueue release; default v0.19.2. JobSet is installed with it, for multislice jobs."""
+    queues: tuple[QueueSpec, ...] = ()
+    """The queues; at least one, covering every queued-provisioning pool."""
+    create_namespaces: StrictBool = True
+    """Create the queues' namespaces (but `default` and the model storage namespace)."""
+
+
+@dataclass(frozen=True)
+class QueueShare:
+    """A queue's share of one pool: the pool's ResourceFlavor and its TPU chip quota."""
+
+    pool: TpuPoolPlan
+    chips: int
+
+
+@dataclass(frozen=True)
+class QueuePlan:
+    name: str
+    namespaces: tuple[str, ...]
+    shares: tuple[QueueShare, ...]
+    cohort: str | None
+    borrowing_limit: int | None
+    preemption: Preemption
+
+    @property
+    def provisioning_pools(self) -> tuple[str, ...]:
+        """Pools of the queue whose nodes only come through a ProvisioningRequest."""
+        return tuple(s.pool.name for s in self.shares if s.pool.capacity.queued_provisioning)
+
+    @property
+    def ref(self) -> QueueRef:
+        """The queue as workloads see it: its entry in the `queues` stack output."""
+        return QueueRef(
+            name=self.name,
+            namespaces=self.namespaces,
+            chips={share.pool.name: share.chips for share in self.shares},
+            provisioning_request=self.provisioning_pools,
+        )
+
+
+@dataclass(frozen=True)
+class KueuePlan:
+    version: str
+    queues: tuple[QueuePlan, ...]
+    create_namespaces: bool
+
+    @property
+    def pools(self) -> tuple[TpuPoolPlan, ...]:
+        """Every pool in a queue, once, in queue order: one ResourceFlavor each."""
+        seen: dict[str, TpuPoolPlan] = {}
+        for queue in self.queues:
+            for share in queue.shares:
+                seen.setdefault(share.pool.name, share.pool)
+        return tuple(seen.values())
+
+    @property
+    def provisioning(self) -> bool:
+        """Whether a queue needs GKE's queued provisioning admission check."""
+        return any(q.provisioning_pools for q in self.queues)
+
+
+def pool_chips(pool: TpuPoolPlan) -> int:
+    """All chips of a pool at its maximum: nodes x chips per VM (every slice)."""
+    return pool.ref.max_node_count * pool.machine.chips
+
+
+def _unit(pool: TpuPoolPlan) -> tuple[int, str]:
+    """The chips a workload takes at once on the pool: a slice, or one VM."""
+    if pool.multi_host:
+        return pool.nodes_per_slice * pool.machine.chips, f"a {pool.topology} slice"
+    return pool.machine.chips, f"one {pool.machine.name} VM"
+
+
+def _share_problem(pool: TpuPoolPlan, chips: int) -> str | None:
+    total = pool_chips(pool)
+    unit, what = _unit(pool)
+    if chips > total:
+        return f"{chips} chips: pool {pool.name!r} has {total} at most"
+    if chips % unit:
+        return (
+            f"{chips} chips: a workload on pool {pool.name!r} takes {what} ({unit} chips), so "
+            f"a share is a multiple of {unit}"
+        )
+    return None
+
+
+def _queue_shares(
+    queue: QueueSpec, path: str, pools: Mapping[str, TpuPoolPlan], unplanned: frozenset[str]
+) -> tuple[list[tuple[QueueShare, str]], list[Problem]]:
+    problems: list[Problem] = []
+    shares: list[tuple[QueueShare, str]] = []
+    named: set[str] = set()
+    for j, entry in enumerate(queue.pools):
+        at = f"{path}.pools[{j}]"
+        name, chips = (entry, None) if isinstance(entry, str) else (entry.pool, entry.chips)
+        if name in named:
+            problems.append(Problem(at, f"{show(name)} is listed twice in queue {queue.name!r}"))
+            continue
+        named.add(name)
+        if name in unplanned:
+            continue  # the pool's own problems are reported at its entry
+        pool = pools.get(name)
+        if pool is None:
+            known = ", ".join(sorted(pools)) or "none"
+            problems.append(
+                Problem(
+                    at,
+                    f"{show(name)} is not a tpuPools entry{did_you_mean(name, pools) or '.'} "
+                    f"Pools: {known}",
+                )
+            )
+            continue
+        if chips is not None and (problem := _share_problem(pool, chips)):
+            problems.append(Problem(f"{at}.chips", problem))
+            continue
+        shares.append((QueueShare(pool, chips if chips is not None else pool_chips(pool)), at))
+    return shares, problems
+
+
+def _oversubscribed(
+    claims: Mapping[str, list[tuple[str, str, int]]], pools: Mapping[str, TpuPoolPlan]
+) -> list[Problem]:
+    """A pool in several queues: their shares must fit its chips, or Kueue admits more
+    workloads than the pool can run and they wait on nodes that never come."""
+    problems = []
+    for name, queue_claims in claims.items():
+        total = pool_chips(pools[name])
+        claimed = sum(chips for _, _, chips in queue_claims)
+        if len(queue_claims) < 2 or claimed <= total:
+            continue
+        listed = ", ".join(f"{queue} {chips}" for queue, _, chips in queue_claims)
+        problems.append(
+            Problem(
+                queue_claims[-1][1],
+                f"pool {name!r} has {total} chips at most, but its queues claim {claimed} "
+                f"({listed}): give each queue a `chips` share, together at most {total}; "
+                "queues of one cohort can still borrow what the others leave unused",
+            )
+        )
+    return problems
+
+
+def _same_labels(queue: QueuePlan, path: str) -> list[str]:
+    """Pools that Kueue's flavors cannot tell apart. A provisioned pool's workloads are pinned to
+    the nodes requested for them (`autoscaling.gke.io/provisioning-request`), so it is never
+    mistaken for another."""
+    seen: dict[tuple[tuple[str, str], ...], str] = {}
+    warnings = []
+    for share in queue.shares:
+        if share.pool.capacity.queued_provisioning:
+            continue
+        labels = tuple(sorted(share.pool.ref.node_selector.items()))
+        if labels in seen:
+            warnings.append(
+                f"{path}: pools {seen[labels]!r} and {share.pool.name!r} have the same "
+                "accelerator and topology, so Kueue cannot tell their nodes apart: a workload "
+                "admitted on one may run on the other"
+            )
+        seen.setdefault(labels, share.pool.name)
+    return warnings
+
+
+def plan_kueue(
+    spec: KueueSpec | None,
+    pools: Sequence[tuple[int, TpuPoolPlan]],
+    unplanned: frozenset[str] = frozenset(),
+    invalid: frozenset[str] = frozenset(),
+) -> tuple[KueuePlan | None, list[Problem], list[str]]:
+    """The queues, or the problems of the section (and of queued-provisioning pools that no
+    queue covers). `pools` are the planned pools with their `tpuPools` index; `unplanned` the
+    names of entries that did not plan, and `invalid` the section's keys that did not parse:
+    their problems are reported already, and rules that need them are skipped."""
+    by_name = {pool.name: pool for _, pool in pools}
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    queues: list[QueuePlan] = []
+    claims: dict[str, list[tuple[str, str, int]]] = {}
+    queues_known = "queues" not in invalid
+    if spec is not None and queues_known and not spec.queues:
+        problems.append(
+            Problem(
+                "kueue.queues",
+                "Kueue is configured with no queues: add at least one `{name, pools}` queue, "
+                "or remove gke-tpu:kueue",
+            )
+        )
+    names: set[str] = set()
+    for i, queue in enumerate(spec.queues if spec else ()):
+        path = f"kueue.queues[{i}]"
+        if queue.name in names:
+            problems.append(Problem(f"{path}.name", f"{show(queue.name)} names two queues"))
+        names.add(queue.name)
+        if len(set(queue.namespaces)) < len(queue.namespaces):
+            problems.append(
+                Problem(f"{path}.namespaces", f"{show(list(queue.namespaces))} repeats a namespace")
+            )
+        if queue.borrowing_limit is not None and queue.cohort is None:
+            problems.append(
+                Problem(
+                    f"{path}.borrowingLimit",
+                    f"{queue.borrowing_limit}: a queue borrows only from its cohort; set `cohort`",
+                )
+            )
+        shares, share_problems = _queue_shares(queue, path, by_name, unplanned)
+        problems += share_problems
+        for share, at in shares:
+            claims.setdefault(share.pool.name, []).append((queue.name, at, share.chips))
+        plan = QueuePlan(
+            name=queue.name,
+            namespaces=queue.namespaces,
+            shares=tuple(share for share, _ in shares),
+            cohort=queue.cohort,
+            borrowing_limit=queue.borrowing_limit,
+            preemption=queue.preemption,
+        )
+        warnings += _same_labels(plan, path)
+        queues.append(plan)
+    problems += _oversubscribed(claims, by_name)
+    for index, pool in pools if queues_known else ():
+        if pool.capacity.queued_provisioning and pool.name not in claims:
+            problems.append(
+                Problem(
+                    f"tpuPools[{index}].queuedProvisioning",
+                    f"pool {pool.name!r} gets nodes only through a ProvisioningRequest, so a "
+                    "workload sent to it would wait for ever: add it to a queue of "
+                    "gke-tpu:kueue, which requests its nodes for each admitted workload",
+                )
+            )
+    if spec is None or problems or invalid:
+        return None, problems, warnings
+    return (
+        KueuePlan(
+            version=spec.version, queues=tuple(queues), create_namespaces=spec.create_namespaces
+        ),
+        [],
+        warnings,
+    )

@@ -1,0 +1,304 @@
+"""Kueue on the cluster: the install, the queue objects from a plan, and their place in the stack."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+
+from components.kueue_install import KueueInstall, KueueInstallArgs, kueue_manifest_url
+from components.kueue_queues import KueueQueues, KueueQueuesArgs
+from config.kueue import KueuePlan
+from config.platform import load_platform
+from tests.conftest import PlanRunner
+from tests.crd import validate_custom_resource
+from tools.engine import Plan, RecordedResource, run_program
+
+CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
+KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
+SPOT = {"name": "spot", "tpu": "v5e", "topology": "4x4", "spot": True}
+QUEUED = {
+    "name": "dws",
+    "tpu": "v5e",
+    "topology": "4x4",
+    "flexStart": True,
+    "queuedProvisioning": True,
+    "autoscaling": {"minNodes": 0, "maxNodes": 4},
+}
+CLUSTER = {"name": "tpu-test", "region": "us-east5"}
+TPU_TOLERATION = {
+    "key": "google.com/tpu",
+    "operator": "Equal",
+    "value": "present",
+    "effect": "NoSchedule",
+}
+V5E_4X4 = {
+    "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
+    "cloud.google.com/gke-tpu-topology": "4x4",
+}
+
+
+def _kueue_plan(kueue: dict[str, Any], *pools: dict[str, Any]) -> KueuePlan:
+    spec = load_platform(
+        {
+            "gcp:project": "lib-project",
+            "gke-tpu:cluster": json.dumps({"name": "lib", "region": "us-east5"}),
+            "gke-tpu:tpuPools": json.dumps(list(pools)),
+            "gke-tpu:kueue": json.dumps(kueue),
+        }
+    )
+    assert spec.kueue is not None
+    return spec.kueue
+
+
+def _build(plan: KueuePlan, namespaces: dict[str, str] | None = None) -> Plan:
+    def build() -> None:
+        install = KueueInstall("kueue", KueueInstallArgs(version=plan.version))
+        KueueQueues(
+            "queues", KueueQueuesArgs(plan=plan, install=install, namespaces=namespaces or {})
+        )
+
+    return run_program(build, project="lib", stack="test", config={})
+
+
+def _kind(plan: Plan, kind: str) -> list[RecordedResource]:
+    return plan.of_type(f"{KUEUE}:{kind}")
+
+
+SHARED = _kueue_plan(
+    {
+        "queues": [
+            {"name": "research", "pools": [{"pool": "spot", "chips": 16}, "dws"], "cohort": "lab"},
+            {
+                "name": "prod",
+                "pools": [{"pool": "spot", "chips": 16}],
+                "cohort": "lab",
+                "borrowingLimit": 0,
+                "namespaces": ["team-a", "default"],
+                "preemption": {"withinQueue": "Never", "reclaimWithinCohort": "Any"},
+            },
+        ]
+    },
+    {**SPOT, "slices": 2},
+    QUEUED,
+)
+
+
+def test_the_install_applies_the_pinned_release() -> None:
+    plan = _build(SHARED)
+    manifest = plan.one(CONFIG_FILE)
+    assert manifest.inputs == {
+        "file": "https://github.com/kubernetes-sigs/kueue/releases/download/v0.19.2/manifests.yaml"
+    }
+    assert kueue_manifest_url("v0.19.2") == manifest.inputs["file"]
+    assert plan.component_outputs[plan.one("gke-tpu:index:KueueInstall").urn] == {
+        "version": "v0.19.2"
+    }
+
+
+def test_a_flavor_per_pool_matches_its_nodes_and_tolerates_its_taint() -> None:
+    plan = _build(SHARED)
+    flavors = {f.inputs["metadata"]["name"]: f for f in _kind(plan, "ResourceFlavor")}
+    assert sorted(flavors) == ["dws", "spot"]
+    for flavor in flavors.values():
+        assert flavor.inputs["spec"] == {"nodeLabels": V5E_4X4, "tolerations": [TPU_TOLERATION]}
+
+
+def test_cluster_queues_get_their_chip_shares_cohort_and_preemption() -> None:
+    plan = _build(SHARED)
+    queues = {q.inputs["metadata"]["name"]: q.inputs["spec"] for q in _kind(plan, "ClusterQueue")}
+    research = queues["research"]
+    (group,) = research["resourceGroups"]
+    assert group["coveredResources"] == ["cpu", "memory", "ephemeral-storage", "google.com/tpu"]
+    assert [(f["name"], f["resources"][-1]) for f in group["flavors"]] == [
+        ("spot", {"name": "google.com/tpu", "nominalQuota": 16}),
+        ("dws", {"name": "google.com/tpu", "nominalQuota": 16}),
+    ]
+    # Every flavor lists the covered resources in their order, as Kueue requires.
+    for flavor in group["flavors"]:
+        assert [r["name"] for r in flavor["resources"]] == group["coveredResources"]
+    assert research["cohortName"] == "lab"
+    assert research["preemption"] == {
+        "withinClusterQueue": "LowerPriority",
+        "reclaimWithinCohort": "Never",
+    }
+    assert research["namespaceSelector"]["matchExpressions"] == [
+        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["default"]}
+    ]
+    prod = queues["prod"]
+    assert prod["resourceGroups"][0]["flavors"][0]["resources"][-1] == {
+        "name": "google.com/tpu",
+        "nominalQuota": 16,
+        "borrowingLimit": 0,
+    }
+    assert prod["preemption"] == {"withinClusterQueue": "Never", "reclaimWithinCohort": "Any"}
+
+
+def test_only_queued_provisioning_flavors_wait_for_a_provisioning_request() -> None:
+    plan = _build(SHARED)
+    queues = {q.inputs["metadata"]["name"]: q for q in _kind(plan, "ClusterQueue")}
+    assert queues["research"].inputs["spec"]["admissionChecksStrategy"] == {
+        "admissionChecks": [{"name": "queued-provisioning", "onFlavors": ["dws"]}]
+    }
+    assert "admissionChecksStrategy" not in queues["prod"].inputs["spec"]
+    (check,) = _kind(plan, "AdmissionCheck")
+    (config,) = _kind(plan, "ProvisioningRequestConfig")
+    assert check.inputs["spec"] == {
+        "controllerName": "kueue.x-k8s.io/provisioning-request",
+        "parameters": {
+            "apiGroup": "kueue.x-k8s.io",
+            "kind": "ProvisioningRequestConfig",
+            "name": "queued-provisioning",
+        },
+    }
+    assert config.inputs["spec"] == {
+        "provisioningClassName": "queued-provisioning.gke.io",
+        "managedResources": ["google.com/tpu"],
+        "podSetUpdates": {
+            "nodeSelector": [
+                {
+                    "key": "autoscaling.gke.io/provisioning-request",
+                    "valueFromProvisioningClassDetail": "ResizeRequestName",
+                }
+            ]
+        },
+    }
+    assert config.urn in check.dependencies
+    assert check.urn in queues["research"].dependencies
+    assert check.urn not in queues["prod"].dependencies
+
+
+def test_no_admission_check_without_a_queued_provisioning_pool() -> None:
+    plan = _build(_kueue_plan({"queues": [{"name": "q", "pools": ["spot"]}]}, SPOT))
+    assert _kind(plan, "AdmissionCheck") == [] and _kind(plan, "ProvisioningRequestConfig") == []
+
+
+def test_objects_wait_for_kueue_and_are_deleted_in_order() -> None:
+    plan = _build(SHARED)
+    manifest = plan.one(CONFIG_FILE).urn
+    objects = [r for r in plan.resources if r.type.startswith(KUEUE)]
+    assert len(objects) == 2 + 2 + 3 + 2  # flavors, cluster queues, local queues, check + config
+    assert all(manifest in r.dependencies for r in objects)
+    flavors = {f.inputs["metadata"]["name"]: f.urn for f in _kind(plan, "ResourceFlavor")}
+    queues = {q.inputs["metadata"]["name"]: q for q in _kind(plan, "ClusterQueue")}
+    # A ClusterQueue depends on its flavors: Kueue keeps a flavor in use from being deleted.
+    assert {flavors["spot"], flavors["dws"]} <= set(queues["research"].dependencies)
+    assert flavors["dws"] not in queues["prod"].dependencies
+    for local in _kind(plan, "LocalQueue"):
+        assert queues[local.inputs["spec"]["clusterQueue"]].urn in local.dependencies
+
+
+def test_local_queues_in_each_namespace_and_namespaces_created_once() -> None:
+    plan = _build(SHARED)
+    locals_ = sorted(
+        (
+            q.inputs["metadata"]["namespace"],
+            q.inputs["metadata"]["name"],
+            q.inputs["spec"]["clusterQueue"],
+        )
+        for q in _kind(plan, "LocalQueue")
+    )
+    assert locals_ == [
+        ("default", "prod", "prod"),
+        ("default", "research", "research"),
+        ("team-a", "prod", "prod"),
+    ]
+    (namespace,) = plan.of_type("kubernetes:core/v1:Namespace")
+    assert namespace.inputs["metadata"] == {
+        "name": "team-a",
+        "labels": {"app.kubernetes.io/managed-by": "gke-tpu"},
+    }
+    (team_a,) = [
+        q for q in _kind(plan, "LocalQueue") if q.inputs["metadata"]["namespace"] == "team-a"
+    ]
+    assert namespace.urn in team_a.dependencies
+
+
+def test_namespaces_of_the_platform_or_not_to_create_are_not_created() -> None:
+    queues = {"queues": [{"name": "q", "pools": ["spot"], "namespaces": ["models", "team-a"]}]}
+    plan = _build(_kueue_plan(queues, SPOT), namespaces={"models": "models"})
+    assert [n.inputs["metadata"]["name"] for n in plan.of_type("kubernetes:core/v1:Namespace")] == [
+        "team-a"
+    ]
+    plan = _build(_kueue_plan({**queues, "createNamespaces": False}, SPOT))
+    assert plan.of_type("kubernetes:core/v1:Namespace") == []
+    assert sorted(q.inputs["metadata"]["namespace"] for q in _kind(plan, "LocalQueue")) == [
+        "models",
+        "team-a",
+    ]
+
+
+def test_every_object_fits_its_crd_schema() -> None:
+    plan = _build(SHARED)
+    objects = [r.inputs for r in plan.resources if r.type.startswith(KUEUE)]
+    assert {o["kind"] for o in objects} == {
+        "ResourceFlavor",
+        "ClusterQueue",
+        "LocalQueue",
+        "AdmissionCheck",
+        "ProvisioningRequestConfig",
+    }
+    for resource in objects:
+        validate_custom_resource(resource)
+
+
+def test_the_schema_check_catches_a_malformed_queue() -> None:
+    plan = _build(SHARED)
+    queue = _kind(plan, "ClusterQueue")[0].inputs
+    broken = {**queue, "spec": {**queue["spec"], "resourceGroups": [{"flavors": []}]}}
+    with pytest.raises(jsonschema.ValidationError):
+        validate_custom_resource(broken)
+
+
+def test_an_unpinned_kueue_release_is_refused_before_registration() -> None:
+    def build() -> None:
+        KueueInstall("k", KueueInstallArgs(version="main"))
+
+    plan = run_program(build, project="lib", stack="test", config={})
+    assert plan.errors == ["KueueInstall 'k'.version: 'main': pin a release such as 'v0.19.2'"]
+    assert plan.resources == []
+
+
+# --- In the platform stack ---------------------------------------------------------------------
+
+
+def test_the_platform_installs_jobset_then_kueue_then_its_queues(run_plan: PlanRunner) -> None:
+    plan = run_plan(
+        cluster=CLUSTER,
+        tpuPools=[SPOT],
+        modelStorage={"bucket": "gke-tpu-test-models"},
+        kueue={"queues": [{"name": "train", "pools": ["spot"], "namespaces": ["tpu-workloads"]}]},
+    )
+    provider = plan.one("pulumi:providers:kubernetes").urn
+    jobset = plan.one("gke-tpu:index:JobSetInstall", "tpu-test-jobset")
+    kueue = plan.one("gke-tpu:index:KueueInstall", "tpu-test-kueue")
+    manifests = {m.parent: m for m in plan.of_type(CONFIG_FILE)}
+    assert manifests[jobset.urn].urn in manifests[kueue.urn].dependencies
+    assert (
+        manifests[jobset.urn]
+        .inputs["file"]
+        .endswith("/jobset/releases/download/v0.12.0/manifests.yaml")
+    )
+    assert (
+        manifests[kueue.urn]
+        .inputs["file"]
+        .endswith("/kueue/releases/download/v0.19.2/manifests.yaml")
+    )
+    for resource in [*manifests.values(), *(r for r in plan.resources if r.type.startswith(KUEUE))]:
+        assert resource.provider is not None and resource.provider.startswith(provider)
+    # The LocalQueue in the model storage namespace waits for the namespace the platform makes,
+    # and no second Namespace is created for it.
+    (namespace,) = plan.of_type("kubernetes:core/v1:Namespace")
+    (local,) = _kind(plan, "LocalQueue")
+    assert namespace.urn in local.dependencies
+    assert plan.outputs["queues"] == {
+        "train": {"namespaces": ["tpu-workloads"], "chips": {"spot": 16}, "provisioningRequest": []}
+    }
+
+
+def test_without_kueue_nothing_of_it_is_planned(run_plan: PlanRunner) -> None:
+    plan = run_plan(cluster=CLUSTER, tpuPools=[SPOT])
+    assert plan.outputs["queues"] == {}
+    assert not [r for r in plan.resources if "Kueue" in r.type or "JobSet" in r.type]

@@ -1,0 +1,261 @@
+"""The `gke-tpu:kueue` section: queues over the planned pools, and every rule with its path."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from config.kueue import DEFAULT_KUEUE_VERSION, KueuePlan, pool_chips
+from config.platform import load_platform
+from problems import ConfigError
+
+SPOT = {"name": "spot", "tpu": "v5e", "topology": "4x4", "spot": True}  # 1 slice, 4 VMs, 16 chips
+QUEUED = {
+    "name": "dws",
+    "tpu": "v5e",
+    "topology": "4x4",
+    "queuedProvisioning": True,
+    "slices": 2,
+    "autoscaling": {"minNodes": 0, "maxNodes": 4},  # two slices of 16 chips
+}
+SERVE = {
+    "name": "serve",
+    "tpu": "v5e",
+    "topology": "2x2",
+    "autoscaling": {"minNodes": 0, "maxNodes": 3},
+}
+
+
+def _config(kueue: Any | None, *pools: dict[str, Any]) -> dict[str, str]:
+    config = {
+        "gcp:project": "gke-tpu-dev",
+        "gke-tpu:cluster": json.dumps({"name": "tpu-dev", "region": "us-east5"}),
+        "gke-tpu:tpuPools": json.dumps(list(pools or (SPOT,))),
+    }
+    if kueue is not None:
+        config["gke-tpu:kueue"] = json.dumps(kueue)
+    return config
+
+
+def _plan(kueue: Any, *pools: dict[str, Any]) -> KueuePlan:
+    plan = load_platform(_config(kueue, *pools)).kueue
+    assert plan is not None
+    return plan
+
+
+def _problems(kueue: Any | None, *pools: dict[str, Any]) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_platform(_config(kueue, *pools))
+    return [str(p) for p in caught.value.problems]
+
+
+def test_no_section_no_kueue() -> None:
+    assert load_platform(_config(None)).kueue is None
+
+
+def test_a_queue_gets_all_chips_of_its_pools_by_default() -> None:
+    plan = _plan(
+        {"queues": [{"name": "train", "pools": ["spot", "dws", "serve"]}]}, SPOT, QUEUED, SERVE
+    )
+    assert plan.version == DEFAULT_KUEUE_VERSION
+    (queue,) = plan.queues
+    assert [(s.pool.name, s.chips) for s in queue.shares] == [
+        ("spot", 16),
+        ("dws", 32),
+        ("serve", 12),
+    ]
+    assert queue.namespaces == ("default",)
+    assert queue.provisioning_pools == ("dws",)
+    assert plan.provisioning
+    assert queue.ref.entry() == {
+        "namespaces": ["default"],
+        "chips": {"spot": 16, "dws": 32, "serve": 12},
+        "provisioningRequest": ["dws"],
+    }
+
+
+def test_pool_chips_count_every_node_at_the_maximum() -> None:
+    plan = _plan({"queues": [{"name": "q", "pools": ["spot", "dws"]}]}, SPOT, QUEUED)
+    # nodes x chips per VM, every slice: 4 x 4, and two autoscaled slices of 4 x 4.
+    assert [pool_chips(p) for p in plan.pools] == [16, 32]
+
+
+def test_two_queues_share_a_pool_with_shares_that_fit() -> None:
+    plan = _plan(
+        {
+            "queues": [
+                {"name": "a", "pools": [{"pool": "dws", "chips": 16}], "cohort": "research"},
+                {
+                    "name": "b",
+                    "pools": [{"pool": "dws", "chips": 16}],
+                    "cohort": "research",
+                    "borrowingLimit": 16,
+                    "namespaces": ["team-b", "team-c"],
+                    "preemption": {"withinQueue": "Never", "reclaimWithinCohort": "Any"},
+                },
+            ]
+        },
+        QUEUED,
+    )
+    a, b = plan.queues
+    assert [s.chips for s in a.shares] == [16] and [s.chips for s in b.shares] == [16]
+    assert (b.cohort, b.borrowing_limit, b.namespaces) == ("research", 16, ("team-b", "team-c"))
+    assert (b.preemption.within_queue, b.preemption.reclaim_within_cohort) == ("Never", "Any")
+    assert [p.name for p in plan.pools] == ["dws"]  # one flavor for both queues
+
+
+@pytest.mark.parametrize(
+    ("kueue", "pools", "expected"),
+    [
+        pytest.param(
+            {"queues": []},
+            (SPOT,),
+            [
+                "kueue.queues: Kueue is configured with no queues: add at least one "
+                "`{name, pools}` queue, or remove gke-tpu:kueue"
+            ],
+            id="no-queues",
+        ),
+        pytest.param(
+            {},
+            (SPOT,),
+            [
+                "kueue.queues: Kueue is configured with no queues: add at least one "
+                "`{name, pools}` queue, or remove gke-tpu:kueue"
+            ],
+            id="no-queues-key",
+        ),
+        pytest.param(
+            {"queues": [{"name": "q", "pools": []}]},
+            (SPOT,),
+            [
+                "kueue.queues[0].pools: []: tuple should have at least 1 item after validation, not 0"
+            ],
+            id="queue-without-pools",
+        ),
+        pytest.param(
+            {"queues": [{"name": "q", "pools": ["spott"]}]},
+            (SPOT,),
+            [
+                "kueue.queues[0].pools[0]: 'spott' is not a tpuPools entry; did you mean 'spot'? Pools: spot"
+            ],
+            id="unknown-pool",
+        ),
+        pytest.param(
+            {"queues": [{"name": "q", "pools": ["spot", {"pool": "spot", "chips": 16}]}]},
+            (SPOT,),
+            ["kueue.queues[0].pools[1]: 'spot' is listed twice in queue 'q'"],
+            id="pool-twice",
+        ),
+        pytest.param(
+            {"queues": [{"name": "q", "pools": [{"pool": "spot", "chips": 8}]}]},
+            (SPOT,),
+            [
+                "kueue.queues[0].pools[0].chips: 8 chips: a workload on pool 'spot' takes a 4x4 "
+                "slice (16 chips), so a share is a multiple of 16"
+            ],
+            id="share-not-whole-slices",
+        ),
+        pytest.param(
+            {"queues": [{"name": "q", "pools": [{"pool": "spot", "chips": 32}]}]},
+            (SPOT,),
+            ["kueue.queues[0].pools[0].chips: 32 chips: pool 'spot' has 16 at most"],
+            id="share-too-big",
+        ),
+        pytest.param(
+            {
+                "queues": [
+                    {"name": "a", "pools": ["dws"]},
+                    {"name": "b", "pools": [{"pool": "dws", "chips": 16}]},
+                ]
+            },
+            (QUEUED,),
+            [
+                "kueue.queues[1].pools[0]: pool 'dws' has 32 chips at most, but its queues claim "
+                "48 (a 32, b 16): give each queue a `chips` share, together at most 32; queues of "
+                "one cohort can still borrow what the others leave unused"
+            ],
+            id="conflicting-quotas",
+        ),
+        pytest.param(
+            None,
+            (SPOT, QUEUED),
+            [
+                "tpuPools[1].queuedProvisioning: pool 'dws' gets nodes only through a "
+                "ProvisioningRequest, so a workload sent to it would wait for ever: add it to a "
+                "queue of gke-tpu:kueue, which requests its nodes for each admitted workload"
+            ],
+            id="queued-pool-without-kueue",
+        ),
+        pytest.param(
+            {"queues": [{"name": "q", "pools": ["spot"]}]},
+            (SPOT, QUEUED),
+            [
+                "tpuPools[1].queuedProvisioning: pool 'dws' gets nodes only through a "
+                "ProvisioningRequest, so a workload sent to it would wait for ever: add it to a "
+                "queue of gke-tpu:kueue, which requests its nodes for each admitted workload"
+            ],
+            id="queued-pool-in-no-queue",
+        ),
+        pytest.param(
+            {"queues": [{"name": "q", "pools": ["spot"], "borrowingLimit": 16}]},
+            (SPOT,),
+            [
+                "kueue.queues[0].borrowingLimit: 16: a queue borrows only from its cohort; set `cohort`"
+            ],
+            id="borrowing-without-cohort",
+        ),
+        pytest.param(
+            {"queues": [{"name": "q", "pools": ["spot"]}, {"name": "q", "pools": ["spot"]}]},
+            (SPOT,),
+            [
+                "kueue.queues[1].name: 'q' names two queues",
+                "kueue.queues[1].pools[0]: pool 'spot' has 16 chips at most, but its queues claim "
+                "32 (q 16, q 16): give each queue a `chips` share, together at most 16; queues of "
+                "one cohort can still borrow what the others leave unused",
+            ],
+            id="queue-twice",
+        ),
+        pytest.param(
+            {"queues": [{"name": "q", "pools": ["spot"], "namespaces": ["a", "a"]}]},
+            (SPOT,),
+            ['kueue.queues[0].namespaces: ["a", "a"] repeats a namespace'],
+            id="namespace-twice",
+        ),
+        pytest.param(
+            {"version": "latest", "queues": [{"name": "Q_1", "pools": ["spot"], "quota": 1}]},
+            (SPOT,),
+            [
+                "kueue.version: 'latest': pin a release such as 'v0.19.2'",
+                "kueue.queues[0].name: 'Q_1': is not a Kubernetes name: lowercase letters, "
+                "digits and '-', starting and ending with a letter or digit, at most 63 characters",
+                "kueue.queues[0].quota: unknown key. Allowed keys: name, pools, namespaces, "
+                "cohort, borrowingLimit, preemption",
+            ],
+            id="typos",
+        ),
+    ],
+)
+def test_each_rule_names_path_value_and_what_is_allowed(
+    kueue: Any, pools: tuple[dict[str, Any], ...], expected: list[str]
+) -> None:
+    assert _problems(kueue, *pools) == expected
+
+
+def test_a_bad_pool_is_reported_once_at_its_entry_not_again_by_its_queue() -> None:
+    broken = {**SPOT, "topology": "3x3"}
+    problems = _problems({"queues": [{"name": "q", "pools": ["spot"]}]}, broken)
+    assert [p.split(":")[0] for p in problems] == ["tpuPools[0].topology"]
+
+
+def test_pools_kueue_cannot_tell_apart_are_a_warning() -> None:
+    twin = {**SPOT, "name": "spot-2"}
+    spec = load_platform(
+        _config({"queues": [{"name": "q", "pools": ["spot", "spot-2"]}]}, SPOT, twin)
+    )
+    assert (
+        "kueue.queues[0]: pools 'spot' and 'spot-2' have the same accelerator and topology, so "
+        "Kueue cannot tell their nodes apart: a workload admitted on one may run on the other"
+    ) in spec.warnings
