@@ -28,11 +28,13 @@ from problems.models import Spec
 #: Boot disk types that count against the Persistent Disk SSD quota (pd-balanced is GKE's
 #: default, and that of the TPU pools, which set none).
 SSD_DISK_TYPES = ("pd-balanced", "pd-ssd")
-#: Roles that let preflight read what it checks (README.md, "Preflight").
-PREFLIGHT_ROLES = (
-    "roles/compute.viewer",
-    "roles/container.clusterViewer",
-    "roles/cloudquotas.viewer",
+#: What preflight reads with, besides the deployer's roles (`roles/container.admin` reads GKE's
+#: versions): reservations (compute.reservations.get, on the project that owns a shared one)
+#: and Cloud Quotas (cloudquotas.quotas.get).
+PREFLIGHT_ROLES = ("roles/compute.viewer", "roles/cloudquotas.viewer")
+_UNREADABLE = (
+    f"preflight reads with {' and '.join(PREFLIGHT_ROLES)} besides the deployer's roles; "
+    "`gke-tpu:preflight: {enabled: false}` turns it off"
 )
 READY = "READY"
 #: A Cloud Quotas value of -1 is no limit.
@@ -45,7 +47,7 @@ class PreflightSpec(Spec):
     enabled: StrictBool = True
     """Read the project's reservations, GKE versions and quota at `pulumi preview` and `pulumi
     up`, and refuse a stack they cannot hold; default true. Turn it off for a deployer without
-    `roles/compute.viewer`, `roles/container.clusterViewer` and `roles/cloudquotas.viewer`."""
+    `roles/compute.viewer` and `roles/cloudquotas.viewer`."""
 
 
 _SHARED = re.compile(r"projects/(?P<project>[^/]+)/reservations/(?P<name>[^/]+)")
@@ -246,7 +248,8 @@ def _reservation_problems(
             Problem(
                 path,
                 f"{shown!r}: cannot read {key} ({found}); it must exist in the pool's zone "
-                f"{key.zone}, in project {key.project} or shared with the stack's project",
+                f"{key.zone}, in project {key.project} or shared with the stack's project "
+                f"({_UNREADABLE})",
             )
         ]
     problems = []
@@ -306,7 +309,7 @@ def _version_checks(
             return [
                 Problem(
                     "cluster.region",
-                    f"cannot read GKE's versions in {cluster.region} ({versions})",
+                    f"cannot read GKE's versions in {cluster.region} ({versions}); {_UNREADABLE}",
                 )
             ], rows
         return [], rows
@@ -382,11 +385,11 @@ def check_preflight(
         limit = facts.quota_limits.get(need.quota.quota_id)
         quota_rows.append(QuotaRow(need, limit))
         if isinstance(limit, str):
-            problems.append(
-                Problem(
-                    need.shares[0][0],
-                    f"cannot read the quota {need.quota.quota_id} ({limit})",
-                )
+            # A warning, not an error: an id the project does not know (Compute Engine renames
+            # quotas) must not block a deploy that GKE would accept.
+            warnings.append(
+                f"{need.shares[0][0]}: quota {need.quota.quota_id} not checked: cannot read it "
+                f"({limit}); {_UNREADABLE}"
             )
         elif limit is not None and limit != UNLIMITED and need.amount > limit:
             problems.append(_quota_problem(need, limit, cluster.region))

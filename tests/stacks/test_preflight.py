@@ -15,6 +15,10 @@ from tests.conftest import PlanRunner, stack_config
 from tools.cloud_snapshot import CloudSnapshot
 
 ROOT = Path(__file__).resolve().parents[2]
+UNREADABLE = (
+    "preflight reads with roles/compute.viewer and roles/cloudquotas.viewer besides the "
+    "deployer's roles; `gke-tpu:preflight: {enabled: false}` turns it off"
+)
 PROJECT = "gke-tpu-prod"
 CLUSTER = {
     "name": "tpu-prod",
@@ -157,13 +161,13 @@ def test_a_missing_reservation_and_an_unrecorded_region_are_problems(
     assert plan.errors == [
         "cluster.region: cannot read GKE's versions in us-east5 (invoke of "
         "gcp:container/getEngineVersions:getEngineVersions failed: the cloud snapshot has no "
-        "serverConfig for 'us-east5' (it has: none) (location))",
+        "serverConfig for 'us-east5' (it has: none) (location)); " + UNREADABLE,
         "tpuPools[0].reservation: 'tpu-v5p-train': cannot read "
         "projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train (invoke of "
         "gcp:compute/getReservation:getReservation failed: Error 404: The resource "
         "'projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train' was not found (in "
         "the cloud snapshot) (name)); it must exist in the pool's zone us-east5-a, in project "
-        "gke-tpu-prod or shared with the stack's project",
+        f"gke-tpu-prod or shared with the stack's project ({UNREADABLE})",
     ]
     # The questions the cloud refused were asked all the same.
     assert [i["token"] for i in plan.invokes].count(GET_RESERVATION) == 1
@@ -266,3 +270,17 @@ def test_an_autopilot_stack_checks_its_reservations_and_versions_but_spends_no_q
         },
         {"token": GET_ENGINE_VERSIONS, "args": {"location": "us-east5", "project": PROJECT}},
     ]
+
+
+def test_a_quota_it_cannot_read_is_a_warning_and_not_checked(run_plan: PlanRunner) -> None:
+    document = _document()
+    del document["quotaInfos"]["TPUS-PER-TPU-FAMILY-per-project-region"]
+    plan = _plan(run_plan, document, SERVE)
+    assert plan.errors == []
+    assert plan.warnings == [
+        "tpuPools[0]: quota TPUS-PER-TPU-FAMILY-per-project-region not checked: cannot read it "
+        "(invoke of gcp:cloudquota/getSQuotaInfo:getSQuotaInfo failed: the cloud snapshot has no "
+        "quotaInfos entry for 'TPUS-PER-TPU-FAMILY-per-project-region': record it with `make "
+        "snapshot` (quotaId)); " + UNREADABLE
+    ]
+    assert plan.resources

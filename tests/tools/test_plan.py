@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tools.cloud_snapshot import SKIPPED
 from tools.fixtures import fixture_file
 from tools.plan import ROOT, main
 
@@ -202,3 +203,54 @@ def test_an_empty_list_section_says_it_wants_a_list(tmp_path: Path) -> None:
     out = tmp_path / "plan.json"
     assert main(["--stack", "dev", "--config-file", str(config), "--json", str(out)]) == 2
     assert json.loads(out.read_text())["errors"] == ["tpuPools: expected a list of entries, got ''"]
+
+
+def test_a_cloud_snapshot_answers_preflight_and_the_document_lists_its_invokes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "plan.json"
+    snapshot = str(ROOT / "tests" / "snapshots" / "prod.json")
+    prod = str(fixture_file("prod"))
+    argv = ["--stack", "prod", "--config-file", prod, "--cloud-snapshot", snapshot]
+    assert main([*argv, "--json", str(out)]) == 0
+    document = json.loads(out.read_text())
+    assert [i["token"] for i in document["invokes"]] == [
+        "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo",
+        "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo",
+        "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo",
+        "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo",
+        "gcp:compute/getReservation:getReservation",
+        "gcp:container/getEngineVersions:getEngineVersions",
+    ]
+    assert document["warnings"] == []
+    assert "preflight skipped" not in capsys.readouterr().out
+
+
+def test_without_a_snapshot_preflight_is_skipped_with_one_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "plan.json"
+    assert (
+        main(["--stack", "prod", "--config-file", str(fixture_file("prod")), "--json", str(out)])
+        == 0
+    )
+    document = json.loads(out.read_text())
+    assert document["invokes"] == []
+    assert [w for w in document["warnings"] if "preflight" in w] == [SKIPPED]
+    assert capsys.readouterr().out.count("preflight skipped") == 1
+
+
+def test_a_bad_snapshot_is_one_error_and_no_plan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snapshot = tmp_path / "s.json"
+    snapshot.write_text('{"regions": []}')
+    out = tmp_path / "plan.json"
+    argv = ["--stack", "dev", "--config-file", DEV, "--cloud-snapshot", str(snapshot)]
+    assert main([*argv, "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"error: the cloud snapshot {snapshot} is not valid: regions: expected an object of "
+        "gcloud outputs by name\n"
+    )
+    assert json.loads(out.read_text())["resources"] == []
