@@ -369,9 +369,10 @@ def _preflight(plan: Plan) -> list[str]:
     if not isinstance(found, Preflight):
         return [
             *lines,
-            "Not checked offline: no cloud snapshot (`make snapshot PROJECT=<id> REGION=<region>`, "
-            "then `SNAPSHOT=build/snapshots/<stack>.json`). `pulumi preview` checks reservations, "
-            "GKE versions and quota against the project.",
+            "Not checked offline: the plan had no cloud snapshot (`make snapshot PROJECT=<id> "
+            "REGION=<region>`, then `SNAPSHOT=build/snapshots/<stack>.json`), or "
+            "`gke-tpu:preflight` turns preflight off. With it on, `pulumi preview` checks "
+            "reservations, GKE versions and quota against the project.",
             "",
         ]
     if found.reservations:

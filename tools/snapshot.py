@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from config.platform import PROJECT_KEY, load_platform
+from config.platform import load_platform
 from config.preflight import preflight_requests
 from problems import ConfigError
 from tools.stack_yaml import StackFileError
@@ -27,6 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 NOT_FOUND = ("was not found", "NOT_FOUND", "404")
 
 Gcloud = Callable[[Sequence[str]], Any]
+
+
+class SnapshotMismatch(ValueError):
+    """A project or region that is not the stack's."""
 
 
 def run_gcloud(gcloud: str) -> Gcloud:
@@ -46,8 +50,16 @@ def run_gcloud(gcloud: str) -> Gcloud:
 def record(
     config: dict[str, str], project: str, region: str, gcloud: Gcloud
 ) -> tuple[dict[str, Any], list[str]]:
-    """The snapshot of what the stack's preflight asks, and notes on what was left out."""
-    spec = load_platform({**config, PROJECT_KEY: project})
+    """The snapshot of what the stack's preflight asks, and notes on what was left out.
+    SnapshotMismatch when the project or region is not the stack's: the plan would ask for
+    another project's reservations and another region's versions and quota."""
+    spec = load_platform(config)
+    if (spec.project, spec.cluster.region) != (project, region):
+        raise SnapshotMismatch(
+            f"the stack is in project {spec.project!r}, region {spec.cluster.region!r}; a snapshot "
+            f"of project {project!r}, region {region!r} would not answer its preflight. Set the "
+            "stack's own (`pulumi config set gcp:project <id>`, cluster.region) or record those"
+        )
     requests = preflight_requests(project, spec.cluster, spec.tpu_pools)
     notes: list[str] = []
     reservations = []
@@ -102,7 +114,7 @@ def main(argv: list[str] | None = None, gcloud: Gcloud | None = None) -> int:
     except (StackFileError, RuntimeError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    except ConfigError as error:
+    except (ConfigError, SnapshotMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     out.parent.mkdir(parents=True, exist_ok=True)

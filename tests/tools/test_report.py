@@ -180,7 +180,7 @@ def test_the_preflight_section_shows_what_was_checked_against_the_snapshot() -> 
 
 def test_without_a_snapshot_the_preflight_section_says_it_was_not_checked(prod: Plan) -> None:
     report = plan_markdown(prod)
-    assert "## Preflight\n\nNot checked offline: no cloud snapshot" in report
+    assert "## Preflight\n\nNot checked offline: the plan had no cloud snapshot" in report
 
 
 def test_preflight_counts_quota_as_the_quota_table_does(prod: Plan, dev: Plan) -> None:

@@ -79,3 +79,16 @@ def test_another_gcloud_failure_stops_the_recording(tmp_path: Path, capsys: Any)
         capsys.readouterr().err == "error: gcloud container get-server-config: PERMISSION_DENIED\n"
     )
     assert not out.exists()
+
+
+def test_a_snapshot_of_another_project_or_region_is_refused(tmp_path: Path, capsys: Any) -> None:
+    gcloud = FakeGcloud()
+    out = tmp_path / "prod.json"
+    argv = ["--stack", "prod", "--config-file", str(fixture_file("prod")), "--out", str(out)]
+    assert main([*argv, "--project", "my-project", "--region", "us-east5"], gcloud) == 2
+    assert capsys.readouterr().err == (
+        "error: the stack is in project 'gke-tpu-prod', region 'us-east5'; a snapshot of project "
+        "'my-project', region 'us-east5' would not answer its preflight. Set the stack's own "
+        "(`pulumi config set gcp:project <id>`, cluster.region) or record those\n"
+    )
+    assert gcloud.commands == [] and not out.exists()
