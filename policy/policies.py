@@ -303,13 +303,45 @@ def deletion_protection_problems(urn: str, props: Mapping[str, Any]) -> list[str
     ]
 
 
+# 9. Cluster network -----------------------------------------------------------------------------
+
+
+def private_nodes_problems(urn: str, props: Mapping[str, Any]) -> list[str]:
+    stack = stack_of(urn)
+    private = get(props, "privateClusterConfig.enablePrivateNodes")
+    if not stack.startswith(PROD_STACK_PREFIX) or private is True:
+        return []
+    return [
+        f"privateClusterConfig.enablePrivateNodes is {shown(private)} on a cluster of the"
+        f" production stack {stack}: its nodes, TPU hosts included, have external addresses;"
+        " add a gke-tpu:network section (private nodes are its default) so that nodes reach the"
+        " internet through Cloud NAT only"
+    ]
+
+
+def authorized_networks_problems(props: Mapping[str, Any]) -> list[str]:
+    blocks = items(get(props, "masterAuthorizedNetworksConfig.cidrBlocks"))
+    if blocks:
+        return []
+    return [
+        "the cluster's control plane accepts connections from any address"
+        " (masterAuthorizedNetworksConfig.cidrBlocks is "
+        f"{shown(get(props, 'masterAuthorizedNetworksConfig.cidrBlocks'))}): list the ranges of"
+        " your offices, VPN and deploy pipelines in gke-tpu:network's masterAuthorizedNetworks"
+    ]
+
+
 # The policies -----------------------------------------------------------------------------------
 
 Check = Callable[[ResourceValidationArgs], list[str]]
 
 
 def _resource_policy(
-    name: str, description: str, types: Sequence[str], check: Check
+    name: str,
+    description: str,
+    types: Sequence[str],
+    check: Check,
+    enforcement_level: EnforcementLevel = EnforcementLevel.MANDATORY,
 ) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
         if args.resource_type in types:
@@ -320,7 +352,7 @@ def _resource_policy(
         name=name,
         description=description,
         validate=validate,
-        enforcement_level=EnforcementLevel.MANDATORY,
+        enforcement_level=enforcement_level,
     )
 
 
@@ -402,6 +434,31 @@ prod_cluster_deletion_protection = _resource_policy(
     lambda args: deletion_protection_problems(args.urn, args.props),
 )
 
+# Mandatory: a production TPU host with an external address is open to the internet on whatever
+# its workloads listen on (the TPU runtime's ports among them), and the platform makes private
+# nodes one config section away, so no production stack has a reason to run without them.
+prod_cluster_private_nodes = _resource_policy(
+    "prod-cluster-private-nodes",
+    f"GKE clusters of stacks whose name starts with {PROD_STACK_PREFIX!r} (read from the URN)"
+    " have private nodes (privateClusterConfig.enablePrivateNodes: true): no node has an"
+    " external address, and nodes reach the internet through Cloud NAT.",
+    (CLUSTER,),
+    lambda args: private_nodes_problems(args.urn, args.props),
+)
+
+# Advisory: the control plane still demands Google credentials (IAM), and many pipelines run on
+# hosted runners without fixed addresses to authorize; failing every preview of those teams would
+# push them to authorize 0.0.0.0/0, so the gap is reported on every preview instead.
+cluster_master_authorized_networks = _resource_policy(
+    "cluster-master-authorized-networks",
+    "GKE clusters restrict their control plane's endpoint to authorized networks"
+    " (masterAuthorizedNetworksConfig.cidrBlocks). Advisory: the endpoint still requires IAM"
+    " credentials, and hosted pipeline runners often have no fixed ranges to list.",
+    (CLUSTER,),
+    lambda args: authorized_networks_problems(args.props),
+    EnforcementLevel.ADVISORY,
+)
+
 POLICIES: tuple[ResourceValidationPolicy | StackValidationPolicy, ...] = (
     no_project_iam_grants,
     secure_buckets,
@@ -411,4 +468,6 @@ POLICIES: tuple[ResourceValidationPolicy | StackValidationPolicy, ...] = (
     no_privileged_containers,
     pinned_container_images,
     prod_cluster_deletion_protection,
+    prod_cluster_private_nodes,
+    cluster_master_authorized_networks,
 )

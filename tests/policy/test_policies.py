@@ -20,8 +20,10 @@ from policy.policies import (
     PROJECT_IAM_BINDING,
     PROJECT_IAM_MEMBER,
     PROJECT_IAM_POLICY,
+    cluster_master_authorized_networks,
     no_project_iam_grants,
     prod_cluster_deletion_protection,
+    prod_cluster_private_nodes,
     secure_buckets,
     specific_reservation_affinity,
     tpu_pools_zonal_with_gke_metadata,
@@ -46,7 +48,7 @@ DEV_V5E_TRAIN = ("dev", NODE_POOL, "tpu-dev-v5e-train")  # multi-host ct5lp-high
 DEV_V5E_SERVE = ("dev", NODE_POOL, "tpu-dev-v5e-serve")  # single-host ct5lp-hightpu-1t
 
 
-def test_the_pack_holds_eight_mandatory_policies() -> None:
+def test_the_pack_holds_nine_mandatory_policies_and_one_advisory() -> None:
     assert [policy.name for policy in POLICIES] == [
         "no-project-iam-grants",
         "secure-storage-buckets",
@@ -56,12 +58,31 @@ def test_the_pack_holds_eight_mandatory_policies() -> None:
         "no-privileged-containers",
         "pinned-container-images",
         "prod-cluster-deletion-protection",
+        "prod-cluster-private-nodes",
+        "cluster-master-authorized-networks",
     ]
-    assert {policy.enforcement_level for policy in POLICIES} == {EnforcementLevel.MANDATORY}
+    advisory = [p.name for p in POLICIES if p.enforcement_level == EnforcementLevel.ADVISORY]
+    assert advisory == ["cluster-master-authorized-networks"]
+    assert {p.enforcement_level for p in POLICIES if p.name not in advisory} == {
+        EnforcementLevel.MANDATORY
+    }
 
 
-@pytest.mark.parametrize("stack", ["dev", "prod"])
-def test_the_stacks_pass_every_policy(plans: dict[str, Plan], stack: str) -> None:
+OPEN_CONTROL_PLANE = (
+    "the cluster's control plane accepts connections from any address"
+    " (masterAuthorizedNetworksConfig.cidrBlocks is unset): list the ranges of your offices, VPN"
+    " and deploy pipelines in gke-tpu:network's masterAuthorizedNetworks"
+)
+
+
+@pytest.mark.parametrize(
+    ("stack", "advised"),
+    # The dev stack keeps the default network and an open control plane: advised, not failed.
+    [("dev", [OPEN_CONTROL_PLANE]), ("prod", [])],
+)
+def test_the_stacks_pass_every_policy(
+    plans: dict[str, Plan], stack: str, advised: list[str]
+) -> None:
     resources = plans[stack].resources
     found = {
         policy.name: (
@@ -71,7 +92,10 @@ def test_the_stacks_pass_every_policy(plans: dict[str, Plan], stack: str) -> Non
         )
         for policy in POLICIES
     }
-    assert found == {policy.name: [] for policy in POLICIES}
+    assert found == {
+        policy.name: advised if policy is cluster_master_authorized_networks else []
+        for policy in POLICIES
+    }
 
 
 @dataclasses.dataclass(frozen=True)
@@ -416,6 +440,69 @@ def test_prod_clusters_keep_deletion_protection(
     assert violations(prod_cluster_deletion_protection, cluster) == expected
 
 
+PRIVATE_FIX = (
+    "its nodes, TPU hosts included, have external addresses; add a gke-tpu:network section"
+    " (private nodes are its default) so that nodes reach the internet through Cloud NAT only"
+)
+
+
+@pytest.mark.parametrize(
+    ("stack", "private", "expected"),
+    [
+        ("prod", True, []),
+        (
+            "prod",
+            False,
+            [
+                "privateClusterConfig.enablePrivateNodes is false on a cluster of the production"
+                f" stack prod: {PRIVATE_FIX}"
+            ],
+        ),
+        (
+            "prod-eu",
+            DELETE,
+            [
+                "privateClusterConfig.enablePrivateNodes is unset on a cluster of the production"
+                f" stack prod-eu: {PRIVATE_FIX}"
+            ],
+        ),
+        ("dev", DELETE, []),
+    ],
+)
+def test_prod_clusters_have_private_nodes(
+    plans: dict[str, Plan], stack: str, private: Any, expected: list[str]
+) -> None:
+    recorded = plans["prod"].one(CLUSTER, "tpu-prod")
+    assert violations(prod_cluster_private_nodes, recorded) == []
+    cluster = changed(recorded, {"privateClusterConfig.enablePrivateNodes": private})
+    cluster = dataclasses.replace(cluster, urn=cluster.urn.replace(":prod::", f":{stack}::", 1))
+    assert violations(prod_cluster_private_nodes, cluster) == expected
+
+
+@pytest.mark.parametrize(
+    ("blocks", "expected"),
+    [
+        ([{"cidrBlock": "198.51.100.0/24", "displayName": "office"}], []),
+        (
+            [],
+            [
+                "the cluster's control plane accepts connections from any address"
+                " (masterAuthorizedNetworksConfig.cidrBlocks is []): list the ranges of your"
+                " offices, VPN and deploy pipelines in gke-tpu:network's masterAuthorizedNetworks"
+            ],
+        ),
+        (DELETE, [OPEN_CONTROL_PLANE]),
+    ],
+)
+def test_clusters_are_advised_to_name_authorized_networks(
+    plans: dict[str, Plan], blocks: Any, expected: list[str]
+) -> None:
+    recorded = plans["prod"].one(CLUSTER, "tpu-prod")
+    assert violations(cluster_master_authorized_networks, recorded) == []
+    cluster = changed(recorded, {"masterAuthorizedNetworksConfig.cidrBlocks": blocks})
+    assert violations(cluster_master_authorized_networks, cluster) == expected
+
+
 def test_a_planned_tpu7x_slice_and_fixed_single_host_pool_pass_every_policy(
     run_plan: PlanRunner,
 ) -> None:
@@ -425,6 +512,12 @@ def test_a_planned_tpu7x_slice_and_fixed_single_host_pool_pass_every_policy(
             {"name": "iw", "tpu": "tpu7x", "topology": "4x4x4", "spot": True},
             {"name": "serve", "tpu": "v6e", "topology": "2x2", "nodeCount": 2},
         ],
+        network={
+            "nodesCidr": "10.0.0.0/24",
+            "podsCidr": "10.4.0.0/16",
+            "servicesCidr": "10.8.0.0/20",
+            "masterAuthorizedNetworks": [{"cidrBlock": "198.51.100.0/24", "displayName": "vpn"}],
+        },
     )
     assert plan.errors == []
     for policy in POLICIES:
