@@ -60,6 +60,11 @@ class PlatformSpec:
         return any(p.autoscaling for p in self.tpu_pools)
 
     @property
+    def private_nodes(self) -> bool:
+        """Whether the nodes have no external address (a `network` section's default)."""
+        return self.network is not None and self.network.private_nodes
+
+    @property
     def workload_pool(self) -> str:
         return workload_pool(self.project)
 

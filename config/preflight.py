@@ -174,9 +174,12 @@ def reservation_needs(
     return dict(sorted(found.items()))
 
 
-def quota_needs(cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...]) -> tuple[QuotaNeed, ...]:
+def quota_needs(
+    cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], *, private_nodes: bool
+) -> tuple[QuotaNeed, ...]:
     """What the stack spends of each regional quota at its largest: every slice, every
-    autoscaling maximum, the CPU pool in each of its zones. TPU chips count on-demand and Spot
+    autoscaling maximum, the CPU pool in each of its zones. Private nodes take no in-use
+    (external) IP address. TPU chips count on-demand and Spot
     pools: a reservation holds its own quota, and flex-start and queued VMs wait for quota as
     they wait for capacity. An Autopilot cluster has no node pools of ours: GKE creates nodes per
     workload, and the stack itself spends nothing (as the report's quota table counts it)."""
@@ -187,14 +190,15 @@ def quota_needs(cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...]) -> tuple[Q
     cpu_nodes = cpu.nodes_per_zone * len(cpu.zones or range(DEFAULT_REGIONAL_ZONES))
     if cpu.disk_type in SSD_DISK_TYPES:
         shares[SSD_TOTAL_GB]["cluster.cpuPool"] += cpu_nodes * cpu.disk_size_gb
-    shares[IN_USE_ADDRESSES]["cluster.cpuPool"] += cpu_nodes
+    addresses = 0 if private_nodes else 1
+    shares[IN_USE_ADDRESSES]["cluster.cpuPool"] += cpu_nodes * addresses
     cpus, vcpus = cpu_quota(cpu.machine_type), vcpus_of(cpu.machine_type)
     if cpus and vcpus:
         shares[cpus]["cluster.cpuPool"] += cpu_nodes * vcpus
     for path, pool in _pool_paths(pools):
         nodes = pool.ref.max_node_count
         shares[SSD_TOTAL_GB][path] += nodes * GKE_DEFAULT_BOOT_DISK_GB
-        shares[IN_USE_ADDRESSES][path] += nodes
+        shares[IN_USE_ADDRESSES][path] += nodes * addresses
         chips = TPU_QUOTAS.get(pool.generation.name)
         capacity = pool.capacity
         if chips is None or capacity.affinity == "SPECIFIC_RESERVATION":
@@ -216,13 +220,13 @@ def quota_needs(cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...]) -> tuple[Q
 
 
 def preflight_requests(
-    project: str, cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...]
+    project: str, cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], *, private_nodes: bool
 ) -> Requests:
     return Requests(
         project=project,
         region=cluster.region,
         reservations=tuple(reservation_needs(project, pools)),
-        quotas=tuple(n.quota for n in quota_needs(cluster, pools)),
+        quotas=tuple(n.quota for n in quota_needs(cluster, pools, private_nodes=private_nodes)),
     )
 
 
@@ -356,7 +360,12 @@ def _quota_problem(need: QuotaNeed, limit: int, region: str) -> Problem:
 
 
 def check_preflight(
-    project: str, cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], facts: CloudFacts
+    project: str,
+    cluster: ClusterSpec,
+    pools: tuple[TpuPoolPlan, ...],
+    facts: CloudFacts,
+    *,
+    private_nodes: bool,
 ) -> Preflight:
     problems: list[Problem] = []
     warnings: list[str] = []
@@ -381,7 +390,7 @@ def check_preflight(
     version_problems, version_rows = _version_checks(cluster, pools, facts.versions)
     problems += version_problems
     quota_rows = []
-    for need in quota_needs(cluster, pools):
+    for need in quota_needs(cluster, pools, private_nodes=private_nodes):
         limit = facts.quota_limits.get(need.quota.quota_id)
         quota_rows.append(QuotaRow(need, limit))
         if isinstance(limit, str):

@@ -100,8 +100,11 @@ def run_preflight(spec: PlatformSpec) -> None:
     InvalidInput with every problem found, and warn through Pulumi's warning channel."""
     if not spec.preflight.enabled:
         return
-    requests = preflight_requests(spec.project, spec.cluster, spec.tpu_pools)
-    found = check_preflight(spec.project, spec.cluster, spec.tpu_pools, ask_cloud(requests))
+    private = spec.private_nodes
+    requests = preflight_requests(spec.project, spec.cluster, spec.tpu_pools, private_nodes=private)
+    found = check_preflight(
+        spec.project, spec.cluster, spec.tpu_pools, ask_cloud(requests), private_nodes=private
+    )
     for warning in found.warnings:
         pulumi.log.warn(warning)
     reject(found.problems)

@@ -83,9 +83,13 @@ def _preflight_for_report(plan: Plan, values: Mapping[str, str], snapshot: Cloud
     spec = load_platform(values)
     if not spec.preflight.enabled:
         return
-    requests = preflight_requests(spec.project, spec.cluster, spec.tpu_pools)
+    requests = preflight_requests(
+        spec.project, spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
+    )
     facts = snapshot_facts(snapshot, requests)
-    plan.preflight = check_preflight(spec.project, spec.cluster, spec.tpu_pools, facts)
+    plan.preflight = check_preflight(
+        spec.project, spec.cluster, spec.tpu_pools, facts, private_nodes=spec.private_nodes
+    )
     plan.quota_usage = {
         q.quota_id: snapshot.usage(requests.region, q.quota_id) for q in requests.quotas
     }

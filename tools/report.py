@@ -22,6 +22,7 @@ from catalog.tokens import (
 from config.preflight import Preflight, Reservation
 from contract.outputs import QUEUED_CAPACITIES, QueueRef, TpuPoolRef
 from tools.engine import Plan, RecordedResource
+from tools.network_report import network_diagram, network_quotas, private_nodes
 
 #: Boot disk types that count against the Persistent Disk SSD quota.
 SSD_DISK_TYPES = {"pd-balanced", "pd-ssd", None}
@@ -92,6 +93,8 @@ def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
     """Needs by zone (None: zones GKE picks), and TPU chips by reservation."""
     needs: dict[str | None, Need] = defaultdict(Need)
     reservations: dict[str, int] = defaultdict(int)
+    # Private nodes have no external address: Cloud NAT's (static) addresses stand for them.
+    external = not private_nodes(plan)
     for resource in plan.of_type(NODE_POOL):
         pool = pool_capacity(resource)
         zones: tuple[str | None, ...] = pool.zones or (None,)
@@ -100,7 +103,7 @@ def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
             need = needs[zone]
             if pool.ssd:
                 need.ssd_gb += per_zone * pool.disk_gb
-            need.ips += per_zone
+            need.ips += per_zone if external else 0
             if pool.tpu_generation:
                 chips = per_zone * pool.chips_per_node
                 need.tpu_chips[pool.tpu_generation] = (
@@ -239,6 +242,7 @@ def _diagram(plan: Plan) -> list[str]:
             ksa = _id("ksa_" + member.group(1))
             lines.append(f'  {ksa}["KSA {member.group(1)}"]')
             lines.append(f"  {ksa} -- workloadIdentityUser --> {_id('gsa_' + account.name)}")
+    lines += network_diagram(plan)
     lines += ["```", ""]
     return lines
 
@@ -284,6 +288,9 @@ def _quotas(plan: Plan) -> list[str]:
         lines += ["", "| reservation | TPU chips it must hold |", "|---|---|"]
         lines += [f"| {name} | {chips} |" for name, chips in sorted(reservations.items())]
     lines += _per_workload_needs(plan)
+    lines += network_quotas(
+        plan, {r.urn: pool_capacity(r).max_nodes for r in plan.of_type(NODE_POOL)}
+    )
     lines.append("")
     return lines
 

@@ -60,7 +60,9 @@ def record(
             f"of project {project!r}, region {region!r} would not answer its preflight. Set the "
             "stack's own (`pulumi config set gcp:project <id>`, cluster.region) or record those"
         )
-    requests = preflight_requests(project, spec.cluster, spec.tpu_pools)
+    requests = preflight_requests(
+        project, spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
+    )
     notes: list[str] = []
     reservations = []
     for key in requests.reservations:

@@ -44,11 +44,12 @@ def test_dev_quota_needs(dev: Plan) -> None:
 def test_prod_quota_needs(prod: Plan) -> None:
     needs, reservations = quota_needs(prod)
     # CPU pool: e2-standard-8 x 3 zones. v5p-train: 2 slices of 4x4x4 = 2 x 16 VMs x 4 chips,
-    # all from the reservation. v6e-serve: up to 8 ct6e-standard-4t (4 chips).
+    # all from the reservation. v6e-serve: up to 8 ct6e-standard-4t (4 chips). The nodes are
+    # private: no in-use (external) IP address each; Cloud NAT's are counted apart.
     assert needs == {
-        None: Need(ssd_gb=300, ips=3, vcpus=24, tpu_chips={}),
-        "us-east5-a": Need(ssd_gb=32 * 100, ips=32, vcpus=0, tpu_chips={"v5p": 128}),
-        "us-east5-b": Need(ssd_gb=8 * 100, ips=8, vcpus=0, tpu_chips={"v6e": 32}),
+        None: Need(ssd_gb=300, ips=0, vcpus=24, tpu_chips={}),
+        "us-east5-a": Need(ssd_gb=32 * 100, ips=0, vcpus=0, tpu_chips={"v5p": 128}),
+        "us-east5-b": Need(ssd_gb=8 * 100, ips=0, vcpus=0, tpu_chips={"v6e": 32}),
     }
     assert reservations == {"tpu-v5p-train": 128}
 
@@ -64,7 +65,7 @@ def test_prod_report_sections(prod: Plan) -> None:
         "| v6e-serve | v6e | ct6e-standard-4t | 2x2 | 4 | 1 | 1 | us-east5-b | on-demand | 1 to 8 |"
         in report
     )
-    assert "| **us-east5 total** | **4300** | **43** | **24** | **128** | **32** |" in report
+    assert "| **us-east5 total** | **4300** | **0** | **24** | **128** | **32** |" in report
     assert "| tpu-v5p-train | 128 |" in report
     assert "```mermaid\nflowchart LR\n" in report
     assert 'np_v5p_train_1["slice v5p-train-1<br/>16 x ct5p-hightpu-4t"]' in report
@@ -166,11 +167,9 @@ def test_the_preflight_section_shows_what_was_checked_against_the_snapshot() -> 
         "| READY | ct5p-hightpu-4t |" in section
     )
     assert "| v6e | 1.31.2-gke.1115000 | 1.34.1-gke.1829001 | yes |" in section
-    # The CPU pool's 3 e2-standard-8 nodes, and 2 slices of 16 plus 8 single-host v6e VMs.
-    assert (
-        "| In-use IP addresses (`IN-USE-ADDRESSES-per-project-region`) | 43 | 2300 | 4 | 2296 |"
-        in section
-    )
+    # The prod nodes are private: they take no in-use (external) IP address, so that quota is
+    # not asked for.
+    assert "In-use IP addresses" not in section
     assert "| CPUs (`CPUS-per-project-region`) | 24 | 2400 | 16 | 2384 |" in section
     assert (
         "| TPU chips of the CT6E family (`TPUS-PER-TPU-FAMILY-per-project-region`) | 32 | 32 | - | - |"
@@ -187,11 +186,17 @@ def test_preflight_counts_quota_as_the_quota_table_does(prod: Plan, dev: Plan) -
     for stack, plan in (("prod", prod), ("dev", dev)):
         spec = load_platform(read_stack_config(ROOT, stack, fixture_file(stack)).values)
         by_id = {
-            n.quota.quota_id: n.amount for n in preflight_quota_needs(spec.cluster, spec.tpu_pools)
+            n.quota.quota_id: n.amount
+            for n in preflight_quota_needs(
+                spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
+            )
         }
         needs, _ = quota_needs(plan)
         assert by_id["SSD-TOTAL-GB-per-project-region"] == sum(n.ssd_gb for n in needs.values())
-        assert by_id["IN-USE-ADDRESSES-per-project-region"] == sum(n.ips for n in needs.values())
+        # Quotas a stack does not spend are not asked for (prod's private nodes: no address).
+        assert by_id.get("IN-USE-ADDRESSES-per-project-region", 0) == sum(
+            n.ips for n in needs.values()
+        )
         assert by_id["CPUS-per-project-region"] == sum(n.vcpus for n in needs.values())
 
 
@@ -221,3 +226,53 @@ def test_a_queued_provisioning_pool_is_marked_and_its_queue_says_so(run_plan: Pl
     report = plan_markdown(plan)
     assert "| us-east5-b | queued (nodes only through a ProvisioningRequest) | 0 to 4 |" in report
     assert "| batch | default | dws | 16 | ProvisioningRequest |" in report
+
+
+def test_prod_report_shows_the_network_and_its_addresses(prod: Plan) -> None:
+    report = plan_markdown(prod)
+    diagram = report[report.index("```mermaid") : report.index("## Quota needs")]
+    for line in (
+        '  subgraph vpc["VPC tpu-prod-vpc"]',
+        '    subnet["subnet tpu-prod-nodes, us-east5<br/>nodes 10.10.0.0/22<br/>tpu-prod-pods '
+        '10.16.0.0/16<br/>tpu-prod-services 10.20.0.0/20"]',
+        '    nat["Cloud NAT tpu-prod-nat<br/>1024 to 65536 ports per node"]',
+        "  subnet --- cluster",
+        "  subnet -- egress --> nat --> internet",
+        '  authorized["authorized networks<br/>office-vpn 198.51.100.0/24<br/>ci-runners '
+        '203.0.113.0/26"]',
+        "  authorized -- control plane --> cluster",
+    ):
+        assert line + "\n" in diagram
+    # 43 nodes at the most: 3 CPU (a /24 of Pods each at 110), 32 v5p and 8 v6e (a /26 each at
+    # the TPU pools' 32): 3 x 256 + 40 x 64 = 3,328 Pod addresses.
+    for row in (
+        "| nodes (subnet tpu-prod-nodes) | 10.10.0.0/22 | 1020 nodes | 43 nodes |",
+        "| Pods (tpu-prod-pods) | 10.16.0.0/16 | 65536 addresses | 3328 addresses |",
+        "| Services (tpu-prod-services) | 10.20.0.0/20 | 4096 Services | - |",
+    ):
+        assert row in report
+    # 64,512 ports per NAT address / 1,024 per node = 63 nodes per address: one for 43.
+    assert (
+        "Cloud NAT tpu-prod-nat reserves static regional external addresses (the static IP "
+        "addresses quota) for 1024 ports per node, 63 nodes each: **1** for 43 nodes. Private "
+        "nodes take no in-use IP address."
+    ) in report
+
+
+def test_a_report_on_an_existing_network_has_no_network_parts(dev: Plan) -> None:
+    report = plan_markdown(dev)
+    assert "VPC" not in report and "Network addresses" not in report
+    assert "| **us-east5 total** | **1000** | **10** |" in report
+
+
+def test_nat_addresses_grow_with_the_nodes(run_plan: PlanRunner) -> None:
+    network = {
+        "nodesCidr": "10.0.0.0/20",
+        "podsCidr": "10.4.0.0/14",
+        "servicesCidr": "10.8.0.0/20",
+        "nat": {"minPortsPerVm": 4096, "maxPortsPerVm": 8192},
+    }
+    pools = [{"name": "serve", "tpu": "v4", "topology": "2x2x1", "nodeCount": 60}]
+    report = plan_markdown(run_plan(network=network, tpuPools=pools))
+    # 3 CPU + 60 TPU nodes at 4,096 ports: 15 nodes per address, so 5 addresses.
+    assert "for 4096 ports per node, 15 nodes each: **5** for 63 nodes." in report
