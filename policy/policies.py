@@ -291,32 +291,36 @@ def image_problems(resource_type: str, props: Mapping[str, Any]) -> list[str]:
 # 8. Production clusters -------------------------------------------------------------------------
 
 
-def deletion_protection_problems(urn: str, props: Mapping[str, Any]) -> list[str]:
+def _prod_setting_problems(urn: str, props: Mapping[str, Any], path: str, fix: str) -> list[str]:
+    """A cluster of a `prod*` stack (read from the URN) must have `path` true."""
     stack = stack_of(urn)
-    protection = get(props, "deletionProtection")
-    if not stack.startswith(PROD_STACK_PREFIX) or protection is True:
+    value = get(props, path)
+    if not stack.startswith(PROD_STACK_PREFIX) or value is True:
         return []
-    return [
-        f"deletionProtection is {shown(protection)} on a cluster of the production stack"
-        f" {stack}: set it to true so that the cluster, its TPU pools and their workloads"
-        " cannot be deleted by mistake"
-    ]
+    return [f"{path} is {shown(value)} on a cluster of the production stack {stack}: {fix}"]
+
+
+def deletion_protection_problems(urn: str, props: Mapping[str, Any]) -> list[str]:
+    return _prod_setting_problems(
+        urn,
+        props,
+        "deletionProtection",
+        "set it to true so that the cluster, its TPU pools and their workloads cannot be deleted"
+        " by mistake",
+    )
 
 
 # 9. Cluster network -----------------------------------------------------------------------------
 
 
 def private_nodes_problems(urn: str, props: Mapping[str, Any]) -> list[str]:
-    stack = stack_of(urn)
-    private = get(props, "privateClusterConfig.enablePrivateNodes")
-    if not stack.startswith(PROD_STACK_PREFIX) or private is True:
-        return []
-    return [
-        f"privateClusterConfig.enablePrivateNodes is {shown(private)} on a cluster of the"
-        f" production stack {stack}: its nodes, TPU hosts included, have external addresses;"
-        " add a gke-tpu:network section (private nodes are its default) so that nodes reach the"
-        " internet through Cloud NAT only"
-    ]
+    return _prod_setting_problems(
+        urn,
+        props,
+        "privateClusterConfig.enablePrivateNodes",
+        "its nodes, TPU hosts included, have external addresses; add a gke-tpu:network section"
+        " (private nodes are its default) so that nodes reach the internet through Cloud NAT only",
+    )
 
 
 def authorized_networks_problems(props: Mapping[str, Any]) -> list[str]:
