@@ -276,3 +276,19 @@ def test_nat_addresses_grow_with_the_nodes(run_plan: PlanRunner) -> None:
     report = plan_markdown(run_plan(network=network, tpuPools=pools))
     # 3 CPU + 60 TPU nodes at 4,096 ports: 15 nodes per address, so 5 addresses.
     assert "for 4096 ports per node, 15 nodes each: **5** for 63 nodes." in report
+
+
+def test_public_nodes_on_a_network_of_their_own_need_no_nat(run_plan: PlanRunner) -> None:
+    network = {
+        "nodesCidr": "10.0.0.0/24",
+        "podsCidr": "10.4.0.0/16",
+        "servicesCidr": "10.8.0.0/20",
+        "privateNodes": False,
+    }
+    plan = run_plan(network=network)
+    report = plan_markdown(plan)
+    assert '  subgraph vpc["VPC tpu-test-vpc"]' in report
+    assert "Cloud NAT" not in report and "internet" not in report and "authorized" not in report
+    # Public nodes take an in-use (external) address each: the 3 CPU nodes.
+    assert sum(n.ips for n in quota_needs(plan)[0].values()) == 3
+    assert "| nodes (subnet tpu-test-nodes) | 10.0.0.0/24 | 252 nodes | 3 nodes |" in report
