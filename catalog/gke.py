@@ -34,6 +34,14 @@ RESERVATION_AFFINITY_LABEL = "cloud.google.com/reservation-affinity"
 #: The well-known zone label: an Autopilot Pod that names it gets a node in that zone.
 ZONE_LABEL = "topology.kubernetes.io/zone"
 
+# Custom ComputeClasses (kubernetes-engine/docs/concepts/about-custom-compute-classes): "available
+# in GKE Autopilot mode and GKE Standard mode in version 1.30.3-gke.1451000 and later". A Pod
+# selects one by this label; GKE taints the nodes it creates for the class with the same key.
+COMPUTE_CLASS_MIN_VERSION = "1.30.3-gke.1451000"
+COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
+#: "ComputeClass names can't start with gke or autopilot" (the same page).
+COMPUTE_CLASS_RESERVED_PREFIXES = ("gke", "autopilot")
+
 
 def workload_pool(project: str) -> str:
     """The Workload Identity pool of a project's clusters."""

@@ -21,6 +21,7 @@ BUCKET = "gcp:storage/bucket:Bucket"
 BUCKET_IAM_MEMBER = "gcp:storage/bucketIAMMember:BucketIAMMember"
 KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
+COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
 STACK = "pulumi:pulumi:Stack"
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
 

@@ -2,7 +2,9 @@
 
 Pure data and arithmetic (no Pulumi, no I/O), so every other module derives node counts,
 single/multi-host and node labels from one place. Source: shared/TPU_FACTS.md; bracketed tags
-such as [SEED] or [ABOUT] name the sources listed there.
+such as [SEED] or [ABOUT] name the sources listed there. [NAP]: GKE's "Use node
+auto-provisioning" (kubernetes-engine/docs/how-to/node-auto-provisioning), which documents no
+version for tpu7x.
 """
 
 from __future__ import annotations
@@ -64,6 +66,9 @@ class Generation:
     # Multi-host slices are placed by a HIGH_THROUGHPUT workload policy (a Compute Engine
     # resource policy) that holds the topology [IRONWOOD][XPK]; others by COMPACT placement.
     workload_policy_placement: bool = False
+    # The lowest GKE version whose node auto-provisioning creates this generation's node pools
+    # in a Standard cluster, which a ComputeClass needs there [NAP]; None: not documented.
+    min_version_auto_provisioning: str | None = None
 
     def __post_init__(self) -> None:
         names = [machine.name for machine in self.machine_types]
@@ -79,7 +84,11 @@ class Generation:
         ]
         problems += [
             f"{version} is not a GKE version"
-            for version in (self.min_version_standard, self.min_version_autopilot)
+            for version in (
+                self.min_version_standard,
+                self.min_version_autopilot,
+                self.min_version_auto_provisioning,
+            )
             if version is not None and not is_version(version)
         ]
         if problems:
@@ -158,6 +167,7 @@ _V4 = Generation(
     topologies=_by_size(_shapes_3d("12x16x16")),  # largest GKE v4 slice [ABOUT]
     multi_host_machine_type="ct4p-hightpu-4t",
     tpu_type_prefix="v4",
+    min_version_auto_provisioning="1.27.6",  # [NAP]
 )
 
 _V5E = Generation(
@@ -180,6 +190,7 @@ _V5E = Generation(
     topologies=_by_size(_SHAPES_2D),
     multi_host_machine_type="ct5lp-hightpu-4t",
     tpu_type_prefix="v5litepod",
+    min_version_auto_provisioning="1.27.6",  # [NAP]
 )
 
 _V5P = Generation(
@@ -198,6 +209,7 @@ _V5P = Generation(
     topologies=_by_size(_shapes_3d("16x16x24")),  # largest single v5p slice [ABOUT]
     multi_host_machine_type="ct5p-hightpu-4t",
     tpu_type_prefix="v5p",
+    min_version_auto_provisioning="1.28.7-gke.1020000",  # [NAP]; on 1.29: 1.29.2-gke.1035000
 )
 
 _V6E = Generation(
@@ -219,6 +231,7 @@ _V6E = Generation(
     topologies=_by_size(_SHAPES_2D),
     multi_host_machine_type="ct6e-standard-4t",
     tpu_type_prefix="v6e",
+    min_version_auto_provisioning="1.31.1-gke.1146000",  # [NAP]
 )
 
 # The GKE and Cloud TPU pages we found give no largest tpu7x slice. xpk (src/xpk/core/

@@ -9,6 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_gcp import container, serviceaccount
 
+from catalog import GENERATIONS
 from catalog.gke import CPU_POOL_NAME, workload_pool
 from components.args import ClusterNetworkArgs
 from components.internal.cluster_network import (
@@ -35,7 +36,8 @@ class RegionalClusterArgs:
     spec: ClusterSpec
     """The parsed `gke-tpu:cluster` config."""
     optimize_utilization: bool = False
-    """Use the OPTIMIZE_UTILIZATION autoscaling profile (set when any node pool autoscales)."""
+    """Use the OPTIMIZE_UTILIZATION autoscaling profile (set when any node pool autoscales or
+    GKE creates them)."""
     network: ClusterNetworkArgs | None = None
     """The VPC the program creates; None: `spec.network` and `spec.subnetwork` (or the
     project's default network)."""
@@ -109,6 +111,41 @@ def common_cluster_args(
     }
 
 
+def cluster_autoscaling(
+    spec: ClusterSpec, optimize_utilization: bool, node_account: pulumi.Input[str]
+) -> container.ClusterClusterAutoscalingArgs | None:
+    """The OPTIMIZE_UTILIZATION profile when node pools autoscale; with `autoProvisioning`,
+    node auto-provisioning within its limits (the TPU ones by accelerator type, as GKE's node
+    auto-provisioning guide names them), creating node pools that run as the node account."""
+    limits = spec.auto_provisioning
+    if limits is None:
+        return (
+            container.ClusterClusterAutoscalingArgs(autoscaling_profile=OPTIMIZE_UTILIZATION)
+            if optimize_utilization
+            else None
+        )
+    maxima = {"cpu": limits.max_cpu, "memory": limits.max_memory_gb} | {
+        GENERATIONS[g].accelerator: chips for g, chips in sorted(limits.max_tpu_chips.items())
+    }
+    return container.ClusterClusterAutoscalingArgs(
+        enabled=True,
+        autoscaling_profile=OPTIMIZE_UTILIZATION,
+        resource_limits=[
+            container.ClusterClusterAutoscalingResourceLimitArgs(
+                resource_type=kind, minimum=0, maximum=maximum
+            )
+            for kind, maximum in maxima.items()
+        ],
+        auto_provisioning_defaults=container.ClusterClusterAutoscalingAutoProvisioningDefaultsArgs(
+            service_account=node_account,
+            oauth_scopes=list(NODE_OAUTH_SCOPES),
+            management=container.ClusterClusterAutoscalingAutoProvisioningDefaultsManagementArgs(
+                auto_repair=True, auto_upgrade=spec.release_channel != "NONE"
+            ),
+        ),
+    )
+
+
 class RegionalCluster(pulumi.ComponentResource):
     """A regional GKE cluster with Workload Identity, GCS FUSE, Dataplane V2 and a CPU node pool.
 
@@ -151,11 +188,9 @@ class RegionalCluster(pulumi.ComponentResource):
             datapath_provider="ADVANCED_DATAPATH",
             enable_shielded_nodes=True,
             enable_legacy_abac=False,
-            cluster_autoscaling=container.ClusterClusterAutoscalingArgs(
-                autoscaling_profile=OPTIMIZE_UTILIZATION
-            )
-            if args.optimize_utilization
-            else None,
+            cluster_autoscaling=cluster_autoscaling(
+                spec, args.optimize_utilization, self.node_service_account.email
+            ),
             # The default pool's settings mean nothing once it is removed; GKE reports others.
             opts=pulumi.ResourceOptions(
                 parent=self,

@@ -184,6 +184,20 @@ class CpuPool(Spec):
         return len(self.zones) if self.zones else DEFAULT_REGIONAL_ZONES
 
 
+class AutoProvisioning(Spec):
+    """Limits of node auto-provisioning, which creates the node pools of TPU pools with a
+    `fallback` in a Standard cluster. GKE counts every node of the cluster against them, the
+    CPU pool's too."""
+
+    max_cpu: StrictInt = Field(ge=1, le=10_000_000)
+    """vCPUs of all nodes of the cluster at the most."""
+    max_memory_gb: StrictInt = Field(ge=1, le=100_000_000)
+    """Memory of all nodes of the cluster at the most, in GB."""
+    max_tpu_chips: dict[str, Annotated[StrictInt, Field(ge=1, le=1_000_000)]] = Field(min_length=1)
+    """TPU chips of the cluster at the most, by generation (`{v5e: 64}`): each generation of a
+    pool with a fallback needs one."""
+
+
 class ClusterSpec(Spec):
     """`gke-tpu:cluster`: the regional GKE cluster."""
 
@@ -224,6 +238,9 @@ class ClusterSpec(Spec):
     """Subnetwork in the region; default: the network's subnet of the region."""
     cpu_pool: CpuPool = Field(default_factory=CpuPool)
     """The CPU node pool."""
+    auto_provisioning: AutoProvisioning | None = None
+    """Node auto-provisioning limits; required in a Standard cluster with a TPU pool that has a
+    `fallback`, and enabled only then. Default none."""
 
 
 @dataclass(frozen=True)
@@ -314,6 +331,14 @@ def _autopilot_problems(cluster: ClusterSpec, invalid: frozenset[str]) -> list[P
                 "not allowed with mode: autopilot: an Autopilot cluster has no node pools of "
                 "ours, and GKE runs system pods and CPU workloads on nodes it creates; remove "
                 "cpuPool or use mode: standard",
+            )
+        )
+    if "autoProvisioning" in invalid or "auto_provisioning" in cluster.model_fields_set:
+        problems.append(
+            Problem(
+                "cluster.autoProvisioning",
+                "not allowed with mode: autopilot: GKE provisions an Autopilot cluster's nodes "
+                "without limits of ours; remove autoProvisioning",
             )
         )
     if "releaseChannel" not in invalid and cluster.release_channel == "NONE":

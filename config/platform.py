@@ -31,7 +31,13 @@ from config.network import (
 )
 from config.preflight import PreflightSpec
 from config.storage import ModelStorageSpec, StoragePlan, check_model_storage, plan_model_storage
-from config.tpu_plan import TpuPoolPlan, maintenance_warnings, plan_tpu_pools, version_warnings
+from config.tpu_plan import (
+    TpuPoolPlan,
+    auto_provisioning_problems,
+    maintenance_warnings,
+    plan_tpu_pools,
+    version_warnings,
+)
 from config.tpu_pools import TpuPoolSpec
 from problems import ConfigError, Problem, did_you_mean, show
 from problems.models import parse
@@ -56,8 +62,9 @@ class PlatformSpec:
 
     @property
     def autoscaling(self) -> bool:
-        """Whether any node pool autoscales (the cluster then optimizes utilization)."""
-        return any(p.autoscaling for p in self.tpu_pools)
+        """Whether any node pool autoscales or GKE creates them (the cluster then optimizes
+        utilization)."""
+        return any(p.autoscaling or p.fallback for p in self.tpu_pools)
 
     @property
     def private_nodes(self) -> bool:
@@ -169,6 +176,9 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
     problems += pool_problems
     warnings += pool_warnings
     problems += _cluster_size_problems(cluster if not cluster_invalid else None, pools)
+    if cluster is not None and not {"mode", "autoProvisioning"} & cluster_invalid:
+        any_fallback = any(pool.fallback for _, pool, _ in entries)
+        problems += auto_provisioning_problems(cluster, pools, any_fallback)
 
     network_spec, network_invalid = None, frozenset[str]()
     if "network" in values:

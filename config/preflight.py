@@ -196,6 +196,8 @@ def quota_needs(
     if cpus and vcpus:
         shares[cpus]["cluster.cpuPool"] += cpu_nodes * vcpus
     for path, pool in _pool_paths(pools):
+        if pool.per_workload:
+            continue  # a ComputeClass's node pools: GKE creates them per workload, as above
         nodes = pool.ref.max_node_count
         shares[SSD_TOTAL_GB][path] += nodes * GKE_DEFAULT_BOOT_DISK_GB
         shares[IN_USE_ADDRESSES][path] += nodes * addresses

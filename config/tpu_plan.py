@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
-from typing import Literal
+from typing import Any, Literal
 
 from catalog import (
     ACCELERATOR_LABEL,
@@ -31,7 +31,10 @@ from catalog import (
 from catalog.gcp import zone_region
 from catalog.gke import (
     CHANNEL_FLOORS,
+    COMPUTE_CLASS_LABEL,
+    COMPUTE_CLASS_MIN_VERSION,
     CPU_POOL_NAME,
+    DEFAULT_REGIONAL_ZONES,
     FLEX_START_LABEL,
     RESERVATION_AFFINITY_LABEL,
     RESERVATION_KEY,
@@ -41,7 +44,9 @@ from catalog.gke import (
     ZONE_LABEL,
     gke_name_problem,
 )
+from catalog.quotas import vcpus_of
 from config.cluster import ClusterFacts, ClusterSpec, Mode
+from config.fallback import OWN_KIND, ReservationRef, Step, compute_class_spec, fallback_chain
 from config.names import derived_name
 from config.tpu_pools import DEFAULT_NODE_COUNT, Autoscaling, TpuPoolSpec
 from contract.outputs import TpuPoolRef
@@ -153,10 +158,31 @@ class TpuPoolPlan:
     Pod's selectors ask for, and there is no node pool of ours (`node_pool_names` is empty)."""
     max_pods_per_node: int | None = None
     """Maximum Pods per node; None leaves GKE's (or the cluster's) default."""
+    fallback: tuple[Step, ...] = ()
+    """Capacity tried after the pool's own, in order: with any, the pool is a ComputeClass
+    whose node pools GKE creates, and there is no node pool of ours."""
+
+    @property
+    def per_workload(self) -> bool:
+        """GKE creates the nodes each workload asks for (Autopilot, or a ComputeClass)."""
+        return self.autopilot or bool(self.fallback)
 
     @property
     def slices(self) -> int:
-        return 1 if self.autopilot else len(self.node_pool_names)
+        return 1 if self.per_workload else len(self.node_pool_names)
+
+    @property
+    def chain(self) -> tuple[Step, ...]:
+        """Every capacity in the order GKE tries them: the pool's own, then its fallback."""
+        return (Step(OWN_KIND[self.capacity.label], self.reservation), *self.fallback)
+
+    @property
+    def compute_class(self) -> str | None:
+        """The ComputeClass of a pool with a fallback: the pool's name."""
+        return self.name if self.fallback else None
+
+    def compute_class_spec(self) -> dict[str, Any]:
+        return compute_class_spec(self.chain, self.generation, self.machine, self.topology)
 
     @property
     def initial_node_count(self) -> int:
@@ -199,14 +225,23 @@ class TpuPoolPlan:
             node_count=self.node_count,
             node_selector=self.node_selector,
             autopilot=self.autopilot,
-            tolerations=(
-                {
-                    "key": TPU_TAINT.key,
-                    "operator": "Equal",
-                    "value": TPU_TAINT.value,
-                    "effect": TPU_TAINT.effect,
-                },
-            ),
+            tolerations=self.tolerations,
+            compute_class=self.compute_class,
+            fallback=tuple(step.label for step in self.fallback),
+        )
+
+    @property
+    def tolerations(self) -> tuple[dict[str, str], ...]:
+        """The TPU taint; with a ComputeClass also the class's taint on the nodes GKE creates
+        for it, and the Spot taint when the chain has Spot."""
+        taints = [(TPU_TAINT.key, TPU_TAINT.value)]
+        if self.compute_class:
+            taints.append((COMPUTE_CLASS_LABEL, self.compute_class))
+            if any(step.kind == "spot" for step in self.chain):
+                taints.append((SPOT_LABEL, "true"))
+        return tuple(
+            {"key": key, "operator": "Equal", "value": value, "effect": TPU_TAINT.effect}
+            for key, value in taints
         )
 
     @property
@@ -214,26 +249,24 @@ class TpuPoolPlan:
         """What a Pod selects: the TPU and its shape; on Autopilot, where GKE creates the node
         from these labels, also the zone and the capacity (Spot, flex-start, a reservation)."""
         selector = {ACCELERATOR_LABEL: self.generation.accelerator, TOPOLOGY_LABEL: self.topology}
-        if not self.autopilot:
+        if not self.per_workload:
             return selector
         selector[ZONE_LABEL] = self.zone
+        if self.compute_class:
+            # The class holds the capacities: it tries them in order, per node it creates.
+            selector[COMPUTE_CLASS_LABEL] = self.compute_class
+            return selector
         if self.capacity.spot:
             selector[SPOT_LABEL] = "true"
         if self.capacity.flex_start:
             selector[FLEX_START_LABEL] = "true"
         if self.reservation:
-            project, name = reservation_parts(self.reservation)
-            selector[RESERVATION_NAME_LABEL] = name
-            if project:
-                selector[RESERVATION_PROJECT_LABEL] = project
+            ref = ReservationRef.parse(self.reservation)
+            selector[RESERVATION_NAME_LABEL] = ref.name
+            if ref.project:
+                selector[RESERVATION_PROJECT_LABEL] = ref.project
             selector[RESERVATION_AFFINITY_LABEL] = "specific"
         return selector
-
-
-def reservation_parts(reservation: str) -> tuple[str | None, str]:
-    """(project or None, name) of `name` or `projects/<p>/reservations/<name>`."""
-    parts = reservation.split("/")
-    return (parts[1], parts[3]) if parts[0] == "projects" else (None, parts[0])
 
 
 def node_pool_names(pool: TpuPoolSpec) -> tuple[str, ...]:
@@ -280,8 +313,13 @@ def plan_pool(
     path = f"tpuPools[{i}]"
     capacity, problems = _capacity(path, pool, invalid)
     autopilot = cluster.mode == "autopilot"
+    has_fallback = bool(pool.fallback) and "fallback" not in invalid
     if autopilot:
+        problems += _per_workload_problems(path, pool, invalid, AUTOPILOT_WHY)
         problems += _autopilot_problems(path, pool, invalid)
+    elif has_fallback:
+        problems += _per_workload_problems(path, pool, invalid, FALLBACK_WHY)
+    per_workload = autopilot or has_fallback
     if "tpu" in invalid:
         return problems
     generation = GENERATIONS.get(pool.tpu)
@@ -304,10 +342,19 @@ def plan_pool(
                 f"{', '.join(on_autopilot)}, or mode: standard",
             )
         )
+    steps: tuple[Step, ...] = ()
+    if has_fallback:
+        own = None if invalid & set(_CAPACITY_KEYS) else capacity.label if capacity else None
+        steps, chain_problems = fallback_chain(
+            path, pool.name, own, pool.reservation, pool.fallback, generation, autopilot
+        )
+        problems += chain_problems
     zone = None
     if not {"zone", "allowUndocumentedZone"} & invalid and cluster.region:
         zone = _zone(path, pool, generation, cluster.region, problems, warnings)
-    problems += _version_problems(path, pool, generation, cluster, "slices" not in invalid)
+    problems += _version_problems(
+        path, pool, generation, cluster, "slices" not in invalid, has_fallback
+    )
 
     machine: MachineType | None = None
     if pool.machine_type is not None or "machineType" in invalid:
@@ -343,9 +390,9 @@ def plan_pool(
     nodes = nodes_for(machine, pool.topology)
     multi_host = is_multi_host(machine, pool.topology)
 
-    if not {"autoscaling", "nodeCount"} & invalid and not autopilot:
+    if not {"autoscaling", "nodeCount"} & invalid and not per_workload:
         problems += _size_problems(path, pool, capacity, nodes, multi_host)
-    if "slices" not in invalid and pool.slices > 1 and not multi_host and not autopilot:
+    if "slices" not in invalid and pool.slices > 1 and not multi_host and not per_workload:
         problems.append(
             Problem(
                 f"{path}.slices",
@@ -356,11 +403,11 @@ def plan_pool(
     if problems or invalid or zone is None or capacity is None or cluster.name is None:
         return problems
 
-    scaling = None if autopilot else pool.autoscaling
-    workload_policy = multi_host and generation.workload_policy_placement and not autopilot
+    scaling = None if per_workload else pool.autoscaling
+    workload_policy = multi_host and generation.workload_policy_placement and not per_workload
     return TpuPoolPlan(
         name=pool.name,
-        node_pool_names=() if autopilot else node_pool_names(pool),
+        node_pool_names=() if per_workload else node_pool_names(pool),
         generation=generation,
         machine=machine,
         topology=pool.topology,
@@ -371,7 +418,7 @@ def plan_pool(
         reservation=pool.reservation,
         autoscaling=scaling,
         node_count=None
-        if scaling or autopilot
+        if scaling or per_workload
         else nodes
         if multi_host
         else pool.node_count or DEFAULT_NODE_COUNT,
@@ -385,17 +432,21 @@ def plan_pool(
         ),
         autopilot=autopilot,
         max_pods_per_node=pool.max_pods_per_node,
+        fallback=steps,
     )
 
 
+#: Why node-pool keys mean nothing: no node pools of ours on Autopilot, or with a fallback.
+AUTOPILOT_WHY = "not allowed with cluster.mode autopilot, where there are no node pools of ours"
+FALLBACK_WHY = "not allowed with fallback, whose node pools GKE creates from the ComputeClass"
 #: Keys of an entry that only mean something for node pools of ours, and why.
 _NODE_POOL_KEYS = {
-    "autoscaling": ("autoscaling", "GKE sizes Autopilot nodes to the Pods that ask for them"),
+    "autoscaling": ("autoscaling", "GKE sizes the nodes it creates to the Pods that ask for them"),
     "nodeCount": ("node_count", "GKE creates a node for each Pod that asks for one"),
     "slices": (
         "slices",
-        "Autopilot creates each slice for the workload that asks for it, and multislice "
-        "JobSets are not yet checked against Autopilot slices",
+        "GKE creates each slice for the workload that asks for it, and multislice JobSets are "
+        "not yet checked against such slices",
     ),
     "maxPodsPerNode": (
         "max_pods_per_node",
@@ -404,17 +455,20 @@ _NODE_POOL_KEYS = {
 }
 
 
-def _autopilot_problems(path: str, pool: TpuPoolSpec, invalid: frozenset[str]) -> list[Problem]:
+def _per_workload_problems(
+    path: str, pool: TpuPoolSpec, invalid: frozenset[str], why: str
+) -> list[Problem]:
     """Keys that make no sense without node pools of ours, each with its reason."""
-    problems = [
-        Problem(
-            f"{path}.{key}",
-            f"not allowed with cluster.mode autopilot, where there are no node pools of ours: "
-            f"{reason}; remove it",
-        )
+    return [
+        Problem(f"{path}.{key}", f"{why}: {reason}; remove it")
         for key, (attribute, reason) in _NODE_POOL_KEYS.items()
         if key in invalid or attribute in pool.model_fields_set
     ]
+
+
+def _autopilot_problems(path: str, pool: TpuPoolSpec, invalid: frozenset[str]) -> list[Problem]:
+    """What Autopilot cannot select: queued provisioning and reservation blocks."""
+    problems = []
     if "queuedProvisioning" not in invalid and pool.queued_provisioning:
         problems.append(
             Problem(
@@ -521,18 +575,25 @@ def _zone(
 
 
 def _version_problems(
-    path: str, pool: TpuPoolSpec, generation: Generation, cluster: ClusterFacts, slices_known: bool
+    path: str,
+    pool: TpuPoolSpec,
+    generation: Generation,
+    cluster: ClusterFacts,
+    slices_known: bool,
+    fallback: bool = False,
 ) -> list[Problem]:
     version = cluster.min_master_version
     if version is None:
         return []
-    needs = version_minimums(generation, pool.slices if slices_known else 1, cluster.mode)
+    slices = pool.slices if slices_known else 1
+    needs = version_minimums(generation, slices, cluster.mode, fallback)
+    where = {generation.name: path, "multislice": f"{path}.slices"}
     return [
         Problem(
             "cluster.minMasterVersion",
             f"{version!r} is below {minimum}, the lowest GKE version for "
-            + (f"{pool.tpu} ({path})" if need == generation.name else f"{need} ({path}.slices)")
-            + "; raise it or leave it unset",
+            + (pool.tpu if need == generation.name else need)
+            + f" ({where.get(need, f'{path}.fallback')}); raise it or leave it unset",
         )
         for need, minimum in needs.items()
         if not version_at_least(version, minimum)
@@ -540,18 +601,26 @@ def _version_problems(
 
 
 def version_minimums(
-    generation: Generation, slices: int, mode: Mode | None = "standard"
+    generation: Generation, slices: int, mode: Mode | None = "standard", fallback: bool = False
 ) -> dict[str, str]:
-    """The lowest GKE version for what a pool needs in the cluster's mode: its generation and,
-    with several slices, multislice. A generation whose Autopilot minimum is unknown is refused
-    on Autopilot, so it adds nothing here."""
+    """The lowest GKE version for what a pool needs in the cluster's mode: its generation,
+    multislice with several slices, and with a fallback custom ComputeClasses and, in a
+    Standard cluster, node auto-provisioning of the generation. A minimum the catalog does not
+    know is refused where it is needed, so it adds nothing here."""
+    needs: dict[str, str | None] = {}
     if mode == "autopilot":
-        minimum = generation.min_version_autopilot
-        return {generation.name: minimum} if minimum else {}
-    needs = {generation.name: generation.min_version_standard}
-    if slices > 1:
-        needs["multislice"] = MULTISLICE_MIN_VERSION_STANDARD
-    return needs
+        needs[generation.name] = generation.min_version_autopilot
+    else:
+        needs[generation.name] = generation.min_version_standard
+        if slices > 1:
+            needs["multislice"] = MULTISLICE_MIN_VERSION_STANDARD
+    if fallback:
+        needs["custom ComputeClasses"] = COMPUTE_CLASS_MIN_VERSION
+        if mode != "autopilot":
+            needs[f"node auto-provisioning of {generation.name}"] = (
+                generation.min_version_auto_provisioning
+            )
+    return {need: minimum for need, minimum in needs.items() if minimum}
 
 
 def _capacity(
@@ -699,7 +768,7 @@ def version_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> li
     needs = {
         k: v
         for p in plans
-        for k, v in version_minimums(p.generation, p.slices, cluster.mode).items()
+        for k, v in version_minimums(p.generation, p.slices, cluster.mode, bool(p.fallback)).items()
     }
     channel = (
         f"the {cluster.release_channel} channel's default version"
@@ -723,3 +792,87 @@ def maintenance_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -
             f"upgrade recreates a whole multi-host slice ({', '.join(slices)})"
         ]
     return []
+
+
+def auto_provisioning_problems(
+    cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...], any_fallback: bool
+) -> list[Problem]:
+    """In a Standard cluster, node auto-provisioning creates the node pools of pools with a
+    fallback. Its limits are required then, and GKE counts every node of the cluster against
+    them: they must admit every node pool of ours at its most and one slice of each pool with
+    a fallback, at once. `any_fallback`: whether any entry, valid or not, has a fallback."""
+    if cluster.mode == "autopilot":
+        return []
+    path = "cluster.autoProvisioning"
+    limits = cluster.auto_provisioning
+    if not any_fallback:
+        if limits is None:
+            return []
+        return [
+            Problem(
+                path,
+                "not needed: node auto-provisioning is enabled only for TPU pools with a "
+                "fallback, and there are none; remove autoProvisioning",
+            )
+        ]
+    cpu = cluster.cpu_pool
+    cpu_nodes = cpu.nodes_per_zone * len(cpu.zones or range(DEFAULT_REGIONAL_ZONES))
+    vcpus = cpu_nodes * (vcpus_of(cpu.machine_type) or 0)
+    memory = 0
+    chips: dict[str, int] = {}
+    for plan in plans:
+        nodes = plan.nodes_per_slice if plan.fallback else plan.ref.max_node_count
+        vcpus += nodes * (plan.machine.vcpus or 0)
+        memory += nodes * (plan.machine.memory_gb or 0)
+        chips[plan.generation.name] = (
+            chips.get(plan.generation.name, 0) + nodes * plan.machine.chips
+        )
+    needed = {
+        g: n for g, n in chips.items() if any(p.fallback and p.generation.name == g for p in plans)
+    }
+    counted = "every node pool at its most and one slice of each pool with a fallback" + (
+        "" if vcpus_of(cpu.machine_type) else f"; {cpu.machine_type} vCPUs not counted"
+    )
+    if limits is None:
+        need = ", ".join(f"{g}: {n}" for g, n in needed.items())
+        return [
+            Problem(
+                path,
+                "required: TPU pools with a fallback get their node pools from node "
+                "auto-provisioning, whose limits GKE requires; set at least maxCpu: "
+                f"{vcpus}, maxMemoryGb: {memory} (plus the CPU pool's memory) and maxTpuChips: "
+                f"{{{need}}} ({counted})",
+            )
+        ]
+    problems = [
+        Problem(
+            f"{path}.maxTpuChips.{generation}",
+            f"{generation!r} is not a TPU generation; expected one of {', '.join(GENERATIONS)}"
+            f"{did_you_mean(generation, GENERATIONS)}",
+        )
+        for generation in limits.max_tpu_chips
+        if generation not in GENERATIONS
+    ]
+    checks = [
+        (f"maxTpuChips.{g}", limits.max_tpu_chips.get(g), n, f"{g} chips")
+        for g, n in needed.items()
+    ]
+    checks += [
+        ("maxCpu", limits.max_cpu, vcpus, "vCPUs"),
+        (
+            "maxMemoryGb",
+            limits.max_memory_gb,
+            memory,
+            "GB of TPU VMs' memory (plus the CPU pool's)",
+        ),
+    ]
+    for key, limit, need, unit in checks:
+        if limit is None or limit < need:
+            problems.append(
+                Problem(
+                    f"{path}.{key}",
+                    ("missing" if limit is None else f"{limit} is too few")
+                    + f": the cluster needs {need} {unit} ({counted}); allow at least {need}",
+                )
+            )
+    return problems

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, StrictBool, StrictInt
+from pydantic import AfterValidator, Field, StrictBool, StrictInt, StrictStr
 
 from catalog.gcp import RESOURCE_NAME
 from catalog.gke import MAX_NODES_PER_CLUSTER, MAX_NODES_PER_POOL_ZONE
@@ -19,6 +19,8 @@ DEFAULT_SLICES = 1
 DEFAULT_NODE_COUNT = 1
 #: A multi-host slice has at least two VMs, and a cluster at most 15,000 nodes.
 MOST_SLICES = MAX_NODES_PER_CLUSTER // 2
+#: Four kinds of capacity, a few reservations among them: a longer chain is a mistake.
+MOST_FALLBACKS = 8
 
 # A reservation: its name in this project, or projects/<p>/reservations/<name> for one shared by
 # another project; either may name a block of it and a sub-block of that, as xpk accepts:
@@ -30,13 +32,20 @@ _RESERVATION = re.compile(
 )
 
 
+NOT_A_RESERVATION = (
+    "is not a reservation: use its name, or projects/<project>/reservations/<name> "
+    "for a shared reservation of another project; either may end in "
+    "/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>]"
+)
+
+
+def is_reservation(value: str) -> bool:
+    return len(value) <= 400 and _RESERVATION.fullmatch(value) is not None
+
+
 def _reservation(value: str) -> str:
-    if len(value) > 400 or not _RESERVATION.fullmatch(value):
-        raise ValueError(
-            "is not a reservation: use its name, or projects/<project>/reservations/<name> "
-            "for a shared reservation of another project; either may end in "
-            "/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>]"
-        )
+    if not is_reservation(value):
+        raise ValueError(NOT_A_RESERVATION)
     return value
 
 
@@ -100,3 +109,7 @@ class TpuPoolSpec(Spec):
     """Maximum Pods per node, 8 to 256, fixed when the pool is created (a change replaces it);
     default: the network's `tpuMaxPodsPerNode` with a `gke-tpu:network` section, else GKE's 110.
     Each node takes a block of twice as many Pod addresses."""
+    fallback: tuple[StrictStr | dict[str, Any], ...] = Field(default=(), max_length=MOST_FALLBACKS)
+    """Capacity tried, in order, after the pool's own: `flexStart`, `spot`, `onDemand`, or
+    `{reservation: <name>}`. The pool becomes a ComputeClass whose node pools GKE creates,
+    and has no node pools of ours. Default none."""

@@ -89,6 +89,16 @@ class TpuPoolRef:
     autopilot: bool = False
     """GKE creates the nodes each workload asks for (an Autopilot cluster): there are no node
     pools, and no bound on the VMs of a single-host pool but the project's quota."""
+    compute_class: str | None = None
+    """The pool's ComputeClass when it has a capacity fallback: GKE creates its nodes, trying
+    each capacity in order."""
+    fallback: tuple[str, ...] = ()
+    """The capacities tried after `capacity`, in order."""
+
+    @property
+    def per_workload(self) -> bool:
+        """GKE creates the nodes each workload asks for: no node pools of ours bound them."""
+        return self.autopilot or self.compute_class is not None
 
     @classmethod
     def parse(cls, name: str, entry: Mapping[str, Any]) -> TpuPoolRef:
@@ -112,6 +122,8 @@ class TpuPoolRef:
             # Added in contract version 1 after its first release: older platforms lack it.
             node_count=_whole(entry.get("nodeCount")),
             autopilot=bool(entry.get("autopilot", False)),
+            compute_class=entry.get("computeClass"),
+            fallback=tuple(entry.get("fallback") or ()),
         )
 
     def entry(self) -> dict[str, Any]:
@@ -135,6 +147,8 @@ class TpuPoolRef:
             "autoscaling": scaling,
             "nodeCount": self.node_count,
             "autopilot": self.autopilot,
+            "computeClass": self.compute_class,
+            "fallback": list(self.fallback),
             "nodeSelector": dict(self.node_selector),
             "tolerations": [dict(t) for t in self.tolerations],
         }

@@ -137,9 +137,11 @@ def check_serving(
                 "pool (one replica per VM)",
             )
         )
-    elif replicas is not None and pool.autopilot and replicas < 1:
+    elif replicas is not None and pool.per_workload and replicas < 1:
         problems.append(Problem("replicas", f"{replicas} replicas: a Deployment needs at least 1"))
-    elif replicas is not None and not pool.autopilot and not 1 <= replicas <= pool.max_node_count:
+    elif (
+        replicas is not None and not pool.per_workload and not 1 <= replicas <= pool.max_node_count
+    ):
         problems.append(
             Problem(
                 "replicas",
@@ -205,6 +207,6 @@ def check_service_ports(ports: list[int]) -> list[Problem]:
 
 
 def default_replicas(pool: TpuPoolRef) -> int:
-    """One replica per node the pool can have; on Autopilot, where GKE creates a VM for each
-    replica, one."""
-    return 1 if pool.autopilot else pool.max_node_count
+    """One replica per node the pool can have; where GKE creates a VM for each replica
+    (Autopilot, a ComputeClass), one."""
+    return 1 if pool.per_workload else pool.max_node_count

@@ -18,6 +18,7 @@ from components.multi_host_tpu_pool import MultiHostTpuPool
 from components.regional_cluster import RegionalCluster, RegionalClusterArgs
 from components.single_host_tpu_pool import SingleHostTpuPool
 from components.storage_bucket import StorageBucket, StorageBucketArgs
+from components.tpu_compute_class import TpuComputeClass, TpuComputeClassArgs
 from components.vpc_network import VpcNetwork, VpcNetworkArgs
 from config.platform import PlatformSpec
 from contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_outputs
@@ -29,7 +30,7 @@ class Platform:
     network: VpcNetwork | None
     nat: CloudNat | None
     cluster: RegionalCluster | AutopilotCluster
-    tpu_pools: dict[str, MultiHostTpuPool | SingleHostTpuPool]
+    tpu_pools: dict[str, MultiHostTpuPool | SingleHostTpuPool | TpuComputeClass]
     storage: StorageBucket | None
     volumes: ModelVolumes | None
     queues: KueueQueues | None = None
@@ -86,9 +87,16 @@ def build_platform(spec: PlatformSpec) -> Platform:
                 network=cluster_network,
             ),
         )
-    pools: dict[str, MultiHostTpuPool | SingleHostTpuPool] = {}
-    # On Autopilot an entry declares what workloads may request: GKE creates the nodes.
-    for plan in (p for p in spec.tpu_pools if not p.autopilot):
+    pools: dict[str, MultiHostTpuPool | SingleHostTpuPool | TpuComputeClass] = {}
+    for plan in spec.tpu_pools:
+        if plan.fallback:
+            pools[plan.name] = TpuComputeClass(
+                f"{cluster_spec.name}-{plan.name}",
+                TpuComputeClassArgs(plan=plan, provider=cluster.provider),
+            )
+            continue
+        if plan.autopilot:
+            continue  # the entry declares what workloads may request: GKE creates the nodes
         args = TpuPoolArgs(
             project=spec.project,
             region=cluster_spec.region,

@@ -15,6 +15,7 @@ from catalog.tokens import (
     BUCKET,
     BUCKET_IAM_MEMBER,
     CLUSTER,
+    COMPUTE_CLASS,
     NODE_POOL,
     SERVICE_ACCOUNT,
     SERVICE_ACCOUNT_IAM_MEMBER,
@@ -147,7 +148,9 @@ def _summary(plan: Plan) -> list[str]:
         for name, p in pools.items():
             scaling = p.get("autoscaling")
             scale = (
-                "per workload (Autopilot)"
+                f"per workload (ComputeClass {p['computeClass']})"
+                if p.get("computeClass")
+                else "per workload (Autopilot)"
                 if p.get("autopilot")
                 else f"{scaling['minNodes']} to {scaling['maxNodes']}"
                 if scaling
@@ -188,6 +191,46 @@ def _queues(plan: Plan) -> list[str]:
     return lines
 
 
+def _step(priority: dict[str, Any]) -> str:
+    """A ComputeClass priority as the capacity it asks for."""
+    specific = (priority.get("reservations") or {}).get("specific") or []
+    if specific:
+        where = specific[0]
+        project = f"projects/{where['project']}/reservations/" if where.get("project") else ""
+        block = where.get("reservationBlock")
+        return f"reservation {project}{where['name']}" + (
+            f"/reservationBlocks/{block['name']}" if block else ""
+        )
+    if (priority.get("flexStart") or {}).get("enabled"):
+        return "flex-start"
+    return "spot" if priority.get("spot") else "on-demand"
+
+
+def _fallback(plan: Plan) -> list[str]:
+    """Each pool's capacity chain, as its ComputeClass asks GKE for it."""
+    classes = plan.of_type(COMPUTE_CLASS)
+    if not classes:
+        return []
+    lines = [
+        "## Capacity fallback",
+        "",
+        "GKE tries each capacity in order when it creates a node for a pool's workload, and "
+        "creates none of another shape when all are out (`whenUnsatisfiable: DoNotScaleUp`).",
+        "",
+        "| TPU pool (ComputeClass) | shape | capacity, in order |",
+        "|---|---|---|",
+    ]
+    for resource in classes:
+        spec = resource.inputs["spec"]
+        tpu = spec["priorities"][0]["tpu"]
+        chain = " → ".join(_step(p) for p in spec["priorities"])
+        lines.append(
+            f"| {resource.inputs['metadata']['name']} | {tpu['type']} {tpu['topology']}, "
+            f"{tpu['count']} chips per VM | {chain} |"
+        )
+    return [*lines, ""]
+
+
 def _id(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", text)
 
@@ -217,7 +260,7 @@ def _diagram(plan: Plan) -> list[str]:
             lines.append(
                 f'    {_id("np_" + node_pool)}["{what} {node_pool}<br/>{hosts} x {p["machineType"]}"]'
             )
-        if ref.autopilot:
+        if ref.per_workload:
             lines.append(
                 f'    {_id("ap_" + key)}["{what} GKE creates per workload<br/>{hosts} x {p["machineType"]}"]'
             )
@@ -299,9 +342,9 @@ def _per_workload_needs(plan: Plan) -> list[str]:
     """Pools whose nodes GKE creates per workload need quota for what runs at once: the plan
     can only say what one slice (or VM) of each takes."""
     refs = [
-        TpuPoolRef.parse(name, entry)
+        ref
         for name, entry in (plan.outputs.get("tpuPools") or {}).items()
-        if entry.get("autopilot")
+        if (ref := TpuPoolRef.parse(name, entry)).per_workload
     ]
     if not refs:
         return []
@@ -445,6 +488,7 @@ def plan_markdown(plan: Plan) -> str:
     if plan.warnings:
         lines += ["> [!WARNING]", *(f"> - {w}" for w in plan.warnings), ""]
     lines += [f"{len(plan.resources)} resources to create (offline plan, fake cloud values).", ""]
-    lines += _summary(plan) + _queues(plan) + _diagram(plan) + _quotas(plan) + _preflight(plan)
+    lines += _summary(plan) + _fallback(plan) + _queues(plan) + _diagram(plan) + _quotas(plan)
+    lines += _preflight(plan)
     lines += _lifecycle(plan) + _before_up(plan)
     return "\n".join(lines)

@@ -270,6 +270,8 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "autoscaling": None,
             "nodeCount": 2,
             "autopilot": False,
+            "computeClass": None,
+            "fallback": [],
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x2",
@@ -290,6 +292,8 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "autoscaling": {"minNodes": 0, "maxNodes": 3},
             "nodeCount": None,
             "autopilot": False,
+            "computeClass": None,
+            "fallback": [],
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x1",

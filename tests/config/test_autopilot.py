@@ -80,13 +80,12 @@ def test_node_pool_keys_are_errors_each_with_its_reason_all_at_once() -> None:
         {"name": "e", "tpu": "v5e", "topology": "1x1", "reservation": "r1/reservationBlocks/b1"},
     )
     assert _problems(config) == [
-        f"tpuPools[0].autoscaling: {NO_NODE_POOLS}: GKE sizes Autopilot nodes to the Pods that "
-        "ask for them; remove it",
+        f"tpuPools[0].autoscaling: {NO_NODE_POOLS}: GKE sizes the nodes it creates to the Pods "
+        "that ask for them; remove it",
         f"tpuPools[1].nodeCount: {NO_NODE_POOLS}: GKE creates a node for each Pod that asks for "
         "one; remove it",
-        f"tpuPools[2].slices: {NO_NODE_POOLS}: Autopilot creates each slice for the workload "
-        "that asks for it, and multislice JobSets are not yet checked against Autopilot slices; "
-        "remove it",
+        f"tpuPools[2].slices: {NO_NODE_POOLS}: GKE creates each slice for the workload that "
+        "asks for it, and multislice JobSets are not yet checked against such slices; remove it",
         "tpuPools[3].queuedProvisioning: not allowed with cluster.mode autopilot: queued "
         "provisioning is a setting of node pools of ours; on Autopilot a workload asks for it "
         "with its own ProvisioningRequest; remove it (flexStart: true asks for flex-start VMs)",
@@ -158,6 +157,8 @@ def test_an_entry_has_no_node_pools_and_the_selectors_of_its_shape_and_zone() ->
         "autoscaling": None,
         "nodeCount": None,
         "autopilot": True,
+        "computeClass": None,
+        "fallback": [],
         "nodeSelector": {
             "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
             "cloud.google.com/gke-tpu-topology": "1x1",

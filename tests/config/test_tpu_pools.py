@@ -13,7 +13,8 @@ from problems import ConfigError
 
 ALLOWED_KEYS = (
     "Allowed keys: name, tpu, topology, machineType, zone, allowUndocumentedZone, reservation, "
-    "spot, flexStart, queuedProvisioning, autoscaling, nodeCount, slices, maxPodsPerNode"
+    "spot, flexStart, queuedProvisioning, autoscaling, nodeCount, slices, maxPodsPerNode, "
+    "fallback"
 )
 ONE_CAPACITY = (
     "a pool takes one of reservation, spot, flexStart or queuedProvisioning, or flexStart with "

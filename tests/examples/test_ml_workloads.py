@@ -228,7 +228,7 @@ def test_app_plan_cli_with_a_pool_typo_exits_2(
     assert code == 2
     assert (
         "  - pools.training: 'v5e-trian' is not a TPU pool of cluster 'tpu-dev'; did you mean "
-        "'v5e-train'? Pools: v5e-serve, v5e-train\n"
+        "'v5e-train'? Pools: v5e-batch, v5e-serve, v5e-train\n"
     ) in capsys.readouterr().err
 
 
@@ -352,7 +352,8 @@ def test_app_plan_without_the_platform_plan_is_one_clear_error(
 
 def test_the_same_app_runs_unchanged_on_the_autopilot_platform() -> None:
     """Only the stack it reads differs: the selectors come from the contract, so training asks
-    Autopilot for Spot v5e 4x4 nodes in the pool's zone, and serving for three 1x1 VMs."""
+    Autopilot for Spot v5e 4x4 nodes in the pool's zone, and serving selects its pool's
+    ComputeClass (on-demand, else Spot) for three 1x1 VMs."""
     app = app_plan("autopilot")
     assert app.errors == []
     assert {r.name for r in app.resources if r.type.startswith("kubernetes:")} == {
@@ -369,8 +370,14 @@ def test_the_same_app_runs_unchanged_on_the_autopilot_platform() -> None:
     assert serving["template"]["spec"]["nodeSelector"] == {
         "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
         "cloud.google.com/gke-tpu-topology": "1x1",
+        "cloud.google.com/compute-class": "v5e-serve",
         **zone,
     }
+    assert serving["template"]["spec"]["tolerations"] == [
+        TPU_TOLERATION,
+        {**TPU_TOLERATION, "key": "cloud.google.com/compute-class", "value": "v5e-serve"},
+        {**TPU_TOLERATION, "key": "cloud.google.com/gke-spot", "value": "true"},
+    ]
     assert "nodeSelector" not in _pod(app.one(JOB, "convert-bert"))
 
 

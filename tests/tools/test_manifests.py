@@ -9,6 +9,7 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
+from tests.computeclass import validate_compute_class
 from tests.crd import CRDS, validate_custom_resource
 from tools.fixtures import STACKS, app_plan, platform_plan
 from tools.manifests import manifests
@@ -49,12 +50,28 @@ def test_every_stack_renders_manifests() -> None:
     } <= kinds
 
 
-@pytest.mark.parametrize(("name", "document"), RENDERED, ids=[n for n, _ in RENDERED])
+BUILT_IN = [(n, d) for n, d in RENDERED if d["kind"] != "ComputeClass"]
+COMPUTE_CLASSES = [(n, d) for n, d in RENDERED if d["kind"] == "ComputeClass"]
+
+
+@pytest.mark.parametrize(("name", "document"), BUILT_IN, ids=[n for n, _ in BUILT_IN])
 def test_manifest_is_valid_kubernetes(name: str, document: dict[str, Any]) -> None:
     if (document["apiVersion"].rsplit("/", 1)[0], document["kind"]) in CRDS:
         validate_custom_resource(document)
     else:
         kubernetes_validate.validate(document, KUBERNETES_VERSION, strict=True)
+
+
+@pytest.mark.parametrize(("name", "document"), COMPUTE_CLASSES, ids=[n for n, _ in COMPUTE_CLASSES])
+def test_compute_classes_have_only_documented_fields(name: str, document: dict[str, Any]) -> None:
+    validate_compute_class(document)
+
+
+def test_the_stacks_render_their_compute_classes() -> None:
+    assert [n for n, _ in COMPUTE_CLASSES] == [
+        "dev/ComputeClass/v5e-batch",
+        "autopilot/ComputeClass/v5e-serve",
+    ]
 
 
 def test_an_invalid_manifest_is_caught() -> None:

@@ -77,7 +77,7 @@ config:
         "STABLE, EXTENDED, NONE",
         "cluster.regoin: unknown key; did you mean 'region'? Allowed keys: name, region, "
         "allowUndocumentedRegion, mode, releaseChannel, minMasterVersion, deletionProtection, "
-        "maintenanceWindow, maintenanceExclusions, network, subnetwork, cpuPool",
+        "maintenanceWindow, maintenanceExclusions, network, subnetwork, cpuPool, autoProvisioning",
     ]
     for line in expected:
         assert f"  - {line}\n" in stderr

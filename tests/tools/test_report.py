@@ -151,7 +151,7 @@ def test_autopilot_report_shows_the_mode_and_what_one_slice_of_each_pool_takes()
 def test_standard_reports_name_their_mode(dev: Plan) -> None:
     report = plan_markdown(dev)
     assert "| tpu-dev | standard | us-east5 | RAPID | off |" in report
-    assert "GKE creates these pools' nodes per workload" not in report
+    assert "GKE creates these pools' nodes per workload" not in plan_markdown(platform_plan("prod"))
 
 
 def test_the_preflight_section_shows_what_was_checked_against_the_snapshot() -> None:
@@ -292,3 +292,18 @@ def test_public_nodes_on_a_network_of_their_own_need_no_nat(run_plan: PlanRunner
     # Public nodes take an in-use (external) address each: the 3 CPU nodes.
     assert sum(n.ips for n in quota_needs(plan)[0].values()) == 3
     assert "| nodes (subnet tpu-test-nodes) | 10.0.0.0/24 | 252 nodes | 3 nodes |" in report
+
+
+def test_the_report_shows_each_capacity_chain(dev: Plan) -> None:
+    report = plan_markdown(dev)
+    assert (
+        "| TPU pool (ComputeClass) | shape | capacity, in order |\n|---|---|---|\n"
+        "| v5e-batch | tpu-v5-lite-podslice 2x2, 4 chips per VM | spot → on-demand |\n" in report
+    )
+    assert "per workload (ComputeClass v5e-batch) |" in report
+    assert "| v5e-batch | us-east5-b | spot | v5e: 4 | 1 |" in report
+    autopilot = plan_markdown(platform_plan("autopilot"))
+    assert (
+        "| v5e-serve | tpu-v5-lite-podslice 1x1, 1 chips per VM | on-demand → spot |" in autopilot
+    )
+    assert "## Capacity fallback" not in plan_markdown(platform_plan("prod"))

@@ -1,0 +1,50 @@
+"""TpuComputeClass: a TPU pool with a capacity fallback, as a custom ComputeClass whose node
+pools GKE creates, trying the pool's shape under each capacity in order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from config.tpu_plan import TpuPoolPlan
+from contract.outputs import TpuPoolRef
+
+API_VERSION = "cloud.google.com/v1"
+KIND = "ComputeClass"
+
+
+@dataclass(frozen=True)
+class TpuComputeClassArgs:
+    plan: TpuPoolPlan
+    """The pool's plan, with a `fallback`."""
+    provider: k8s.Provider
+    """The cluster's Kubernetes provider."""
+
+
+class TpuComputeClass(pulumi.ComponentResource):
+    """The pool's ComputeClass (cluster-scoped, named after the pool). Workloads select it by
+    the `cloud.google.com/compute-class` label its `tpuPools` entry carries."""
+
+    compute_class: k8s.apiextensions.CustomResource
+    ref: TpuPoolRef
+    """The pool's entry of the `tpuPools` output, which workload components take as `pool`."""
+
+    def __init__(
+        self, name: str, args: TpuComputeClassArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gke-tpu:index:TpuComputeClass", name, None, opts)
+        plan = args.plan
+        self.compute_class = k8s.apiextensions.CustomResource(
+            name,
+            api_version=API_VERSION,
+            kind=KIND,
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=plan.compute_class),
+            spec=plan.compute_class_spec(),
+            opts=pulumi.ResourceOptions(parent=self, provider=args.provider),
+        )
+        self.ref = plan.ref
+        self.register_outputs(
+            {"computeClass": plan.compute_class, "chain": [s.label for s in plan.chain]}
+        )

@@ -1,0 +1,199 @@
+"""A TPU pool's capacity fallback chain: the rules of `fallback`, and the custom ComputeClass
+(`cloud.google.com/v1`) it becomes, whose priorities are the pool's shape under each capacity in
+order. Pure: the component only registers the object.
+
+Fields as GKE documents them: the ComputeClass reference (kubernetes-engine/docs/reference/crds/
+computeclass: `priorities[].tpu` with `type`, `count` and `topology`, `spot`, `flexStart.enabled`,
+`reservations.affinity: Specific` with `specific[].name`, `project`, `reservationBlock`;
+`nodePoolAutoCreation.enabled`; `whenUnsatisfiable`) and the TPU ComputeClasses of
+GoogleCloudPlatform's samples (a `tpu` priority per capacity, `count` the chips of one VM).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from catalog import GENERATIONS, Generation, MachineType
+from catalog.gke import COMPUTE_CLASS_RESERVED_PREFIXES
+from config.tpu_pools import NOT_A_RESERVATION, is_reservation
+from problems import Problem, did_you_mean, show
+
+Kind = Literal["reservation", "flexStart", "spot", "onDemand"]
+#: The capacity a chain step can ask for, as `fallback` spells them.
+KINDS: tuple[Kind, ...] = ("reservation", "flexStart", "spot", "onDemand")
+_LABELS = {"flexStart": "flex-start", "spot": "spot", "onDemand": "on-demand"}
+
+
+@dataclass(frozen=True)
+class ReservationRef:
+    """A reservation as `reservation` spells it: `[projects/<p>/reservations/]<name>`, maybe
+    with `/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>]`."""
+
+    name: str
+    project: str | None = None
+    block: str | None = None
+    sub_block: str | None = None
+
+    @classmethod
+    def parse(cls, reservation: str) -> ReservationRef:
+        parts = reservation.split("/")
+        project = parts[1] if parts[0] == "projects" else None
+        rest = parts[3:] if project else parts
+        return cls(
+            name=rest[0],
+            project=project,
+            block=rest[2] if len(rest) > 2 else None,
+            sub_block=rest[4] if len(rest) > 4 else None,
+        )
+
+
+@dataclass(frozen=True)
+class Step:
+    """One capacity of a chain."""
+
+    kind: Kind
+    reservation: str | None = None
+
+    @property
+    def label(self) -> str:
+        if self.kind == "reservation":
+            return f"reservation {self.reservation}"
+        return _LABELS[self.kind]
+
+    def priority(self, generation: Generation, machine: MachineType, topology: str) -> dict:
+        """The ComputeClass priority: the pool's shape under this capacity."""
+        rule: dict[str, Any] = {
+            "machineType": machine.name,
+            "tpu": {"type": generation.accelerator, "count": machine.chips, "topology": topology},
+            "spot": self.kind == "spot",
+        }
+        if self.kind == "flexStart":
+            rule["flexStart"] = {"enabled": True}
+        if self.kind == "reservation" and self.reservation:
+            ref = ReservationRef.parse(self.reservation)
+            specific: dict[str, Any] = {"name": ref.name}
+            if ref.project:
+                specific["project"] = ref.project
+            if ref.block:
+                block: dict[str, Any] = {"name": ref.block}
+                if ref.sub_block:
+                    block["reservationSubBlock"] = {"name": ref.sub_block}
+                specific["reservationBlock"] = block
+            rule["reservations"] = {"affinity": "Specific", "specific": [specific]}
+        return rule
+
+
+#: The pool's own capacity (its `capacity` label) as the first step; queued capacities have
+#: none: node pool auto-creation does not queue ProvisioningRequests.
+OWN_KIND: dict[str, Kind] = {
+    "on-demand": "onDemand",
+    "reservation": "reservation",
+    "spot": "spot",
+    "flex-start": "flexStart",
+}
+
+
+def compute_class_spec(
+    chain: Sequence[Step], generation: Generation, machine: MachineType, topology: str
+) -> dict[str, Any]:
+    """The ComputeClass `spec`: each step in order, node pools created by GKE, and no node of
+    another shape when every step is out of capacity (a TPU workload cannot use one)."""
+    return {
+        "nodePoolAutoCreation": {"enabled": True},
+        "whenUnsatisfiable": "DoNotScaleUp",
+        "priorities": [step.priority(generation, machine, topology) for step in chain],
+    }
+
+
+def fallback_chain(
+    path: str,
+    pool_name: str,
+    own: str | None,
+    own_reservation: str | None,
+    fallback: Sequence[str | Mapping[str, Any]],
+    generation: Generation,
+    autopilot: bool,
+) -> tuple[tuple[Step, ...], list[Problem]]:
+    """The steps after the pool's own capacity (label `own`, None when it did not parse), and
+    every problem of `fallback`."""
+    problems: list[Problem] = []
+    own_kind = OWN_KIND.get(own) if own else None
+    if own is not None and own_kind is None:
+        problems.append(
+            Problem(
+                f"{path}.fallback",
+                "not offered with queuedProvisioning: GKE creates a ComputeClass's node pools "
+                "itself and queues no ProvisioningRequest for them; remove queuedProvisioning "
+                "(flexStart: true alone asks for flex-start VMs) or the fallback",
+            )
+        )
+    if not autopilot and generation.min_version_auto_provisioning is None:
+        offered = [g.name for g in GENERATIONS.values() if g.min_version_auto_provisioning]
+        problems.append(
+            Problem(
+                f"{path}.fallback",
+                f"not offered for {generation.name} in a Standard cluster: GKE documents no node "
+                f"auto-provisioning of {generation.name}, which creates a ComputeClass's node "
+                f"pools there; use {', '.join(offered)}, or cluster.mode autopilot",
+            )
+        )
+    if pool_name.startswith(COMPUTE_CLASS_RESERVED_PREFIXES):
+        problems.append(
+            Problem(
+                f"{path}.name",
+                f"{pool_name!r} names the pool's ComputeClass, and GKE reserves names starting "
+                f"with {' or '.join(COMPUTE_CLASS_RESERVED_PREFIXES)}; rename the pool",
+            )
+        )
+    first = Step(own_kind, own_reservation) if own_kind else None
+    steps: list[Step] = []
+    seen: dict[Step, int] = {}
+    for i, entry in enumerate(fallback):
+        where = f"{path}.fallback[{i}]"
+        step, problem = _step(where, entry)
+        if problem:
+            problems.append(problem)
+            continue
+        if step is None:
+            continue
+        if step == first:
+            problems.append(
+                Problem(
+                    where,
+                    f"{step.label} is the pool's own capacity, which is tried first; a fallback "
+                    "is another capacity: remove it here",
+                )
+            )
+        elif step in seen:
+            problems.append(
+                Problem(where, f"{step.label} is listed twice (also fallback[{seen[step]}])")
+            )
+        else:
+            seen[step] = i
+            steps.append(step)
+    return tuple(steps), problems
+
+
+def _step(where: str, entry: str | Mapping[str, Any]) -> tuple[Step | None, Problem | None]:
+    kinds = ", ".join(k for k in KINDS if k != "reservation")
+    allowed = f"expected one of {kinds}, or {{reservation: <name>}}"
+    if isinstance(entry, str):
+        if entry == "reservation":
+            return None, Problem(
+                where,
+                "'reservation' needs the reservation's name: write {reservation: <name>} (or "
+                "projects/<project>/reservations/<name> for one shared by another project)",
+            )
+        if entry in KINDS:
+            return Step(entry), None  # type: ignore[arg-type]
+        return None, Problem(
+            where, f"{show(entry)} is not a capacity; {allowed}{did_you_mean(entry, KINDS)}"
+        )
+    if set(entry) != {"reservation"} or not isinstance(entry["reservation"], str):
+        return None, Problem(where, f"{show(dict(entry))} is not a capacity; {allowed}")
+    name = entry["reservation"]
+    if not is_reservation(name):
+        return None, Problem(f"{where}.reservation", f"{show(name)} {NOT_A_RESERVATION}")
+    return Step("reservation", name), None

@@ -1,0 +1,262 @@
+"""`fallback`: every rule of a capacity chain through `load_platform` (all at once, with config
+paths), node auto-provisioning limits in Standard mode, and the ComputeClass a chain becomes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from catalog import GENERATIONS
+from config.platform import load_platform
+from config.tpu_plan import TpuPoolPlan, version_minimums
+from problems import ConfigError
+
+STANDARD = {"name": "tpu-ft", "region": "us-east5"}
+LIMITS = {"maxCpu": 10000, "maxMemoryGb": 40000, "maxTpuChips": {"v5e": 64, "v6e": 64}}
+V5E_1X1 = {
+    "machineType": "ct5lp-hightpu-1t",
+    "tpu": {"type": "tpu-v5-lite-podslice", "count": 1, "topology": "1x1"},
+}
+CLASS_TAINT = {"key": "cloud.google.com/compute-class", "operator": "Equal", "effect": "NoSchedule"}
+
+
+def _config(*pools: dict[str, Any], **cluster: Any) -> dict[str, str]:
+    return {
+        "gcp:project": "gke-tpu-dev",
+        "gke-tpu:cluster": json.dumps({**STANDARD, "autoProvisioning": LIMITS, **cluster}),
+        "gke-tpu:tpuPools": json.dumps(list(pools)),
+    }
+
+
+def _pool(name: str = "serve", tpu: str = "v5e", topology: str = "1x1", **extra: Any) -> dict:
+    return {"name": name, "tpu": tpu, "topology": topology, **extra}
+
+
+def _problems(config: dict[str, str]) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_platform(config)
+    return [str(p) for p in caught.value.problems]
+
+
+def _plan(pool: dict[str, Any], **cluster: Any) -> TpuPoolPlan:
+    (plan,) = load_platform(_config(pool, **cluster)).tpu_pools
+    return plan
+
+
+def test_repeated_and_own_capacities_in_a_chain_are_each_an_error() -> None:
+    config = _config(
+        _pool("a", spot=True, fallback=["onDemand", "spot", "onDemand"]),
+        _pool("b", reservation="res-b", fallback=[{"reservation": "res-b"}, "spot"]),
+        _pool("c", fallback=["onDemand"]),
+        _pool("d", fallback=[{"reservation": "r1"}, {"reservation": "r2"}, {"reservation": "r1"}]),
+    )
+    assert _problems(config) == [
+        "tpuPools[0].fallback[1]: spot is the pool's own capacity, which is tried first; a "
+        "fallback is another capacity: remove it here",
+        "tpuPools[0].fallback[2]: on-demand is listed twice (also fallback[0])",
+        "tpuPools[1].fallback[0]: reservation res-b is the pool's own capacity, which is tried "
+        "first; a fallback is another capacity: remove it here",
+        "tpuPools[2].fallback[0]: on-demand is the pool's own capacity, which is tried first; "
+        "a fallback is another capacity: remove it here",
+        "tpuPools[3].fallback[2]: reservation r1 is listed twice (also fallback[0])",
+    ]
+
+
+def test_a_reservation_in_the_chain_needs_its_name_and_entries_are_capacities() -> None:
+    config = _config(
+        _pool(fallback=["reservation", "spott", {"reservation": "Bad_Name"}, {"zone": "x"}])
+    )
+    assert _problems(config) == [
+        "tpuPools[0].fallback[0]: 'reservation' needs the reservation's name: write "
+        "{reservation: <name>} (or projects/<project>/reservations/<name> for one shared by "
+        "another project)",
+        "tpuPools[0].fallback[1]: 'spott' is not a capacity; expected one of flexStart, spot, "
+        "onDemand, or {reservation: <name>}; did you mean 'spot'?",
+        "tpuPools[0].fallback[2].reservation: 'Bad_Name' is not a reservation: use its name, or "
+        "projects/<project>/reservations/<name> for a shared reservation of another project; "
+        "either may end in /reservationBlocks/<block>[/reservationSubBlocks/<sub-block>]",
+        'tpuPools[0].fallback[3]: {"zone": "x"} is not a capacity; expected one of flexStart, '
+        "spot, onDemand, or {reservation: <name>}",
+    ]
+
+
+def test_a_fallback_where_gke_does_not_offer_it_is_refused() -> None:
+    config = _config(
+        _pool("big", "tpu7x", "2x2x1", zone="us-central1-c", fallback=["spot"]),
+        _pool(
+            "queued", "v5e", "4x4", zone="us-central1-a", queuedProvisioning=True, fallback=["spot"]
+        ),
+        _pool("gke-serve", zone="us-central1-a", fallback=["spot"]),
+        region="us-central1",
+        autoProvisioning={**LIMITS, "maxTpuChips": {"v5e": 64, "tpu7x": 64}},
+    )
+    assert _problems(config) == [
+        "tpuPools[0].fallback: not offered for tpu7x in a Standard cluster: GKE documents no "
+        "node auto-provisioning of tpu7x, which creates a ComputeClass's node pools there; use "
+        "v4, v5e, v5p, v6e, or cluster.mode autopilot",
+        "tpuPools[1].fallback: not offered with queuedProvisioning: GKE creates a "
+        "ComputeClass's node pools itself and queues no ProvisioningRequest for them; remove "
+        "queuedProvisioning (flexStart: true alone asks for flex-start VMs) or the fallback",
+        "tpuPools[2].name: 'gke-serve' names the pool's ComputeClass, and GKE reserves names "
+        "starting with gke or autopilot; rename the pool",
+    ]
+
+
+def test_tpu7x_may_fall_back_on_autopilot_where_gke_creates_its_nodes() -> None:
+    pool = _pool("big", "tpu7x", "2x2x1", zone="us-central1-c", fallback=["onDemand"], spot=True)
+    config = _config(pool, region="us-central1", mode="autopilot")
+    config["gke-tpu:cluster"] = json.dumps(
+        {**STANDARD, "region": "us-central1", "mode": "autopilot"}
+    )
+    (plan,) = load_platform(config).tpu_pools
+    assert [s.label for s in plan.chain] == ["spot", "on-demand"]
+
+
+def test_node_pool_keys_mean_nothing_with_a_fallback() -> None:
+    why = "not allowed with fallback, whose node pools GKE creates from the ComputeClass"
+    config = _config(
+        _pool(autoscaling={"minNodes": 0, "maxNodes": 3}, fallback=["spot"]),
+        _pool("train", topology="4x4", slices=2, fallback=["spot"]),
+    )
+    assert _problems(config) == [
+        f"tpuPools[0].autoscaling: {why}: GKE sizes the nodes it creates to the Pods that ask "
+        "for them; remove it",
+        f"tpuPools[1].slices: {why}: GKE creates each slice for the workload that asks for it, "
+        "and multislice JobSets are not yet checked against such slices; remove it",
+    ]
+
+
+def test_standard_mode_requires_limits_that_admit_the_whole_cluster() -> None:
+    pools = (
+        _pool("serve", "v5e", "1x1", autoscaling={"minNodes": 0, "maxNodes": 2}),
+        _pool("batch", "v5e", "4x4", spot=True, fallback=["onDemand"]),
+    )
+    config = _config(*pools)
+    config["gke-tpu:cluster"] = json.dumps(STANDARD)
+    # e2-standard-4 x 3 zones = 12 vCPUs; 2 x ct5lp-hightpu-1t (24 vCPU, 48 GB) at most; one
+    # 4x4 slice of 4 x ct5lp-hightpu-4t (112 vCPU, 192 GB): 12 + 48 + 448 vCPUs.
+    assert _problems(config) == [
+        "cluster.autoProvisioning: required: TPU pools with a fallback get their node pools "
+        "from node auto-provisioning, whose limits GKE requires; set at least maxCpu: 508, "
+        "maxMemoryGb: 864 (plus the CPU pool's memory) and maxTpuChips: {v5e: 18} (every node "
+        "pool at its most and one slice of each pool with a fallback)"
+    ]
+    small = {"maxCpu": 507, "maxMemoryGb": 863, "maxTpuChips": {"v5e": 17, "v5": 8}}
+    assert _problems(_config(*pools, autoProvisioning=small)) == [
+        "cluster.autoProvisioning.maxTpuChips.v5: 'v5' is not a TPU generation; expected one of "
+        "v4, v5e, v5p, v6e, tpu7x; did you mean 'v5p'?",
+        "cluster.autoProvisioning.maxTpuChips.v5e: 17 is too few: the cluster needs 18 v5e "
+        "chips (every node pool at its most and one slice of each pool with a fallback); allow "
+        "at least 18",
+        "cluster.autoProvisioning.maxCpu: 507 is too few: the cluster needs 508 vCPUs (every "
+        "node pool at its most and one slice of each pool with a fallback); allow at least 508",
+        "cluster.autoProvisioning.maxMemoryGb: 863 is too few: the cluster needs 864 GB of TPU "
+        "VMs' memory (plus the CPU pool's) (every node pool at its most and one slice of each "
+        "pool with a fallback); allow at least 864",
+    ]
+    enough = {"maxCpu": 508, "maxMemoryGb": 864, "maxTpuChips": {"v5e": 18}}
+    assert len(load_platform(_config(*pools, autoProvisioning=enough)).tpu_pools) == 2
+
+
+def test_limits_are_refused_where_nothing_uses_them() -> None:
+    assert _problems(_config(_pool())) == [
+        "cluster.autoProvisioning: not needed: node auto-provisioning is enabled only for TPU "
+        "pools with a fallback, and there are none; remove autoProvisioning"
+    ]
+    config = _config(_pool(fallback=["spot"]), mode="autopilot")
+    assert _problems(config) == [
+        "cluster.autoProvisioning: not allowed with mode: autopilot: GKE provisions an "
+        "Autopilot cluster's nodes without limits of ours; remove autoProvisioning"
+    ]
+
+
+@pytest.mark.parametrize("mode", ["standard", "autopilot"])
+def test_min_master_version_must_reach_custom_compute_classes(mode: str) -> None:
+    pool = _pool(fallback=["spot"])
+    config = _config(pool, minMasterVersion="1.30.2", mode=mode)
+    if mode == "autopilot":
+        config["gke-tpu:cluster"] = json.dumps(
+            {**STANDARD, "mode": mode, "minMasterVersion": "1.30.2"}
+        )
+    assert _problems(config) == [
+        "cluster.minMasterVersion: '1.30.2' is below 1.30.3-gke.1451000, the lowest GKE version "
+        "for custom ComputeClasses (tpuPools[0].fallback); raise it or leave it unset"
+    ]
+    assert load_platform(_config(pool, minMasterVersion="1.30.3-gke.1451000")).tpu_pools
+
+
+def test_standard_needs_node_auto_provisioning_of_the_generation() -> None:
+    v6e = GENERATIONS["v6e"]
+    assert version_minimums(v6e, 1, "standard", fallback=True) == {
+        "v6e": "1.31.2-gke.1115000",
+        "custom ComputeClasses": "1.30.3-gke.1451000",
+        "node auto-provisioning of v6e": "1.31.1-gke.1146000",
+    }
+    assert version_minimums(GENERATIONS["v5e"], 1, "autopilot", fallback=True) == {
+        "v5e": "1.29.2-gke.1521000",
+        "custom ComputeClasses": "1.30.3-gke.1451000",
+    }
+
+
+def test_a_chain_becomes_a_compute_class_of_the_shape_under_each_capacity() -> None:
+    reservation = "projects/shared/reservations/v5e-res/reservationBlocks/b1"
+    plan = _plan(_pool(reservation=reservation, fallback=["flexStart", "spot", "onDemand"]))
+    assert [s.label for s in plan.chain] == [
+        f"reservation {reservation}",
+        "flex-start",
+        "spot",
+        "on-demand",
+    ]
+    assert plan.compute_class_spec() == {
+        "nodePoolAutoCreation": {"enabled": True},
+        "whenUnsatisfiable": "DoNotScaleUp",
+        "priorities": [
+            {
+                **V5E_1X1,
+                "spot": False,
+                "reservations": {
+                    "affinity": "Specific",
+                    "specific": [
+                        {"name": "v5e-res", "project": "shared", "reservationBlock": {"name": "b1"}}
+                    ],
+                },
+            },
+            {**V5E_1X1, "spot": False, "flexStart": {"enabled": True}},
+            {**V5E_1X1, "spot": True},
+            {**V5E_1X1, "spot": False},
+        ],
+    }
+    ref = plan.ref
+    assert (ref.node_pools, ref.compute_class, ref.fallback) == (
+        (),
+        "serve",
+        ("flex-start", "spot", "on-demand"),
+    )
+    assert ref.capacity == "reservation" and ref.per_workload and not ref.autopilot
+    # Pods select the class, which holds the capacities; they tolerate its taint and Spot's.
+    assert ref.node_selector == {
+        "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
+        "cloud.google.com/gke-tpu-topology": "1x1",
+        "topology.kubernetes.io/zone": "us-east5-b",
+        "cloud.google.com/compute-class": "serve",
+    }
+    assert [t["key"] for t in ref.tolerations] == [
+        "google.com/tpu",
+        "cloud.google.com/compute-class",
+        "cloud.google.com/gke-spot",
+    ]
+    assert ref.tolerations[1] == {**CLASS_TAINT, "value": "serve"}
+
+
+def test_a_chain_without_spot_needs_no_spot_toleration() -> None:
+    plan = _plan(_pool(flexStart=True, fallback=["onDemand"]))
+    assert [t["key"] for t in plan.ref.tolerations] == [
+        "google.com/tpu",
+        "cloud.google.com/compute-class",
+    ]
+    assert [p.get("flexStart") for p in plan.compute_class_spec()["priorities"]] == [
+        {"enabled": True},
+        None,
+    ]
