@@ -38,6 +38,7 @@ from pulumi.runtime.proto import resource_pb2, source_pb2
 from pulumi.runtime.stack import Stack, run_pulumi_func
 
 from catalog.tokens import STACK
+from config.preflight import Preflight
 from problems.pulumi import InvalidInput
 from tools.cloud_snapshot import CloudSnapshot
 from tools.fake_cloud import FakeCloud
@@ -89,7 +90,7 @@ class Plan:
     component_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: What preflight found against a cloud snapshot, with usage by quota id, for the report;
     #: None when it did not run offline. Not part of the plan document.
-    preflight: Any = None
+    preflight: Preflight | None = None
     quota_usage: dict[str, int | None] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
