@@ -166,12 +166,23 @@ def _pool_paths(pools: tuple[TpuPoolPlan, ...]) -> list[tuple[str, TpuPoolPlan]]
 def reservation_needs(
     project: str, pools: tuple[TpuPoolPlan, ...]
 ) -> dict[ReservationKey, list[tuple[str, TpuPoolPlan]]]:
-    """The pools that consume each reservation."""
+    """The pools that consume each reservation: as their own capacity (at `tpuPools[i]`) or
+    in their capacity fallback (at `tpuPools[i].fallback[j]`)."""
     found: dict[ReservationKey, list[tuple[str, TpuPoolPlan]]] = defaultdict(list)
     for path, pool in _pool_paths(pools):
         if pool.reservation and pool.capacity.affinity == "SPECIFIC_RESERVATION":
             found[reservation_key(pool.reservation, project, pool.zone)].append((path, pool))
+        for j, step in enumerate(pool.fallback):
+            if step.reservation:
+                key = reservation_key(step.reservation, project, pool.zone)
+                found[key].append((f"{path}.fallback[{j}]", pool))
     return dict(sorted(found.items()))
+
+
+def _reservation_at(path: str, pool: TpuPoolPlan) -> str | None:
+    """The reservation as configured at `path` (see reservation_needs)."""
+    index = re.fullmatch(r".*\.fallback\[(\d+)\]", path)
+    return pool.fallback[int(index.group(1))].reservation if index else pool.reservation
 
 
 def quota_needs(
@@ -248,7 +259,7 @@ def _reservation_problems(
     key: ReservationKey, users: list[tuple[str, TpuPoolPlan]], found: Reservation | str
 ) -> list[Problem]:
     path = f"{users[0][0]}.reservation"
-    shown = users[0][1].reservation
+    shown = _reservation_at(*users[0])
     if isinstance(found, str):
         return [
             Problem(

@@ -284,3 +284,28 @@ def test_a_quota_it_cannot_read_is_a_warning_and_not_checked(run_plan: PlanRunne
         "snapshot` (quotaId)); " + UNREADABLE
     ]
     assert plan.resources
+
+
+def test_reservations_in_a_capacity_fallback_are_checked_where_they_are_named(
+    run_plan: PlanRunner,
+) -> None:
+    pool = {
+        "name": "v5p-batch",
+        "tpu": "v5p",
+        "topology": "2x2x2",
+        "zone": "us-east5-a",
+        "spot": True,
+        "fallback": [{"reservation": "tpu-v5p-train"}, {"reservation": "nope"}, "onDemand"],
+    }
+    limits = {"maxCpu": 1000, "maxMemoryGb": 2000, "maxTpuChips": {"v5p": 8}}
+    plan = _plan(run_plan, _document(), pool, cluster={**CLUSTER, "autoProvisioning": limits})
+    assert plan.errors == [
+        "tpuPools[0].fallback[1].reservation: 'nope': cannot read "
+        "projects/gke-tpu-prod/zones/us-east5-a/reservations/nope (invoke of "
+        "gcp:compute/getReservation:getReservation failed: Error 404: The resource "
+        "'projects/gke-tpu-prod/zones/us-east5-a/reservations/nope' was not found (in the cloud "
+        "snapshot) (name)); it must exist in the pool's zone us-east5-a, in project gke-tpu-prod "
+        f"or shared with the stack's project ({UNREADABLE})",
+    ]
+    asked = [i["args"]["name"] for i in plan.invokes if i["token"] == GET_RESERVATION]
+    assert sorted(asked) == ["nope", "tpu-v5p-train"]
