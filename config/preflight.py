@@ -163,26 +163,41 @@ def _pool_paths(pools: tuple[TpuPoolPlan, ...]) -> list[tuple[str, TpuPoolPlan]]
     return [(f"tpuPools[{i}]", pool) for i, pool in enumerate(pools)]
 
 
+@dataclass(frozen=True)
+class Consumer:
+    """A pool that names a reservation: as its own capacity, or as a step of its fallback."""
+
+    path: str
+    """The config path of the name (`tpuPools[0].reservation`, `tpuPools[0].fallback[1]...`)."""
+    reservation: str
+    pool: TpuPoolPlan
+
+    @property
+    def nodes(self) -> int:
+        """What the pool can take of it: every slice at its most, or one slice of a pool whose
+        nodes GKE creates per workload."""
+        return self.pool.ref.max_node_count
+
+
 def reservation_needs(
     project: str, pools: tuple[TpuPoolPlan, ...]
-) -> dict[ReservationKey, list[tuple[str, TpuPoolPlan]]]:
-    """The pools that consume each reservation: as their own capacity (at `tpuPools[i]`) or
-    in their capacity fallback (at `tpuPools[i].fallback[j]`)."""
-    found: dict[ReservationKey, list[tuple[str, TpuPoolPlan]]] = defaultdict(list)
+) -> dict[ReservationKey, list[Consumer]]:
+    """The pools that consume each reservation, in the pool's own capacity or its fallback."""
+    found: dict[ReservationKey, list[Consumer]] = defaultdict(list)
     for path, pool in _pool_paths(pools):
+        named = []
         if pool.reservation and pool.capacity.affinity == "SPECIFIC_RESERVATION":
-            found[reservation_key(pool.reservation, project, pool.zone)].append((path, pool))
-        for j, step in enumerate(pool.fallback):
-            if step.reservation:
-                key = reservation_key(step.reservation, project, pool.zone)
-                found[key].append((f"{path}.fallback[{j}]", pool))
+            named.append((f"{path}.reservation", pool.reservation))
+        # A valid config's fallback steps are its entries, in order.
+        named += [
+            (f"{path}.fallback[{i}].reservation", step.reservation)
+            for i, step in enumerate(pool.fallback)
+            if step.kind == "reservation" and step.reservation
+        ]
+        for where, reservation in named:
+            key = reservation_key(reservation, project, pool.zone)
+            found[key].append(Consumer(where, reservation, pool))
     return dict(sorted(found.items()))
-
-
-def _reservation_at(path: str, pool: TpuPoolPlan) -> str | None:
-    """The reservation as configured at `path` (see reservation_needs)."""
-    index = re.fullmatch(r".*\.fallback\[(\d+)\]", path)
-    return pool.fallback[int(index.group(1))].reservation if index else pool.reservation
 
 
 def quota_needs(
@@ -256,10 +271,9 @@ def quota_limit(
 
 
 def _reservation_problems(
-    key: ReservationKey, users: list[tuple[str, TpuPoolPlan]], found: Reservation | str
+    key: ReservationKey, users: list[Consumer], found: Reservation | str
 ) -> list[Problem]:
-    path = f"{users[0][0]}.reservation"
-    shown = _reservation_at(*users[0])
+    path, shown = users[0].path, users[0].reservation
     if isinstance(found, str):
         return [
             Problem(
@@ -274,18 +288,18 @@ def _reservation_problems(
         problems.append(
             Problem(path, f"{shown!r} is {found.status}, not {READY}: it cannot be consumed yet")
         )
-    for user_path, pool in users:
-        if found.machine_type != pool.machine.name:
+    for user in users:
+        if found.machine_type != user.pool.machine.name:
             problems.append(
                 Problem(
-                    f"{user_path}.reservation",
-                    f"{shown!r} reserves {found.machine_type!r} VMs; the pool runs "
-                    f"{pool.machine.name!r}",
+                    user.path,
+                    f"{user.reservation!r} reserves {found.machine_type!r} VMs; the pool runs "
+                    f"{user.pool.machine.name!r}",
                 )
             )
-    needed = sum(p.ref.max_node_count for _, p in users)
+    needed = sum(u.nodes for u in users)
     if needed > found.free:
-        pools = ", ".join(f"{p.name} {p.ref.max_node_count}" for _, p in users)
+        pools = ", ".join(f"{u.pool.name} {u.nodes}" for u in users)
         problems.append(
             Problem(
                 path,
@@ -316,10 +330,16 @@ def _version_checks(
 ) -> tuple[list[Problem], list[VersionRow]]:
     needs: dict[str, tuple[str, str]] = {}
     for path, pool in _pool_paths(pools):
-        for need, minimum in version_minimums(pool.generation, pool.slices, cluster.mode).items():
-            needs.setdefault(
-                need, (minimum, path if need == pool.generation.name else f"{path}.slices")
+        minimums = version_minimums(pool.generation, pool.slices, cluster.mode, bool(pool.fallback))
+        for need, minimum in minimums.items():
+            where = (
+                path
+                if need == pool.generation.name
+                else f"{path}.slices"
+                if need == "multislice"
+                else f"{path}.fallback"
             )
+            needs.setdefault(need, (minimum, where))
     if not isinstance(versions, EngineVersions):
         rows = [VersionRow(need, minimum, None) for need, (minimum, _) in sorted(needs.items())]
         if isinstance(versions, str):
@@ -389,14 +409,14 @@ def check_preflight(
         reservation_rows.append(
             ReservationRow(
                 key,
-                tuple(p.name for _, p in users),
-                sum(p.ref.max_node_count for _, p in users),
+                tuple(dict.fromkeys(u.pool.name for u in users)),
+                sum(u.nodes for u in users),
                 found,
             )
         )
         if isinstance(found, Reservation) and not found.specific_required:
             warnings.append(
-                f"{users[0][0]}.reservation: {users[0][1].reservation!r} does not require "
+                f"{users[0].path}: {users[0].reservation!r} does not require "
                 "specific targeting (specificReservationRequired is false): other VMs of the "
                 "project with a matching machine type may take its capacity first"
             )

@@ -309,3 +309,42 @@ def test_reservations_in_a_capacity_fallback_are_checked_where_they_are_named(
     ]
     asked = [i["args"]["name"] for i in plan.invokes if i["token"] == GET_RESERVATION]
     assert sorted(asked) == ["nope", "tpu-v5p-train"]
+
+
+def test_a_fallback_needs_compute_class_versions_and_reads_a_shared_reservation_in_its_project(
+    run_plan: PlanRunner,
+) -> None:
+    chain = {
+        "name": "v5p-any",
+        "tpu": "v5p",
+        "topology": "4x4x4",
+        "zone": "us-east5-a",
+        "spot": True,
+        "fallback": [
+            {"reservation": "tpu-v5p-train"},
+            {"reservation": "projects/host/reservations/gone"},
+        ],
+    }
+    document = _document()
+    for channel in document["serverConfig"]["us-east5"]["channels"]:
+        if channel["channel"] == "REGULAR":
+            channel["defaultVersion"] = "1.30.1-gke.100"
+    provisioning = {"maxCpu": 8000, "maxMemoryGb": 40000, "maxTpuChips": {"v5p": 64}}
+    cluster = {**CLUSTER, "autoProvisioning": provisioning}
+    plan = _plan(run_plan, document, chain, cluster=cluster)
+    assert {
+        "token": GET_RESERVATION,
+        "args": {"name": "gone", "project": "host", "zone": "us-east5-a"},
+    } in plan.invokes
+    assert plan.errors == [
+        "cluster.minMasterVersion: unset, so the REGULAR channel's default 1.30.1-gke.100 in "
+        "us-east5 decides, which is below 1.30.3-gke.1451000, the lowest GKE version for custom "
+        "ComputeClasses (tpuPools[0].fallback); set minMasterVersion to 1.30.3-gke.1451000 or "
+        "newer",
+        "tpuPools[0].fallback[1].reservation: 'projects/host/reservations/gone': cannot read "
+        "projects/host/zones/us-east5-a/reservations/gone (invoke of "
+        "gcp:compute/getReservation:getReservation failed: Error 404: The resource "
+        "'projects/host/zones/us-east5-a/reservations/gone' was not found (in the cloud "
+        "snapshot) (name)); it must exist in the pool's zone us-east5-a, in project host or "
+        f"shared with the stack's project ({UNREADABLE})",
+    ]
