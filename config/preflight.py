@@ -2,10 +2,11 @@
 created. Pure: what to ask the cloud (`preflight_requests`), and the checks of its answers
 (`check_preflight`); `stacks/preflight.py` asks.
 
-Checked: each reservation a pool names (it exists in the pool's zone, is READY, is for the
-pool's machine type, and has free VMs for every slice that consumes it), the GKE version the
-cluster gets against each TPU generation's minimum, and the region's quota for what the stack
-can hold at its largest (as the report's quota table counts it).
+Checked: each reservation a pool names, as its capacity or in its fallback (it exists in the
+pool's zone, is READY, is for the pool's machine type, and has free VMs for every slice that
+consumes it), the GKE version the cluster gets against the minimum of everything the pools
+need, and the region's quota for what the stack can hold at its largest (as the report's quota
+table counts it).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pydantic import StrictBool
 
 from catalog import version_at_least, version_key
-from catalog.gke import DEFAULT_REGIONAL_ZONES, GKE_DEFAULT_BOOT_DISK_GB
+from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB
 from catalog.quotas import IN_USE_ADDRESSES, SSD_TOTAL_GB, TPU_QUOTAS, Quota, cpu_quota, vcpus_of
 from config.cluster import ClusterSpec
 from config.tpu_plan import TpuPoolPlan, version_minimums
@@ -213,7 +214,7 @@ def quota_needs(
         return ()
     shares: dict[Quota, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     cpu = cluster.cpu_pool
-    cpu_nodes = cpu.nodes_per_zone * len(cpu.zones or range(DEFAULT_REGIONAL_ZONES))
+    cpu_nodes = cpu.nodes_per_zone * cpu.zone_count
     if cpu.disk_type in SSD_DISK_TYPES:
         shares[SSD_TOTAL_GB]["cluster.cpuPool"] += cpu_nodes * cpu.disk_size_gb
     addresses = 0 if private_nodes else 1
