@@ -18,6 +18,10 @@ CPU_POOL_NAME = "cpu"
 DEFAULT_REGIONAL_ZONES = 3
 #: GKE's boot disk size of a node when its pool sets none.
 GKE_DEFAULT_BOOT_DISK_GB = 100
+#: The label gke-tpu puts on the nodes of each TPU node pool of its own, naming the `tpuPools`
+#: entry: Kueue's flavors select a pool's nodes by it, which GKE's own labels (accelerator and
+#: topology) cannot do for two pools of one shape.
+POOL_LABEL = "gke-tpu/pool"
 #: The reservation affinity key of a SPECIFIC reservation: the only affinity TPUs support.
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 

@@ -37,3 +37,12 @@ def version_at_least(version: str, minimum: str) -> bool:
     """
     given = version_key(version)
     return given >= version_key(minimum)[: len(given)]
+
+
+# An upstream controller release tag (JobSet, Kueue): v, then major.minor.patch.
+_RELEASE_TAG = re.compile(r"v[0-9]{1,4}\.[0-9]{1,4}\.[0-9]{1,4}", re.ASCII)
+
+
+def is_release_tag(tag: str) -> bool:
+    """True for a pinned release tag such as `v0.19.2`; not for `latest` or a branch."""
+    return _RELEASE_TAG.fullmatch(tag) is not None

@@ -10,6 +10,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from catalog import TPU_RESOURCE
+from catalog.gke import POOL_LABEL
 from catalog.kueue import (
     KUEUE_API,
     PROVISIONING_REQUEST_CONTROLLER,
@@ -42,11 +43,16 @@ class KueueQueuesArgs:
 
 
 def flavor_spec(pool: TpuPoolPlan) -> dict[str, Any]:
-    """A pool's ResourceFlavor: its nodes' labels, which Kueue adds to admitted Pods' node
-    selectors, and the toleration of its TPU taint, which Kueue adds to their tolerations."""
+    """A pool's ResourceFlavor: its nodes' labels (GKE's, and the pool's own on node pools of
+    ours), which Kueue adds to admitted Pods' node selectors, and the tolerations of its taints,
+    which Kueue adds to their tolerations."""
     ref = pool.ref
+    labels = dict(ref.node_selector)
+    if not pool.per_workload:
+        # Pins admitted Pods to this pool's node pools, not another pool of the same shape.
+        labels[POOL_LABEL] = pool.name
     return {
-        "nodeLabels": dict(ref.node_selector),
+        "nodeLabels": labels,
         "tolerations": [dict(t) for t in ref.tolerations],
     }
 
@@ -203,7 +209,9 @@ class KueueQueues(pulumi.ComponentResource):
                 created = k8s.core.v1.Namespace(
                     f"{name}-namespace-{namespace}",
                     metadata=k8s.meta.v1.ObjectMetaArgs(name=namespace, labels=MANAGED_BY),
-                    opts=child(self),
+                    # Teams' workloads live in it: a queue removed (or its namespace moved to
+                    # another part of the platform) leaves it and them in the cluster.
+                    opts=child(self, pulumi.ResourceOptions(retain_on_delete=True)),
                 )
                 self.namespaces[namespace] = created
                 namespace_names[namespace] = created.metadata.name

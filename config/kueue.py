@@ -9,13 +9,13 @@ provisioning check on the flavors of pools whose nodes only come through a Provi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, StrictBool, StrictInt
+from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt
 
+from catalog.versions import is_release_tag
 from config.storage import KubernetesName
 from config.tpu_plan import TpuPoolPlan
 from contract.outputs import QueueRef
@@ -26,14 +26,19 @@ from problems.models import Spec
 #: rendered objects against this release's CRDs (third_party/kueue).
 DEFAULT_KUEUE_VERSION = "v0.19.2"
 DEFAULT_NAMESPACES = ("default",)
+#: Namespaces of the cluster's and the controllers' own Pods: Kueue's default configuration
+#: leaves kube-system and kueue-system unmanaged, and GKE manages gke-* namespaces.
+SYSTEM_NAMESPACES = ("kube-system", "kueue-system", "jobset-system")
 WithinQueue = Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"]
 ReclaimWithinCohort = Literal["Never", "LowerPriority", "Any"]
 
-_RELEASE = re.compile(r"v[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}", re.ASCII)
+
+def _system_namespace(name: str) -> bool:
+    return name in SYSTEM_NAMESPACES or name.startswith(("kube-", "gke-"))
 
 
 def _release(value: str) -> str:
-    if not _RELEASE.fullmatch(value):
+    if not is_release_tag(value):
         raise ValueError(f"pin a release such as {DEFAULT_KUEUE_VERSION!r}")
     return value
 
@@ -49,6 +54,11 @@ class QueuePool(Spec):
     chips: Annotated[StrictInt, Field(ge=1)] | None = None
     """TPU chips of the pool this queue may use at once; default: all of them at the pool's
     maximum. Whole slices of a multi-host pool, whole VMs of a single-host pool."""
+
+
+def _pool_name_alone(value: object) -> object:
+    """A pool's name alone stands for `{pool: <name>}`: all of its chips."""
+    return {"pool": value} if isinstance(value, str) else value
 
 
 class Preemption(Spec):
@@ -68,9 +78,7 @@ class QueueSpec(Spec):
     name: KubernetesName
     """Queue name: the ClusterQueue's, and the LocalQueue's that workloads name in the
     `kueue.x-k8s.io/queue-name` label."""
-    pools: tuple[Annotated[str, Field(min_length=1, max_length=100)] | QueuePool, ...] = Field(
-        min_length=1
-    )
+    pools: tuple[Annotated[QueuePool, BeforeValidator(_pool_name_alone)], ...] = Field(min_length=1)
     """The pools it shares: names of `tpuPools` entries (all their chips), or `{pool, chips}`
     for a share of a pool that several queues use."""
     namespaces: tuple[KubernetesName, ...] = Field(default=DEFAULT_NAMESPACES, min_length=1)
@@ -161,10 +169,17 @@ def _unit(pool: TpuPoolPlan) -> tuple[int, str]:
     return pool.machine.chips, f"one {pool.machine.name} VM"
 
 
-def _share_problem(pool: TpuPoolPlan, chips: int) -> str | None:
-    total = pool_chips(pool)
+def _share_problem(pool: TpuPoolPlan, chips: int | None) -> str | None:
     unit, what = _unit(pool)
-    if chips > total:
+    if chips is None:
+        if not pool.per_workload:
+            return None
+        return (
+            f"pool {pool.name!r} has no nodes of its own to count (GKE creates them for each "
+            "workload, on Autopilot or through its ComputeClass), so only a quota bounds it: "
+            f"give the queue `chips`, a multiple of {unit} ({what})"
+        )
+    if not pool.per_workload and chips > (total := pool_chips(pool)):
         return f"{chips} chips: pool {pool.name!r} has {total} at most"
     if chips % unit:
         return (
@@ -182,7 +197,7 @@ def _queue_shares(
     named: set[str] = set()
     for j, entry in enumerate(queue.pools):
         at = f"{path}.pools[{j}]"
-        name, chips = (entry, None) if isinstance(entry, str) else (entry.pool, entry.chips)
+        name, chips = entry.pool, entry.chips
         if name in named:
             problems.append(Problem(at, f"{show(name)} is listed twice in queue {queue.name!r}"))
             continue
@@ -200,8 +215,8 @@ def _queue_shares(
                 )
             )
             continue
-        if chips is not None and (problem := _share_problem(pool, chips)):
-            problems.append(Problem(f"{at}.chips", problem))
+        if problem := _share_problem(pool, chips):
+            problems.append(Problem(at if chips is None else f"{at}.chips", problem))
             continue
         shares.append((QueueShare(pool, chips if chips is not None else pool_chips(pool)), at))
     return shares, problems
@@ -214,6 +229,8 @@ def _oversubscribed(
     workloads than the pool can run and they wait on nodes that never come."""
     problems = []
     for name, queue_claims in claims.items():
+        if pools[name].per_workload:
+            continue  # GKE creates nodes for each workload: only the project's quota bounds it
         total = pool_chips(pools[name])
         claimed = sum(chips for _, _, chips in queue_claims)
         if len(queue_claims) < 2 or claimed <= total:
@@ -228,26 +245,6 @@ def _oversubscribed(
             )
         )
     return problems
-
-
-def _same_labels(queue: QueuePlan, path: str) -> list[str]:
-    """Pools that Kueue's flavors cannot tell apart. A provisioned pool's workloads are pinned to
-    the nodes requested for them (`autoscaling.gke.io/provisioning-request`), so it is never
-    mistaken for another."""
-    seen: dict[tuple[tuple[str, str], ...], str] = {}
-    warnings = []
-    for share in queue.shares:
-        if share.pool.capacity.queued_provisioning:
-            continue
-        labels = tuple(sorted(share.pool.ref.node_selector.items()))
-        if labels in seen:
-            warnings.append(
-                f"{path}: pools {seen[labels]!r} and {share.pool.name!r} have the same "
-                "accelerator and topology, so Kueue cannot tell their nodes apart: a workload "
-                "admitted on one may run on the other"
-            )
-        seen.setdefault(labels, share.pool.name)
-    return warnings
 
 
 def plan_kueue(
@@ -280,6 +277,16 @@ def plan_kueue(
         if queue.name in names:
             problems.append(Problem(f"{path}.name", f"{show(queue.name)} names two queues"))
         names.add(queue.name)
+        system = [n for n in queue.namespaces if _system_namespace(n)]
+        if system:
+            problems.append(
+                Problem(
+                    f"{path}.namespaces",
+                    f"{show(system)}: Kueue does not queue workloads of system namespaces "
+                    f"({', '.join(SYSTEM_NAMESPACES)}, and kube-* and gke-* ones); name the "
+                    "namespaces of the teams' workloads",
+                )
+            )
         if len(set(queue.namespaces)) < len(queue.namespaces):
             problems.append(
                 Problem(f"{path}.namespaces", f"{show(list(queue.namespaces))} repeats a namespace")
@@ -303,7 +310,6 @@ def plan_kueue(
             borrowing_limit=queue.borrowing_limit,
             preemption=queue.preemption,
         )
-        warnings += _same_labels(plan, path)
         queues.append(plan)
     problems += _oversubscribed(claims, by_name)
     for index, pool in pools if queues_known else ():

@@ -27,17 +27,30 @@ CRDS = {
 }
 
 
-def _python_patterns(schema: Any) -> Any:
-    """The schema with Go's regular expressions made Python's: Go takes a flag group such as
-    `(?i)` anywhere, Python only at the start (`^(?i)[a-z]` becomes `(?i)^[a-z]`)."""
+def _as_the_api_server_checks(schema: Any) -> Any:
+    """The schema as the API server applies it, in JSON Schema terms:
+
+    - strict, as kubectl's field validation is: an object that lists its properties takes no
+      others, unless it says it keeps unknown fields (`x-kubernetes-preserve-unknown-fields`);
+    - Go's regular expressions made Python's: Go takes a flag group such as `(?i)` anywhere,
+      Python only at the start (`^(?i)[a-z]` becomes `(?i)^[a-z]`).
+
+    CEL rules (`x-kubernetes-validations`) are not evaluated.
+    """
     if isinstance(schema, list):
-        return [_python_patterns(item) for item in schema]
+        return [_as_the_api_server_checks(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    fixed = {key: _python_patterns(value) for key, value in schema.items()}
+    fixed = {key: _as_the_api_server_checks(value) for key, value in schema.items()}
     pattern = fixed.get("pattern")
     if isinstance(pattern, str) and pattern.startswith("^(?i)"):
         fixed["pattern"] = "(?i)^" + pattern.removeprefix("^(?i)")
+    if (
+        "properties" in fixed
+        and "additionalProperties" not in fixed
+        and not fixed.get("x-kubernetes-preserve-unknown-fields")
+    ):
+        fixed["additionalProperties"] = False
     return fixed
 
 
@@ -45,7 +58,7 @@ def _python_patterns(schema: Any) -> Any:
 def _validator(crd: Path, version: str) -> jsonschema.Draft7Validator:
     document = yaml.safe_load(crd.read_text())
     served = {v["name"]: v for v in document["spec"]["versions"] if v.get("served")}
-    schema = _python_patterns(served[version]["schema"]["openAPIV3Schema"])
+    schema = _as_the_api_server_checks(served[version]["schema"]["openAPIV3Schema"])
     jsonschema.Draft7Validator.check_schema(schema)
     return jsonschema.Draft7Validator(schema)
 
@@ -53,8 +66,9 @@ def _validator(crd: Path, version: str) -> jsonschema.Draft7Validator:
 def validate_custom_resource(resource: dict[str, Any]) -> None:
     """Raise jsonschema.ValidationError unless `resource` fits its CRD version's schema.
 
-    OpenAPI v3 schemas of CRDs are JSON schemas for this purpose; `x-kubernetes-*` extensions
-    are not checked. A kind without a vendored CRD is a KeyError: vendor it first.
+    OpenAPI v3 schemas of CRDs are JSON schemas for this purpose, made strict as the API server
+    is (`_as_the_api_server_checks`). A kind without a vendored CRD is a KeyError: vendor it
+    first.
     """
     group, version = resource["apiVersion"].rsplit("/", 1)
     _validator(CRDS[(group, resource["kind"])], version).validate(resource)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pulumi
 from pulumi_gcp import container
 
+from catalog.gke import POOL_LABEL
 from components.args import TpuPoolArgs
 from components.internal.clusters import NODE_OAUTH_SCOPES
 from config.tpu_plan import TpuPoolPlan
@@ -14,11 +15,13 @@ from contract.outputs import TpuPoolRef
 def node_config(
     plan: TpuPoolPlan, service_account: pulumi.Input[str]
 ) -> container.NodePoolNodeConfigArgs:
-    """GKE sets the TPU labels and the `google.com/tpu` taint itself; declaring them would diff."""
+    """GKE sets the TPU labels and the `google.com/tpu` taint itself; declaring them would diff.
+    The pool's own label names the `tpuPools` entry (a label changes in place)."""
     affinity = plan.reservation_affinity
     capacity = plan.capacity
     return container.NodePoolNodeConfigArgs(
         machine_type=plan.machine.name,
+        labels={POOL_LABEL: plan.name},
         service_account=service_account,
         oauth_scopes=list(NODE_OAUTH_SCOPES),
         workload_metadata_config=container.NodePoolNodeConfigWorkloadMetadataConfigArgs(

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
 
+from catalog.versions import is_release_tag
 from problems import Problem
 from problems.pulumi import reject
-
-_RELEASE = re.compile(r"v[0-9]+\.[0-9]+\.[0-9]+", re.ASCII)
 
 
 def release_manifest(
@@ -36,7 +34,7 @@ def release_manifest(
 
 def check_release(kind: str, name: str, version: str, example: str) -> None:
     """Refuse a version that is not a pinned release (`latest`, a branch)."""
-    if not _RELEASE.fullmatch(version):
+    if not is_release_tag(version):
         reject(
             [Problem("version", f"{version!r}: pin a release such as {example!r}")],
             f"{kind} {name!r}",

@@ -102,8 +102,37 @@ def test_a_flavor_per_pool_matches_its_nodes_and_tolerates_its_taint() -> None:
     plan = _build(SHARED)
     flavors = {f.inputs["metadata"]["name"]: f for f in _kind(plan, "ResourceFlavor")}
     assert sorted(flavors) == ["dws", "spot"]
-    for flavor in flavors.values():
-        assert flavor.inputs["spec"] == {"nodeLabels": V5E_4X4, "tolerations": [TPU_TOLERATION]}
+    # Both pools have one shape: the pool's own label tells their nodes apart.
+    for name, flavor in flavors.items():
+        assert flavor.inputs["spec"] == {
+            "nodeLabels": {**V5E_4X4, "gke-tpu/pool": name},
+            "tolerations": [TPU_TOLERATION],
+        }
+
+
+def test_the_pool_label_a_flavor_selects_is_on_the_pools_nodes(run_plan: PlanRunner) -> None:
+    plan = run_plan(
+        cluster=CLUSTER,
+        tpuPools=[SPOT, {**SPOT, "name": "spot-2"}],
+        kueue={"queues": [{"name": "q", "pools": ["spot", "spot-2"]}]},
+    )
+    labels = {
+        p.inputs["name"]: p.inputs["nodeConfig"]["labels"]
+        for p in plan.of_type("gcp:container/nodePool:NodePool")
+        if p.inputs["name"] != "cpu"
+    }
+    assert labels == {"spot": {"gke-tpu/pool": "spot"}, "spot-2": {"gke-tpu/pool": "spot-2"}}
+    flavors = {
+        f.inputs["metadata"]["name"]: f.inputs["spec"]["nodeLabels"]["gke-tpu/pool"]
+        for f in _kind(plan, "ResourceFlavor")
+    }
+    assert flavors == {"spot": "spot", "spot-2": "spot-2"}
+
+
+def test_a_namespace_the_queues_create_outlives_them() -> None:
+    plan = _build(SHARED)
+    (namespace,) = plan.of_type("kubernetes:core/v1:Namespace")
+    assert namespace.options["retainOnDelete"] is True
 
 
 def test_cluster_queues_get_their_chip_shares_cohort_and_preemption() -> None:
@@ -250,6 +279,16 @@ def test_the_schema_check_catches_a_malformed_queue() -> None:
     broken = {**queue, "spec": {**queue["spec"], "resourceGroups": [{"flavors": []}]}}
     with pytest.raises(jsonschema.ValidationError):
         validate_custom_resource(broken)
+
+
+@pytest.mark.parametrize(
+    "typo",
+    [{"cohort": "lab"}, {"typoField": 1}],  # `cohort` is v1beta1's name; v1beta2 has cohortName
+)
+def test_the_schema_check_refuses_unknown_fields(typo: dict[str, Any]) -> None:
+    queue = _kind(_build(SHARED), "ClusterQueue")[0].inputs
+    with pytest.raises(jsonschema.ValidationError, match="Additional properties"):
+        validate_custom_resource({**queue, "spec": {**queue["spec"], **typo}})
 
 
 def test_an_unpinned_kueue_release_is_refused_before_registration() -> None:

@@ -45,6 +45,7 @@ def test_seed_multi_host_v4_slice_on_a_reservation(run_plan: PlanRunner) -> None
         "placementPolicy": {"type": "COMPACT", "tpuTopology": "2x2x2"},
         "nodeConfig": {
             "machineType": "ct4p-hightpu-4t",
+            "labels": {"gke-tpu/pool": "multi-host-tpu"},
             "serviceAccount": NODE_SA,
             "oauthScopes": SCOPES,
             "workloadMetadataConfig": {"mode": "GKE_METADATA"},
@@ -65,8 +66,8 @@ def test_seed_multi_host_v4_slice_on_a_reservation(run_plan: PlanRunner) -> None
     component = plan.one("gke-tpu:index:MultiHostTpuPool")
     assert pool.parent == component.urn
     assert plan.one(CLUSTER).urn in pool.dependencies
-    # No labels or taints are declared: GKE sets them on TPU nodes itself.
-    assert "labels" not in pool.inputs["nodeConfig"] and "taints" not in pool.inputs["nodeConfig"]
+    # GKE sets the TPU labels and taint itself: the only label declared is the pool's own.
+    assert "taints" not in pool.inputs["nodeConfig"]
     # A pool of fixed size does not switch the cluster to the autoscaling profile.
     assert "clusterAutoscaling" not in plan.one(CLUSTER).inputs
 
@@ -98,6 +99,7 @@ def test_seed_single_host_v4_pool_autoscaling_2_to_22(run_plan: PlanRunner) -> N
         },
         "nodeConfig": {
             "machineType": "ct4p-hightpu-4t",
+            "labels": {"gke-tpu/pool": "single-host-tpu"},
             "serviceAccount": NODE_SA,
             "oauthScopes": SCOPES,
             "workloadMetadataConfig": {"mode": "GKE_METADATA"},

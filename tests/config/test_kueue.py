@@ -28,10 +28,10 @@ SERVE = {
 }
 
 
-def _config(kueue: Any | None, *pools: dict[str, Any]) -> dict[str, str]:
+def _config(kueue: Any | None, *pools: dict[str, Any], mode: str = "standard") -> dict[str, str]:
     config = {
         "gcp:project": "gke-tpu-dev",
-        "gke-tpu:cluster": json.dumps({"name": "tpu-dev", "region": "us-east5"}),
+        "gke-tpu:cluster": json.dumps({"name": "tpu-dev", "region": "us-east5", "mode": mode}),
         "gke-tpu:tpuPools": json.dumps(list(pools or (SPOT,))),
     }
     if kueue is not None:
@@ -134,6 +134,29 @@ def test_two_queues_share_a_pool_with_shares_that_fit() -> None:
                 "kueue.queues[0].pools: []: tuple should have at least 1 item after validation, not 0"
             ],
             id="queue-without-pools",
+        ),
+        pytest.param(
+            {"queues": [{"name": "q", "pools": ["spot", {"pool": "spot-2", "extra": 1}, 7]}]},
+            (SPOT,),
+            [
+                "kueue.queues[0].pools[1].extra: unknown key. Allowed keys: pool, chips",
+                "kueue.queues[0].pools[2]: expected a mapping of keys, got 7",
+            ],
+            id="malformed-pool-entries",
+        ),
+        pytest.param(
+            {
+                "queues": [
+                    {"name": "q", "pools": ["spot"], "namespaces": ["kube-system", "gke-x", "team"]}
+                ]
+            },
+            (SPOT,),
+            [
+                'kueue.queues[0].namespaces: ["kube-system", "gke-x"]: Kueue does not queue '
+                "workloads of system namespaces (kube-system, kueue-system, jobset-system, and "
+                "kube-* and gke-* ones); name the namespaces of the teams' workloads"
+            ],
+            id="system-namespaces",
         ),
         pytest.param(
             {"queues": [{"name": "q", "pools": ["spott"]}]},
@@ -250,12 +273,30 @@ def test_a_bad_pool_is_reported_once_at_its_entry_not_again_by_its_queue() -> No
     assert [p.split(":")[0] for p in problems] == ["tpuPools[0].topology"]
 
 
-def test_pools_kueue_cannot_tell_apart_are_a_warning() -> None:
-    twin = {**SPOT, "name": "spot-2"}
-    spec = load_platform(
-        _config({"queues": [{"name": "q", "pools": ["spot", "spot-2"]}]}, SPOT, twin)
-    )
-    assert (
-        "kueue.queues[0]: pools 'spot' and 'spot-2' have the same accelerator and topology, so "
-        "Kueue cannot tell their nodes apart: a workload admitted on one may run on the other"
-    ) in spec.warnings
+def test_a_pool_gke_creates_nodes_for_takes_an_explicit_quota_without_a_ceiling() -> None:
+    """On Autopilot (or with a ComputeClass) no node count bounds a pool: a queue names its
+    chips, in whole slices, and queues may together claim more than one slice."""
+    queues = {"queues": [{"name": "a", "pools": ["spot"]}]}
+    with pytest.raises(ConfigError) as caught:
+        load_platform(_config(queues, SPOT, mode="autopilot"))
+    assert [str(p) for p in caught.value.problems] == [
+        "kueue.queues[0].pools[0]: pool 'spot' has no nodes of its own to count (GKE creates "
+        "them for each workload, on Autopilot or through its ComputeClass), so only a quota "
+        "bounds it: give the queue `chips`, a multiple of 16 (a 4x4 slice)"
+    ]
+    shared = {
+        "queues": [
+            {"name": "a", "pools": [{"pool": "spot", "chips": 64}]},
+            {"name": "b", "pools": [{"pool": "spot", "chips": 32}]},
+        ]
+    }
+    plan = load_platform(_config(shared, SPOT, mode="autopilot")).kueue
+    assert plan is not None
+    assert [q.shares[0].chips for q in plan.queues] == [64, 32]
+    odd = {"queues": [{"name": "a", "pools": [{"pool": "spot", "chips": 24}]}]}
+    with pytest.raises(ConfigError) as caught:
+        load_platform(_config(odd, SPOT, mode="autopilot"))
+    assert [str(p) for p in caught.value.problems] == [
+        "kueue.queues[0].pools[0].chips: 24 chips: a workload on pool 'spot' takes a 4x4 slice "
+        "(16 chips), so a share is a multiple of 16"
+    ]
