@@ -53,7 +53,7 @@ def run_plan() -> PlanRunner:
         if config is None:
             sections.setdefault("cluster", BASE_CLUSTER)
             config = stack_config(**sections)
-        values, _ = offline_config(config, cloud_snapshot)
+        values, _ = offline_config(PROJECT, config, cloud_snapshot)
         return run_program(
             MAIN, project=PROJECT, stack=stack, config=values, cloud_snapshot=cloud_snapshot
         )

@@ -26,6 +26,7 @@ from typing import Any
 
 from catalog.quotas import QUOTA_SERVICE, all_quotas
 from catalog.tokens import GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
+from config.platform import NAMESPACE
 from config.preflight import CloudFacts, EngineVersions, Requests, Reservation, quota_limit
 
 SECTIONS = ("reservations", "serverConfig", "regions", "quotaInfos")
@@ -323,7 +324,7 @@ def read_snapshot(path: Path) -> CloudSnapshot:
 
 
 #: The config key that turns preflight off, and what the offline plan says when it does.
-PREFLIGHT_KEY = "gke-tpu:preflight"
+PREFLIGHT_KEY = f"{NAMESPACE}:preflight"
 SKIPPED = (
     "preflight skipped: the offline plan has no cloud snapshot to check reservations, GKE "
     "versions and quota against (record one with `make snapshot PROJECT=<id> REGION=<region>` "
@@ -332,13 +333,14 @@ SKIPPED = (
 
 
 def offline_config(
-    config: Mapping[str, str], snapshot: CloudSnapshot | None
+    project: str, config: Mapping[str, str], snapshot: CloudSnapshot | None
 ) -> tuple[dict[str, str], list[str]]:
-    """The config the offline plan runs with: preflight off when there is no snapshot to answer
-    it, with one warning saying so (none when the config turns it off itself). A value that is
-    not an object is left for the program to report."""
+    """The config the offline plan runs with: the platform's preflight off when there is no
+    snapshot to answer it, with one warning saying so (none when the config turns it off
+    itself, and none for another Pulumi project, such as an app, which has no preflight). A
+    value that is not an object is left for the program to report."""
     values = dict(config)
-    if snapshot is not None:
+    if snapshot is not None or project != NAMESPACE:
         return values, []
     raw = values.get(PREFLIGHT_KEY)
     try:

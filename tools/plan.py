@@ -51,7 +51,7 @@ def plan_stack(
 ) -> Plan:
     """The plan of one stack. StackFileError when a project or stack file cannot be read."""
     config = read_stack_config(project_dir, stack, config_file)
-    values, skipped = offline_config(config.values, cloud_snapshot)
+    values, skipped = offline_config(config.project, config.values, cloud_snapshot)
     plan = run_program(
         project_dir / "__main__.py",
         project=config.project,

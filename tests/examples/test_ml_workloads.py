@@ -419,3 +419,10 @@ def test_a_queued_provisioning_training_pool_needs_the_queue(tmp_path: Path) -> 
         "makes for each workload it admits; without one the workload would stay Pending for "
         "ever. Pass a queue of the platform's `queues` output that covers 'v5e-train'"
     ]
+
+
+def test_the_app_plan_says_nothing_of_preflight_which_only_the_platform_has(app: Plan) -> None:
+    # The platform's plan of the same stack is skipped with one warning (no cloud snapshot).
+    assert [w for w in platform_plan("dev").warnings if "preflight" in w] != []
+    assert [w for w in app.warnings if "preflight" in w] == []
+    assert app.invokes == []

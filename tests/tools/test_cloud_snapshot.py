@@ -265,7 +265,12 @@ def test_without_a_snapshot_the_offline_plan_turns_preflight_off_once(
     given: str | None, expected: str, warnings: list[str]
 ) -> None:
     config = {"gcp:project": "p"} | ({"gke-tpu:preflight": given} if given else {})
-    values, said = offline_config(config, None)
+    values, said = offline_config("gke-tpu", config, None)
     assert values == {"gcp:project": "p", "gke-tpu:preflight": expected}
     assert said == warnings
-    assert offline_config(config, CloudSnapshot()) == (config, [])
+    assert offline_config("gke-tpu", config, CloudSnapshot()) == (config, [])
+
+
+def test_another_project_s_offline_plan_has_no_preflight_to_skip() -> None:
+    config = {"gcp:project": "p", "ml-workloads:platformStack": "org/gke-tpu/dev"}
+    assert offline_config("ml-workloads", config, None) == (config, [])
