@@ -18,6 +18,10 @@ CPU_POOL_NAME = "cpu"
 DEFAULT_REGIONAL_ZONES = 3
 #: GKE's boot disk size of a node when its pool sets none.
 GKE_DEFAULT_BOOT_DISK_GB = 100
+#: GKE's boot disk type of a node when its pool sets none (the TPU pools set none).
+GKE_DEFAULT_BOOT_DISK_TYPE = "pd-balanced"
+#: Boot disk types that count against the Persistent Disk SSD quota (SSD_TOTAL_GB).
+SSD_DISK_TYPES = frozenset({"pd-balanced", "pd-ssd"})
 #: The label gke-tpu puts on the nodes of each TPU node pool of its own, naming the `tpuPools`
 #: entry: Kueue's flavors select a pool's nodes by it, which GKE's own labels (accelerator and
 #: topology) cannot do for two pools of one shape.

@@ -11,7 +11,6 @@ table counts it).
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,16 +18,14 @@ from dataclasses import dataclass, field
 from pydantic import StrictBool
 
 from catalog import version_at_least, version_key
-from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB
+from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, SSD_DISK_TYPES
 from catalog.quotas import IN_USE_ADDRESSES, SSD_TOTAL_GB, TPU_QUOTAS, Quota, cpu_quota, vcpus_of
 from config.cluster import ClusterSpec
+from config.fallback import ReservationRef
 from config.tpu_plan import TpuPoolPlan, version_minimums
 from problems import Problem
 from problems.models import Spec
 
-#: Boot disk types that count against the Persistent Disk SSD quota (pd-balanced is GKE's
-#: default, and that of the TPU pools, which set none).
-SSD_DISK_TYPES = ("pd-balanced", "pd-ssd")
 #: What preflight reads with, besides the deployer's roles (`roles/container.admin` reads GKE's
 #: versions): reservations (compute.reservations.get, on the project that owns a shared one)
 #: and Cloud Quotas (cloudquotas.quotas.get).
@@ -51,9 +48,6 @@ class PreflightSpec(Spec):
     `roles/compute.viewer` and `roles/cloudquotas.viewer`."""
 
 
-_SHARED = re.compile(r"projects/(?P<project>[^/]+)/reservations/(?P<name>[^/]+)")
-
-
 @dataclass(frozen=True, order=True)
 class ReservationKey:
     project: str
@@ -67,10 +61,8 @@ class ReservationKey:
 def reservation_key(reservation: str, project: str, zone: str) -> ReservationKey:
     """Where a pool's `reservation` lives: in the stack's project, or in the project that shares
     it (`projects/<p>/reservations/<name>`); a block or sub-block is checked as its reservation."""
-    shared = _SHARED.match(reservation)
-    if shared:
-        return ReservationKey(shared["project"], zone, shared["name"])
-    return ReservationKey(project, zone, reservation.split("/", 1)[0])
+    ref = ReservationRef.parse(reservation)
+    return ReservationKey(ref.project or project, zone, ref.name)
 
 
 @dataclass(frozen=True)

@@ -481,7 +481,7 @@ def _autopilot_problems(path: str, pool: TpuPoolSpec, invalid: frozenset[str]) -
     if (
         "reservation" not in invalid
         and pool.reservation
-        and "/reservationBlocks/" in pool.reservation
+        and ReservationRef.parse(pool.reservation).block
     ):
         problems.append(
             Problem(

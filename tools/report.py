@@ -8,7 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catalog import machine_type, version_at_least
-from catalog.gke import DEFAULT_REGIONAL_ZONES, GKE_DEFAULT_BOOT_DISK_GB
+from catalog.gke import (
+    DEFAULT_REGIONAL_ZONES,
+    GKE_DEFAULT_BOOT_DISK_GB,
+    GKE_DEFAULT_BOOT_DISK_TYPE,
+    SSD_DISK_TYPES,
+)
 from catalog.quotas import vcpus_of
 from catalog.services import deployer_roles, required_apis
 from catalog.tokens import (
@@ -24,9 +29,6 @@ from config.preflight import Reservation
 from contract.outputs import QUEUED_CAPACITIES, QueueRef, TpuPoolRef
 from tools.engine import Plan, RecordedResource
 from tools.network_report import network_diagram, network_quotas, private_nodes
-
-#: Boot disk types that count against the Persistent Disk SSD quota.
-SSD_DISK_TYPES = {"pd-balanced", "pd-ssd", None}
 
 
 @dataclass
@@ -82,7 +84,7 @@ def pool_capacity(pool: RecordedResource) -> PoolCapacity:
         zones=zones,
         max_nodes=int(max_nodes),
         disk_gb=int(config.get("diskSizeGb", GKE_DEFAULT_BOOT_DISK_GB)),
-        ssd=config.get("diskType") in SSD_DISK_TYPES,
+        ssd=config.get("diskType", GKE_DEFAULT_BOOT_DISK_TYPE) in SSD_DISK_TYPES,
         machine=config.get("machineType", ""),
         tpu_generation=tpu[0].name if tpu else None,
         chips_per_node=tpu[1].chips if tpu else 0,

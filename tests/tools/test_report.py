@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -9,12 +10,12 @@ import pytest
 from catalog.quotas import vcpus_of
 from config.platform import load_platform
 from config.preflight import quota_needs as preflight_quota_needs
-from tests.conftest import PlanRunner
+from tests.conftest import PlanRunner, stack_config
 from tools.cloud_snapshot import read_snapshot
-from tools.engine import Plan
+from tools.engine import Plan, RecordedResource
 from tools.fixtures import fixture_file, platform_plan
 from tools.plan import ROOT, main, plan_stack
-from tools.report import Need, plan_markdown, quota_needs
+from tools.report import Need, plan_markdown, pool_capacity, quota_needs
 from tools.stackfile import read_stack_config
 
 
@@ -307,3 +308,40 @@ def test_the_report_shows_each_capacity_chain(dev: Plan) -> None:
         "| v5e-serve | tpu-v5-lite-podslice 1x1, 1 chips per VM | on-demand → spot |" in autopilot
     )
     assert "## Capacity fallback" not in plan_markdown(platform_plan("prod"))
+
+
+@pytest.mark.parametrize(("disk_type", "ssd_gb"), [("pd-standard", 0), ("pd-balanced", 3 * 50), ("pd-ssd", 3 * 50)])  # fmt: skip
+def test_a_cpu_pool_s_disk_counts_against_ssd_quota_alike_in_the_report_and_preflight(
+    run_plan: PlanRunner, disk_type: str, ssd_gb: int
+) -> None:
+    cluster = {
+        "name": "tpu-test",
+        "region": "us-east5",
+        "cpuPool": {"diskType": disk_type, "diskSizeGb": 50},
+    }
+    plan = run_plan(cluster=cluster)
+    needs, _ = quota_needs(plan)
+    assert sum(n.ssd_gb for n in needs.values()) == ssd_gb
+    spec = load_platform(stack_config(cluster=cluster))
+    found = preflight_quota_needs(spec.cluster, (), private_nodes=False)
+    assert (
+        sum(n.amount for n in found if n.quota.quota_id == "SSD-TOTAL-GB-per-project-region")
+        == ssd_gb
+    )
+
+
+def test_a_pool_that_sets_no_disk_type_counts_as_gke_s_default_pd_balanced() -> None:
+    pool = RecordedResource(
+        urn="urn:pulumi:s::p::gcp:container/nodePool:NodePool::np",
+        type="gcp:container/nodePool:NodePool",
+        name="np",
+        custom=True,
+        parent=None,
+        dependencies=(),
+        provider=None,
+        inputs={"name": "np", "nodeCount": 2, "nodeLocations": ["us-east5-a"], "nodeConfig": {}},
+        options={},
+    )
+    assert pool_capacity(pool).ssd is True
+    standard = {**pool.inputs, "nodeConfig": {"diskType": "pd-standard"}}
+    assert pool_capacity(dataclasses.replace(pool, inputs=standard)).ssd is False
