@@ -28,4 +28,5 @@ STACK_REFERENCE = "pulumi:pulumi:StackReference"
 # Provider functions (invokes) preflight calls.
 GET_RESERVATION = "gcp:compute/getReservation:getReservation"
 GET_ENGINE_VERSIONS = "gcp:container/getEngineVersions:getEngineVersions"
+GET_CLUSTER = "gcp:container/getCluster:getCluster"
 GET_QUOTA_INFO = "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo"

@@ -3,14 +3,16 @@ created. Pure: what to ask the cloud (`preflight_requests`), and the checks of i
 (`check_preflight`); `stacks/preflight.py` asks.
 
 Checked: each reservation a pool names, as its capacity or in its fallback (it exists in the
-pool's zone, is READY, is for the pool's machine type, and has free VMs for every slice that
-consumes it), the GKE version the cluster gets against the minimum of everything the pools
-need, and the region's quota for what the stack can hold at its largest (as the report's quota
-table counts it).
+pool's zone, is READY, is for the pool's machine type, and has room for every slice that
+consumes it: VMs free or held by the stack's own cluster, whose node pools already consume it
+once the stack is up), the GKE version the cluster gets against the minimum of everything the
+pools need, and the region's quota for what the stack can hold at its largest (as the report's
+quota table counts it).
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from pydantic import StrictBool
 
 from catalog import version_at_least, version_key
-from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, SSD_DISK_TYPES
+from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, RESERVATION_KEY, SSD_DISK_TYPES
 from catalog.quotas import IN_USE_ADDRESSES, SSD_TOTAL_GB, TPU_QUOTAS, Quota, cpu_quota, vcpus_of
 from config.cluster import ClusterSpec
 from config.fallback import ReservationRef
@@ -73,6 +75,9 @@ class Requests:
     region: str
     reservations: tuple[ReservationKey, ...]
     quotas: tuple[Quota, ...]
+    cluster: str | None
+    """The stack's cluster, read for its node pools' use of the reservations; None when no
+    reservation is checked."""
 
 
 @dataclass(frozen=True)
@@ -84,10 +89,49 @@ class Reservation:
     count: int
     in_use: int
     specific_required: bool
+    aggregate: bool = False
+    """A reservation of no specific VM shape: Compute Engine's aggregate reservation (as for
+    TPUs, by VM family and accelerator count), of which the provider's `getReservation` returns
+    neither shape nor counts: its `machine_type`, `count` and `in_use` are not known."""
 
-    @property
-    def free(self) -> int:
-        return max(self.count - self.in_use, 0)
+
+@dataclass(frozen=True)
+class ClusterPool:
+    """A node pool of the stack's cluster as it is now, which consumes specific reservations."""
+
+    name: str
+    reservations: tuple[str, ...]
+    """Its reservation affinity's values: a name, or `projects/<p>/reservations/<name>`."""
+    zones: tuple[str, ...]
+    nodes_per_zone: int
+
+    def consumes(self, key: ReservationKey, project: str) -> bool:
+        return key.zone in self.zones and any(
+            reservation_key(value, project, key.zone) == key for value in self.reservations
+        )
+
+
+#: How the provider says the cluster it was asked for does not exist (its data source's
+#: `<id> not found`, id `projects/<p>/locations/<l>/clusters/<name>`).
+_NO_CLUSTER = re.compile(r"clusters/[^\s/]+ not found")
+
+
+def cluster_absent(error: str) -> bool:
+    """Whether the error of reading the stack's cluster says it does not exist yet."""
+    return _NO_CLUSTER.search(error) is not None
+
+
+def cluster_pool(
+    name: str,
+    affinity: tuple[str | None, str | None, tuple[str, ...]] | None,
+    zones: tuple[str, ...],
+    nodes_per_zone: int,
+) -> ClusterPool | None:
+    """A node pool of the cluster as preflight counts it: one whose reservation affinity
+    (consume type, key, values) is SPECIFIC; None for any other."""
+    if affinity is None or affinity[0] != "SPECIFIC_RESERVATION" or affinity[1] != RESERVATION_KEY:
+        return None
+    return ClusterPool(name, affinity[2], zones, nodes_per_zone)
 
 
 @dataclass(frozen=True)
@@ -104,6 +148,9 @@ class CloudFacts:
     """The cloud's answers; a string is the error of a question it did not answer."""
 
     reservations: Mapping[ReservationKey, Reservation | str] = field(default_factory=dict)
+    cluster_pools: tuple[ClusterPool, ...] | str = ()
+    """The node pools of the stack's cluster that consume a specific reservation; none when the
+    cluster does not exist yet."""
     versions: EngineVersions | str | None = None
     quota_limits: Mapping[str, int | str | None] = field(default_factory=dict)
     """Each quota's value in the region by quota id; None when no value applies to it."""
@@ -123,6 +170,8 @@ class ReservationRow:
     pools: tuple[str, ...]
     needed: int
     reservation: Reservation | str
+    own: int = 0
+    """Of its VMs in use, those of the stack's own cluster."""
 
 
 @dataclass(frozen=True)
@@ -243,11 +292,13 @@ def quota_needs(
 def preflight_requests(
     project: str, cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], *, private_nodes: bool
 ) -> Requests:
+    reservations = tuple(reservation_needs(project, pools))
     return Requests(
         project=project,
         region=cluster.region,
-        reservations=tuple(reservation_needs(project, pools)),
+        reservations=reservations,
         quotas=tuple(n.quota for n in quota_needs(cluster, pools, private_nodes=private_nodes)),
+        cluster=cluster.name if reservations else None,
     )
 
 
@@ -263,24 +314,49 @@ def quota_limit(
     return None
 
 
+def _unreadable_reservation(key: ReservationKey, user: Consumer, error: str) -> Problem:
+    return Problem(
+        user.path,
+        f"{user.reservation!r}: cannot read {key} ({error}); it must exist in the pool's zone "
+        f"{key.zone}, in project {key.project} or shared with the stack's project ({_UNREADABLE})",
+    )
+
+
+def _capacity_problem(users: list[Consumer], found: Reservation, own: int) -> Problem | None:
+    """Whether the VMs free, with those the stack's own node pools hold already, take every
+    slice that consumes the reservation."""
+    needed = sum(u.nodes for u in users)
+    others = found.in_use - own
+    room = max(found.count - others, 0)
+    if needed <= room:
+        return None
+    pools = ", ".join(f"{u.pool.name} {u.nodes}" for u in users)
+    held = (
+        f"has {room} free VMs ({found.count} reserved, {found.in_use} in use)"
+        if own == 0
+        else f"has {room} VMs for the stack ({found.count} reserved, {found.in_use} in use: "
+        f"{own} by the stack's own node pools, {others} by others)"
+    )
+    return Problem(
+        users[0].path,
+        f"{users[0].reservation!r} {held}; the pools that consume it need {needed} ({pools}): "
+        f"{needed - room} short",
+    )
+
+
 def _reservation_problems(
-    key: ReservationKey, users: list[Consumer], found: Reservation | str
+    key: ReservationKey, users: list[Consumer], found: Reservation | str, own: int
 ) -> list[Problem]:
     path, shown = users[0].path, users[0].reservation
     if isinstance(found, str):
-        return [
-            Problem(
-                path,
-                f"{shown!r}: cannot read {key} ({found}); it must exist in the pool's zone "
-                f"{key.zone}, in project {key.project} or shared with the stack's project "
-                f"({_UNREADABLE})",
-            )
-        ]
+        return [_unreadable_reservation(key, users[0], found)]
     problems = []
     if found.status != READY:
         problems.append(
             Problem(path, f"{shown!r} is {found.status}, not {READY}: it cannot be consumed yet")
         )
+    if found.aggregate:
+        return problems  # neither its shape nor its counts are known: a warning says so
     for user in users:
         if found.machine_type != user.pool.machine.name:
             problems.append(
@@ -290,18 +366,34 @@ def _reservation_problems(
                     f"{user.pool.machine.name!r}",
                 )
             )
-    needed = sum(u.nodes for u in users)
-    if needed > found.free:
-        pools = ", ".join(f"{u.pool.name} {u.nodes}" for u in users)
-        problems.append(
-            Problem(
-                path,
-                f"{shown!r} has {found.free} free VMs ({found.count} reserved, {found.in_use} in "
-                f"use); the pools that consume it need {needed} ({pools}): {needed - found.free} "
-                "short",
-            )
+    short = _capacity_problem(users, found, own)
+    return [*problems, *([short] if short else [])]
+
+
+def _reservation_warnings(users: list[Consumer], found: Reservation) -> list[str]:
+    where = f"{users[0].path}: {users[0].reservation!r}"
+    warnings = []
+    if found.aggregate:
+        warnings.append(
+            f"{where} reserves no specific VM shape (an aggregate reservation, as Compute Engine "
+            "makes for TPUs, counted in accelerators), whose shape and use the provider does not "
+            "return: its machine type and free capacity are not checked; `gcloud compute "
+            "reservations describe` shows them (aggregateReservation)"
         )
-    return problems
+    if not found.specific_required:
+        warnings.append(
+            f"{where} does not require specific targeting (specificReservationRequired is "
+            "false): other VMs of the project with a matching machine type may take its "
+            "capacity first"
+        )
+    return warnings
+
+
+def own_use(key: ReservationKey, project: str, pools: tuple[ClusterPool, ...], in_use: int) -> int:
+    """The VMs in use of a reservation that are the stack's own: the nodes of its cluster's
+    node pools that consume it (at most what is in use: nodes still being created hold none)."""
+    nodes = sum(p.nodes_per_zone for p in pools if p.consumes(key, project))
+    return min(nodes, in_use)
 
 
 def _cluster_version(cluster: ClusterSpec, versions: EngineVersions) -> str | None:
@@ -396,23 +488,36 @@ def check_preflight(
     problems: list[Problem] = []
     warnings: list[str] = []
     reservation_rows = []
-    for key, users in reservation_needs(project, pools).items():
+    needs = reservation_needs(project, pools)
+    cluster_pools = facts.cluster_pools
+    if needs and isinstance(cluster_pools, str):
+        problems.append(
+            Problem(
+                "cluster.name",
+                f"cannot read the cluster {cluster.name!r} in {cluster.region} ({cluster_pools}), "
+                "whose node pools' use of the reservations preflight tells from others'; "
+                + _UNREADABLE,
+            )
+        )
+    for key, users in needs.items():
         found = facts.reservations.get(key, "not asked")
-        problems += _reservation_problems(key, users, found)
+        own = (
+            own_use(key, project, cluster_pools, found.in_use)
+            if isinstance(found, Reservation) and isinstance(cluster_pools, tuple)
+            else 0
+        )
+        problems += _reservation_problems(key, users, found, own)
         reservation_rows.append(
             ReservationRow(
                 key,
                 tuple(dict.fromkeys(u.pool.name for u in users)),
                 sum(u.nodes for u in users),
                 found,
+                own,
             )
         )
-        if isinstance(found, Reservation) and not found.specific_required:
-            warnings.append(
-                f"{users[0].path}: {users[0].reservation!r} does not require "
-                "specific targeting (specificReservationRequired is false): other VMs of the "
-                "project with a matching machine type may take its capacity first"
-            )
+        if isinstance(found, Reservation):
+            warnings += _reservation_warnings(users, found)
     version_problems, version_rows = _version_checks(cluster, pools, facts.versions)
     problems += version_problems
     quota_rows = []

@@ -13,10 +13,13 @@ from catalog.quotas import QUOTA_SERVICE
 from config.platform import PlatformSpec
 from config.preflight import (
     CloudFacts,
+    ClusterPool,
     EngineVersions,
     Requests,
     Reservation,
     check_preflight,
+    cluster_absent,
+    cluster_pool,
     preflight_requests,
     quota_limit,
 )
@@ -43,7 +46,46 @@ def _reservation(result: compute.AwaitableGetReservationResult) -> Reservation:
         count=int(specific.count or 0) if specific else 0,
         in_use=int(specific.in_use_count or 0) if specific else 0,
         specific_required=bool(result.specific_reservation_required),
+        # Compute Engine's Reservation holds a specificReservation or an aggregateReservation
+        # (compute/docs/reference/rest/v1/reservations: vmFamily, reservedResources[] and
+        # inUseResources[] of accelerators), and the provider's result has only the former: a
+        # reservation without one is aggregate.
+        aggregate=specific is None,
     )
+
+
+def _cluster_pools(result: container.AwaitableGetClusterResult) -> tuple[ClusterPool, ...]:
+    """The cluster's node pools that consume a specific reservation, at their node count now
+    (the provider's `nodeCount`: the average size of the pool's instance groups, one a zone)."""
+    found = []
+    for pool in result.node_pools or ():
+        config = (pool.node_configs or [None])[0]
+        affinity = ((config.reservation_affinities if config else None) or [None])[0]
+        counted = cluster_pool(
+            pool.name or "",
+            (affinity.consume_reservation_type, affinity.key, tuple(affinity.values or ()))
+            if affinity
+            else None,
+            tuple(pool.node_locations or ()),
+            int(pool.node_count or 0),
+        )
+        if counted is not None:
+            found.append(counted)
+    return tuple(found)
+
+
+def _read_cluster(requests: Requests) -> tuple[ClusterPool, ...] | str:
+    """The stack's cluster's pools; none when there is no cluster yet (a first deploy)."""
+    if requests.cluster is None:
+        return ()
+    found = _asked(
+        lambda: _cluster_pools(
+            container.get_cluster(
+                name=requests.cluster, location=requests.region, project=requests.project
+            )
+        )
+    )
+    return () if isinstance(found, str) and cluster_absent(found) else found
 
 
 def _versions(result: container.AwaitableGetEngineVersionsResult) -> EngineVersions:
@@ -92,7 +134,12 @@ def ask_cloud(requests: Requests) -> CloudFacts:
                 quota,
             )
         )
-    return CloudFacts(reservations=reservations, versions=versions, quota_limits=limits)
+    return CloudFacts(
+        reservations=reservations,
+        cluster_pools=_read_cluster(requests),
+        versions=versions,
+        quota_limits=limits,
+    )
 
 
 def run_preflight(spec: PlatformSpec) -> None:

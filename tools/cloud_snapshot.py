@@ -6,14 +6,21 @@ provider functions (invokes) in the offline plan as the provider would.
  "serverConfig": {"<region>": <gcloud container get-server-config --region R --format=json>},
  "regions": {"<region>": <gcloud compute regions describe R --format=json>},
  "quotaInfos": {"<quota id>": <gcloud beta quotas info describe ID --service=compute.googleapis.com
-                                --project P --format=json>}}
+                                --project P --format=json>},
+ "clusters": {"<region>/<name>": <gcloud container clusters describe NAME --region R
+                                  --format=json>},
+ "instanceGroupManagers": [<gcloud compute instance-groups managed describe NAME --zone Z
+                            --format=json>, ...]}
 ```
 
-gcloud prints each API's REST resource: Compute Engine's Reservation and Region, GKE's
-ServerConfig, Cloud Quotas' QuotaInfo. Each is turned into the result of the pulumi-gcp function
-that reads it (`getReservation`, `getEngineVersions`, `getSQuotaInfo`), keys in camelCase as the
-provider returns them. `quotaInfos` is for the quotas `regions describe` does not list (v5p,
-v6e); `make snapshot` records both.
+gcloud prints each API's REST resource: Compute Engine's Reservation, Region and
+InstanceGroupManager, GKE's ServerConfig and Cluster, Cloud Quotas' QuotaInfo. Each is turned
+into the result of the pulumi-gcp function that reads it (`getReservation`, `getEngineVersions`,
+`getSQuotaInfo`, `getCluster`), keys in camelCase as the provider returns them. `quotaInfos` is
+for the quotas `regions describe` does not list (v5p, v6e); `make snapshot` records both.
+`clusters` holds the stack's cluster once it exists, and `instanceGroupManagers` the instance
+groups of its node pools that consume a reservation: GKE's node pool has no node count, so the
+provider reads each pool's from its instance groups' `targetSize`, as the conversion does.
 """
 
 from __future__ import annotations
@@ -25,11 +32,29 @@ from pathlib import Path
 from typing import Any
 
 from catalog.quotas import QUOTA_SERVICE, all_quotas
-from catalog.tokens import GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
+from catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
 from config.platform import NAMESPACE
-from config.preflight import CloudFacts, EngineVersions, Requests, Reservation, quota_limit
+from config.preflight import (
+    CloudFacts,
+    ClusterPool,
+    EngineVersions,
+    Requests,
+    Reservation,
+    cluster_absent,
+    cluster_pool,
+    quota_limit,
+)
 
-SECTIONS = ("reservations", "serverConfig", "regions", "quotaInfos")
+SECTIONS = (
+    "reservations",
+    "serverConfig",
+    "regions",
+    "quotaInfos",
+    "clusters",
+    "instanceGroupManagers",
+)
+#: The sections that are lists of gcloud outputs; the others are objects of them by name.
+LISTS = ("reservations", "instanceGroupManagers")
 _METRICS = {q.quota_id: q.metric for q in all_quotas() if q.metric}
 
 
@@ -125,6 +150,65 @@ def engine_versions_result(
     }
 
 
+def instance_group_key(url: str) -> tuple[str, str, str]:
+    """(project, zone, name) of an instance group manager's URL."""
+    parts = url.split("/")
+    zone = parts[parts.index("zones") + 1] if "zones" in parts else ""
+    return _project_of(url), zone, _last(url)
+
+
+def _node_pool_result(
+    pool: Mapping[str, Any], cluster: Mapping[str, Any], sizes: Mapping[tuple[str, str, str], int]
+) -> dict[str, Any]:
+    """A GKE NodePool as `getCluster`'s `nodePools` hold it: `nodeCount` the average
+    `targetSize` of its instance groups (one a zone), those not found left out, as the provider
+    reads it."""
+    found = [url for url in pool.get("instanceGroupUrls", []) if instance_group_key(url) in sizes]
+    config = pool.get("config") or {}
+    affinity = config.get("reservationAffinity")
+    return {
+        "name": pool["name"],
+        "nodeLocations": list(pool.get("locations") or cluster.get("locations", [])),
+        "initialNodeCount": _int(pool.get("initialNodeCount")),
+        "nodeCount": sum(sizes[instance_group_key(u)] for u in found) // len(found) if found else 0,
+        "instanceGroupUrls": found,
+        "nodeConfigs": [
+            {
+                "machineType": config.get("machineType", ""),
+                "diskSizeGb": _int(config.get("diskSizeGb")),
+                "diskType": config.get("diskType", ""),
+                "reservationAffinities": [
+                    {
+                        "consumeReservationType": affinity.get("consumeReservationType", ""),
+                        "key": affinity.get("key", ""),
+                        "values": list(affinity.get("values", [])),
+                    }
+                ]
+                if affinity
+                else [],
+            }
+        ],
+    }
+
+
+def cluster_result(
+    cluster: Mapping[str, Any], managers: tuple[Mapping[str, Any], ...], project: str
+) -> dict[str, Any]:
+    """A GKE Cluster as `gcp.container.get_cluster` returns it: its node pools, with the
+    node counts of the instance group managers the snapshot holds."""
+    sizes = {instance_group_key(m.get("selfLink", "")): _int(m.get("targetSize")) for m in managers}
+    location, name = cluster.get("location", ""), cluster["name"]
+    return {
+        "id": f"projects/{project}/locations/{location}/clusters/{name}",
+        "name": name,
+        "location": location,
+        "project": project,
+        "nodeLocations": list(cluster.get("locations", [])),
+        "masterVersion": cluster.get("currentMasterVersion", ""),
+        "nodePools": [_node_pool_result(p, cluster, sizes) for p in cluster.get("nodePools", [])],
+    }
+
+
 def _dimensions_info(dimensions: Mapping[str, str], value: Any, locations: list[str]) -> dict:
     return {
         "dimensions": dict(dimensions),
@@ -175,10 +259,24 @@ class CloudSnapshot:
     server_configs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     regions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     quota_infos: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    clusters: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Clusters by `<location>/<name>`."""
+    instance_group_managers: tuple[Mapping[str, Any], ...] = ()
 
     def answer(self, token: str, args: Mapping[str, Any]) -> dict[str, Any]:
         if token == GET_RESERVATION:
             return self._reservation(args["name"], args["zone"], args.get("project", ""))
+        if token == GET_CLUSTER:
+            location, name, project = args["location"], args["name"], args.get("project", "")
+            cluster = self.clusters.get(f"{location}/{name}")
+            if cluster is None:
+                # The provider's data source: `<id> not found`.
+                raise NotInCloud(
+                    f"projects/{project}/locations/{location}/clusters/{name} not found (in the "
+                    "cloud snapshot)",
+                    "name",
+                )
+            return cluster_result(cluster, self.instance_group_managers, project)
         if token == GET_ENGINE_VERSIONS:
             location, project = args["location"], args.get("project", "")
             if location not in self.server_configs:
@@ -239,7 +337,27 @@ def _reservation_facts(result: Mapping[str, Any] | str) -> Reservation | str:
         count=_int(specific.get("count")),
         in_use=_int(specific.get("inUseCount")),
         specific_required=bool(result.get("specificReservationRequired")),
+        aggregate=not result.get("specificReservations"),
     )
+
+
+def _cluster_pools(result: Mapping[str, Any] | str) -> tuple[ClusterPool, ...] | str:
+    if isinstance(result, str):
+        return () if cluster_absent(result) else result
+    found = []
+    for pool in result["nodePools"]:
+        affinity = (pool["nodeConfigs"][0]["reservationAffinities"] or [None])[0]
+        counted = cluster_pool(
+            pool["name"],
+            (affinity["consumeReservationType"], affinity["key"], tuple(affinity["values"]))
+            if affinity
+            else None,
+            tuple(pool["nodeLocations"]),
+            pool["nodeCount"],
+        )
+        if counted is not None:
+            found.append(counted)
+    return tuple(found)
 
 
 def snapshot_facts(snapshot: CloudSnapshot, requests: Requests) -> CloudFacts:
@@ -275,6 +393,19 @@ def snapshot_facts(snapshot: CloudSnapshot, requests: Requests) -> CloudFacts:
             )
             for key in requests.reservations
         },
+        cluster_pools=()
+        if requests.cluster is None
+        else _cluster_pools(
+            _answered(
+                snapshot,
+                GET_CLUSTER,
+                {
+                    "name": requests.cluster,
+                    "location": requests.region,
+                    "project": requests.project,
+                },
+            )
+        ),
         versions=versions
         if isinstance(versions, str)
         else EngineVersions(
@@ -290,19 +421,26 @@ def _check_shape(document: Any) -> list[str]:
     if not isinstance(document, dict):
         return [f"expected an object with {', '.join(SECTIONS)}"]
     problems = [f"unknown section {key!r}" for key in document if key not in SECTIONS]
-    reservations = document.get("reservations", [])
-    if not isinstance(reservations, list):
-        problems.append("reservations: expected a list of `reservations describe` outputs")
-    else:
+    for key, what in (("reservations", "a reservation"), ("instanceGroupManagers", "a manager")):
+        items = document.get(key, [])
+        if not isinstance(items, list):
+            problems.append(f"{key}: expected a list of `describe` outputs")
+            continue
         problems += [
-            f"reservations[{i}]: expected a reservation with name and zone"
-            for i, r in enumerate(reservations)
+            f"{key}[{i}]: expected {what} with name and zone"
+            for i, r in enumerate(items)
             if not (isinstance(r, dict) and isinstance(r.get("name"), str) and r.get("zone"))
         ]
-    for key in SECTIONS[1:]:
+    for key in (s for s in SECTIONS if s not in LISTS):
         value = document.get(key, {})
         if not (isinstance(value, dict) and all(isinstance(v, dict) for v in value.values())):
             problems.append(f"{key}: expected an object of gcloud outputs by name")
+        elif key == "clusters":
+            problems += [
+                f"clusters[{where!r}]: expected a cluster with its name, under <region>/<name>"
+                for where, c in value.items()
+                if where.rsplit("/", 1)[-1] != c.get("name")
+            ]
     return problems
 
 
@@ -315,11 +453,18 @@ def read_snapshot(path: Path) -> CloudSnapshot:
     problems = _check_shape(document)
     if problems:
         raise SnapshotError(f"the cloud snapshot {path} is not valid: {'; '.join(problems)}")
+    return snapshot_of(document)
+
+
+def snapshot_of(document: Mapping[str, Any]) -> CloudSnapshot:
+    """The snapshot a document of the right shape holds."""
     return CloudSnapshot(
         reservations=tuple(document.get("reservations", [])),
         server_configs=document.get("serverConfig", {}),
         regions=document.get("regions", {}),
         quota_infos=document.get("quotaInfos", {}),
+        clusters=document.get("clusters", {}),
+        instance_group_managers=tuple(document.get("instanceGroupManagers", [])),
     )
 
 

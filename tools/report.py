@@ -429,21 +429,31 @@ def _preflight(plan: Plan) -> list[str]:
         ]
     if found.reservations:
         lines += [
-            "| reservation | pools | free VMs | needed | status | machine type |",
-            "|---|---|---|---|---|---|",
+            "| reservation | pools | VMs reserved | in use: this stack | in use: others | "
+            "for the stack | needed | status | machine type |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for row in found.reservations:
             r = row.reservation
-            free, status, machine = (
-                (str(r.free), r.status, r.machine_type)
-                if isinstance(r, Reservation)
-                else ("-", f"unreadable: {r}", "-")
-            )
+            if not isinstance(r, Reservation):
+                counts, status, machine = ["-"] * 4, f"unreadable: {r}", "-"
+            elif r.aggregate:
+                counts, status, machine = ["-"] * 4, r.status, "aggregate: not checked"
+            else:
+                others = r.in_use - row.own
+                counts = [str(n) for n in (r.count, row.own, others, r.count - others)]
+                status, machine = r.status, r.machine_type
             lines.append(
-                f"| {row.key} | {', '.join(row.pools)} | {free} | {row.needed} | {status} | "
-                f"{machine} |"
+                f"| {row.key} | {', '.join(row.pools)} | {' | '.join(counts)} | {row.needed} | "
+                f"{status} | {machine} |"
             )
-        lines.append("")
+        lines += [
+            "",
+            "In use by this stack: the nodes of its cluster's node pools that consume the "
+            "reservation (none before the first `pulumi up`); the stack's pools need what they "
+            "hold at their largest from what others leave.",
+            "",
+        ]
     if found.versions:
         lines += ["| needs | minimum GKE | cluster gets | ok |", "|---|---|---|---|"]
         for v in found.versions:

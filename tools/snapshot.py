@@ -2,9 +2,12 @@
 `python -m tools.snapshot --stack dev --project ID --region R [--out PATH]` (`make snapshot`).
 
 It asks what the stack's preflight would ask: each reservation its pools name (a shared one in
-its own project), GKE's server config and Compute Engine's quotas in the region, and the Cloud
-Quotas entries of the quotas the region's listing lacks. A reservation gcloud cannot find is left
-out, as the cloud would answer; any other gcloud failure stops the recording.
+its own project), the stack's cluster with the instance groups of its node pools that consume a
+reservation (their size is the pool's node count), GKE's server config and Compute Engine's
+quotas in the region, and the Cloud Quotas entries of the quotas the region's listing lacks. A
+reservation, cluster or instance group gcloud cannot find is left out, as the cloud would
+answer (a cluster not created yet holds none of the reservations); any other gcloud failure
+stops the recording.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 from config.platform import load_platform
 from config.preflight import preflight_requests
 from problems import ConfigError
+from tools.cloud_snapshot import instance_group_key
 from tools.stack_yaml import StackFileError
 from tools.stackfile import read_stack_config
 
@@ -64,18 +68,41 @@ def record(
         project, spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
     )
     notes: list[str] = []
-    reservations = []
-    for key in requests.reservations:
-        args = ["compute", "reservations", "describe", key.name, f"--zone={key.zone}"]
+
+    def found(what: str, args: list[str]) -> Any | None:
         try:
-            reservations.append(gcloud([*args, f"--project={key.project}"]))
+            return gcloud(args)
         except RuntimeError as error:
             if not any(marker in str(error) for marker in NOT_FOUND):
                 raise
-            notes.append(f"{key}: not found, left out")
+            notes.append(f"{what}: not found, left out")
+            return None
+
+    reservations = []
+    for key in requests.reservations:
+        args = ["compute", "reservations", "describe", key.name, f"--zone={key.zone}"]
+        reservation = found(str(key), [*args, f"--project={key.project}"])
+        if reservation is not None:
+            reservations.append(reservation)
     region_args = [f"--region={region}", f"--project={project}"]
+    clusters, managers = {}, []
+    if requests.cluster is not None:
+        name = requests.cluster
+        cluster = found(
+            f"cluster {region}/{name}", ["container", "clusters", "describe", name, *region_args]
+        )
+        if cluster is not None:
+            clusters[f"{region}/{name}"] = cluster
+            for url in _reservation_instance_groups(cluster):
+                owner, zone, manager = instance_group_key(url)
+                args = ["compute", "instance-groups", "managed", "describe", manager]
+                described = found(url, [*args, f"--zone={zone}", f"--project={owner}"])
+                if described is not None:
+                    managers.append(described)
     snapshot: dict[str, Any] = {
         "reservations": reservations,
+        "clusters": clusters,
+        "instanceGroupManagers": managers,
         "serverConfig": {region: gcloud(["container", "get-server-config", *region_args])},
         "regions": {
             region: gcloud(["compute", "regions", "describe", region, f"--project={project}"])
@@ -96,6 +123,17 @@ def record(
                 ]
             )
     return snapshot, notes
+
+
+def _reservation_instance_groups(cluster: dict[str, Any]) -> list[str]:
+    """The instance groups of the cluster's node pools that consume a specific reservation."""
+    return [
+        url
+        for pool in cluster.get("nodePools", [])
+        if (pool.get("config", {}).get("reservationAffinity") or {}).get("consumeReservationType")
+        == "SPECIFIC_RESERVATION"
+        for url in pool.get("instanceGroupUrls", [])
+    ]
 
 
 def main(argv: list[str] | None = None, gcloud: Gcloud | None = None) -> int:

@@ -1,11 +1,27 @@
-"""Preflight's pure parts: where a reservation lives and which quota value applies."""
+"""Preflight's pure parts: where a reservation lives, which of its use is the stack's own and
+which quota value applies."""
 
 from __future__ import annotations
 
 import pytest
 
+from catalog.gke import RESERVATION_KEY
 from catalog.quotas import SSD_TOTAL_GB, TPU_QUOTAS
-from config.preflight import ReservationKey, quota_limit, reservation_key
+from config.platform import load_platform
+from config.preflight import (
+    CloudFacts,
+    ClusterPool,
+    Reservation,
+    ReservationKey,
+    check_preflight,
+    cluster_absent,
+    cluster_pool,
+    own_use,
+    preflight_requests,
+    quota_limit,
+    reservation_key,
+)
+from tests.conftest import stack_config
 
 FAMILY = TPU_QUOTAS["v6e"].on_demand
 
@@ -39,3 +55,100 @@ def test_the_most_specific_matching_dimensions_give_the_quota() -> None:
     assert quota_limit(infos, "us-east5", SSD_TOTAL_GB) == 8
     assert quota_limit([({"region": "us-east5"}, "-1")], "us-east5", SSD_TOTAL_GB) == -1
     assert quota_limit([({"region": "us-east1"}, "5")], "us-east5", SSD_TOTAL_GB) is None
+
+
+@pytest.mark.parametrize(
+    ("error", "absent"),
+    [
+        # The provider's data source, through the SDK's invoke error.
+        (
+            "invoke of gcp:container/getCluster:getCluster failed: projects/p/locations/us-east5/"
+            "clusters/tpu-prod not found",
+            True,
+        ),
+        (
+            "invoke of gcp:container/getCluster:getCluster failed: googleapi: Error 403: "
+            "Required 'container.clusters.get' permission for 'projects/p/locations/us-east5/"
+            "clusters/tpu-prod'., forbidden",
+            False,
+        ),
+    ],
+)
+def test_only_a_cluster_that_is_not_found_is_taken_as_not_created_yet(
+    error: str, absent: bool
+) -> None:
+    assert cluster_absent(error) is absent
+
+
+KEY = ReservationKey("app", "us-east5-a", "r")
+
+
+@pytest.mark.parametrize(
+    ("pool", "consumes"),
+    [
+        (ClusterPool("a", ("r",), ("us-east5-a",), 4), True),
+        (ClusterPool("a", ("projects/app/reservations/r",), ("us-east5-a",), 4), True),
+        (ClusterPool("a", ("r/reservationBlocks/b",), ("us-east5-a",), 4), True),
+        (ClusterPool("a", ("projects/host/reservations/r",), ("us-east5-a",), 4), False),
+        (ClusterPool("a", ("r",), ("us-east5-b",), 4), False),
+        (ClusterPool("a", ("other",), ("us-east5-a",), 4), False),
+    ],
+)
+def test_a_cluster_pool_consumes_the_reservation_its_affinity_names_in_its_zone(
+    pool: ClusterPool, consumes: bool
+) -> None:
+    assert pool.consumes(KEY, "app") is consumes
+
+
+def test_only_specific_reservation_affinities_count() -> None:
+    specific = ("SPECIFIC_RESERVATION", RESERVATION_KEY, ("r",))
+    assert cluster_pool("a", specific, ("us-east5-a",), 2) == ClusterPool(
+        "a", ("r",), ("us-east5-a",), 2
+    )
+    assert cluster_pool("a", ("ANY_RESERVATION", None, ()), ("us-east5-a",), 2) is None
+    assert cluster_pool("a", None, ("us-east5-a",), 2) is None
+
+
+def test_own_use_is_at_most_what_is_in_use() -> None:
+    pools = (
+        ClusterPool("a", ("r",), ("us-east5-a",), 16),
+        ClusterPool("b", ("r",), ("us-east5-a",), 16),
+    )
+    assert own_use(KEY, "app", pools, 32) == 32
+    # Nodes still being created are counted by their instance group but hold no VM yet.
+    assert own_use(KEY, "app", pools, 20) == 20
+    assert own_use(KEY, "app", (), 20) == 0
+
+
+def test_a_cluster_it_cannot_read_is_a_problem_at_the_cluster_s_name() -> None:
+    spec = load_platform(
+        stack_config(
+            project="app-project",
+            cluster={"name": "tpu-prod", "region": "us-east5"},
+            tpuPools=[
+                {
+                    "name": "v5p",
+                    "tpu": "v5p",
+                    "topology": "2x2x2",
+                    "zone": "us-east5-a",
+                    "reservation": "r",
+                }
+            ],
+        )
+    )
+    reservation = Reservation("READY", "ct5p-hightpu-4t", 2, 0, True)
+    key = ReservationKey("app-project", "us-east5-a", "r")
+    facts = CloudFacts(reservations={key: reservation}, cluster_pools="Error 403: forbidden")
+    found = check_preflight("app-project", spec.cluster, spec.tpu_pools, facts, private_nodes=False)
+    assert [str(p) for p in found.problems] == [
+        "cluster.name: cannot read the cluster 'tpu-prod' in us-east5 (Error 403: forbidden), "
+        "whose node pools' use of the reservations preflight tells from others'; preflight "
+        "reads with roles/compute.viewer and roles/cloudquotas.viewer besides the deployer's "
+        "roles; `gke-tpu:preflight: {enabled: false}` turns it off"
+    ]
+    # Without a reservation to check, the cluster is not asked for.
+    requests = preflight_requests("app-project", spec.cluster, (), private_nodes=False)
+    assert requests.cluster is None
+    assert preflight_requests(
+        "app-project", spec.cluster, spec.tpu_pools, private_nodes=False
+    ).cluster == ("tpu-prod")

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from catalog.tokens import GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
+from catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
 from tests.conftest import PlanRunner, stack_config
-from tools.cloud_snapshot import CloudSnapshot
+from tools.cloud_snapshot import snapshot_of
 
 ROOT = Path(__file__).resolve().parents[2]
 UNREADABLE = (
@@ -51,20 +51,25 @@ def _document() -> dict[str, Any]:
     return json.loads((ROOT / "tests" / "snapshots" / "prod.json").read_text())
 
 
-def _snapshot(document: dict[str, Any]) -> CloudSnapshot:
-    return CloudSnapshot(
-        reservations=tuple(document.get("reservations", [])),
-        server_configs=document.get("serverConfig", {}),
-        regions=document.get("regions", {}),
-        quota_infos=document.get("quotaInfos", {}),
-    )
+#: The reservation with one of the stack's two slices up and others holding the rest.
+HALF_HELD_BY_OTHERS = (
+    "tpuPools[0].reservation: 'tpu-v5p-train' has 16 VMs for the stack (32 reserved, 32 in "
+    "use: 16 by the stack's own node pools, 16 by others); the pools that consume it need "
+    "32 (v5p-train 32): 16 short"
+)
+
+
+def _deployed() -> dict[str, Any]:
+    """The prod project once the stack is up: both v5p slices (16 VMs each) on the
+    reservation, which they use whole."""
+    return json.loads((ROOT / "tests" / "snapshots" / "prod-deployed.json").read_text())
 
 
 def _plan(run_plan: PlanRunner, document: dict[str, Any], *pools: dict[str, Any], **more: Any):
     config = stack_config(
         project=PROJECT, cluster=more.pop("cluster", CLUSTER), tpuPools=list(pools), **more
     )
-    return run_plan(config, cloud_snapshot=_snapshot(document))
+    return run_plan(config, cloud_snapshot=snapshot_of(document))
 
 
 def _quota(quota_id: str) -> dict[str, Any]:
@@ -91,9 +96,105 @@ def test_a_stack_the_project_can_hold_plans_and_lists_every_invoke(run_plan: Pla
             "token": GET_RESERVATION,
             "args": {"name": "tpu-v5p-train", "project": PROJECT, "zone": "us-east5-a"},
         },
+        # The cluster does not exist yet (a first deploy): none of the reservation is its own.
+        {
+            "token": GET_CLUSTER,
+            "args": {"location": "us-east5", "name": "tpu-prod", "project": PROJECT},
+        },
         {"token": GET_ENGINE_VERSIONS, "args": {"location": "us-east5", "project": PROJECT}},
     ]
     assert len(plan.of_type("gcp:container/nodePool:NodePool")) == 4
+
+
+def test_a_deployed_stack_whose_slices_use_its_reservation_whole_previews_cleanly(
+    run_plan: PlanRunner,
+) -> None:
+    plan = _plan(run_plan, _deployed(), SLICES, SERVE)
+    assert (plan.errors, plan.warnings) == ([], [])
+    assert len(plan.of_type("gcp:container/nodePool:NodePool")) == 4
+
+
+def test_others_use_of_the_reservation_is_still_short_once_the_stack_is_up(
+    run_plan: PlanRunner,
+) -> None:
+    document = _deployed()
+    # One slice of the stack's is up (16 VMs); other VMs hold the other 16.
+    pools = document["clusters"]["us-east5/tpu-prod"]["nodePools"]
+    second = next(p for p in pools if p["name"] == "v5p-train-1")
+    pools.remove(second)
+    # A pool of the cluster that names another reservation, or the same one in another zone,
+    # or none, holds none of it.
+    elsewhere = copy.deepcopy(pools[1])
+    elsewhere["name"], elsewhere["locations"] = "v5p-b", ["us-east5-b"]
+    other = copy.deepcopy(pools[1])
+    other["name"] = "v5p-other"
+    other["config"]["reservationAffinity"]["values"] = ["tpu-v5p-other"]
+    pools += [elsewhere, other]
+    plan = _plan(run_plan, document, SLICES)
+    assert plan.errors == [HALF_HELD_BY_OTHERS]
+
+
+def test_a_shared_reservation_counts_the_pools_that_name_it_in_its_project(
+    run_plan: PlanRunner,
+) -> None:
+    document = _deployed()
+    reservation = document["reservations"][0]
+    for key in ("selfLink", "zone"):
+        reservation[key] = reservation[key].replace(PROJECT, "capacity-host")
+    shared = "projects/capacity-host/reservations/tpu-v5p-train"
+    for pool in document["clusters"]["us-east5/tpu-prod"]["nodePools"]:
+        if "reservationAffinity" in pool["config"]:
+            pool["config"]["reservationAffinity"]["values"] = [shared]
+    plan = _plan(run_plan, document, {**SLICES, "reservation": shared})
+    assert plan.errors == []
+    # Pools that name the stack project's reservation of that name hold none of the shared one.
+    plan = _plan(
+        run_plan, _deployed() | {"reservations": [reservation]}, {**SLICES, "reservation": shared}
+    )
+    assert plan.errors == [
+        f"tpuPools[0].reservation: '{shared}' has 0 free VMs (32 reserved, 32 in use); the pools "
+        "that consume it need 32 (v5p-train 32): 32 short"
+    ]
+
+
+def test_a_stale_instance_group_counts_no_nodes(run_plan: PlanRunner) -> None:
+    document = _deployed()
+    document["instanceGroupManagers"] = document["instanceGroupManagers"][:1]
+    plan = _plan(run_plan, document, SLICES)
+    assert plan.errors == [HALF_HELD_BY_OTHERS]
+
+
+def test_an_aggregate_reservation_is_checked_for_status_and_its_capacity_is_a_warning(
+    run_plan: PlanRunner,
+) -> None:
+    document = _document()
+    reservation = document["reservations"][0]
+    del reservation["specificReservation"]
+    # As Compute Engine's reference describes it (AllocationAggregateReservation).
+    reservation["aggregateReservation"] = {
+        "vmFamily": "VM_FAMILY_CLOUD_TPU_POD_SLICE_CT5P",
+        "workloadType": "BATCH",
+        "reservedResources": [
+            {"accelerator": {"acceleratorCount": 128, "acceleratorType": "ct5p"}}
+        ],
+        "inUseResources": [{"accelerator": {"acceleratorCount": 0, "acceleratorType": "ct5p"}}],
+    }
+    plan = _plan(run_plan, document, SLICES)
+    assert (plan.errors, plan.warnings) == (
+        [],
+        [
+            "tpuPools[0].reservation: 'tpu-v5p-train' reserves no specific VM shape (an "
+            "aggregate reservation, as Compute Engine makes for TPUs, counted in accelerators), "
+            "whose shape and use the provider does not return: its machine type and free "
+            "capacity are not checked; `gcloud compute reservations describe` shows them "
+            "(aggregateReservation)"
+        ],
+    )
+    reservation["status"] = "CREATING"
+    plan = _plan(run_plan, document, SLICES)
+    assert plan.errors == [
+        "tpuPools[0].reservation: 'tpu-v5p-train' is CREATING, not READY: it cannot be consumed yet"
+    ]
 
 
 def test_a_shared_reservation_is_read_in_its_own_project(run_plan: PlanRunner) -> None:
@@ -267,6 +368,11 @@ def test_an_autopilot_stack_checks_its_reservations_and_versions_but_spends_no_q
         {
             "token": GET_RESERVATION,
             "args": {"name": "tpu-v5p-train", "project": PROJECT, "zone": "us-east5-a"},
+        },
+        # The node pools GKE creates for workloads are the cluster's: its use of the reservation.
+        {
+            "token": GET_CLUSTER,
+            "args": {"location": "us-east5", "name": "tpu-prod", "project": PROJECT},
         },
         {"token": GET_ENGINE_VERSIONS, "args": {"location": "us-east5", "project": PROJECT}},
     ]

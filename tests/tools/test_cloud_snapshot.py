@@ -15,12 +15,13 @@ from typing import Any
 
 import pytest
 
-from catalog.tokens import GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
+from catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
 from tools.cloud_snapshot import (
     SKIPPED,
     CloudSnapshot,
     NotInCloud,
     SnapshotError,
+    cluster_result,
     engine_versions_result,
     offline_config,
     quota_info_result,
@@ -225,7 +226,11 @@ def test_the_shipped_example_snapshot_reads(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("document", "message"),
     [
-        ([], "expected an object with reservations, serverConfig, regions, quotaInfos"),
+        (
+            [],
+            "expected an object with reservations, serverConfig, regions, quotaInfos, clusters, "
+            "instanceGroupManagers",
+        ),
         ({"reservation": []}, "unknown section 'reservation'"),
         ({"reservations": {}}, "reservations: expected a list"),
         (
@@ -233,6 +238,15 @@ def test_the_shipped_example_snapshot_reads(tmp_path: Path) -> None:
             "reservations[0]: expected a reservation with name and zone",
         ),
         ({"regions": {"us-east5": []}}, "regions: expected an object of gcloud outputs by name"),
+        (
+            {"clusters": {"us-east5/a": {"name": "b"}}},
+            "clusters['us-east5/a']: expected a cluster with its name, under <region>/<name>",
+        ),
+        ({"instanceGroupManagers": {}}, "instanceGroupManagers: expected a list"),
+        (
+            {"instanceGroupManagers": [{"name": "g"}]},
+            "instanceGroupManagers[0]: expected a manager with name and zone",
+        ),
     ],
 )
 def test_a_snapshot_of_the_wrong_shape_says_what_is_wrong(
@@ -274,3 +288,102 @@ def test_without_a_snapshot_the_offline_plan_turns_preflight_off_once(
 def test_another_project_s_offline_plan_has_no_preflight_to_skip() -> None:
     config = {"gcp:project": "p", "ml-workloads:platformStack": "org/gke-tpu/dev"}
     assert offline_config("ml-workloads", config, None) == (config, [])
+
+
+CE = "https://www.googleapis.com/compute/v1/projects/p/zones"
+CLUSTER = {
+    "name": "c",
+    "location": "us-east5",
+    "locations": ["us-east5-a", "us-east5-b"],
+    "currentMasterVersion": "1.34.1-gke.1829001",
+    "nodePools": [
+        {
+            "name": "cpu",
+            "config": {"machineType": "e2-standard-8", "diskSizeGb": 100},
+            "initialNodeCount": 1,
+            "instanceGroupUrls": [
+                f"{CE}/us-east5-a/instanceGroupManagers/cpu-grp",
+                f"{CE}/us-east5-b/instanceGroupManagers/cpu-grp",
+            ],
+        },
+        {
+            "name": "v5p",
+            "config": {
+                "machineType": "ct5p-hightpu-4t",
+                "diskSizeGb": 100,
+                "diskType": "pd-balanced",
+                "reservationAffinity": {
+                    "consumeReservationType": "SPECIFIC_RESERVATION",
+                    "key": "compute.googleapis.com/reservation-name",
+                    "values": ["r"],
+                },
+            },
+            "initialNodeCount": 2,
+            "locations": ["us-east5-a"],
+            "instanceGroupUrls": [f"{CE}/us-east5-a/instanceGroupManagers/v5p-grp"],
+        },
+    ],
+}
+
+
+def _manager(zone: str, name: str, size: int) -> dict[str, Any]:
+    return {
+        "kind": "compute#instanceGroupManager",
+        "name": name,
+        "zone": f"{CE}/{zone}",
+        "selfLink": f"{CE}/{zone}/instanceGroupManagers/{name}",
+        "targetSize": size,
+    }
+
+
+def test_a_cluster_becomes_get_cluster_s_result_with_node_counts_from_its_instance_groups() -> None:
+    managers = (_manager("us-east5-a", "cpu-grp", 3), _manager("us-east5-a", "v5p-grp", 2))
+    found = cluster_result(CLUSTER, managers, "p")
+    assert found["id"] == "projects/p/locations/us-east5/clusters/c"
+    assert found["nodeLocations"] == ["us-east5-a", "us-east5-b"]
+    cpu, v5p = found["nodePools"]
+    # The provider averages the groups it finds and leaves out those it does not (stale).
+    assert (cpu["nodeCount"], cpu["instanceGroupUrls"]) == (
+        3,
+        [f"{CE}/us-east5-a/instanceGroupManagers/cpu-grp"],
+    )
+    assert cpu["nodeLocations"] == ["us-east5-a", "us-east5-b"]  # the cluster's, unset
+    assert cpu["nodeConfigs"][0]["reservationAffinities"] == []
+    assert v5p == {
+        "name": "v5p",
+        "nodeLocations": ["us-east5-a"],
+        "initialNodeCount": 2,
+        "nodeCount": 2,
+        "instanceGroupUrls": [f"{CE}/us-east5-a/instanceGroupManagers/v5p-grp"],
+        "nodeConfigs": [
+            {
+                "machineType": "ct5p-hightpu-4t",
+                "diskSizeGb": 100,
+                "diskType": "pd-balanced",
+                "reservationAffinities": [
+                    {
+                        "consumeReservationType": "SPECIFIC_RESERVATION",
+                        "key": "compute.googleapis.com/reservation-name",
+                        "values": ["r"],
+                    }
+                ],
+            }
+        ],
+    }
+    assert cluster_result(CLUSTER, (), "p")["nodePools"][1]["nodeCount"] == 0
+
+
+def test_a_cluster_the_snapshot_does_not_hold_is_not_found_as_the_provider_says() -> None:
+    snapshot = CloudSnapshot(clusters={"us-east5/c": CLUSTER})
+    assert (
+        snapshot.answer(GET_CLUSTER, {"name": "c", "location": "us-east5", "project": "p"})["name"]
+        == "c"
+    )
+    with pytest.raises(NotInCloud, match=r"^projects/p/locations/us-east5/clusters/d not found"):
+        snapshot.answer(GET_CLUSTER, {"name": "d", "location": "us-east5", "project": "p"})
+
+
+def test_the_shipped_deployed_snapshot_reads() -> None:
+    snapshot = read_snapshot(PROD.with_name("prod-deployed.json"))
+    assert set(snapshot.clusters) == {"us-east5/tpu-prod"}
+    assert len(snapshot.instance_group_managers) == 2

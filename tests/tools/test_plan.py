@@ -220,6 +220,7 @@ def test_a_cloud_snapshot_answers_preflight_and_the_document_lists_its_invokes(
         "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo",
         "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo",
         "gcp:compute/getReservation:getReservation",
+        "gcp:container/getCluster:getCluster",
         "gcp:container/getEngineVersions:getEngineVersions",
     ]
     assert document["warnings"] == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from catalog.quotas import vcpus_of
 from config.platform import load_platform
 from config.preflight import quota_needs as preflight_quota_needs
 from tests.conftest import PlanRunner, stack_config
-from tools.cloud_snapshot import read_snapshot
+from tools.cloud_snapshot import read_snapshot, snapshot_of
 from tools.engine import Plan, RecordedResource
 from tools.fixtures import fixture_file, platform_plan
 from tools.plan import ROOT, main, plan_stack
@@ -164,8 +165,8 @@ def test_the_preflight_section_shows_what_was_checked_against_the_snapshot() -> 
     report = plan_markdown(plan)
     section = report[report.index("## Preflight") : report.index("## Lifecycle")]
     assert (
-        "| projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train | v5p-train | 32 | 32 "
-        "| READY | ct5p-hightpu-4t |" in section
+        "| projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train | v5p-train | 32 | 0 "
+        "| 0 | 32 | 32 | READY | ct5p-hightpu-4t |" in section
     )
     assert "| v6e | 1.31.2-gke.1115000 | 1.34.1-gke.1829001 | yes |" in section
     # The prod nodes are private: they take no in-use (external) IP address, so that quota is
@@ -345,3 +346,38 @@ def test_a_pool_that_sets_no_disk_type_counts_as_gke_s_default_pd_balanced() -> 
     assert pool_capacity(pool).ssd is True
     standard = {**pool.inputs, "nodeConfig": {"diskType": "pd-standard"}}
     assert pool_capacity(dataclasses.replace(pool, inputs=standard)).ssd is False
+
+
+def test_the_preflight_section_of_a_deployed_stack_tells_its_own_use_from_others() -> None:
+    plan = plan_stack(
+        "prod",
+        config_file=fixture_file("prod"),
+        cloud_snapshot=read_snapshot(ROOT / "tests" / "snapshots" / "prod-deployed.json"),
+    )
+    assert plan.errors == []
+    report = plan_markdown(plan)
+    section = report[report.index("## Preflight") : report.index("## Lifecycle")]
+    assert (
+        "| projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train | v5p-train | 32 | 32 "
+        "| 0 | 32 | 32 | READY | ct5p-hightpu-4t |" in section
+    )
+
+
+def test_the_preflight_section_says_an_aggregate_reservation_is_not_checked() -> None:
+    document = json.loads((ROOT / "tests" / "snapshots" / "prod.json").read_text())
+    reservation = document["reservations"][0]
+    del reservation["specificReservation"]
+    reservation["aggregateReservation"] = {
+        "vmFamily": "VM_FAMILY_CLOUD_TPU_POD_SLICE_CT5P",
+        "reservedResources": [
+            {"accelerator": {"acceleratorCount": 128, "acceleratorType": "ct5p"}}
+        ],
+    }
+    plan = plan_stack(
+        "prod", config_file=fixture_file("prod"), cloud_snapshot=snapshot_of(document)
+    )
+    report = plan_markdown(plan)
+    assert (
+        "| projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train | v5p-train | - | - "
+        "| - | - | 32 | READY | aggregate: not checked |" in report
+    )

@@ -13,17 +13,25 @@ from tools.snapshot import main
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = json.loads((ROOT / "tests" / "snapshots" / "prod.json").read_text())
+DEPLOYED = json.loads((ROOT / "tests" / "snapshots" / "prod-deployed.json").read_text())
+NO_CLUSTER = (
+    "gcloud container clusters describe tpu-prod --region=us-east5 --project=gke-tpu-prod: "
+    "ERROR: (gcloud.container.clusters.describe) ResponseError: code=404, message=Not found: "
+    "projects/gke-tpu-prod/locations/us-east5/clusters/tpu-prod."
+)
 
 
 class FakeGcloud:
-    """Answers as gcloud would from the example snapshot, and keeps each command."""
+    """Answers as gcloud would from an example snapshot, and keeps each command."""
 
-    def __init__(self, missing_reservation: bool = False) -> None:
+    def __init__(self, missing_reservation: bool = False, recorded: Any = RECORDED) -> None:
         self.commands: list[list[str]] = []
         self.missing_reservation = missing_reservation
+        self.recorded = recorded
 
     def __call__(self, args: Sequence[str]) -> Any:
         self.commands.append(list(args))
+        recorded = self.recorded
         if args[:3] == ["compute", "reservations", "describe"]:
             if self.missing_reservation:
                 raise RuntimeError(
@@ -31,12 +39,21 @@ class FakeGcloud:
                     "describe) Could not fetch resource: - The resource 'projects/p/zones/z/"
                     "reservations/r' was not found"
                 )
-            return RECORDED["reservations"][0]
+            return recorded["reservations"][0]
+        if args[:3] == ["container", "clusters", "describe"]:
+            if not recorded["clusters"]:
+                raise RuntimeError(NO_CLUSTER)
+            return recorded["clusters"][f"us-east5/{args[3]}"]
+        if args[:4] == ["compute", "instance-groups", "managed", "describe"]:
+            for manager in recorded["instanceGroupManagers"]:
+                if manager["name"] == args[4]:
+                    return manager
+            raise RuntimeError(f"gcloud {' '.join(args)}: ERROR: The resource was not found")
         if args[:2] == ["container", "get-server-config"]:
-            return RECORDED["serverConfig"]["us-east5"]
+            return recorded["serverConfig"]["us-east5"]
         if args[:3] == ["compute", "regions", "describe"]:
-            return RECORDED["regions"]["us-east5"]
-        return RECORDED["quotaInfos"][args[4]]
+            return recorded["regions"]["us-east5"]
+        return recorded["quotaInfos"][args[4]]
 
 
 def test_the_prod_stack_s_questions_are_recorded(tmp_path: Path) -> None:
@@ -47,6 +64,8 @@ def test_the_prod_stack_s_questions_are_recorded(tmp_path: Path) -> None:
     assert gcloud.commands == [
         ["compute", "reservations", "describe", "tpu-v5p-train", "--zone=us-east5-a",
          "--project=gke-tpu-prod"],
+        ["container", "clusters", "describe", "tpu-prod", "--region=us-east5",
+         "--project=gke-tpu-prod"],
         ["container", "get-server-config", "--region=us-east5", "--project=gke-tpu-prod"],
         ["compute", "regions", "describe", "us-east5", "--project=gke-tpu-prod"],
         ["beta", "quotas", "info", "describe", "TPUS-PER-TPU-FAMILY-per-project-region",
@@ -54,6 +73,30 @@ def test_the_prod_stack_s_questions_are_recorded(tmp_path: Path) -> None:
     ]  # fmt: skip
     assert json.loads(out.read_text()) == RECORDED
     assert read_snapshot(out).reservations == tuple(RECORDED["reservations"])
+
+
+def test_a_deployed_stack_s_cluster_and_its_reserved_pools_instance_groups_are_recorded(
+    tmp_path: Path, capsys: Any
+) -> None:
+    gcloud = FakeGcloud(recorded=DEPLOYED)
+    out = tmp_path / "prod.json"
+    argv = ["--stack", "prod", "--config-file", str(fixture_file("prod")), "--out", str(out)]
+    assert main([*argv, "--project", "gke-tpu-prod", "--region", "us-east5"], gcloud) == 0
+    # The two v5p slices consume the reservation; the CPU and v6e pools' groups are not asked.
+    assert [c[4] for c in gcloud.commands if c[:2] == ["compute", "instance-groups"]] == [
+        "gke-tpu-prod-v5p-train-0-3f2a9c1e-grp",
+        "gke-tpu-prod-v5p-train-1-8d04b7a2-grp",
+    ]
+    assert json.loads(out.read_text()) == DEPLOYED
+    assert "note:" not in capsys.readouterr().err
+
+
+def test_a_cluster_not_created_yet_is_left_out_with_a_note(tmp_path: Path, capsys: Any) -> None:
+    out = tmp_path / "prod.json"
+    argv = ["--stack", "prod", "--config-file", str(fixture_file("prod")), "--out", str(out)]
+    assert main([*argv, "--project", "gke-tpu-prod", "--region", "us-east5"], FakeGcloud()) == 0
+    assert json.loads(out.read_text())["clusters"] == {}
+    assert "note: cluster us-east5/tpu-prod: not found, left out" in capsys.readouterr().err
 
 
 def test_a_reservation_gcloud_cannot_find_is_left_out(tmp_path: Path, capsys: Any) -> None:
