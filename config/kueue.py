@@ -33,6 +33,47 @@ WithinQueue = Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"]
 ReclaimWithinCohort = Literal["Never", "LowerPriority", "Any"]
 
 
+def _beyond_auto_provisioning(
+    claims: Mapping[str, list[tuple[str, str, int]]],
+    pools: Mapping[str, TpuPoolPlan],
+    limits: Mapping[str, int],
+) -> list[Problem]:
+    """Queue shares of pools whose node pools auto-provisioning creates (a fallback in a
+    Standard cluster): GKE creates no TPU nodes past `maxTpuChips` of their generation, which
+    the cluster's own node pools take first. A quota beyond that admits workloads that wait for
+    nodes that never come."""
+    problems = []
+    generations = sorted({p.generation.name for p in pools.values() if p.fallback})
+    for generation in generations:
+        own = sum(
+            pool_chips(p)
+            for p in pools.values()
+            if p.generation.name == generation and not p.per_workload
+        )
+        room = max(limits.get(generation, 0) - own, 0)
+        shared = [
+            (pool, queue, at, chips)
+            for pool, queue_claims in claims.items()
+            if pools[pool].fallback and pools[pool].generation.name == generation
+            for queue, at, chips in queue_claims
+        ]
+        claimed = sum(chips for *_, chips in shared)
+        if not shared or claimed <= room:
+            continue
+        listed = ", ".join(f"{queue} {chips} of {pool}" for pool, queue, _, chips in shared)
+        problems.append(
+            Problem(
+                f"{shared[-1][2]}.chips",
+                f"the queues claim {claimed} {generation} chips of pools with a fallback "
+                f"({listed}), but node auto-provisioning creates at most {room}: "
+                f"cluster.autoProvisioning.maxTpuChips.{generation} is "
+                f"{limits.get(generation, 0)} and the cluster's own {generation} node pools "
+                f"take {own}; lower the shares or raise the limit",
+            )
+        )
+    return problems
+
+
 def _system_namespace(name: str) -> bool:
     return name in SYSTEM_NAMESPACES or name.startswith(("kube-", "gke-"))
 
@@ -58,7 +99,11 @@ class QueuePool(Spec):
 
 def _pool_name_alone(value: object) -> object:
     """A pool's name alone stands for `{pool: <name>}`: all of its chips."""
-    return {"pool": value} if isinstance(value, str) else value
+    if isinstance(value, str):
+        return {"pool": value}
+    if not isinstance(value, dict):
+        raise ValueError("expected a pool's name or {pool, chips}")
+    return value
 
 
 class Preemption(Spec):
@@ -78,10 +123,10 @@ class QueueSpec(Spec):
     name: KubernetesName
     """Queue name: the ClusterQueue's, and the LocalQueue's that workloads name in the
     `kueue.x-k8s.io/queue-name` label."""
-    pools: tuple[Annotated[QueuePool, BeforeValidator(_pool_name_alone)], ...] = Field(min_length=1)
+    pools: tuple[Annotated[QueuePool, BeforeValidator(_pool_name_alone)], ...] = ()
     """The pools it shares: names of `tpuPools` entries (all their chips), or `{pool, chips}`
     for a share of a pool that several queues use."""
-    namespaces: tuple[KubernetesName, ...] = Field(default=DEFAULT_NAMESPACES, min_length=1)
+    namespaces: tuple[KubernetesName, ...] = DEFAULT_NAMESPACES
     """Namespaces whose workloads may use it; default `default`. The platform creates them,
     except `default` and the model storage namespace, unless `createNamespaces` is false."""
     cohort: KubernetesName | None = None
@@ -252,11 +297,14 @@ def plan_kueue(
     pools: Sequence[tuple[int, TpuPoolPlan]],
     unplanned: frozenset[str] = frozenset(),
     invalid: frozenset[str] = frozenset(),
+    tpu_chip_limits: Mapping[str, int] | None = None,
 ) -> tuple[KueuePlan | None, list[Problem], list[str]]:
     """The queues, or the problems of the section (and of queued-provisioning pools that no
     queue covers). `pools` are the planned pools with their `tpuPools` index; `unplanned` the
     names of entries that did not plan, and `invalid` the section's keys that did not parse:
-    their problems are reported already, and rules that need them are skipped."""
+    their problems are reported already, and rules that need them are skipped.
+    `tpu_chip_limits`: the chips node auto-provisioning may create per generation, which bound
+    the queues' shares of pools with a fallback."""
     by_name = {pool.name: pool for _, pool in pools}
     problems: list[Problem] = []
     warnings: list[str] = []
@@ -277,6 +325,10 @@ def plan_kueue(
         if queue.name in names:
             problems.append(Problem(f"{path}.name", f"{show(queue.name)} names two queues"))
         names.add(queue.name)
+        if not queue.pools:
+            problems.append(Problem(f"{path}.pools", "a queue shares at least one pool"))
+        if not queue.namespaces:
+            problems.append(Problem(f"{path}.namespaces", "a queue serves at least one namespace"))
         system = [n for n in queue.namespaces if _system_namespace(n)]
         if system:
             problems.append(
@@ -312,6 +364,8 @@ def plan_kueue(
         )
         queues.append(plan)
     problems += _oversubscribed(claims, by_name)
+    if tpu_chip_limits is not None:
+        problems += _beyond_auto_provisioning(claims, by_name, tpu_chip_limits)
     for index, pool in pools if queues_known else ():
         if pool.capacity.queued_provisioning and pool.name not in claims:
             problems.append(

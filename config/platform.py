@@ -219,6 +219,7 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         [(index[p.name], p) for p in pools if p.name in index],
         unplanned=frozenset(index) - {p.name for p in pools},
         invalid=kueue_invalid,
+        tpu_chip_limits=_auto_provisioned_chips(cluster, cluster_invalid),
     )
     problems += kueue_problems
     warnings += kueue_warnings
@@ -254,6 +255,16 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         kueue=kueue,
         warnings=tuple(warnings),
     )
+
+
+def _auto_provisioned_chips(
+    cluster: ClusterSpec | None, invalid: frozenset[str]
+) -> Mapping[str, int] | None:
+    """The TPU chips node auto-provisioning may create per generation, in a Standard cluster
+    with limits; None where nothing of ours bounds them (Autopilot: the project's quota)."""
+    if cluster is None or {"mode", "autoProvisioning"} & invalid or cluster.mode == "autopilot":
+        return None
+    return cluster.auto_provisioning.max_tpu_chips if cluster.auto_provisioning else None
 
 
 def _cluster_size_problems(

@@ -130,9 +130,7 @@ def test_two_queues_share_a_pool_with_shares_that_fit() -> None:
         pytest.param(
             {"queues": [{"name": "q", "pools": []}]},
             (SPOT,),
-            [
-                "kueue.queues[0].pools: []: tuple should have at least 1 item after validation, not 0"
-            ],
+            ["kueue.queues[0].pools: a queue shares at least one pool"],
             id="queue-without-pools",
         ),
         pytest.param(
@@ -140,7 +138,7 @@ def test_two_queues_share_a_pool_with_shares_that_fit() -> None:
             (SPOT,),
             [
                 "kueue.queues[0].pools[1].extra: unknown key. Allowed keys: pool, chips",
-                "kueue.queues[0].pools[2]: expected a mapping of keys, got 7",
+                "kueue.queues[0].pools[2]: 7: expected a pool's name or {pool, chips}",
             ],
             id="malformed-pool-entries",
         ),
@@ -299,4 +297,48 @@ def test_a_pool_gke_creates_nodes_for_takes_an_explicit_quota_without_a_ceiling(
     assert [str(p) for p in caught.value.problems] == [
         "kueue.queues[0].pools[0].chips: 24 chips: a workload on pool 'spot' takes a 4x4 slice "
         "(16 chips), so a share is a multiple of 16"
+    ]
+
+
+def test_shares_of_auto_provisioned_pools_fit_the_clusters_tpu_limit() -> None:
+    """A pool with a fallback gets node pools from auto-provisioning, which creates no TPU nodes
+    past maxTpuChips, less what the cluster's own node pools of that generation take."""
+    batch = {
+        "name": "batch",
+        "tpu": "v5e",
+        "topology": "2x2",
+        "spot": True,
+        "fallback": ["onDemand"],
+    }
+
+    def config(chips: int) -> dict[str, str]:
+        return {
+            "gcp:project": "gke-tpu-dev",
+            "gke-tpu:cluster": json.dumps(
+                {
+                    "name": "tpu-dev",
+                    "region": "us-east5",
+                    "autoProvisioning": {
+                        "maxCpu": 1000,
+                        "maxMemoryGb": 4000,
+                        "maxTpuChips": {"v5e": 32},
+                    },
+                }
+            ),
+            "gke-tpu:tpuPools": json.dumps([SPOT, batch]),
+            "gke-tpu:kueue": json.dumps(
+                {"queues": [{"name": "a", "pools": ["spot", {"pool": "batch", "chips": chips}]}]}
+            ),
+        }
+
+    # 32 chips, of which the spot slice's node pool takes 16: 16 are left for batch.
+    plan = load_platform(config(16)).kueue
+    assert plan is not None and [s.chips for s in plan.queues[0].shares] == [16, 16]
+    with pytest.raises(ConfigError) as caught:
+        load_platform(config(20))
+    assert [str(p) for p in caught.value.problems] == [
+        "kueue.queues[0].pools[1].chips: the queues claim 20 v5e chips of pools with a fallback "
+        "(a 20 of batch), but node auto-provisioning creates at most 16: "
+        "cluster.autoProvisioning.maxTpuChips.v5e is 32 and the cluster's own v5e node pools "
+        "take 16; lower the shares or raise the limit"
     ]
