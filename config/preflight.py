@@ -4,8 +4,8 @@ created. Pure: what to ask the cloud (`preflight_requests`), and the checks of i
 
 Checked: each reservation a pool names, as its capacity or in its fallback (it exists in the
 pool's zone, is READY, is for the pool's machine type, and has room for every slice that
-consumes it: VMs free or held by the stack's own cluster, whose node pools already consume it
-once the stack is up), the GKE version the cluster gets against the minimum of everything the
+consumes it: VMs free or held by the stack's own node pools, which already consume it once the
+stack is up), the GKE version the cluster gets against the minimum of everything the
 pools need, and the region's quota for what the stack can hold at its largest (as the report's
 quota table counts it).
 """
@@ -20,7 +20,12 @@ from dataclasses import dataclass, field
 from pydantic import StrictBool
 
 from catalog import version_at_least, version_key
-from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, RESERVATION_KEY, SSD_DISK_TYPES
+from catalog.gke import (
+    COMPUTE_CLASS_LABEL,
+    GKE_DEFAULT_BOOT_DISK_GB,
+    RESERVATION_KEY,
+    SSD_DISK_TYPES,
+)
 from catalog.quotas import IN_USE_ADDRESSES, SSD_TOTAL_GB, TPU_QUOTAS, Quota, cpu_quota, vcpus_of
 from config.cluster import ClusterSpec
 from config.fallback import ReservationRef
@@ -104,6 +109,8 @@ class ClusterPool:
     """Its reservation affinity's values: a name, or `projects/<p>/reservations/<name>`."""
     zones: tuple[str, ...]
     nodes_per_zone: int
+    compute_class: str | None = None
+    """Its nodes' `cloud.google.com/compute-class` label: the ComputeClass GKE created it for."""
 
     def consumes(self, key: ReservationKey, project: str) -> bool:
         return key.zone in self.zones and any(
@@ -126,12 +133,16 @@ def cluster_pool(
     affinity: tuple[str | None, str | None, tuple[str, ...]] | None,
     zones: tuple[str, ...],
     nodes_per_zone: int,
+    labels: Mapping[str, str] | None = None,
 ) -> ClusterPool | None:
     """A node pool of the cluster as preflight counts it: one whose reservation affinity
-    (consume type, key, values) is SPECIFIC; None for any other."""
+    (consume type, key, values) is SPECIFIC, with its node labels' ComputeClass; None for any
+    other."""
     if affinity is None or affinity[0] != "SPECIFIC_RESERVATION" or affinity[1] != RESERVATION_KEY:
         return None
-    return ClusterPool(name, affinity[2], zones, nodes_per_zone)
+    return ClusterPool(
+        name, affinity[2], zones, nodes_per_zone, (labels or {}).get(COMPUTE_CLASS_LABEL)
+    )
 
 
 @dataclass(frozen=True)
@@ -165,13 +176,29 @@ class QuotaNeed:
 
 
 @dataclass(frozen=True)
+class ReservationUse:
+    """Who holds a reservation's VMs in use: the stack's own node pools, and the rest."""
+
+    own: int = 0
+    """The nodes of the node pools the stack declares (or GKE creates for its ComputeClasses)."""
+    undeclared: tuple[tuple[str, int], ...] = ()
+    """The cluster's node pools that consume it but the stack does not declare (renamed,
+    dropped or made by hand), with their nodes: part of others' use, as they keep their VMs
+    until deleted, and `pulumi up` creates new node pools before it deletes old ones."""
+
+
+@dataclass(frozen=True)
 class ReservationRow:
     key: ReservationKey
     pools: tuple[str, ...]
     needed: int
     reservation: Reservation | str
-    own: int = 0
-    """Of its VMs in use, those of the stack's own cluster."""
+    use: ReservationUse = ReservationUse()
+
+    @property
+    def own(self) -> int:
+        """Of its VMs in use, those of the stack's own node pools."""
+        return self.use.own
 
 
 @dataclass(frozen=True)
@@ -322,21 +349,36 @@ def _unreadable_reservation(key: ReservationKey, user: Consumer, error: str) -> 
     )
 
 
-def _capacity_problem(users: list[Consumer], found: Reservation, own: int) -> Problem | None:
+def _held(found: Reservation, use: ReservationUse, room: int, others: int) -> str:
+    """Who holds the reservation's VMs, as the capacity problem says it."""
+    if use.own == 0 and not use.undeclared:
+        return f"has {room} free VMs ({found.count} reserved, {found.in_use} in use)"
+    undeclared = ""
+    if use.undeclared:
+        pools = ", ".join(f"{name} {nodes}" for name, nodes in use.undeclared)
+        undeclared = (
+            f", of them {min(sum(n for _, n in use.undeclared), others)} by the cluster's node "
+            f"pools the stack does not declare ({pools}), which keep their VMs until deleted: "
+            "`pulumi up` creates new node pools before it deletes old ones"
+        )
+    return (
+        f"has {room} VMs for the stack ({found.count} reserved, {found.in_use} in use: "
+        f"{use.own} by the stack's own node pools, {others} by others{undeclared})"
+    )
+
+
+def _capacity_problem(
+    users: list[Consumer], found: Reservation, use: ReservationUse
+) -> Problem | None:
     """Whether the VMs free, with those the stack's own node pools hold already, take every
     slice that consumes the reservation."""
     needed = sum(u.nodes for u in users)
-    others = found.in_use - own
+    others = found.in_use - use.own
     room = max(found.count - others, 0)
     if needed <= room:
         return None
     pools = ", ".join(f"{u.pool.name} {u.nodes}" for u in users)
-    held = (
-        f"has {room} free VMs ({found.count} reserved, {found.in_use} in use)"
-        if own == 0
-        else f"has {room} VMs for the stack ({found.count} reserved, {found.in_use} in use: "
-        f"{own} by the stack's own node pools, {others} by others)"
-    )
+    held = _held(found, use, room, others)
     return Problem(
         users[0].path,
         f"{users[0].reservation!r} {held}; the pools that consume it need {needed} ({pools}): "
@@ -345,7 +387,7 @@ def _capacity_problem(users: list[Consumer], found: Reservation, own: int) -> Pr
 
 
 def _reservation_problems(
-    key: ReservationKey, users: list[Consumer], found: Reservation | str, own: int
+    key: ReservationKey, users: list[Consumer], found: Reservation | str, use: ReservationUse
 ) -> list[Problem]:
     path, shown = users[0].path, users[0].reservation
     if isinstance(found, str):
@@ -366,7 +408,7 @@ def _reservation_problems(
                     f"{user.pool.machine.name!r}",
                 )
             )
-    short = _capacity_problem(users, found, own)
+    short = _capacity_problem(users, found, use)
     return [*problems, *([short] if short else [])]
 
 
@@ -389,11 +431,28 @@ def _reservation_warnings(users: list[Consumer], found: Reservation) -> list[str
     return warnings
 
 
-def own_use(key: ReservationKey, project: str, pools: tuple[ClusterPool, ...], in_use: int) -> int:
-    """The VMs in use of a reservation that are the stack's own: the nodes of its cluster's
-    node pools that consume it (at most what is in use: nodes still being created hold none)."""
-    nodes = sum(p.nodes_per_zone for p in pools if p.consumes(key, project))
-    return min(nodes, in_use)
+def reservation_use(
+    key: ReservationKey,
+    project: str,
+    users: list[Consumer],
+    pools: tuple[ClusterPool, ...],
+    in_use: int,
+) -> ReservationUse:
+    """Which of the VMs in use of a reservation are the stack's own: the nodes of the cluster's
+    node pools that consume it and that the pools naming it declare (their node pools by name, or
+    those GKE creates for their ComputeClass, by its node label), at most what is in use (nodes
+    still being created hold none). Any other node pool that consumes it is others' use."""
+    names = {name for u in users for name in u.pool.node_pool_names}
+    classes = {u.pool.compute_class for u in users if u.pool.compute_class}
+    own, undeclared = 0, []
+    for pool in pools:
+        if not pool.consumes(key, project):
+            continue
+        if pool.name in names or pool.compute_class in classes:
+            own += pool.nodes_per_zone
+        else:
+            undeclared.append((pool.name, pool.nodes_per_zone))
+    return ReservationUse(min(own, in_use), tuple(sorted(undeclared)))
 
 
 def _cluster_version(cluster: ClusterSpec, versions: EngineVersions) -> str | None:
@@ -501,19 +560,19 @@ def check_preflight(
         )
     for key, users in needs.items():
         found = facts.reservations.get(key, "not asked")
-        own = (
-            own_use(key, project, cluster_pools, found.in_use)
+        use = (
+            reservation_use(key, project, users, cluster_pools, found.in_use)
             if isinstance(found, Reservation) and isinstance(cluster_pools, tuple)
-            else 0
+            else ReservationUse()
         )
-        problems += _reservation_problems(key, users, found, own)
+        problems += _reservation_problems(key, users, found, use)
         reservation_rows.append(
             ReservationRow(
                 key,
                 tuple(dict.fromkeys(u.pool.name for u in users)),
                 sum(u.nodes for u in users),
                 found,
-                own,
+                use,
             )
         )
         if isinstance(found, Reservation):

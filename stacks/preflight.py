@@ -56,7 +56,8 @@ def _reservation(result: compute.AwaitableGetReservationResult) -> Reservation:
 
 def _cluster_pools(result: container.AwaitableGetClusterResult) -> tuple[ClusterPool, ...]:
     """The cluster's node pools that consume a specific reservation, at their node count now
-    (the provider's `nodeCount`: the average size of the pool's instance groups, one a zone)."""
+    (the provider's `nodeCount`: the average size of the pool's instance groups, one a zone),
+    with their node labels (a ComputeClass's node pools carry its name)."""
     found = []
     for pool in result.node_pools or ():
         config = (pool.node_configs or [None])[0]
@@ -68,6 +69,7 @@ def _cluster_pools(result: container.AwaitableGetClusterResult) -> tuple[Cluster
             else None,
             tuple(pool.node_locations or ()),
             int(pool.node_count or 0),
+            dict((config.labels if config else None) or {}),
         )
         if counted is not None:
             found.append(counted)

@@ -177,6 +177,7 @@ def _node_pool_result(
                 "machineType": config.get("machineType", ""),
                 "diskSizeGb": _int(config.get("diskSizeGb")),
                 "diskType": config.get("diskType", ""),
+                "labels": dict(config.get("labels") or {}),
                 "reservationAffinities": [
                     {
                         "consumeReservationType": affinity.get("consumeReservationType", ""),
@@ -354,6 +355,7 @@ def _cluster_pools(result: Mapping[str, Any] | str) -> tuple[ClusterPool, ...] |
             else None,
             tuple(pool["nodeLocations"]),
             pool["nodeCount"],
+            pool["nodeConfigs"][0]["labels"],
         )
         if counted is not None:
             found.append(counted)

@@ -449,11 +449,23 @@ def _preflight(plan: Plan) -> list[str]:
             )
         lines += [
             "",
-            "In use by this stack: the nodes of its cluster's node pools that consume the "
+            "In use by this stack: the nodes of the node pools it declares that consume the "
             "reservation (none before the first `pulumi up`); the stack's pools need what they "
             "hold at their largest from what others leave.",
             "",
         ]
+        undeclared = [
+            f"{row.key}: {', '.join(f'{name} {nodes}' for name, nodes in row.use.undeclared)}"
+            for row in found.reservations
+            if row.use.undeclared
+        ]
+        if undeclared:
+            lines += [
+                "In use by others, node pools of the cluster the stack does not declare "
+                "(renamed, dropped or made by hand), which keep their VMs until deleted: "
+                f"{'; '.join(undeclared)}.",
+                "",
+            ]
     if found.versions:
         lines += ["| needs | minimum GKE | cluster gets | ok |", "|---|---|---|---|"]
         for v in found.versions:

@@ -11,15 +11,18 @@ from config.platform import load_platform
 from config.preflight import (
     CloudFacts,
     ClusterPool,
+    Consumer,
     Reservation,
     ReservationKey,
+    ReservationUse,
     check_preflight,
     cluster_absent,
     cluster_pool,
-    own_use,
     preflight_requests,
     quota_limit,
     reservation_key,
+    reservation_needs,
+    reservation_use,
 )
 from tests.conftest import stack_config
 
@@ -105,19 +108,63 @@ def test_only_specific_reservation_affinities_count() -> None:
     assert cluster_pool("a", specific, ("us-east5-a",), 2) == ClusterPool(
         "a", ("r",), ("us-east5-a",), 2
     )
+    labels = {"cloud.google.com/compute-class": "any", "team": "ml"}
+    assert cluster_pool("a", specific, ("us-east5-a",), 2, labels) == ClusterPool(
+        "a", ("r",), ("us-east5-a",), 2, "any"
+    )
     assert cluster_pool("a", ("ANY_RESERVATION", None, ()), ("us-east5-a",), 2) is None
     assert cluster_pool("a", None, ("us-east5-a",), 2) is None
 
 
-def test_own_use_is_at_most_what_is_in_use() -> None:
-    pools = (
-        ClusterPool("a", ("r",), ("us-east5-a",), 16),
-        ClusterPool("b", ("r",), ("us-east5-a",), 16),
+APP_KEY = ReservationKey("app-project", "us-east5-a", "r")
+
+
+def _consumers(**pool: object) -> list[Consumer]:
+    cluster: dict[str, object] = {"name": "c", "region": "us-east5"}
+    if "fallback" in pool:
+        cluster["autoProvisioning"] = {
+            "maxCpu": 8000,
+            "maxMemoryGb": 40000,
+            "maxTpuChips": {"v5p": 128},
+        }
+    spec = load_platform(
+        stack_config(
+            project="app-project",
+            cluster=cluster,
+            tpuPools=[{"tpu": "v5p", "topology": "4x4x4", "zone": "us-east5-a", **pool}],
+        )
     )
-    assert own_use(KEY, "app", pools, 32) == 32
+    return reservation_needs("app-project", spec.tpu_pools)[APP_KEY]
+
+
+def test_own_use_is_the_nodes_of_the_node_pools_the_pools_declare_at_most_what_is_in_use() -> None:
+    users = _consumers(name="train", reservation="r", slices=2)
+    pools = (
+        ClusterPool("train-0", ("r",), ("us-east5-a",), 16),
+        ClusterPool("train-1", ("r",), ("us-east5-a",), 16),
+        ClusterPool("old-0", ("r",), ("us-east5-a",), 8),
+        ClusterPool("elsewhere", ("r",), ("us-east5-b",), 8),
+    )
+    assert reservation_use(APP_KEY, "app-project", users, pools, 40) == ReservationUse(
+        32, (("old-0", 8),)
+    )
     # Nodes still being created are counted by their instance group but hold no VM yet.
-    assert own_use(KEY, "app", pools, 20) == 20
-    assert own_use(KEY, "app", (), 20) == 0
+    assert reservation_use(APP_KEY, "app-project", users, pools, 20) == ReservationUse(
+        20, (("old-0", 8),)
+    )
+    assert reservation_use(APP_KEY, "app-project", users, (), 20) == ReservationUse()
+
+
+def test_a_compute_class_s_own_node_pools_are_known_by_its_node_label() -> None:
+    users = _consumers(name="any", spot=True, fallback=[{"reservation": "r"}, "onDemand"])
+    pools = (
+        ClusterPool("nap-1", ("r",), ("us-east5-a",), 16, "any"),
+        ClusterPool("nap-2", ("r",), ("us-east5-a",), 16, "other"),
+        ClusterPool("any", ("r",), ("us-east5-a",), 16),
+    )
+    assert reservation_use(APP_KEY, "app-project", users, pools, 48) == ReservationUse(
+        16, (("any", 16), ("nap-2", 16))
+    )
 
 
 def test_a_cluster_it_cannot_read_is_a_problem_at_the_cluster_s_name() -> None:

@@ -134,6 +134,68 @@ def test_others_use_of_the_reservation_is_still_short_once_the_stack_is_up(
     assert plan.errors == [HALF_HELD_BY_OTHERS]
 
 
+def test_node_pools_the_stack_renamed_still_hold_the_reservation_until_deleted(
+    run_plan: PlanRunner,
+) -> None:
+    # `pulumi up` creates v5p-big-0 and -1 before it deletes v5p-train-0 and -1, whose nodes
+    # still hold the whole reservation.
+    plan = _plan(run_plan, _deployed(), {**SLICES, "name": "v5p-big"})
+    assert plan.errors == [
+        "tpuPools[0].reservation: 'tpu-v5p-train' has 0 VMs for the stack (32 reserved, 32 in "
+        "use: 0 by the stack's own node pools, 32 by others, of them 32 by the cluster's node "
+        "pools the stack does not declare (v5p-train-0 16, v5p-train-1 16), which keep their VMs "
+        "until deleted: `pulumi up` creates new node pools before it deletes old ones); the pools "
+        "that consume it need 32 (v5p-big 32): 32 short"
+    ]
+
+
+def test_a_node_pool_made_by_hand_on_the_reservation_is_others_use(run_plan: PlanRunner) -> None:
+    document = _deployed()
+    pools = document["clusters"]["us-east5/tpu-prod"]["nodePools"]
+    next(p for p in pools if p["name"] == "v5p-train-1")["name"] = "by-hand"
+    plan = _plan(run_plan, document, SLICES)
+    assert plan.errors == [
+        "tpuPools[0].reservation: 'tpu-v5p-train' has 16 VMs for the stack (32 reserved, 32 in "
+        "use: 16 by the stack's own node pools, 16 by others, of them 16 by the cluster's node "
+        "pools the stack does not declare (by-hand 16), which keep their VMs until deleted: "
+        "`pulumi up` creates new node pools before it deletes old ones); the pools that consume "
+        "it need 32 (v5p-train 32): 16 short"
+    ]
+
+
+def test_node_pools_gke_made_for_the_stack_s_compute_class_are_its_own(
+    run_plan: PlanRunner,
+) -> None:
+    chain = {
+        "name": "v5p-any",
+        "tpu": "v5p",
+        "topology": "4x4x4",
+        "zone": "us-east5-a",
+        "spot": True,
+        "fallback": [{"reservation": "tpu-v5p-train"}, "onDemand"],
+    }
+    provisioning = {"maxCpu": 8000, "maxMemoryGb": 40000, "maxTpuChips": {"v5p": 128}}
+    cluster = {**CLUSTER, "autoProvisioning": provisioning}
+    document = _deployed()
+    pools = document["clusters"]["us-east5/tpu-prod"]["nodePools"]
+    # One slice's node pool, as GKE creates it for the ComputeClass; the other one's is another
+    # class's, which is others' use.
+    for pool, compute_class in zip(pools[1:3], ("v5p-any", "someone-else"), strict=True):
+        pool["name"] = f"nap-{compute_class}"
+        pool["config"]["labels"] = {"cloud.google.com/compute-class": compute_class}
+    # The class needs one slice (16 VMs): the other class's 16 leave it just that.
+    assert _plan(run_plan, document, chain, cluster=cluster).errors == []
+    # Counted as others' use, the class's own node pool would leave it none.
+    pools[1]["config"]["labels"] = {}
+    assert _plan(run_plan, document, chain, cluster=cluster).errors == [
+        "tpuPools[0].fallback[0].reservation: 'tpu-v5p-train' has 0 VMs for the stack (32 "
+        "reserved, 32 in use: 0 by the stack's own node pools, 32 by others, of them 32 by the "
+        "cluster's node pools the stack does not declare (nap-someone-else 16, nap-v5p-any 16), "
+        "which keep their VMs until deleted: `pulumi up` creates new node pools before it "
+        "deletes old ones); the pools that consume it need 16 (v5p-any 16): 16 short"
+    ]
+
+
 def test_a_shared_reservation_counts_the_pools_that_name_it_in_its_project(
     run_plan: PlanRunner,
 ) -> None:

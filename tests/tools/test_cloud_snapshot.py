@@ -312,6 +312,7 @@ CLUSTER = {
                 "machineType": "ct5p-hightpu-4t",
                 "diskSizeGb": 100,
                 "diskType": "pd-balanced",
+                "labels": {"cloud.google.com/compute-class": "v5p"},
                 "reservationAffinity": {
                     "consumeReservationType": "SPECIFIC_RESERVATION",
                     "key": "compute.googleapis.com/reservation-name",
@@ -349,6 +350,7 @@ def test_a_cluster_becomes_get_cluster_s_result_with_node_counts_from_its_instan
     )
     assert cpu["nodeLocations"] == ["us-east5-a", "us-east5-b"]  # the cluster's, unset
     assert cpu["nodeConfigs"][0]["reservationAffinities"] == []
+    assert cpu["nodeConfigs"][0]["labels"] == {}
     assert v5p == {
         "name": "v5p",
         "nodeLocations": ["us-east5-a"],
@@ -360,6 +362,7 @@ def test_a_cluster_becomes_get_cluster_s_result_with_node_counts_from_its_instan
                 "machineType": "ct5p-hightpu-4t",
                 "diskSizeGb": 100,
                 "diskType": "pd-balanced",
+                "labels": {"cloud.google.com/compute-class": "v5p"},
                 "reservationAffinities": [
                     {
                         "consumeReservationType": "SPECIFIC_RESERVATION",

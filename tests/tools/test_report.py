@@ -363,6 +363,30 @@ def test_the_preflight_section_of_a_deployed_stack_tells_its_own_use_from_others
     )
 
 
+def test_the_preflight_section_names_node_pools_the_stack_does_not_declare() -> None:
+    document = json.loads((ROOT / "tests" / "snapshots" / "prod-deployed.json").read_text())
+    specific = document["reservations"][0]["specificReservation"]
+    specific["count"] = specific["inUseCount"] = "48"
+    pools = document["clusters"]["us-east5/tpu-prod"]["nodePools"]
+    pools.append({**pools[2], "name": "by-hand"})
+    plan = plan_stack(
+        "prod", config_file=fixture_file("prod"), cloud_snapshot=snapshot_of(document)
+    )
+    assert plan.errors == []
+    report = plan_markdown(plan)
+    section = report[report.index("## Preflight") : report.index("## Lifecycle")]
+    assert (
+        "| projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train | v5p-train | 48 | 32 "
+        "| 16 | 32 | 32 | READY | ct5p-hightpu-4t |" in section
+    )
+    assert (
+        "In use by others, node pools of the cluster the stack does not declare (renamed, "
+        "dropped or made by hand), which keep their VMs until deleted: "
+        "projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train: by-hand 16.\n"
+        in section
+    )
+
+
 def test_the_preflight_section_says_an_aggregate_reservation_is_not_checked() -> None:
     document = json.loads((ROOT / "tests" / "snapshots" / "prod.json").read_text())
     reservation = document["reservations"][0]
