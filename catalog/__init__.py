@@ -2,6 +2,7 @@
 
 from catalog.tpu import (
     ACCELERATOR_LABEL,
+    FLEX_START_MIN_VERSION,
     GENERATIONS,
     MULTISLICE_MIN_VERSION_AUTOPILOT,
     MULTISLICE_MIN_VERSION_STANDARD,
@@ -26,6 +27,7 @@ from catalog.versions import is_version, version_at_least, version_key
 
 __all__ = [
     "ACCELERATOR_LABEL",
+    "FLEX_START_MIN_VERSION",
     "GENERATIONS",
     "MULTISLICE_MIN_VERSION_AUTOPILOT",
     "MULTISLICE_MIN_VERSION_STANDARD",

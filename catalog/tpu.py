@@ -28,6 +28,10 @@ UNPRIVILEGED_TPU_VERSION = "1.28"
 #: The TPU runtime's ports: VM-to-VM traffic of a slice, and TPU metrics [SEED].
 TPU_RUNTIME_PORTS = (8471, 8431)
 MULTISLICE_MIN_VERSION_AUTOPILOT = "1.29.2-gke.1521000"  # [MS]
+#: Flex-start VMs with TPUs, in either mode, as a node pool's capacity or a ComputeClass's:
+#: "To run TPUs, use GKE version 1.33.0-gke.1712000 or later" (GKE's flex-start provisioning
+#: page, kubernetes-engine/docs/concepts/dws).
+FLEX_START_MIN_VERSION = "1.33.0-gke.1712000"
 
 
 @dataclass(frozen=True)

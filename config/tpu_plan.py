@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from catalog import (
     ACCELERATOR_LABEL,
+    FLEX_START_MIN_VERSION,
     GENERATIONS,
     MULTISLICE_MIN_VERSION_STANDARD,
     TOPOLOGY_LABEL,
@@ -170,6 +171,11 @@ class TpuPoolPlan:
     @property
     def slices(self) -> int:
         return 1 if self.per_workload else len(self.node_pool_names)
+
+    @property
+    def flex_start(self) -> bool:
+        """Whether any of its VMs may be flex-start: its own capacity, or a fallback step."""
+        return self.capacity.flex_start or any(s.kind == "flexStart" for s in self.fallback)
 
     @property
     def chain(self) -> tuple[Step, ...]:
@@ -353,7 +359,13 @@ def plan_pool(
     if not {"zone", "allowUndocumentedZone"} & invalid and cluster.region:
         zone = _zone(path, pool, generation, cluster.region, problems, warnings)
     problems += _version_problems(
-        path, pool, generation, cluster, "slices" not in invalid, has_fallback
+        path,
+        pool,
+        generation,
+        cluster,
+        "slices" not in invalid,
+        has_fallback,
+        _flex_start_path(path, pool, capacity, steps),
     )
 
     machine: MachineType | None = None
@@ -574,6 +586,17 @@ def _zone(
     return pool.zone
 
 
+def _flex_start_path(
+    path: str, pool: TpuPoolSpec, capacity: Capacity | None, steps: tuple[Step, ...]
+) -> str | None:
+    """Where the pool asks for flex-start VMs: its own capacity, or a step of its fallback."""
+    if capacity is not None and capacity.flex_start:
+        return f"{path}.flexStart"
+    if any(step.kind == "flexStart" for step in steps):
+        return f"{path}.fallback[{pool.fallback.index('flexStart')}]"
+    return None
+
+
 def _version_problems(
     path: str,
     pool: TpuPoolSpec,
@@ -581,13 +604,15 @@ def _version_problems(
     cluster: ClusterFacts,
     slices_known: bool,
     fallback: bool = False,
+    flex_start: str | None = None,
 ) -> list[Problem]:
+    """`flex_start`: the config path that asks for flex-start VMs, if any."""
     version = cluster.min_master_version
     if version is None:
         return []
     slices = pool.slices if slices_known else 1
-    needs = version_minimums(generation, slices, cluster.mode, fallback)
-    where = {generation.name: path, "multislice": f"{path}.slices"}
+    needs = version_minimums(generation, slices, cluster.mode, fallback, bool(flex_start))
+    where = {generation.name: path, "multislice": f"{path}.slices", FLEX_START: flex_start}
     return [
         Problem(
             "cluster.minMasterVersion",
@@ -600,13 +625,22 @@ def _version_problems(
     ]
 
 
+#: What a pool with flex-start VMs (its own capacity or a fallback step) needs a version for.
+FLEX_START = "TPU flex-start"
+
+
 def version_minimums(
-    generation: Generation, slices: int, mode: Mode | None = "standard", fallback: bool = False
+    generation: Generation,
+    slices: int,
+    mode: Mode | None = "standard",
+    fallback: bool = False,
+    flex_start: bool = False,
 ) -> dict[str, str]:
     """The lowest GKE version for what a pool needs in the cluster's mode: its generation,
-    multislice with several slices, and with a fallback custom ComputeClasses and, in a
-    Standard cluster, node auto-provisioning of the generation. A minimum the catalog does not
-    know is refused where it is needed, so it adds nothing here."""
+    multislice with several slices, with a fallback custom ComputeClasses and, in a Standard
+    cluster, node auto-provisioning of the generation, and TPU flex-start when any of its VMs
+    may be flex-start. A minimum the catalog does not know is refused where it is needed, so it
+    adds nothing here."""
     needs: dict[str, str | None] = {}
     if mode == "autopilot":
         needs[generation.name] = generation.min_version_autopilot
@@ -620,6 +654,8 @@ def version_minimums(
             needs[f"node auto-provisioning of {generation.name}"] = (
                 generation.min_version_auto_provisioning
             )
+    if flex_start:
+        needs[FLEX_START] = FLEX_START_MIN_VERSION
     return {need: minimum for need, minimum in needs.items() if minimum}
 
 
@@ -768,7 +804,9 @@ def version_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> li
     needs = {
         k: v
         for p in plans
-        for k, v in version_minimums(p.generation, p.slices, cluster.mode, bool(p.fallback)).items()
+        for k, v in version_minimums(
+            p.generation, p.slices, cluster.mode, bool(p.fallback), p.flex_start
+        ).items()
     }
     channel = (
         f"the {cluster.release_channel} channel's default version"

@@ -260,3 +260,58 @@ def test_a_chain_without_spot_needs_no_spot_toleration() -> None:
         {"enabled": True},
         None,
     ]
+
+
+@pytest.mark.parametrize("mode", ["standard", "autopilot"])
+def test_flex_start_in_a_chain_needs_gke_s_tpu_flex_start_version(mode: str) -> None:
+    pool = _pool(fallback=["spot", "flexStart"])
+    cluster: dict[str, Any] = {**STANDARD, "mode": mode, "minMasterVersion": "1.32"}
+    if mode == "standard":
+        cluster["autoProvisioning"] = LIMITS
+    config = _config(pool)
+    config["gke-tpu:cluster"] = json.dumps(cluster)
+    # flex-start provisioning (kubernetes-engine/docs/concepts/dws): TPUs from 1.33.0-gke.1712000.
+    assert _problems(config) == [
+        "cluster.minMasterVersion: '1.32' is below 1.33.0-gke.1712000, the lowest GKE version "
+        "for TPU flex-start (tpuPools[0].fallback[1]); raise it or leave it unset"
+    ]
+    config["gke-tpu:cluster"] = json.dumps({**cluster, "minMasterVersion": "1.33.0-gke.1712000"})
+    (plan,) = load_platform(config).tpu_pools
+    assert plan.flex_start and [s.label for s in plan.fallback] == ["spot", "flex-start"]
+
+
+def test_an_own_flex_start_capacity_on_autopilot_needs_the_same_version() -> None:
+    config = _config(_pool(flexStart=True))
+    config["gke-tpu:cluster"] = json.dumps(
+        {**STANDARD, "mode": "autopilot", "minMasterVersion": "1.33.0-gke.1711999"}
+    )
+    assert _problems(config) == [
+        "cluster.minMasterVersion: '1.33.0-gke.1711999' is below 1.33.0-gke.1712000, the lowest "
+        "GKE version for TPU flex-start (tpuPools[0].flexStart); raise it or leave it unset"
+    ]
+
+
+def test_without_min_master_version_the_channel_must_reach_tpu_flex_start() -> None:
+    def flex_warnings(channel: str, pool: dict[str, Any]) -> list[str]:
+        warnings = load_platform(_config(pool, releaseChannel=channel)).warnings
+        return [w for w in warnings if "TPU flex-start" in w]
+
+    chain = _pool(fallback=["flexStart"])
+    # STABLE's floor is 1.33.0; REGULAR's is above the minimum.
+    assert flex_warnings("STABLE", chain) == [
+        "cluster.minMasterVersion: unset, so the STABLE channel's default version decides; TPU "
+        "flex-start needs GKE 1.33.0-gke.1712000 or newer: check the channel's default (gcloud "
+        "container get-server-config --region us-east5) or set minMasterVersion to "
+        "1.33.0-gke.1712000"
+    ]
+    assert flex_warnings("REGULAR", chain) == []
+    assert flex_warnings("STABLE", _pool(fallback=["spot"])) == []
+
+
+def test_version_minimums_name_tpu_flex_start_where_a_pool_may_use_it() -> None:
+    v5e = GENERATIONS["v5e"]
+    assert version_minimums(v5e, 1, "autopilot", flex_start=True) == {
+        "v5e": "1.29.2-gke.1521000",
+        "TPU flex-start": "1.33.0-gke.1712000",
+    }
+    assert "TPU flex-start" not in version_minimums(v5e, 1, "standard", fallback=True)

@@ -293,6 +293,29 @@ VERSION = [
         ],
         id="below-multislice-minimum-only",
     ),
+    pytest.param(
+        _config(
+            _pool(flexStart=True, autoscaling=SCALE_0_4),
+            cluster=_cluster(minMasterVersion="1.33.0-gke.1711999"),
+        ),
+        [
+            "cluster.minMasterVersion: '1.33.0-gke.1711999' is below 1.33.0-gke.1712000, the "
+            "lowest GKE version for TPU flex-start (tpuPools[0].flexStart); raise it or leave it "
+            "unset"
+        ],
+        id="below-flex-start-minimum",
+    ),
+    pytest.param(
+        _config(
+            _pool(flexStart=True, queuedProvisioning=True, autoscaling=SCALE_0_4),
+            cluster=_cluster(minMasterVersion="1.32"),
+        ),
+        [
+            "cluster.minMasterVersion: '1.32' is below 1.33.0-gke.1712000, the lowest GKE "
+            "version for TPU flex-start (tpuPools[0].flexStart); raise it or leave it unset"
+        ],
+        id="below-flex-start-minimum-queued",
+    ),
 ]
 
 CAPACITY = [
