@@ -254,6 +254,9 @@ class ClusterFacts:
     release_channel: ReleaseChannel | None = DEFAULT_RELEASE_CHANNEL
     min_master_version: str | None = None
     allow_undocumented_region: bool = False
+    project: str | None = None
+    """The stack's project (`gcp:project`) when it is valid: where a reservation named without
+    a project is."""
 
     @classmethod
     def of(cls, fields: Mapping[str, Any]) -> ClusterFacts:

@@ -48,6 +48,11 @@ class ReservationRef:
             sub_block=rest[4] if len(rest) > 4 else None,
         )
 
+    def identity(self, project: str | None) -> tuple[str | None, str]:
+        """Which reservation it is, however spelled and whichever block it names: (project,
+        name), the project defaulting to `project` (the stack's)."""
+        return (self.project or project, self.name)
+
 
 @dataclass(frozen=True)
 class Step:
@@ -107,6 +112,28 @@ def compute_class_spec(
     }
 
 
+def _identity(step: Step, project: str | None) -> tuple[str | None, ...]:
+    """What makes two steps one capacity: the kind, and for a reservation which one it is."""
+    if step.kind == "reservation" and step.reservation:
+        return (step.kind, *ReservationRef.parse(step.reservation).identity(project))
+    return (step.kind,)
+
+
+def _spelling(step: Step, other: Step, project: str | None) -> str:
+    """How `other` names the same reservation as `step` when it spells it differently."""
+    if step.reservation is None or other.reservation is None or step == other:
+        return ""
+    ref, other_ref = ReservationRef.parse(step.reservation), ReservationRef.parse(other.reservation)
+    owner, name = ref.identity(project)
+    blocks = (
+        "; the reservation alone lets GKE use any of its blocks"
+        if (ref.block, ref.sub_block) != (other_ref.block, other_ref.sub_block)
+        else ""
+    )
+    where = f"project {owner}" if owner else "the stack's project"
+    return f"{other.reservation!r}: both name reservation {name!r} of {where}{blocks}"
+
+
 def fallback_chain(
     path: str,
     pool_name: str,
@@ -115,9 +142,11 @@ def fallback_chain(
     fallback: Sequence[str | Mapping[str, Any]],
     generation: Generation,
     autopilot: bool,
+    project: str | None = None,
 ) -> tuple[tuple[Step, ...], list[Problem]]:
     """The steps after the pool's own capacity (label `own`, None when it did not parse), and
-    every problem of `fallback`."""
+    every problem of `fallback`. A reservation is one capacity however it is spelled: named
+    alone it is in `project`, the stack's (None when that did not parse)."""
     problems: list[Problem] = []
     own_kind = OWN_KIND.get(own) if own else None
     if own is not None and own_kind is None:
@@ -149,7 +178,7 @@ def fallback_chain(
         )
     first = Step(own_kind, own_reservation) if own_kind else None
     steps: list[Step] = []
-    seen: dict[Step, int] = {}
+    seen: dict[tuple[str | None, ...], tuple[int, Step]] = {}
     for i, entry in enumerate(fallback):
         where = f"{path}.fallback[{i}]"
         step, problem = _step(where, entry)
@@ -158,20 +187,27 @@ def fallback_chain(
             continue
         if step is None:
             continue
-        if step == first:
+        identity = _identity(step, project)
+        if first is not None and identity == _identity(first, project):
+            same = _spelling(step, first, project)
             problems.append(
                 Problem(
                     where,
-                    f"{step.label} is the pool's own capacity, which is tried first; a fallback "
-                    "is another capacity: remove it here",
+                    f"{step.label} is the pool's own capacity{f' ({same})' if same else ''}, "
+                    "which is tried first; a fallback is another capacity: remove it here",
                 )
             )
-        elif step in seen:
+        elif identity in seen:
+            j, earlier = seen[identity]
+            same = _spelling(step, earlier, project)
             problems.append(
-                Problem(where, f"{step.label} is listed twice (also fallback[{seen[step]}])")
+                Problem(
+                    where,
+                    f"{step.label} is listed twice (also fallback[{j}]{f', {same}' if same else ''})",
+                )
             )
         else:
-            seen[step] = i
+            seen[identity] = (i, step)
             steps.append(step)
     return tuple(steps), problems
 

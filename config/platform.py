@@ -129,6 +129,7 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
     """
     project = config.get(PROJECT_KEY)
     problems = _project_problems(project)
+    valid_project = None if problems else project
     warnings: list[str] = []
     if project is not None and not problems and (advice := project_id_warning(project)):
         warnings.append(f"{PROJECT_KEY}: {show(project)} {advice}")
@@ -159,9 +160,10 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         else (None, frozenset(), [])
     )
     problems += cluster_problems
-    facts = ClusterFacts()
+    facts = ClusterFacts(project=valid_project)
     if cluster is not None:
-        facts = ClusterFacts.of({k: getattr(cluster, k) for k in cluster.model_fields_set})
+        fields = {k: getattr(cluster, k) for k in cluster.model_fields_set}
+        facts = replace(ClusterFacts.of(fields), project=valid_project)
         problems += check_cluster(cluster, warnings, cluster_invalid)
 
     # Entries are parsed one by one: one entry's typo hides no other problem, and a bad field

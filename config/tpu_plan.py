@@ -352,7 +352,14 @@ def plan_pool(
     if has_fallback:
         own = None if invalid & set(_CAPACITY_KEYS) else capacity.label if capacity else None
         steps, chain_problems = fallback_chain(
-            path, pool.name, own, pool.reservation, pool.fallback, generation, autopilot
+            path,
+            pool.name,
+            own,
+            pool.reservation,
+            pool.fallback,
+            generation,
+            autopilot,
+            cluster.project,
         )
         problems += chain_problems
     zone = None

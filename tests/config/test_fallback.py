@@ -315,3 +315,40 @@ def test_version_minimums_name_tpu_flex_start_where_a_pool_may_use_it() -> None:
         "TPU flex-start": "1.33.0-gke.1712000",
     }
     assert "TPU flex-start" not in version_minimums(v5e, 1, "standard", fallback=True)
+
+
+def test_one_reservation_spelled_two_ways_is_one_capacity() -> None:
+    qualified = "projects/gke-tpu-dev/reservations/res-a"
+    config = _config(
+        _pool("a", reservation="res-a", fallback=[{"reservation": qualified}, "spot"]),
+        _pool("b", reservation=qualified, fallback=["spot", {"reservation": "res-a"}]),
+        _pool(
+            "c",
+            fallback=[
+                {"reservation": "res-c"},
+                {"reservation": "projects/gke-tpu-dev/reservations/res-c/reservationBlocks/b1"},
+            ],
+        ),
+    )
+    same_a = "both name reservation 'res-a' of project gke-tpu-dev"
+    assert _problems(config) == [
+        f"tpuPools[0].fallback[0]: reservation {qualified} is the pool's own capacity ('res-a': "
+        f"{same_a}), which is tried first; a fallback is another capacity: remove it here",
+        "tpuPools[1].fallback[1]: reservation res-a is the pool's own capacity "
+        f"('{qualified}': {same_a}), which is tried first; a fallback is another capacity: "
+        "remove it here",
+        "tpuPools[2].fallback[1]: reservation projects/gke-tpu-dev/reservations/res-c/"
+        "reservationBlocks/b1 is listed twice (also fallback[0], 'res-c': both name reservation "
+        "'res-c' of project gke-tpu-dev; the reservation alone lets GKE use any of its blocks)",
+    ]
+
+
+def test_a_reservation_of_another_project_with_the_same_name_is_another_capacity() -> None:
+    pool = _pool(
+        reservation="res-a", fallback=[{"reservation": "projects/shared/reservations/res-a"}]
+    )
+    plan = _plan(pool)
+    assert [s.label for s in plan.chain] == [
+        "reservation res-a",
+        "reservation projects/shared/reservations/res-a",
+    ]
