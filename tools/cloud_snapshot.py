@@ -44,17 +44,8 @@ from config.preflight import (
     cluster_pool,
     quota_limit,
 )
+from tools.snapshot_shape import snapshot_problems, whole_number
 
-SECTIONS = (
-    "reservations",
-    "serverConfig",
-    "regions",
-    "quotaInfos",
-    "clusters",
-    "instanceGroupManagers",
-)
-#: The sections that are lists of gcloud outputs; the others are objects of them by name.
-LISTS = ("reservations", "instanceGroupManagers")
 _METRICS = {q.quota_id: q.metric for q in all_quotas() if q.metric}
 
 
@@ -81,8 +72,16 @@ def _project_of(url: str) -> str:
 
 
 def _int(value: Any) -> int:
-    """Compute Engine prints int64 fields as strings (`"count": "4"`)."""
-    return int(float(value or 0))
+    """A whole number as gcloud prints it (Compute Engine's int64 fields as strings, `"count":
+    "4"`); 0 when absent. `read_snapshot` has checked each one a file holds."""
+    if value is None:
+        return 0
+    number = whole_number(value)
+    if number is None:
+        raise SnapshotError(
+            f"expected a whole number (a JSON number or a string of one), got {value!r}"
+        )
+    return number
 
 
 def reservation_result(reservation: Mapping[str, Any]) -> dict[str, Any]:
@@ -419,42 +418,23 @@ def snapshot_facts(snapshot: CloudSnapshot, requests: Requests) -> CloudFacts:
     )
 
 
-def _check_shape(document: Any) -> list[str]:
-    if not isinstance(document, dict):
-        return [f"expected an object with {', '.join(SECTIONS)}"]
-    problems = [f"unknown section {key!r}" for key in document if key not in SECTIONS]
-    for key, what in (("reservations", "a reservation"), ("instanceGroupManagers", "a manager")):
-        items = document.get(key, [])
-        if not isinstance(items, list):
-            problems.append(f"{key}: expected a list of `describe` outputs")
-            continue
-        problems += [
-            f"{key}[{i}]: expected {what} with name and zone"
-            for i, r in enumerate(items)
-            if not (isinstance(r, dict) and isinstance(r.get("name"), str) and r.get("zone"))
-        ]
-    for key in (s for s in SECTIONS if s not in LISTS):
-        value = document.get(key, {})
-        if not (isinstance(value, dict) and all(isinstance(v, dict) for v in value.values())):
-            problems.append(f"{key}: expected an object of gcloud outputs by name")
-        elif key == "clusters":
-            problems += [
-                f"clusters[{where!r}]: expected a cluster with its name, under <region>/<name>"
-                for where, c in value.items()
-                if where.rsplit("/", 1)[-1] != c.get("name")
-            ]
-    return problems
-
-
 def read_snapshot(path: Path) -> CloudSnapshot:
     """The snapshot in a file; SnapshotError saying what is wrong with it."""
     try:
         document = json.loads(path.read_text())
     except (OSError, ValueError) as error:
         raise SnapshotError(f"cannot read the cloud snapshot {path}: {error}") from None
-    problems = _check_shape(document)
+    problems = snapshot_problems(document)
     if problems:
-        raise SnapshotError(f"the cloud snapshot {path} is not valid: {'; '.join(problems)}")
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        raise SnapshotError(
+            "\n".join(
+                [
+                    f"the cloud snapshot {path} is not valid ({count}):",
+                    *(f"  - {p}" for p in problems),
+                ]
+            )
+        )
     return snapshot_of(document)
 
 

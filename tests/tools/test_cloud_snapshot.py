@@ -228,24 +228,36 @@ def test_the_shipped_example_snapshot_reads(tmp_path: Path) -> None:
     [
         (
             [],
-            "expected an object with reservations, serverConfig, regions, quotaInfos, clusters, "
-            "instanceGroupManagers",
+            "(top level): expected an object with reservations, serverConfig, regions, "
+            "quotaInfos, clusters, instanceGroupManagers, got []",
         ),
-        ({"reservation": []}, "unknown section 'reservation'"),
-        ({"reservations": {}}, "reservations: expected a list"),
+        (
+            {"reservation": []},
+            "reservation: unknown section: expected one of reservations, serverConfig, regions, "
+            "quotaInfos, clusters, instanceGroupManagers",
+        ),
+        ({"reservations": {}}, "reservations: expected a list of `describe` outputs, got {}"),
         (
             {"reservations": [{"name": "r"}]},
-            "reservations[0]: expected a reservation with name and zone",
+            'reservations[0]: expected a reservation with name and zone, got {"name": "r"}',
         ),
-        ({"regions": {"us-east5": []}}, "regions: expected an object of gcloud outputs by name"),
+        ({"regions": []}, "regions: expected an object of gcloud outputs by name, got []"),
+        (
+            {"regions": {"us-east5": []}},
+            "regions['us-east5']: expected an object (a gcloud output), got []",
+        ),
         (
             {"clusters": {"us-east5/a": {"name": "b"}}},
-            "clusters['us-east5/a']: expected a cluster with its name, under <region>/<name>",
+            "clusters['us-east5/a'].name: expected the cluster's name, 'a' (clusters are keyed "
+            "<region>/<name>), got 'b'",
         ),
-        ({"instanceGroupManagers": {}}, "instanceGroupManagers: expected a list"),
+        (
+            {"instanceGroupManagers": {}},
+            "instanceGroupManagers: expected a list of `describe` outputs, got {}",
+        ),
         (
             {"instanceGroupManagers": [{"name": "g"}]},
-            "instanceGroupManagers[0]: expected a manager with name and zone",
+            'instanceGroupManagers[0]: expected a manager with name and zone, got {"name": "g"}',
         ),
     ],
 )
@@ -256,8 +268,9 @@ def test_a_snapshot_of_the_wrong_shape_says_what_is_wrong(
     path.write_text(json.dumps(document))
     with pytest.raises(SnapshotError) as caught:
         read_snapshot(path)
-    assert str(caught.value).startswith(f"the cloud snapshot {path} is not valid: ")
-    assert message in str(caught.value)
+    assert (
+        str(caught.value) == f"the cloud snapshot {path} is not valid (1 problem):\n  - {message}"
+    )
 
 
 def test_an_unreadable_snapshot_is_one_error(tmp_path: Path) -> None:

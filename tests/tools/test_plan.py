@@ -251,7 +251,7 @@ def test_a_bad_snapshot_is_one_error_and_no_plan(
     assert main([*argv, "--json", str(out)]) == 2
     err = capsys.readouterr().err
     assert err == (
-        f"error: the cloud snapshot {snapshot} is not valid: regions: expected an object of "
-        "gcloud outputs by name\n"
+        f"error: the cloud snapshot {snapshot} is not valid (1 problem):\n  - regions: expected "
+        "an object of gcloud outputs by name, got []\n"
     )
     assert json.loads(out.read_text())["resources"] == []
