@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from catalog import GENERATIONS, Generation, MachineType
 from catalog.gke import COMPUTE_CLASS_RESERVED_PREFIXES
-from config.tpu_pools import NOT_A_RESERVATION, is_reservation
+from config.tpu_pools import FALLBACK_FORMS, NOT_A_RESERVATION, is_reservation
 from problems import Problem, did_you_mean, show
 
 Kind = Literal["reservation", "flexStart", "spot", "onDemand"]
@@ -213,8 +213,7 @@ def fallback_chain(
 
 
 def _step(where: str, entry: str | Mapping[str, Any]) -> tuple[Step | None, Problem | None]:
-    kinds = ", ".join(k for k in KINDS if k != "reservation")
-    allowed = f"expected one of {kinds}, or {{reservation: <name>}}"
+    allowed = f"expected one of {FALLBACK_FORMS}"
     if isinstance(entry, str):
         if entry == "reservation":
             return None, Problem(

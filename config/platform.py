@@ -178,7 +178,13 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
     problems += pool_problems
     warnings += pool_warnings
     problems += _cluster_size_problems(cluster if not cluster_invalid else None, pools)
-    if cluster is not None and not {"mode", "autoProvisioning"} & cluster_invalid:
+    # Whether node auto-provisioning is needed is unknown while a pool's fallback did not parse.
+    fallback_known = not any("fallback" in invalid for _, _, invalid in entries)
+    if (
+        cluster is not None
+        and not {"mode", "autoProvisioning"} & cluster_invalid
+        and fallback_known
+    ):
         any_fallback = any(pool.fallback for _, pool, _ in entries)
         problems += auto_provisioning_problems(cluster, pools, any_fallback)
 

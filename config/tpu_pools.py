@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, StrictBool, StrictInt, StrictStr
+from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt, StrictStr
 
 from catalog.gcp import RESOURCE_NAME
 from catalog.gke import MAX_NODES_PER_CLUSTER, MAX_NODES_PER_POOL_ZONE
@@ -50,6 +50,31 @@ def _reservation(value: str) -> str:
 
 
 Reservation = Annotated[str, AfterValidator(_reservation)]
+
+#: The forms of a `fallback` entry, as its errors list them (`config.fallback.KINDS`).
+FALLBACK_FORMS = "flexStart, spot, onDemand, or {reservation: <name>}"
+
+
+def _capacity_list(value: object) -> object:
+    """`fallback` is a list: a capacity alone (`fallback: spot`) is one error, not pydantic's."""
+    if isinstance(value, str | dict):
+        raise ValueError(
+            f"expected a list of capacities tried in order, each one of {FALLBACK_FORMS}"
+        )
+    return value
+
+
+def _capacity_entry(value: object) -> object:
+    """An entry is a capacity's name or a mapping (`config.fallback` checks which): anything else
+    is one error at the entry, not one per form pydantic tried."""
+    if not isinstance(value, str | dict):
+        raise ValueError(f"not a capacity; expected one of {FALLBACK_FORMS}")
+    return value
+
+
+#: One `fallback` entry.
+CapacityEntry = Annotated[StrictStr | dict[str, Any], BeforeValidator(_capacity_entry)]
+
 #: Node counts of one pool in its one zone.
 NodeCount = Annotated[StrictInt, Field(ge=0, le=MAX_NODES_PER_POOL_ZONE)]
 
@@ -109,7 +134,9 @@ class TpuPoolSpec(Spec):
     """Maximum Pods per node, 8 to 256, fixed when the pool is created (a change replaces it);
     default: the network's `tpuMaxPodsPerNode` with a `gke-tpu:network` section, else GKE's 110.
     Each node takes a block of twice as many Pod addresses."""
-    fallback: tuple[StrictStr | dict[str, Any], ...] = Field(default=(), max_length=MOST_FALLBACKS)
+    fallback: Annotated[tuple[CapacityEntry, ...], BeforeValidator(_capacity_list)] = Field(
+        default=(), max_length=MOST_FALLBACKS
+    )
     """Capacity tried, in order, after the pool's own: `flexStart`, `spot`, `onDemand`, or
     `{reservation: <name>}`. The pool becomes a ComputeClass whose node pools GKE creates,
     and has no node pools of ours. Default none."""

@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from catalog import GENERATIONS
+from config.fallback import KINDS
 from config.platform import load_platform
 from config.tpu_plan import TpuPoolPlan, version_minimums
+from config.tpu_pools import FALLBACK_FORMS
 from problems import ConfigError
 
 STANDARD = {"name": "tpu-ft", "region": "us-east5"}
@@ -352,3 +354,27 @@ def test_a_reservation_of_another_project_with_the_same_name_is_another_capacity
         "reservation res-a",
         "reservation projects/shared/reservations/res-a",
     ]
+
+
+def test_an_entry_of_no_capacity_form_is_one_error_at_its_place_and_nothing_else() -> None:
+    # autoProvisioning is set (by _config): a fallback that did not parse says nothing of it.
+    config = _config(
+        _pool("a", fallback=[None, ["spot"], 3, "spot"]),
+        _pool("b", fallback="spot"),
+        _pool("c", fallback={"spot": True}),
+    )
+    forms = "flexStart, spot, onDemand, or {reservation: <name>}"
+    listed = f"expected a list of capacities tried in order, each one of {forms}"
+    assert _problems(config) == [
+        f"tpuPools[0].fallback[0]: null: not a capacity; expected one of {forms}",
+        f'tpuPools[0].fallback[1]: ["spot"]: not a capacity; expected one of {forms}',
+        f"tpuPools[0].fallback[2]: 3: not a capacity; expected one of {forms}",
+        f"tpuPools[1].fallback: 'spot': {listed}",
+        f'tpuPools[2].fallback: {{"spot": true}}: {listed}',
+    ]
+
+
+def test_the_forms_errors_list_are_the_capacities_a_chain_takes() -> None:
+    named = [k for k in KINDS if k != "reservation"]
+    assert FALLBACK_FORMS.split(", ")[:-1] == named
+    assert FALLBACK_FORMS.endswith(", or {reservation: <name>}")
