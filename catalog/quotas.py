@@ -10,8 +10,9 @@ SSD-TOTAL-GB-per-project-region").
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+
+from catalog.machines import machine_size
 
 QUOTA_SERVICE = "compute.googleapis.com"
 
@@ -47,13 +48,12 @@ _CPU_QUOTAS = {
     },
 }
 _CPUS_SERIES = ("e2", "n1")
-_VCPUS = re.compile(r"^[a-z0-9]+-[a-z]+-(\d+)$")
 
 
 def vcpus_of(machine_type: str) -> int | None:
-    """vCPUs of a predefined machine type (`e2-standard-4` -> 4); None when not derivable."""
-    match = _VCPUS.match(machine_type)
-    return int(match.group(1)) if match else None
+    """vCPUs of a predefined or custom machine type (`e2-standard-4` -> 4); None when its name
+    does not tell them."""
+    return machine_size(machine_type).vcpus
 
 
 def cpu_quota(machine_type: str) -> Quota | None:

@@ -186,7 +186,8 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         and fallback_known
     ):
         any_fallback = any(pool.fallback for _, pool, _ in entries)
-        problems += auto_provisioning_problems(cluster, pools, any_fallback)
+        complete = len(pools) == len(values.get("tpuPools", ()))
+        problems += auto_provisioning_problems(cluster, pools, any_fallback, warnings, complete)
 
     network_spec, network_invalid = None, frozenset[str]()
     if "network" in values:

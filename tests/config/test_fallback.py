@@ -137,29 +137,94 @@ def test_standard_mode_requires_limits_that_admit_the_whole_cluster() -> None:
     )
     config = _config(*pools)
     config["gke-tpu:cluster"] = json.dumps(STANDARD)
-    # e2-standard-4 x 3 zones = 12 vCPUs; 2 x ct5lp-hightpu-1t (24 vCPU, 48 GB) at most; one
-    # 4x4 slice of 4 x ct5lp-hightpu-4t (112 vCPU, 192 GB): 12 + 48 + 448 vCPUs.
+    # e2-standard-4 (4 vCPU, 16 GB) x 3 zones = 12 vCPUs, 48 GB; 2 x ct5lp-hightpu-1t (24 vCPU,
+    # 48 GB) at most; one 4x4 slice of 4 x ct5lp-hightpu-4t (112 vCPU, 192 GB): 12 + 48 + 448
+    # vCPUs, 48 + 96 + 768 GB.
+    counted = "every node pool at its most and one slice of each pool with a fallback"
     assert _problems(config) == [
         "cluster.autoProvisioning: required: TPU pools with a fallback get their node pools "
         "from node auto-provisioning, whose limits GKE requires; set at least maxCpu: 508, "
-        "maxMemoryGb: 864 (plus the CPU pool's memory) and maxTpuChips: {v5e: 18} (every node "
-        "pool at its most and one slice of each pool with a fallback)"
+        f"maxMemoryGb: 912 and maxTpuChips: {{v5e: 18}} ({counted})"
     ]
-    small = {"maxCpu": 507, "maxMemoryGb": 863, "maxTpuChips": {"v5e": 17, "v5": 8}}
+    small = {"maxCpu": 507, "maxMemoryGb": 911, "maxTpuChips": {"v5e": 17, "v5": 8}}
     assert _problems(_config(*pools, autoProvisioning=small)) == [
         "cluster.autoProvisioning.maxTpuChips.v5: 'v5' is not a TPU generation; expected one of "
         "v4, v5e, v5p, v6e, tpu7x; did you mean 'v5p'?",
-        "cluster.autoProvisioning.maxTpuChips.v5e: 17 is too few: the cluster needs 18 v5e "
-        "chips (every node pool at its most and one slice of each pool with a fallback); allow "
-        "at least 18",
-        "cluster.autoProvisioning.maxCpu: 507 is too few: the cluster needs 508 vCPUs (every "
-        "node pool at its most and one slice of each pool with a fallback); allow at least 508",
-        "cluster.autoProvisioning.maxMemoryGb: 863 is too few: the cluster needs 864 GB of TPU "
-        "VMs' memory (plus the CPU pool's) (every node pool at its most and one slice of each "
-        "pool with a fallback); allow at least 864",
+        f"cluster.autoProvisioning.maxTpuChips.v5e: 17 is too few: the cluster needs 18 v5e "
+        f"chips ({counted}); allow at least 18",
+        f"cluster.autoProvisioning.maxCpu: 507 is too few: the cluster needs 508 vCPUs "
+        f"({counted}); allow at least 508",
+        f"cluster.autoProvisioning.maxMemoryGb: 911 is too few: the cluster needs 912 GB of "
+        f"memory ({counted}); allow at least 912",
     ]
-    enough = {"maxCpu": 508, "maxMemoryGb": 864, "maxTpuChips": {"v5e": 18}}
-    assert len(load_platform(_config(*pools, autoProvisioning=enough)).tpu_pools) == 2
+    enough = {"maxCpu": 508, "maxMemoryGb": 912, "maxTpuChips": {"v5e": 18}}
+    spec = load_platform(_config(*pools, autoProvisioning=enough))
+    assert len(spec.tpu_pools) == 2
+    assert not [w for w in spec.warnings if w.startswith("cluster.autoProvisioning")]
+
+
+@pytest.mark.parametrize(
+    ("machine", "memory", "vcpus"),
+    [
+        # n2-custom-8-32768: 8 vCPUs and 32 GB (32,768 MB) x 3 zones.
+        ("n2-custom-8-32768", 864 + 96, 496 + 24),
+        ("c3-highcpu-4", 864 + 24, 496 + 12),
+    ],
+)
+def test_the_cpu_pool_counts_as_its_machine_type_tells(
+    machine: str, memory: int, vcpus: int
+) -> None:
+    config = _config(
+        _pool("batch", "v5e", "4x4", fallback=["spot"]),
+        _pool("serve", autoscaling={"minNodes": 0, "maxNodes": 2}),
+    )
+    config["gke-tpu:cluster"] = json.dumps({**STANDARD, "cpuPool": {"machineType": machine}})
+    (problem,) = _problems(config)
+    assert f"maxCpu: {vcpus}, maxMemoryGb: {memory} and" in problem
+
+
+def test_a_cpu_pool_of_unknown_size_is_named_in_the_error_and_warned_of() -> None:
+    pool = _pool("batch", "v5e", "4x4", fallback=["spot"])
+    cluster = {**STANDARD, "cpuPool": {"machineType": "n1-standard-4"}}
+    config = _config(pool)
+    config["gke-tpu:cluster"] = json.dumps(cluster)
+    unknown = (
+        "; the CPU pool's memory is not counted: the plan cannot tell it from n1-standard-4: add it"
+    )
+    # 3 x 4 vCPUs of n1-standard-4, and the slice's 448 vCPUs and 768 GB.
+    assert _problems(config) == [
+        "cluster.autoProvisioning: required: TPU pools with a fallback get their node pools "
+        "from node auto-provisioning, whose limits GKE requires; set at least maxCpu: 460, "
+        "maxMemoryGb: 768 and maxTpuChips: {v5e: 16} (every node pool at its most and one "
+        f"slice of each pool with a fallback{unknown})"
+    ]
+    limits = {"maxCpu": 460, "maxMemoryGb": 800, "maxTpuChips": {"v5e": 16}}
+    config["gke-tpu:cluster"] = json.dumps({**cluster, "autoProvisioning": limits})
+    warnings = [w for w in load_platform(config).warnings if "autoProvisioning" in w]
+    assert warnings == [
+        "cluster.autoProvisioning.maxMemoryGb: the CPU pool's memory is not counted in the 768 "
+        "GB it must allow: the plan cannot tell it from n1-standard-4; allow for it"
+    ]
+    config["gke-tpu:cluster"] = json.dumps(
+        {**cluster, "cpuPool": {"machineType": "e2-medium"}, "autoProvisioning": limits}
+    )
+    warnings = [w for w in load_platform(config).warnings if "autoProvisioning" in w]
+    assert warnings == [
+        "cluster.autoProvisioning.maxCpu: the CPU pool's vCPUs are not counted in the 448 "
+        "it must allow: the plan cannot tell them from e2-medium; allow for them",
+        "cluster.autoProvisioning.maxMemoryGb: the CPU pool's memory is not counted in the 768 "
+        "GB it must allow: the plan cannot tell it from e2-medium; allow for it",
+    ]
+
+
+def test_limits_are_required_without_numbers_while_a_pool_with_a_fallback_is_invalid() -> None:
+    config = _config(_pool(topology="3x3", fallback=["spot"]))
+    config["gke-tpu:cluster"] = json.dumps(STANDARD)
+    assert _problems(config)[0] == (
+        "cluster.autoProvisioning: required: TPU pools with a fallback get their node pools "
+        "from node auto-provisioning, whose limits GKE requires; set maxCpu, maxMemoryGb and "
+        "maxTpuChips (the plan counts the least they must allow once every TPU pool is valid)"
+    )
 
 
 def test_limits_are_refused_where_nothing_uses_them() -> None:
