@@ -41,6 +41,9 @@ class RegionalClusterArgs:
     network: ClusterNetworkArgs | None = None
     """The VPC the program creates; None: `spec.network` and `spec.subnetwork` (or the
     project's default network)."""
+    auto_provisioning_locations: tuple[str, ...] = ()
+    """Zones where node auto-provisioning may create node pools: those of the TPU pools with a
+    fallback (with `spec.auto_provisioning`)."""
 
 
 def release_channel(spec: ClusterSpec) -> str:
@@ -112,11 +115,18 @@ def common_cluster_args(
 
 
 def cluster_autoscaling(
-    spec: ClusterSpec, optimize_utilization: bool, node_account: pulumi.Input[str]
+    spec: ClusterSpec,
+    optimize_utilization: bool,
+    node_account: pulumi.Input[str],
+    locations: tuple[str, ...] = (),
 ) -> container.ClusterClusterAutoscalingArgs | None:
     """The OPTIMIZE_UTILIZATION profile when node pools autoscale; with `autoProvisioning`,
     node auto-provisioning within its limits (the TPU ones by accelerator type, as GKE's node
-    auto-provisioning guide names them), creating node pools that run as the node account."""
+    auto-provisioning guide names them), creating node pools that run as the node account in
+    `locations` only. Without them GKE picks the zones (those of the control plane, which in a
+    region of four zones may leave a TPU pool's out), and a ComputeClass's nodes go where node
+    auto-provisioning may create them (kubernetes-engine/docs/concepts/
+    about-custom-compute-classes, `location.zones`)."""
     limits = spec.auto_provisioning
     if limits is None:
         return (
@@ -143,6 +153,7 @@ def cluster_autoscaling(
                 auto_repair=True, auto_upgrade=spec.release_channel != "NONE"
             ),
         ),
+        auto_provisioning_locations=list(locations) or None,
     )
 
 
@@ -189,7 +200,10 @@ class RegionalCluster(pulumi.ComponentResource):
             enable_shielded_nodes=True,
             enable_legacy_abac=False,
             cluster_autoscaling=cluster_autoscaling(
-                spec, args.optimize_utilization, self.node_service_account.email
+                spec,
+                args.optimize_utilization,
+                self.node_service_account.email,
+                args.auto_provisioning_locations,
             ),
             # The default pool's settings mean nothing once it is removed; GKE reports others.
             opts=pulumi.ResourceOptions(

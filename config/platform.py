@@ -67,6 +67,11 @@ class PlatformSpec:
         return any(p.autoscaling or p.fallback for p in self.tpu_pools)
 
     @property
+    def auto_provisioning_zones(self) -> tuple[str, ...]:
+        """The zones of the pools with a fallback, whose node pools GKE creates."""
+        return tuple(sorted({p.zone for p in self.tpu_pools if p.fallback}))
+
+    @property
     def private_nodes(self) -> bool:
         """Whether the nodes have no external address (a `network` section's default)."""
         return self.network is not None and self.network.private_nodes

@@ -85,6 +85,7 @@ def build_platform(spec: PlatformSpec) -> Platform:
                 spec=cluster_spec,
                 optimize_utilization=spec.autoscaling,
                 network=cluster_network,
+                auto_provisioning_locations=spec.auto_provisioning_zones,
             ),
         )
     pools: dict[str, MultiHostTpuPool | SingleHostTpuPool | TpuComputeClass] = {}

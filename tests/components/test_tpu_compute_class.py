@@ -72,7 +72,23 @@ def test_standard_cluster_auto_provisions_within_the_limits_as_the_node_account(
             "oauthScopes": ["https://www.googleapis.com/auth/cloud-platform"],
             "management": {"autoRepair": True, "autoUpgrade": True},
         },
+        # Only where the class's nodes go: else GKE picks zones that may leave the pool's out.
+        "autoProvisioningLocations": ["us-east5-b"],
     }
+
+
+def test_auto_provisioning_is_limited_to_the_zones_of_pools_with_a_fallback(
+    run_plan: PlanRunner,
+) -> None:
+    pools = [
+        {**POOL, "name": "batch-b"},
+        {**POOL, "name": "batch-a", "zone": "us-east5-a"},
+        {**POOL, "name": "batch-b2"},
+        {**POOL, "name": "fixed", "zone": "us-east5-a", "fallback": []},
+    ]
+    plan = run_plan(cluster=CLUSTER_SPEC, tpuPools=pools)
+    autoscaling = plan.one(CLUSTER).inputs["clusterAutoscaling"]
+    assert autoscaling["autoProvisioningLocations"] == ["us-east5-a", "us-east5-b"]
 
 
 def test_without_a_fallback_the_cluster_has_no_auto_provisioning(run_plan: PlanRunner) -> None:
