@@ -43,9 +43,11 @@ RESERVATION_AFFINITY_LABEL = "cloud.google.com/reservation-affinity"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 
 # Custom ComputeClasses (kubernetes-engine/docs/concepts/about-custom-compute-classes): "available
-# in GKE Autopilot mode and GKE Standard mode in version 1.30.3-gke.1451000 and later". A Pod
-# selects one by this label; GKE taints the nodes it creates for the class with the same key.
-COMPUTE_CLASS_MIN_VERSION = "1.30.3-gke.1451000"
+# in GKE Autopilot mode and GKE Standard mode in version 1.30.3-gke.1451000 and later", but a
+# priority's `tpu` field, which every TPU pool's class has: "Requires GKE version
+# 1.31.2-gke.1518000 or later". A Pod selects a class by the label; GKE taints the nodes it
+# creates for the class with the same key.
+COMPUTE_CLASS_TPU_MIN_VERSION = "1.31.2-gke.1518000"
 COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
 #: "ComputeClass names can't start with gke or autopilot" (the same page).
 COMPUTE_CLASS_RESERVED_PREFIXES = ("gke", "autopilot")

@@ -34,7 +34,7 @@ from catalog.gcp import zone_region
 from catalog.gke import (
     CHANNEL_FLOORS,
     COMPUTE_CLASS_LABEL,
-    COMPUTE_CLASS_MIN_VERSION,
+    COMPUTE_CLASS_TPU_MIN_VERSION,
     CPU_POOL_NAME,
     DEFAULT_REGIONAL_ZONES,
     FLEX_START_LABEL,
@@ -645,9 +645,9 @@ def version_minimums(
     flex_start: bool = False,
 ) -> dict[str, str]:
     """The lowest GKE version for what a pool needs in the cluster's mode: its generation,
-    multislice with several slices, with a fallback custom ComputeClasses and, in a Standard
-    cluster, node auto-provisioning of the generation, and TPU flex-start when any of its VMs
-    may be flex-start. A minimum the catalog does not know is refused where it is needed, so it
+    multislice with several slices, with a fallback TPUs in custom ComputeClasses and, in a
+    Standard cluster, node auto-provisioning of the generation, and TPU flex-start when any of
+    its VMs may be flex-start. A minimum the catalog does not know is refused where it is needed, so it
     adds nothing here."""
     needs: dict[str, str | None] = {}
     if mode == "autopilot":
@@ -657,7 +657,7 @@ def version_minimums(
         if slices > 1:
             needs["multislice"] = MULTISLICE_MIN_VERSION_STANDARD
     if fallback:
-        needs["custom ComputeClasses"] = COMPUTE_CLASS_MIN_VERSION
+        needs["TPUs in custom ComputeClasses"] = COMPUTE_CLASS_TPU_MIN_VERSION
         if mode != "autopilot":
             needs[f"node auto-provisioning of {generation.name}"] = (
                 generation.min_version_auto_provisioning

@@ -242,28 +242,31 @@ def test_limits_are_refused_where_nothing_uses_them() -> None:
 @pytest.mark.parametrize("mode", ["standard", "autopilot"])
 def test_min_master_version_must_reach_custom_compute_classes(mode: str) -> None:
     pool = _pool(fallback=["spot"])
-    config = _config(pool, minMasterVersion="1.30.2", mode=mode)
+    config = _config(pool, minMasterVersion="1.31.2-gke.1517999", mode=mode)
     if mode == "autopilot":
         config["gke-tpu:cluster"] = json.dumps(
-            {**STANDARD, "mode": mode, "minMasterVersion": "1.30.2"}
+            {**STANDARD, "mode": mode, "minMasterVersion": "1.31.2-gke.1517999"}
         )
+    # Custom ComputeClasses came in 1.30.3-gke.1451000, their `tpu` priorities in
+    # 1.31.2-gke.1518000 (kubernetes-engine/docs/concepts/about-custom-compute-classes).
     assert _problems(config) == [
-        "cluster.minMasterVersion: '1.30.2' is below 1.30.3-gke.1451000, the lowest GKE version "
-        "for custom ComputeClasses (tpuPools[0].fallback); raise it or leave it unset"
+        "cluster.minMasterVersion: '1.31.2-gke.1517999' is below 1.31.2-gke.1518000, the lowest "
+        "GKE version for TPUs in custom ComputeClasses (tpuPools[0].fallback); raise it or leave "
+        "it unset"
     ]
-    assert load_platform(_config(pool, minMasterVersion="1.30.3-gke.1451000")).tpu_pools
+    assert load_platform(_config(pool, minMasterVersion="1.31.2-gke.1518000")).tpu_pools
 
 
 def test_standard_needs_node_auto_provisioning_of_the_generation() -> None:
     v6e = GENERATIONS["v6e"]
     assert version_minimums(v6e, 1, "standard", fallback=True) == {
         "v6e": "1.31.2-gke.1115000",
-        "custom ComputeClasses": "1.30.3-gke.1451000",
+        "TPUs in custom ComputeClasses": "1.31.2-gke.1518000",
         "node auto-provisioning of v6e": "1.31.1-gke.1146000",
     }
     assert version_minimums(GENERATIONS["v5e"], 1, "autopilot", fallback=True) == {
         "v5e": "1.29.2-gke.1521000",
-        "custom ComputeClasses": "1.30.3-gke.1451000",
+        "TPUs in custom ComputeClasses": "1.31.2-gke.1518000",
     }
 
 

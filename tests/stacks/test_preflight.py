@@ -506,9 +506,9 @@ def test_a_fallback_needs_compute_class_versions_and_reads_a_shared_reservation_
     } in plan.invokes
     assert plan.errors == [
         "cluster.minMasterVersion: unset, so the REGULAR channel's default 1.30.1-gke.100 in "
-        "us-east5 decides, which is below 1.30.3-gke.1451000, the lowest GKE version for custom "
-        "ComputeClasses (tpuPools[0].fallback); set minMasterVersion to 1.30.3-gke.1451000 or "
-        "newer",
+        "us-east5 decides, which is below 1.31.2-gke.1518000, the lowest GKE version for TPUs "
+        "in custom ComputeClasses (tpuPools[0].fallback); set minMasterVersion to "
+        "1.31.2-gke.1518000 or newer",
         "tpuPools[0].fallback[1].reservation: 'projects/host/reservations/gone': cannot read "
         "projects/host/zones/us-east5-a/reservations/gone (invoke of "
         "gcp:compute/getReservation:getReservation failed: Error 404: The resource "
