@@ -73,6 +73,9 @@ class Generation:
     # The lowest GKE version whose node auto-provisioning creates this generation's node pools
     # in a Standard cluster, which a ComputeClass needs there [NAP]; None: not documented.
     min_version_auto_provisioning: str | None = None
+    # Whether GKE offers flex-start VMs of it: "TPU v3 and v4 are not supported" (GKE's flex-start
+    # provisioning page, kubernetes-engine/docs/concepts/dws).
+    flex_start: bool = True
 
     def __post_init__(self) -> None:
         names = [machine.name for machine in self.machine_types]
@@ -172,6 +175,7 @@ _V4 = Generation(
     multi_host_machine_type="ct4p-hightpu-4t",
     tpu_type_prefix="v4",
     min_version_auto_provisioning="1.27.6",  # [NAP]
+    flex_start=False,
 )
 
 _V5E = Generation(

@@ -366,14 +366,18 @@ def plan_pool(
     zone = None
     if not {"zone", "allowUndocumentedZone"} & invalid and cluster.region:
         zone = _zone(path, pool, generation, cluster.region, problems, warnings)
+    flex_start = _flex_start_path(path, pool, capacity, steps)
+    if flex_start and not generation.flex_start:
+        problems.append(
+            Problem(
+                flex_start,
+                f"not offered for {generation.name}: GKE's flex-start provisioning supports no "
+                f"TPU {generation.name} (kubernetes-engine/docs/concepts/dws); use another "
+                "capacity or generation",
+            )
+        )
     problems += _version_problems(
-        path,
-        pool,
-        generation,
-        cluster,
-        "slices" not in invalid,
-        has_fallback,
-        _flex_start_path(path, pool, capacity, steps),
+        path, pool, generation, cluster, "slices" not in invalid, has_fallback, flex_start
     )
 
     machine: MachineType | None = None

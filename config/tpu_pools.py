@@ -114,8 +114,8 @@ class TpuPoolSpec(Spec):
     """Spot VMs: cheaper, preemptible."""
     flex_start: StrictBool = False
     """Flex-start VMs (Dynamic Workload Scheduler): capacity when available, for up to 7 days;
-    needs `autoscaling` from 0 and GKE 1.33.0-gke.1712000 or later, and turns auto-repair off.
-    May be combined with `queuedProvisioning`."""
+    needs `autoscaling` from 0 and GKE 1.33.0-gke.1712000 or later, and turns auto-repair off;
+    not offered for v4. May be combined with `queuedProvisioning`."""
     queued_provisioning: StrictBool = False
     """Queued provisioning (Dynamic Workload Scheduler ProvisioningRequest); needs
     `autoscaling` from 0, and turns auto-repair off."""

@@ -201,12 +201,15 @@ def test_capacity_options_reach_the_node_pool(
     auto_repair: bool,
     queued: dict[str, Any] | None,
 ) -> None:
+    # v5p: GKE offers no flex-start v4.
     plan = run_plan(
+        cluster={**BASE_CLUSTER, "region": "us-east5"},
         tpuPools=[
             {
                 "name": "slice",
-                "tpu": "v4",
+                "tpu": "v5p",
                 "topology": "2x2x4",
+                "zone": "us-east5-a",
                 "autoscaling": {"minNodes": 0, "maxNodes": 4},
                 **capacity,
             }

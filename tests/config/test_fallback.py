@@ -446,3 +446,20 @@ def test_the_forms_errors_list_are_the_capacities_a_chain_takes() -> None:
     named = [k for k in KINDS if k != "reservation"]
     assert FALLBACK_FORMS.split(", ")[:-1] == named
     assert FALLBACK_FORMS.endswith(", or {reservation: <name>}")
+
+
+def test_flex_start_is_refused_for_v4_as_a_pool_s_capacity_or_in_its_chain() -> None:
+    config = _config(
+        _pool("own", "v4", "2x2x1", flexStart=True, autoscaling={"minNodes": 0, "maxNodes": 1}),
+        _pool("chain", "v4", "2x2x1", fallback=["spot", "flexStart"]),
+        region="us-central2",
+        autoProvisioning={**LIMITS, "maxTpuChips": {"v4": 64}},
+    )
+    refused = (
+        "not offered for v4: GKE's flex-start provisioning supports no TPU v4 "
+        "(kubernetes-engine/docs/concepts/dws); use another capacity or generation"
+    )
+    assert _problems(config) == [
+        f"tpuPools[0].flexStart: {refused}",
+        f"tpuPools[1].fallback[1]: {refused}",
+    ]
