@@ -200,12 +200,8 @@ def fallback_chain(
         elif identity in seen:
             j, earlier = seen[identity]
             same = _spelling(step, earlier, project)
-            problems.append(
-                Problem(
-                    where,
-                    f"{step.label} is listed twice (also fallback[{j}]{f', {same}' if same else ''})",
-                )
-            )
+            also = f"fallback[{j}], {same}" if same else f"fallback[{j}]"
+            problems.append(Problem(where, f"{step.label} is listed twice (also {also})"))
         else:
             seen[identity] = (i, step)
             steps.append(step)

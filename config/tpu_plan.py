@@ -651,8 +651,8 @@ def version_minimums(
     """The lowest GKE version for what a pool needs in the cluster's mode: its generation,
     multislice with several slices, with a fallback TPUs in custom ComputeClasses and, in a
     Standard cluster, node auto-provisioning of the generation, and TPU flex-start when any of
-    its VMs may be flex-start. A minimum the catalog does not know is refused where it is needed, so it
-    adds nothing here."""
+    its VMs may be flex-start. A minimum the catalog does not know is refused where it is
+    needed, so it adds nothing here."""
     needs: dict[str, str | None] = {}
     if mode == "autopilot":
         needs[generation.name] = generation.min_version_autopilot
