@@ -29,7 +29,7 @@ from catalog.gke import (
 from catalog.quotas import IN_USE_ADDRESSES, SSD_TOTAL_GB, TPU_QUOTAS, Quota, cpu_quota, vcpus_of
 from config.cluster import ClusterSpec
 from config.fallback import ReservationRef
-from config.tpu_plan import TpuPoolPlan, version_minimums
+from config.tpu_plan import FLEX_START, TpuPoolPlan, version_minimums
 from problems import Problem
 from problems.models import Spec
 
@@ -474,13 +474,21 @@ def _version_checks(
 ) -> tuple[list[Problem], list[VersionRow]]:
     needs: dict[str, tuple[str, str]] = {}
     for path, pool in _pool_paths(pools):
-        minimums = version_minimums(pool.generation, pool.slices, cluster.mode, bool(pool.fallback))
+        minimums = version_minimums(
+            pool.generation,
+            pool.slices,
+            cluster.mode,
+            fallback=bool(pool.fallback),
+            flex_start=pool.flex_start,
+        )
         for need, minimum in minimums.items():
             where = (
                 path
                 if need == pool.generation.name
                 else f"{path}.slices"
                 if need == "multislice"
+                else f"{path}.flexStart"
+                if need == FLEX_START and pool.capacity.flex_start
                 else f"{path}.fallback"
             )
             needs.setdefault(need, (minimum, where))

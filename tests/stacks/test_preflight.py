@@ -389,6 +389,30 @@ def test_min_master_version_must_be_one_gke_offers(
     assert plan.errors == errors
 
 
+def test_flex_start_is_held_against_the_channels_default_version(run_plan: PlanRunner) -> None:
+    """Flex-start TPUs need GKE 1.33.0-gke.1712000: a channel whose default is older fails
+    preflight at the pool's flexStart; the snapshot's own defaults are newer and pass."""
+    flex = {
+        "name": "v5e-flex",
+        "tpu": "v5e",
+        "topology": "2x4",
+        "flexStart": True,
+        "autoscaling": {"minNodes": 0, "maxNodes": 2},
+    }
+    assert _plan(run_plan, _document(), flex).errors == []
+    document = _document()
+    for config in document["serverConfig"].values():
+        for channel in config["channels"]:
+            if channel["channel"] == "REGULAR":
+                channel["defaultVersion"] = "1.32.9-gke.1000"
+    plan = _plan(run_plan, document, flex)
+    assert plan.errors == [
+        "cluster.minMasterVersion: unset, so the REGULAR channel's default 1.32.9-gke.1000 in "
+        "us-east5 decides, which is below 1.33.0-gke.1712000, the lowest GKE version for TPU "
+        "flex-start (tpuPools[0].flexStart); set minMasterVersion to 1.33.0-gke.1712000 or newer"
+    ]
+
+
 def test_spot_pools_count_against_the_preemptible_quota(run_plan: PlanRunner) -> None:
     spot = {"name": "v5e", "tpu": "v5e", "topology": "4x4", "spot": True}
     on_demand = {"name": "v5e-od", "tpu": "v5e", "topology": "2x4"}
