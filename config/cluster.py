@@ -183,6 +183,11 @@ class CpuPool(Spec):
         """Zones the pool spans: those named, or the ones GKE picks."""
         return len(self.zones) if self.zones else DEFAULT_REGIONAL_ZONES
 
+    @property
+    def node_count(self) -> int:
+        """Nodes of the pool: `nodesPerZone` in each of its zones."""
+        return self.nodes_per_zone * self.zone_count
+
 
 class AutoProvisioning(Spec):
     """Limits of node auto-provisioning, which creates the node pools of TPU pools with a

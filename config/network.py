@@ -400,10 +400,9 @@ def node_groups(
     zone, or a whole new slice for a multi-host pool; flex-start and queued nodes are upgraded
     without surge (GKE's short-lived upgrades)."""
     cpu = cluster.cpu_pool
-    zones = cpu.zone_count
-    groups = [NodeGroup("CPU", cpu.nodes_per_zone * zones, SURGE_NODES * zones, default_max_pods)]
+    groups = [NodeGroup("CPU", cpu.node_count, SURGE_NODES * cpu.zone_count, default_max_pods)]
     for pool in pools:
-        per_pool = pool.ref.max_node_count // pool.slices
+        per_pool = pool.ref.max_nodes_per_node_pool
         surge = 0
         if not pool.capacity.dynamic_workload_scheduler:
             surge = per_pool if pool.multi_host else SURGE_NODES

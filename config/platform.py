@@ -288,7 +288,7 @@ def _cluster_size_problems(
     if cluster is None or cluster.mode == "autopilot":
         return []
     cpu = cluster.cpu_pool
-    cpu_nodes = cpu.nodes_per_zone * cpu.zone_count
+    cpu_nodes = cpu.node_count
     tpu_nodes = sum(p.ref.max_node_count for p in pools)
     if cpu_nodes + tpu_nodes <= MAX_NODES_PER_CLUSTER:
         return []

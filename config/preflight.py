@@ -282,7 +282,7 @@ def quota_needs(
         return ()
     shares: dict[Quota, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     cpu = cluster.cpu_pool
-    cpu_nodes = cpu.nodes_per_zone * cpu.zone_count
+    cpu_nodes = cpu.node_count
     if cpu.disk_type in SSD_DISK_TYPES:
         shares[SSD_TOTAL_GB]["cluster.cpuPool"] += cpu_nodes * cpu.disk_size_gb
     addresses = 0 if private_nodes else 1

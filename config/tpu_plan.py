@@ -36,7 +36,6 @@ from catalog.gke import (
     COMPUTE_CLASS_LABEL,
     COMPUTE_CLASS_TPU_MIN_VERSION,
     CPU_POOL_NAME,
-    DEFAULT_REGIONAL_ZONES,
     FLEX_START_LABEL,
     RESERVATION_AFFINITY_LABEL,
     RESERVATION_KEY,
@@ -882,7 +881,7 @@ def auto_provisioning_problems(
             )
         ]
     cpu = cluster.cpu_pool
-    cpu_nodes = cpu.nodes_per_zone * len(cpu.zones or range(DEFAULT_REGIONAL_ZONES))
+    cpu_nodes = cpu.node_count
     size = machine_size(cpu.machine_type)
     vcpus = cpu_nodes * (size.vcpus or 0)
     memory: float = cpu_nodes * (size.memory_gb or 0)

@@ -160,13 +160,18 @@ class TpuPoolRef:
         return self.capacity in QUEUED_CAPACITIES
 
     @property
-    def max_node_count(self) -> int:
-        """The most nodes the pool can have: every slice full, the autoscaling maximum, or the
-        fixed size of a single-host pool."""
+    def max_nodes_per_node_pool(self) -> int:
+        """The most nodes one of its node pools can have: a whole slice, the autoscaling
+        maximum, or the fixed size of a single-host pool."""
         if self.multi_host:
-            return self.nodes_per_slice * self.slices
+            return self.nodes_per_slice
         per_pool = self.max_nodes if self.max_nodes is not None else self.node_count
-        return (per_pool if per_pool is not None else self.nodes_per_slice) * self.slices
+        return per_pool if per_pool is not None else self.nodes_per_slice
+
+    @property
+    def max_node_count(self) -> int:
+        """The most nodes the pool can have: every node pool at its most."""
+        return self.max_nodes_per_node_pool * self.slices
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from catalog.tokens import (
     SERVICE_ACCOUNT_IAM_MEMBER,
 )
 from config.preflight import Reservation
-from contract.outputs import QUEUED_CAPACITIES, QueueRef, TpuPoolRef
+from contract.outputs import QueueRef, TpuPoolRef
 from tools.engine import Plan, RecordedResource
 from tools.network_report import network_diagram, network_quotas, private_nodes
 
@@ -148,22 +148,22 @@ def _summary(plan: Plan) -> list[str]:
             "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for name, p in pools.items():
-            scaling = p.get("autoscaling")
+            ref = TpuPoolRef.parse(name, p)
             scale = (
-                f"per workload (ComputeClass {p['computeClass']})"
-                if p.get("computeClass")
+                f"per workload (ComputeClass {ref.compute_class})"
+                if ref.compute_class
                 else "per workload (Autopilot)"
-                if p.get("autopilot")
-                else f"{scaling['minNodes']} to {scaling['maxNodes']}"
-                if scaling
-                else f"fixed: {p.get('nodeCount')} nodes"
+                if ref.autopilot
+                else f"{ref.min_nodes} to {ref.max_nodes}"
+                if ref.min_nodes is not None
+                else f"fixed: {ref.node_count} nodes"
             )
-            capacity = p["capacity"]
-            if capacity in QUEUED_CAPACITIES:
+            capacity = ref.capacity
+            if ref.provisioning_request_only:
                 capacity += " (nodes only through a ProvisioningRequest)"
             lines.append(
-                f"| {name} | {p['generation']} | {p['machineType']} | {p['topology']} | "
-                f"{p['chipsPerNode']} | {p['nodesPerSlice']} | {p['slices']} | {p['zone']} | "
+                f"| {name} | {ref.generation} | {ref.machine_type} | {ref.topology} | "
+                f"{ref.chips_per_node} | {ref.nodes_per_slice} | {ref.slices} | {ref.zone} | "
                 f"{capacity} | {scale} |"
             )
         lines.append("")
@@ -256,7 +256,7 @@ def _diagram(plan: Plan) -> list[str]:
             f'  subgraph {group}["TPU pool {key}: {p["generation"]} {p["topology"]}, {p["capacity"]}"]'
         )
         ref = TpuPoolRef.parse(key, p)
-        hosts = ref.max_node_count // ref.slices
+        hosts = ref.max_nodes_per_node_pool
         what = "slice" if ref.multi_host else "single-host VMs"
         for node_pool in ref.node_pools:
             lines.append(
