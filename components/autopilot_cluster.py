@@ -6,17 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pulumi
-import pulumi_kubernetes as k8s
-from pulumi_gcp import container, serviceaccount
+from pulumi_gcp import container
 
-from catalog.gke import workload_pool
 from components.args import ClusterNetworkArgs
 from components.internal.clusters import (
     NODE_OAUTH_SCOPES,
-    kubeconfig_of,
-    kubernetes_provider,
+    ClusterComponent,
     node_identity,
-    workload_pool_of,
 )
 from components.regional_cluster import common_cluster_args
 from config.cluster import ClusterSpec
@@ -33,7 +29,7 @@ class AutopilotClusterArgs:
     project's default network)."""
 
 
-class AutopilotCluster(pulumi.ComponentResource):
+class AutopilotCluster(ClusterComponent):
     """A regional Autopilot cluster with Workload Identity and the GCS FUSE CSI driver, as
     always, and no node pools of ours. Its nodes run as the least-privilege node account.
 
@@ -41,14 +37,6 @@ class AutopilotCluster(pulumi.ComponentResource):
     VPC-native networking, the node pools): those are left to GKE, which would otherwise report
     them back as a change.
     """
-
-    cluster: container.Cluster
-    node_service_account: serviceaccount.Account
-    provider: k8s.Provider
-    name: pulumi.Output[str]
-    endpoint: pulumi.Output[str]
-    workload_pool: pulumi.Output[str]
-    kubeconfig: pulumi.Output[str]
 
     def __init__(
         self, name: str, args: AutopilotClusterArgs, opts: pulumi.ResourceOptions | None = None
@@ -74,17 +62,4 @@ class AutopilotCluster(pulumi.ComponentResource):
                 depends_on=[*grants, *(args.network.ready if args.network else ())],
             ),
         )
-        self.kubeconfig = kubeconfig_of(project, spec, self.cluster)
-        self.provider = kubernetes_provider(name, self.kubeconfig, self, self.cluster)
-        self.name = self.cluster.name
-        self.endpoint = self.cluster.endpoint
-        self.workload_pool = workload_pool_of(self.cluster, workload_pool(project))
-        self.register_outputs(
-            {
-                "name": self.name,
-                "endpoint": self.endpoint,
-                "workloadPool": self.workload_pool,
-                "kubeconfig": self.kubeconfig,
-                "nodeServiceAccount": self.node_service_account.email,
-            }
-        )
+        self._expose(name, project, spec, ready=self.cluster)

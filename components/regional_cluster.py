@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
-from pulumi_gcp import container, serviceaccount
+from pulumi_gcp import container
 
 from catalog import GENERATIONS
 from catalog.gke import CPU_POOL_NAME, workload_pool
@@ -19,10 +18,8 @@ from components.internal.cluster_network import (
 )
 from components.internal.clusters import (
     NODE_OAUTH_SCOPES,
-    kubeconfig_of,
-    kubernetes_provider,
+    ClusterComponent,
     node_identity,
-    workload_pool_of,
 )
 from config.cluster import ClusterSpec, MaintenanceExclusion
 
@@ -157,20 +154,13 @@ def cluster_autoscaling(
     )
 
 
-class RegionalCluster(pulumi.ComponentResource):
+class RegionalCluster(ClusterComponent):
     """A regional GKE cluster with Workload Identity, GCS FUSE, Dataplane V2 and a CPU node pool.
 
     The default node pool is removed; node pools, including TPU ones, are separate resources.
     """
 
-    cluster: container.Cluster
-    node_service_account: serviceaccount.Account
     cpu_pool: container.NodePool
-    provider: k8s.Provider
-    name: pulumi.Output[str]
-    endpoint: pulumi.Output[str]
-    workload_pool: pulumi.Output[str]
-    kubeconfig: pulumi.Output[str]
 
     def __init__(
         self, name: str, args: RegionalClusterArgs, opts: pulumi.ResourceOptions | None = None
@@ -240,17 +230,5 @@ class RegionalCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=grants),
         )
 
-        self.kubeconfig = kubeconfig_of(project, spec, self.cluster)
-        self.provider = kubernetes_provider(name, self.kubeconfig, self, self.cpu_pool)
-        self.name = self.cluster.name
-        self.endpoint = self.cluster.endpoint
-        self.workload_pool = workload_pool_of(self.cluster, workload_pool(project))
-        self.register_outputs(
-            {
-                "name": self.name,
-                "endpoint": self.endpoint,
-                "workloadPool": self.workload_pool,
-                "kubeconfig": self.kubeconfig,
-                "nodeServiceAccount": self.node_service_account.email,
-            }
-        )
+        # Kubernetes objects wait for the CPU pool, where their Pods can run.
+        self._expose(name, project, spec, ready=self.cpu_pool)

@@ -7,7 +7,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_gcp import container, projects, serviceaccount
 
-from catalog.gke import NODE_SERVICE_ACCOUNT_ROLES
+from catalog.gke import NODE_SERVICE_ACCOUNT_ROLES, workload_pool
 from components.kubeconfig import gke_kubeconfig
 from config.cluster import ClusterSpec
 from config.names import derived_name
@@ -83,3 +83,34 @@ def workload_pool_of(cluster: container.Cluster, identity_pool: str) -> pulumi.O
     return cluster.workload_identity_config.apply(
         lambda config: str(config.workload_pool if config else identity_pool)
     )
+
+
+class ClusterComponent(pulumi.ComponentResource):
+    """What both cluster components are: the cluster, its nodes' identity, and what workloads
+    and app stacks reach it by."""
+
+    cluster: container.Cluster
+    node_service_account: serviceaccount.Account
+    provider: k8s.Provider
+    name: pulumi.Output[str]
+    endpoint: pulumi.Output[str]
+    workload_pool: pulumi.Output[str]
+    kubeconfig: pulumi.Output[str]
+
+    def _expose(self, name: str, project: str, spec: ClusterSpec, ready: pulumi.Resource) -> None:
+        """The kubeconfig, the Kubernetes provider (once `ready` can run Pods) and the outputs,
+        once `cluster` and `node_service_account` are set."""
+        self.kubeconfig = kubeconfig_of(project, spec, self.cluster)
+        self.provider = kubernetes_provider(name, self.kubeconfig, self, ready)
+        self.name = self.cluster.name
+        self.endpoint = self.cluster.endpoint
+        self.workload_pool = workload_pool_of(self.cluster, workload_pool(project))
+        self.register_outputs(
+            {
+                "name": self.name,
+                "endpoint": self.endpoint,
+                "workloadPool": self.workload_pool,
+                "kubeconfig": self.kubeconfig,
+                "nodeServiceAccount": self.node_service_account.email,
+            }
+        )
