@@ -9,12 +9,22 @@ from typing import Any
 
 import pytest
 
+from config.platform import load_platform
+from problems import ConfigError
 from tools.cloud_snapshot import CloudSnapshot, offline_config
 from tools.engine import Plan, run_program
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = ROOT / "__main__.py"
 PROJECT = "gke-tpu"
+
+
+def config_problems(config: Mapping[str, str]) -> list[str]:
+    """The problems the stack config is refused with, as they are printed: it must be refused."""
+    with pytest.raises(ConfigError) as caught:
+        load_platform(config)
+    return [str(p) for p in caught.value.problems]
+
 
 #: The smallest valid stack: what every test starts from and changes.
 BASE_CLUSTER: dict[str, Any] = {"name": "tpu-test", "region": "us-central2"}

@@ -10,7 +10,7 @@ import pytest
 
 from config.platform import load_platform
 from config.tpu_plan import TpuPoolPlan
-from problems import ConfigError
+from tests.conftest import config_problems
 
 AUTOPILOT = {"name": "tpu-ap", "region": "us-east5", "mode": "autopilot"}
 NO_NODE_POOLS = "not allowed with cluster.mode autopilot, where there are no node pools of ours"
@@ -30,12 +30,6 @@ def _config(*pools: dict[str, Any], **cluster: Any) -> dict[str, str]:
     }
 
 
-def _problems(config: dict[str, str]) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_platform(config)
-    return [str(p) for p in caught.value.problems]
-
-
 def _plan(pool: dict[str, Any], **cluster: Any) -> TpuPoolPlan:
     (plan,) = load_platform(_config(pool, **cluster)).tpu_pools
     return plan
@@ -51,7 +45,7 @@ def test_mode_defaults_to_standard() -> None:
 
 def test_an_autopilot_cluster_has_no_cpu_pool_and_always_a_release_channel() -> None:
     config = _config(releaseChannel="NONE", cpuPool={"nodesPerZone": 2})
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "cluster.cpuPool: not allowed with mode: autopilot: an Autopilot cluster has no node "
         "pools of ours, and GKE runs system pods and CPU workloads on nodes it creates; remove "
         "cpuPool or use mode: standard",
@@ -61,7 +55,7 @@ def test_an_autopilot_cluster_has_no_cpu_pool_and_always_a_release_channel() -> 
 
 
 def test_an_unknown_mode_names_the_two() -> None:
-    assert _problems(_config(mode="serverless")) == [
+    assert config_problems(_config(mode="serverless")) == [
         "cluster.mode: 'serverless' is not allowed; expected one of standard, autopilot"
     ]
 
@@ -79,7 +73,7 @@ def test_node_pool_keys_are_errors_each_with_its_reason_all_at_once() -> None:
         {"name": "d", "tpu": "v5e", "topology": "1x1", "queuedProvisioning": True},
         {"name": "e", "tpu": "v5e", "topology": "1x1", "reservation": "r1/reservationBlocks/b1"},
     )
-    assert _problems(config) == [
+    assert config_problems(config) == [
         f"tpuPools[0].autoscaling: {NO_NODE_POOLS}: GKE sizes the nodes it creates to the Pods "
         "that ask for them; remove it",
         f"tpuPools[1].nodeCount: {NO_NODE_POOLS}: GKE creates a node for each Pod that asks for "
@@ -111,7 +105,7 @@ def test_the_same_keys_are_fine_in_standard_mode() -> None:
 
 def test_a_generation_without_a_known_autopilot_minimum_is_refused_not_guessed() -> None:
     config = _config({"name": "serve", "tpu": "v6e", "topology": "2x2", "zone": "us-east5-b"})
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "tpuPools[0].tpu: 'v6e' has no GKE Autopilot minimum version the catalog can vouch for, "
         "so the plan cannot check that the cluster runs it; on Autopilot use v4, v5e, v5p, "
         "tpu7x, or mode: standard"
@@ -132,7 +126,7 @@ def test_min_master_version_must_reach_the_autopilot_minimum(
     region = "us-central1" if tpu == "tpu7x" else "us-east5"
     zone = {"v5e": "us-east5-b", "v5p": "us-east5-a", "tpu7x": "us-central1-c"}[tpu]
     pool = {"name": "p", "tpu": tpu, "topology": topology, "zone": zone}
-    assert _problems(_config(pool, region=region, minMasterVersion=version)) == [
+    assert config_problems(_config(pool, region=region, minMasterVersion=version)) == [
         f"cluster.minMasterVersion: {version!r} is below {minimum}, the lowest GKE version for "
         f"{tpu} (tpuPools[0]); raise it or leave it unset"
     ]

@@ -13,7 +13,7 @@ from config.fallback import KINDS
 from config.platform import load_platform
 from config.tpu_plan import TpuPoolPlan, version_minimums
 from config.tpu_pools import FALLBACK_FORMS
-from problems import ConfigError
+from tests.conftest import config_problems
 
 STANDARD = {"name": "tpu-ft", "region": "us-east5"}
 LIMITS = {"maxCpu": 10000, "maxMemoryGb": 40000, "maxTpuChips": {"v5e": 64, "v6e": 64}}
@@ -36,12 +36,6 @@ def _pool(name: str = "serve", tpu: str = "v5e", topology: str = "1x1", **extra:
     return {"name": name, "tpu": tpu, "topology": topology, **extra}
 
 
-def _problems(config: dict[str, str]) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_platform(config)
-    return [str(p) for p in caught.value.problems]
-
-
 def _plan(pool: dict[str, Any], **cluster: Any) -> TpuPoolPlan:
     (plan,) = load_platform(_config(pool, **cluster)).tpu_pools
     return plan
@@ -54,7 +48,7 @@ def test_repeated_and_own_capacities_in_a_chain_are_each_an_error() -> None:
         _pool("c", fallback=["onDemand"]),
         _pool("d", fallback=[{"reservation": "r1"}, {"reservation": "r2"}, {"reservation": "r1"}]),
     )
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "tpuPools[0].fallback[1]: spot is the pool's own capacity, which is tried first; a "
         "fallback is another capacity: remove it here",
         "tpuPools[0].fallback[2]: on-demand is listed twice (also fallback[0])",
@@ -70,7 +64,7 @@ def test_a_reservation_in_the_chain_needs_its_name_and_entries_are_capacities() 
     config = _config(
         _pool(fallback=["reservation", "spott", {"reservation": "Bad_Name"}, {"zone": "x"}])
     )
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "tpuPools[0].fallback[0]: 'reservation' needs the reservation's name: write "
         "{reservation: <name>} (or projects/<project>/reservations/<name> for one shared by "
         "another project)",
@@ -94,7 +88,7 @@ def test_a_fallback_where_gke_does_not_offer_it_is_refused() -> None:
         region="us-central1",
         autoProvisioning={**LIMITS, "maxTpuChips": {"v5e": 64, "tpu7x": 64}},
     )
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "tpuPools[0].fallback: not offered for tpu7x in a Standard cluster: GKE documents no "
         "node auto-provisioning of tpu7x, which creates a ComputeClass's node pools there; use "
         "v4, v5e, v5p, v6e, or cluster.mode autopilot",
@@ -122,7 +116,7 @@ def test_node_pool_keys_mean_nothing_with_a_fallback() -> None:
         _pool(autoscaling={"minNodes": 0, "maxNodes": 3}, fallback=["spot"]),
         _pool("train", topology="4x4", slices=2, fallback=["spot"]),
     )
-    assert _problems(config) == [
+    assert config_problems(config) == [
         f"tpuPools[0].autoscaling: {why}: GKE sizes the nodes it creates to the Pods that ask "
         "for them; remove it",
         f"tpuPools[1].slices: {why}: GKE creates each slice for the workload that asks for it, "
@@ -141,13 +135,13 @@ def test_standard_mode_requires_limits_that_admit_the_whole_cluster() -> None:
     # 48 GB) at most; one 4x4 slice of 4 x ct5lp-hightpu-4t (112 vCPU, 192 GB): 12 + 48 + 448
     # vCPUs, 48 + 96 + 768 GB.
     counted = "every node pool at its most and one slice of each pool with a fallback"
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "cluster.autoProvisioning: required: TPU pools with a fallback get their node pools "
         "from node auto-provisioning, whose limits GKE requires; set at least maxCpu: 508, "
         f"maxMemoryGb: 912 and maxTpuChips: {{v5e: 18}} ({counted})"
     ]
     small = {"maxCpu": 507, "maxMemoryGb": 911, "maxTpuChips": {"v5e": 17, "v5": 8}}
-    assert _problems(_config(*pools, autoProvisioning=small)) == [
+    assert config_problems(_config(*pools, autoProvisioning=small)) == [
         "cluster.autoProvisioning.maxTpuChips.v5: 'v5' is not a TPU generation; expected one of "
         "v4, v5e, v5p, v6e, tpu7x; did you mean 'v5p'?",
         f"cluster.autoProvisioning.maxTpuChips.v5e: 17 is too few: the cluster needs 18 v5e "
@@ -179,7 +173,7 @@ def test_the_cpu_pool_counts_as_its_machine_type_tells(
         _pool("serve", autoscaling={"minNodes": 0, "maxNodes": 2}),
     )
     config["gke-tpu:cluster"] = json.dumps({**STANDARD, "cpuPool": {"machineType": machine}})
-    (problem,) = _problems(config)
+    (problem,) = config_problems(config)
     assert f"maxCpu: {vcpus}, maxMemoryGb: {memory} and" in problem
 
 
@@ -192,7 +186,7 @@ def test_a_cpu_pool_of_unknown_size_is_named_in_the_error_and_warned_of() -> Non
         "; the CPU pool's memory is not counted: the plan cannot tell it from n1-standard-4: add it"
     )
     # 3 x 4 vCPUs of n1-standard-4, and the slice's 448 vCPUs and 768 GB.
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "cluster.autoProvisioning: required: TPU pools with a fallback get their node pools "
         "from node auto-provisioning, whose limits GKE requires; set at least maxCpu: 460, "
         "maxMemoryGb: 768 and maxTpuChips: {v5e: 16} (every node pool at its most and one "
@@ -220,7 +214,7 @@ def test_a_cpu_pool_of_unknown_size_is_named_in_the_error_and_warned_of() -> Non
 def test_limits_are_required_without_numbers_while_a_pool_with_a_fallback_is_invalid() -> None:
     config = _config(_pool(topology="3x3", fallback=["spot"]))
     config["gke-tpu:cluster"] = json.dumps(STANDARD)
-    assert _problems(config)[0] == (
+    assert config_problems(config)[0] == (
         "cluster.autoProvisioning: required: TPU pools with a fallback get their node pools "
         "from node auto-provisioning, whose limits GKE requires; set maxCpu, maxMemoryGb and "
         "maxTpuChips (the plan counts the least they must allow once every TPU pool is valid)"
@@ -228,12 +222,12 @@ def test_limits_are_required_without_numbers_while_a_pool_with_a_fallback_is_inv
 
 
 def test_limits_are_refused_where_nothing_uses_them() -> None:
-    assert _problems(_config(_pool())) == [
+    assert config_problems(_config(_pool())) == [
         "cluster.autoProvisioning: not needed: node auto-provisioning is enabled only for TPU "
         "pools with a fallback, and there are none; remove autoProvisioning"
     ]
     config = _config(_pool(fallback=["spot"]), mode="autopilot")
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "cluster.autoProvisioning: not allowed with mode: autopilot: GKE provisions an "
         "Autopilot cluster's nodes without limits of ours; remove autoProvisioning"
     ]
@@ -249,7 +243,7 @@ def test_min_master_version_must_reach_custom_compute_classes(mode: str) -> None
         )
     # Custom ComputeClasses came in 1.30.3-gke.1451000, their `tpu` priorities in
     # 1.31.2-gke.1518000 (kubernetes-engine/docs/concepts/about-custom-compute-classes).
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "cluster.minMasterVersion: '1.31.2-gke.1517999' is below 1.31.2-gke.1518000, the lowest "
         "GKE version for TPUs in custom ComputeClasses (tpuPools[0].fallback); raise it or leave "
         "it unset"
@@ -341,7 +335,7 @@ def test_flex_start_in_a_chain_needs_gke_s_tpu_flex_start_version(mode: str) -> 
     config = _config(pool)
     config["gke-tpu:cluster"] = json.dumps(cluster)
     # flex-start provisioning (kubernetes-engine/docs/concepts/dws): TPUs from 1.33.0-gke.1712000.
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "cluster.minMasterVersion: '1.32' is below 1.33.0-gke.1712000, the lowest GKE version "
         "for TPU flex-start (tpuPools[0].fallback[1]); raise it or leave it unset"
     ]
@@ -355,7 +349,7 @@ def test_an_own_flex_start_capacity_on_autopilot_needs_the_same_version() -> Non
     config["gke-tpu:cluster"] = json.dumps(
         {**STANDARD, "mode": "autopilot", "minMasterVersion": "1.33.0-gke.1711999"}
     )
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "cluster.minMasterVersion: '1.33.0-gke.1711999' is below 1.33.0-gke.1712000, the lowest "
         "GKE version for TPU flex-start (tpuPools[0].flexStart); raise it or leave it unset"
     ]
@@ -401,7 +395,7 @@ def test_one_reservation_spelled_two_ways_is_one_capacity() -> None:
         ),
     )
     same_a = "both name reservation 'res-a' of project gke-tpu-dev"
-    assert _problems(config) == [
+    assert config_problems(config) == [
         f"tpuPools[0].fallback[0]: reservation {qualified} is the pool's own capacity ('res-a': "
         f"{same_a}), which is tried first; a fallback is another capacity: remove it here",
         "tpuPools[1].fallback[1]: reservation res-a is the pool's own capacity "
@@ -433,7 +427,7 @@ def test_an_entry_of_no_capacity_form_is_one_error_at_its_place_and_nothing_else
     )
     forms = "flexStart, spot, onDemand, or {reservation: <name>}"
     listed = f"expected a list of capacities tried in order, each one of {forms}"
-    assert _problems(config) == [
+    assert config_problems(config) == [
         f"tpuPools[0].fallback[0]: null: not a capacity; expected one of {forms}",
         f'tpuPools[0].fallback[1]: ["spot"]: not a capacity; expected one of {forms}',
         f"tpuPools[0].fallback[2]: 3: not a capacity; expected one of {forms}",
@@ -459,7 +453,7 @@ def test_flex_start_is_refused_for_v4_as_a_pool_s_capacity_or_in_its_chain() -> 
         "not offered for v4: GKE's flex-start provisioning supports no TPU v4 "
         "(kubernetes-engine/docs/concepts/dws); use another capacity or generation"
     )
-    assert _problems(config) == [
+    assert config_problems(config) == [
         f"tpuPools[0].flexStart: {refused}",
         f"tpuPools[1].fallback[1]: {refused}",
     ]

@@ -10,6 +10,7 @@ import pytest
 from config.kueue import DEFAULT_KUEUE_VERSION, KueuePlan, pool_chips
 from config.platform import load_platform
 from problems import ConfigError
+from tests.conftest import config_problems
 
 SPOT = {"name": "spot", "tpu": "v5e", "topology": "4x4", "spot": True}  # 1 slice, 4 VMs, 16 chips
 QUEUED = {
@@ -46,9 +47,7 @@ def _plan(kueue: Any, *pools: dict[str, Any]) -> KueuePlan:
 
 
 def _problems(kueue: Any | None, *pools: dict[str, Any]) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_platform(_config(kueue, *pools))
-    return [str(p) for p in caught.value.problems]
+    return config_problems(_config(kueue, *pools))
 
 
 def test_no_section_no_kueue() -> None:

@@ -15,6 +15,7 @@ from config.cluster import (
 )
 from config.platform import load_platform
 from problems import ConfigError
+from tests.conftest import config_problems
 
 CLUSTER = {"name": "tpu-dev", "region": "us-central2"}
 WINDOW = {
@@ -29,12 +30,6 @@ def _config(project: str | None = "gke-tpu-dev", **sections: Any) -> dict[str, s
     if project is not None:
         values["gcp:project"] = project
     return values
-
-
-def _problems(config: dict[str, str]) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_platform(config)
-    return [str(p) for p in caught.value.problems]
 
 
 def test_defaults() -> None:
@@ -233,7 +228,7 @@ def test_other_namespaces_are_left_alone() -> None:
 def test_each_rule_names_path_value_and_what_is_allowed(
     config: dict[str, str], expected: list[str]
 ) -> None:
-    assert _problems(config) == expected
+    assert config_problems(config) == expected
 
 
 def test_all_problems_are_reported_together() -> None:
@@ -241,7 +236,7 @@ def test_all_problems_are_reported_together() -> None:
         project=None,
         cluster={"name": "Bad", "region": "us-central2-b", "cpuPool": {"machineTyp": "x"}},
     ) | {"gke-tpu:extra": "1"}
-    problems = _problems(config)
+    problems = config_problems(config)
     assert len(problems) == 5
     assert problems[0].startswith("gcp:project:")
     assert problems[1].startswith("gke-tpu:extra: unknown config key")
@@ -273,7 +268,7 @@ def test_exclusion_rules_of_gke() -> None:
             "maintenanceWindow": WINDOW,
         }
     )
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "cluster.maintenanceExclusions[0].endTime: '2026-02-15T00:00:00Z' makes a NO_UPGRADES "
         "exclusion of 45 days; GKE allows at most 30 days",
         "cluster.maintenanceExclusions[1].scope: 'NO_MINOR_OR_NODE_UPGRADES' needs a release "
@@ -302,7 +297,7 @@ def test_five_problems_in_four_sections_are_reported_in_one_run() -> None:
         ),
         "gke-tpu:modelStorage": json.dumps({"bucket": "my-google-models"}),
     }
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "gcp:project: 'my-google-project' is not a project id: contains 'google'; project ids "
         "cannot contain google or ssl",
         "cluster.name: 'Tpu-Dev': must start with a lowercase letter, contain only lowercase "
@@ -328,7 +323,7 @@ def test_cross_section_rules_use_what_parsed() -> None:
         tpuPools=[{"name": "a", "tpu": "v4", "topology": "2x2x2", "zone": "us-central2-b",
                    "spot": True, "reservation": "r"}],
     )  # fmt: skip
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "cluster.region: 'Central': is not a region name, such as 'us-east5' or 'europe-west4'",
         "cluster.maintenanceExclusions[0].scope: 'NO_MINOR_OR_NODE_UPGRADES' needs a release "
         "channel; with releaseChannel NONE only NO_UPGRADES is allowed",
@@ -340,7 +335,7 @@ def test_cross_section_rules_use_what_parsed() -> None:
 
 def test_a_missing_cluster_does_not_hide_a_missing_project_or_pool_problems() -> None:
     config = _config(project=None, tpuPools=[{"name": "a", "tpu": "v9", "topology": "2x2"}])
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "gcp:project: required; set it with `pulumi config set gcp:project <id>`",
         "gke-tpu:cluster: required; set the `gke-tpu:cluster` object in the stack file",
         "tpuPools[0].tpu: 'v9' is not a TPU generation; expected one of v4, v5e, v5p, v6e, tpu7x",
@@ -353,7 +348,7 @@ def test_a_flood_of_characters_is_echoed_in_at_most_80() -> None:
         "gke-tpu:modelStorage": json.dumps({"bucket": "models-1", "location": huge}),
         "gke-tpu:tpuPools": json.dumps([{"name": huge, "tpu": huge, "topology": huge}]),
     }
-    problems = _problems(config)
+    problems = config_problems(config)
     assert problems, "every field is refused"
     assert all(len(p) < 400 for p in problems), [len(p) for p in problems]
     assert f"{'x' * 80!r}... (60000 characters)" in problems[0]
@@ -412,7 +407,7 @@ def test_every_pool_at_its_most_must_fit_gke_s_cluster_limit() -> None:
 
     cluster = {"name": "tpu-dev", "region": "us-central1"}
     assert load_platform(_config(cluster=cluster, tpuPools=pools(3749)))
-    assert _problems(_config(cluster=cluster, tpuPools=pools(3750))) == [
+    assert config_problems(_config(cluster=cluster, tpuPools=pools(3750))) == [
         "tpuPools: up to 15003 nodes in the cluster (3 CPU, 15000 TPU; the most: train 15000); "
         "a GKE Standard cluster has at most 15000"
     ]
@@ -420,7 +415,7 @@ def test_every_pool_at_its_most_must_fit_gke_s_cluster_limit() -> None:
 
 def test_a_key_with_more_colons_is_unknown_and_leaves_the_section_it_starts_like() -> None:
     config = _config(cluster=CLUSTER) | {"gke-tpu:cluster:extra": "{}"}
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "gke-tpu:cluster:extra: unknown config key; did you mean 'cluster'? Known keys: "
         "gke-tpu:cluster, gke-tpu:network, gke-tpu:tpuPools, gke-tpu:modelStorage, gke-tpu:preflight, gke-tpu:kueue"
     ]
@@ -428,7 +423,7 @@ def test_a_key_with_more_colons_is_unknown_and_leaves_the_section_it_starts_like
 
 def test_a_section_of_the_wrong_shape_is_one_problem() -> None:
     config = _config(cluster=CLUSTER) | {"gke-tpu:modelStorage": "[1]"}
-    assert _problems(config) == ["modelStorage: expected a mapping of keys, got [1]"]
+    assert config_problems(config) == ["modelStorage: expected a mapping of keys, got [1]"]
 
 
 def test_exactly_gke_s_cluster_limit_is_allowed() -> None:
@@ -442,7 +437,7 @@ def test_exactly_gke_s_cluster_limit_is_allowed() -> None:
     assert load_platform(_config(cluster=cluster, tpuPools=pools))
     pools[14]["autoscaling"] = {"minNodes": 0, "maxNodes": 998}
     pools.append(dict(pools[0], name="p15", autoscaling={"minNodes": 0, "maxNodes": 999}))
-    assert _problems(_config(cluster=cluster, tpuPools=pools)) == [
+    assert config_problems(_config(cluster=cluster, tpuPools=pools)) == [
         "tpuPools: up to 16000 nodes in the cluster (3 CPU, 15997 TPU; the most: p0 1000, "
         "p1 1000, p2 1000); a GKE Standard cluster has at most 15000"
     ]
@@ -453,7 +448,7 @@ def test_problems_are_in_entry_order_whatever_rule_found_them() -> None:
         {"name": "a", "tpu": "v4", "topology": "3x3x3"},
         {"name": "Bad", "tpu": "v4", "topology": "2x2x2"},
     ]
-    problems = _problems(_config(cluster=CLUSTER, tpuPools=pools))
+    problems = config_problems(_config(cluster=CLUSTER, tpuPools=pools))
     assert [p.split(":")[0] for p in problems] == ["tpuPools[0].topology", "tpuPools[1].name"]
 
 

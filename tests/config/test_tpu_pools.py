@@ -9,7 +9,7 @@ import pytest
 
 from config.platform import PlatformSpec, load_platform
 from config.tpu_plan import TpuPoolPlan
-from problems import ConfigError
+from tests.conftest import config_problems
 
 ALLOWED_KEYS = (
     "Allowed keys: name, tpu, topology, machineType, zone, allowUndocumentedZone, reservation, "
@@ -61,12 +61,6 @@ def _config(*pools: dict[str, Any], cluster: dict[str, Any] | None = None) -> di
     if queued:
         config["gke-tpu:kueue"] = json.dumps({"queues": [{"name": "q", "pools": queued}]})
     return config
-
-
-def _problems(config: dict[str, str]) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_platform(config)
-    return [str(p) for p in caught.value.problems]
 
 
 def _plan(*pools: dict[str, Any], cluster: dict[str, Any] | None = None) -> TpuPoolPlan:
@@ -613,7 +607,7 @@ KEYS = [
 def test_each_pool_rule_names_path_value_and_fix(
     config: dict[str, str], expected: list[str]
 ) -> None:
-    assert _problems(config) == expected
+    assert config_problems(config) == expected
 
 
 # --- The passing side of each rule ---------------------------------------------------------------
@@ -732,7 +726,7 @@ def test_problems_of_every_entry_are_reported_together_in_entry_order() -> None:
         _pool(name="Batch", tpu="v6", zone="us-west4-a"),
         _pool(name="big", reservation="r", spot=True, autoscaling={"minNodes": 1, "maxNodes": 4}),
     )
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "tpuPools[1].topology: required key is missing",
         f"tpuPools[1].topolgy: unknown key; did you mean 'topology'? {ALLOWED_KEYS}",
         f"tpuPools[2].name: 'Batch': {BAD_NAME}",
@@ -750,7 +744,7 @@ def test_version_problems_name_each_pool() -> None:
         _pool(name="b", tpu="tpu7x", topology="2x2x2", slices=2),
         cluster=_cluster("us-central1", minMasterVersion="1.33"),
     )
-    assert _problems(config) == [
+    assert config_problems(config) == [
         "cluster.minMasterVersion: '1.33' is below 1.34.0-gke.2201000, the lowest GKE version "
         "for tpu7x (tpuPools[0]); raise it or leave it unset",
         "cluster.minMasterVersion: '1.33' is below 1.34.0-gke.2201000, the lowest GKE version "
@@ -1064,7 +1058,7 @@ def test_plans_follow_the_config_order_with_their_settings() -> None:
 
 def test_a_bad_machine_type_stops_the_rules_that_depend_on_it() -> None:
     # The user meant a multi-host -4t slice: no single-host autoscaling complaint follows.
-    assert _problems(_config(_pool(topology="2x4", machineType="ct5lp-hightpu-4"))) == [
+    assert config_problems(_config(_pool(topology="2x4", machineType="ct5lp-hightpu-4"))) == [
         "tpuPools[0].machineType: 'ct5lp-hightpu-4' is not a TPU machine type; v5e machine "
         "types: ct5lp-hightpu-1t, ct5lp-hightpu-4t, ct5lp-hightpu-8t; did you mean "
         "'ct5lp-hightpu-4t'?"
@@ -1072,7 +1066,7 @@ def test_a_bad_machine_type_stops_the_rules_that_depend_on_it() -> None:
 
 
 def test_topology_hint_finds_the_valid_order_of_the_same_dimensions() -> None:
-    problems = _problems(
+    problems = config_problems(
         _config(_pool(tpu="v4", topology="1x2x2"), cluster=_cluster("us-central2"))
     )
     assert len(problems) == 1
@@ -1081,7 +1075,7 @@ def test_topology_hint_finds_the_valid_order_of_the_same_dimensions() -> None:
 
 
 def test_cpu_is_reserved_only_as_an_actual_node_pool_name() -> None:
-    assert _problems(_config(_pool(name="cpu"))) == [
+    assert config_problems(_config(_pool(name="cpu"))) == [
         "tpuPools[0].name: 'cpu' is the CPU pool's name; choose another"
     ]
     spec = load_platform(_config(_pool(name="cpu", slices=2)))
@@ -1090,7 +1084,7 @@ def test_cpu_is_reserved_only_as_an_actual_node_pool_name() -> None:
 
 def test_pools_must_be_a_list() -> None:
     config = _config() | {"gke-tpu:tpuPools": json.dumps({"name": "a"})}
-    assert _problems(config) == ['tpuPools: expected a list of entries, got {"name": "a"}']
+    assert config_problems(config) == ['tpuPools: expected a list of entries, got {"name": "a"}']
 
 
 # --- Lifecycle, capacity combinations, and fields that did not parse --------------------------
@@ -1138,7 +1132,7 @@ def test_flex_start_with_queued_provisioning_is_its_own_capacity() -> None:
     assert (plan.capacity.flex_start, plan.capacity.queued_provisioning) == (True, True)
     assert plan.reservation_affinity == ("NO_RESERVATION", None, ())
     assert plan.auto_repair is False
-    assert _problems(_config(_pool(flexStart=True, queuedProvisioning=True))) == [
+    assert config_problems(_config(_pool(flexStart=True, queuedProvisioning=True))) == [
         "tpuPools[0].autoscaling: required with flexStart and queuedProvisioning: set minNodes: "
         "0 and maxNodes: 4"
     ]
@@ -1194,11 +1188,11 @@ def test_workload_policy_names_at_the_63_character_bound() -> None:
 def test_a_field_that_did_not_parse_adds_no_misleading_problem(
     pool: dict[str, Any], cluster: dict[str, Any] | None, expected: list[str]
 ) -> None:
-    assert _problems(_config(pool, cluster=cluster)) == expected
+    assert config_problems(_config(pool, cluster=cluster)) == expected
 
 
 def test_a_topology_that_does_not_fit_the_machine_stops_the_size_rules() -> None:
-    assert _problems(
+    assert config_problems(
         _config(_pool(topology="2x4", machineType="ct5lp-hightpu-1t", nodeCount=2))
     ) == [
         "tpuPools[0].topology: '2x4' does not fit ct5lp-hightpu-1t; topologies on "
