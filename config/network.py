@@ -282,7 +282,7 @@ def check_network(
                     )
                 )
     for key, network in ranges.items():
-        if key != "controlPlaneCidr" and not any(network.subnet_of(r) for r in PRIVATE_RANGES):
+        if not any(network.subnet_of(r) for r in PRIVATE_RANGES):
             warnings.append(
                 f"network.{key}: '{network}' is public address space used privately: hosts on "
                 "the internet in that range become unreachable from the cluster"
