@@ -110,6 +110,37 @@ def test_a_flavor_per_pool_matches_its_nodes_and_tolerates_its_taint() -> None:
         }
 
 
+def test_a_flavor_of_a_pool_gke_creates_nodes_for_selects_what_its_pods_select() -> None:
+    """A ComputeClass pool has no node pools of ours, so no gke-tpu/pool label on its nodes:
+    its flavor takes the pool's own node selector (the class's label included)."""
+    spec = load_platform(
+        {
+            "gcp:project": "lib-project",
+            "gke-tpu:cluster": json.dumps(
+                {
+                    "name": "lib",
+                    "region": "us-east5",
+                    "autoProvisioning": {
+                        "maxCpu": 1000,
+                        "maxMemoryGb": 4000,
+                        "maxTpuChips": {"v5e": 64},
+                    },
+                }
+            ),
+            "gke-tpu:tpuPools": json.dumps([{**SPOT, "fallback": ["onDemand"]}]),
+            "gke-tpu:kueue": json.dumps(
+                {"queues": [{"name": "q", "pools": [{"pool": "spot", "chips": 32}]}]}
+            ),
+        }
+    )
+    assert spec.kueue is not None
+    (flavor,) = _kind(_build(spec.kueue), "ResourceFlavor")
+    (pool,) = spec.tpu_pools
+    assert flavor.inputs["spec"]["nodeLabels"] == pool.ref.node_selector
+    assert "cloud.google.com/compute-class" in flavor.inputs["spec"]["nodeLabels"]
+    assert "gke-tpu/pool" not in flavor.inputs["spec"]["nodeLabels"]
+
+
 def test_the_pool_label_a_flavor_selects_is_on_the_pools_nodes(run_plan: PlanRunner) -> None:
     plan = run_plan(
         cluster=CLUSTER,

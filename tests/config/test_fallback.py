@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from catalog import GENERATIONS
-from config.fallback import KINDS
+from config.fallback import KINDS, ReservationRef
 from config.platform import load_platform
 from config.tpu_plan import TpuPoolPlan, version_minimums
 from config.tpu_pools import FALLBACK_FORMS
@@ -457,3 +457,19 @@ def test_flex_start_is_refused_for_v4_as_a_pool_s_capacity_or_in_its_chain() -> 
         f"tpuPools[0].flexStart: {refused}",
         f"tpuPools[1].fallback[1]: {refused}",
     ]
+
+
+@pytest.mark.parametrize(
+    ("written", "parsed"),
+    [
+        ("r", ReservationRef("r", None, None, None)),
+        ("projects/p/reservations/r", ReservationRef("r", "p", None, None)),
+        ("r/reservationBlocks/b", ReservationRef("r", None, "b", None)),
+        (
+            "projects/p/reservations/r/reservationBlocks/b/reservationSubBlocks/s",
+            ReservationRef("r", "p", "b", "s"),
+        ),
+    ],
+)
+def test_a_reservation_path_is_read_to_its_sub_block(written: str, parsed: ReservationRef) -> None:
+    assert ReservationRef.parse(written) == parsed

@@ -160,6 +160,16 @@ def test_public_address_space_used_privately_warns() -> None:
     )
 
 
+def test_a_range_listed_three_times_names_its_first_listing() -> None:
+    entry = {"cidrBlock": "198.51.100.0/24", "displayName": "office"}
+    problems = _problems({**RANGES, "masterAuthorizedNetworks": [entry, entry, entry]})
+    assert problems == [
+        f"network.masterAuthorizedNetworks[{i}].cidrBlock: '198.51.100.0/24' is listed twice "
+        "(also [0]); name each range once"
+        for i in (1, 2)
+    ]
+
+
 # Field rules ------------------------------------------------------------------------------------
 
 NOT_CIDR = "is not an IPv4 range in CIDR notation, such as '10.0.0.0/20'"
@@ -296,6 +306,17 @@ def test_the_nodes_range_holds_every_node_at_its_most_with_surge() -> None:
         "or wider, such as '10.0.0.0/24'"
     ]
     assert load_platform(_config({**RANGES, "nodesCidr": "10.0.0.0/24"}, [BIG_SLICE]))
+
+
+def test_each_slice_of_a_multislice_pool_surges_by_a_whole_slice() -> None:
+    # Two 64-node slices, each upgraded by recreating it beside the old one: 128 + 128 surge,
+    # and the CPU pool's 3 + 3: 262 nodes, more than a /24's 252.
+    two = {**BIG_SLICE, "slices": 2}
+    assert _problems({**RANGES, "nodesCidr": "10.0.0.0/24"}, [two]) == [
+        "network.nodesCidr: '10.0.0.0/24' holds 252 nodes; the cluster can have 262 at the "
+        "most, counting surge during upgrades (CPU 3 + 3 surge, big 128 + 128 surge): use a /23 "
+        "or wider, such as '10.0.0.0/23'"
+    ]
 
 
 def test_the_nodes_range_may_be_exactly_full() -> None:

@@ -114,6 +114,9 @@ def test_only_specific_reservation_affinities_count() -> None:
     )
     assert cluster_pool("a", ("ANY_RESERVATION", None, ()), ("us-east5-a",), 2) is None
     assert cluster_pool("a", None, ("us-east5-a",), 2) is None
+    # A specific affinity on another key (a node label) names no reservation.
+    other_key = ("SPECIFIC_RESERVATION", "cloud.google.com/other", ("r",))
+    assert cluster_pool("a", other_key, ("us-east5-a",), 2) is None
 
 
 APP_KEY = ReservationKey("app-project", "us-east5-a", "r")

@@ -163,6 +163,30 @@ def test_a_node_pool_made_by_hand_on_the_reservation_is_others_use(run_plan: Pla
     ]
 
 
+def test_what_others_hold_beyond_the_reservation_leaves_none_and_counts_only_its_use(
+    run_plan: PlanRunner,
+) -> None:
+    """A reservation shrunk while in use: others hold more than it reserves, which leaves the
+    stack 0 VMs, not fewer; and a hand-made pool still growing (20 nodes, of which 16 hold VMs
+    of the reservation) is named as holding only what is in use."""
+    document = _deployed()
+    document["reservations"][0]["specificReservation"]["count"] = "8"
+    pools = document["clusters"]["us-east5/tpu-prod"]["nodePools"]
+    by_hand = next(p for p in pools if p["name"] == "v5p-train-1")
+    by_hand["name"] = "by-hand"
+    (group,) = by_hand["instanceGroupUrls"]
+    manager = next(m for m in document["instanceGroupManagers"] if m["selfLink"] == group)
+    manager["targetSize"] = 20
+    plan = _plan(run_plan, document, SLICES)
+    assert plan.errors == [
+        "tpuPools[0].reservation: 'tpu-v5p-train' has 0 VMs for the stack (8 reserved, 32 in "
+        "use: 16 by the stack's own node pools, 16 by others, of them 16 by the cluster's node "
+        "pools the stack does not declare (by-hand 20), which keep their VMs until deleted: "
+        "`pulumi up` creates new node pools before it deletes old ones); the pools that consume "
+        "it need 32 (v5p-train 32): 32 short"
+    ]
+
+
 def test_node_pools_gke_made_for_the_stack_s_compute_class_are_its_own(
     run_plan: PlanRunner,
 ) -> None:
