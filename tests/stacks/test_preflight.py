@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
+from config.platform import load_platform
+from config.preflight import check_preflight, preflight_requests
 from tests.conftest import PlanRunner, stack_config
-from tools.cloud_snapshot import snapshot_of
+from tools.cloud_snapshot import snapshot_facts, snapshot_of
 
 ROOT = Path(__file__).resolve().parents[2]
 UNREADABLE = (
@@ -564,3 +566,45 @@ def test_a_fallback_needs_compute_class_versions_and_reads_a_shared_reservation_
         "snapshot) (name)); it must exist in the pool's zone us-east5-a, in project host or "
         f"shared with the stack's project ({UNREADABLE})",
     ]
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["prod", "deployed", "renamed", "aggregate", "old-channel"],
+)
+def test_the_reports_reading_of_a_snapshot_finds_what_the_program_found(
+    run_plan: PlanRunner, case: str
+) -> None:
+    """The report re-reads the snapshot into preflight's facts (tools.cloud_snapshot
+    .snapshot_facts) while the program reads the same answers through the provider's invokes
+    (stacks.preflight.ask_cloud): the two must come to the same problems and warnings."""
+    document = _deployed() if case in ("deployed", "renamed") else _document()
+    pools: list[dict[str, Any]] = [SLICES]
+    if case == "renamed":
+        pools = [{**SLICES, "name": "v5p-big"}]
+    if case == "aggregate":
+        reservation = document["reservations"][0]
+        reservation["aggregateReservation"] = {"vmFamily": "VM_FAMILY_CLOUD_TPU_POD_SLICE_CT5P"}
+        del reservation["specificReservation"]
+    if case == "old-channel":
+        for config in document["serverConfig"].values():
+            for channel in config["channels"]:
+                channel["defaultVersion"] = "1.27.0-gke.100"
+    plan = _plan(run_plan, document, *pools)
+    spec = load_platform(stack_config(project=PROJECT, cluster=CLUSTER, tpuPools=pools))
+    requests = preflight_requests(
+        spec.project, spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
+    )
+    found = check_preflight(
+        spec.project,
+        spec.cluster,
+        spec.tpu_pools,
+        snapshot_facts(snapshot_of(document), requests),
+        private_nodes=spec.private_nodes,
+    )
+    assert plan.errors == [str(p) for p in found.problems]
+    assert set(found.warnings) <= set(plan.warnings)
+    if case in ("prod", "deployed"):
+        assert not found.problems
+    else:  # each other case reaches a check that finds something
+        assert found.problems or found.warnings
