@@ -481,17 +481,13 @@ def _version_checks(
             fallback=bool(pool.fallback),
             flex_start=pool.flex_start,
         )
+        where = {
+            pool.generation.name: path,
+            "multislice": f"{path}.slices",
+            FLEX_START: f"{path}.{pool.flex_start_key}",
+        }
         for need, minimum in minimums.items():
-            where = (
-                path
-                if need == pool.generation.name
-                else f"{path}.slices"
-                if need == "multislice"
-                else f"{path}.flexStart"
-                if need == FLEX_START and pool.capacity.flex_start
-                else f"{path}.fallback"
-            )
-            needs.setdefault(need, (minimum, where))
+            needs.setdefault(need, (minimum, where.get(need, f"{path}.fallback")))
     if not isinstance(versions, EngineVersions):
         rows = [VersionRow(need, minimum, None) for need, (minimum, _) in sorted(needs.items())]
         if isinstance(versions, str):

@@ -173,9 +173,18 @@ class TpuPoolPlan:
         return 1 if self.per_workload else len(self.node_pool_names)
 
     @property
+    def flex_start_key(self) -> str | None:
+        """The entry's key that asks for flex-start VMs: its own capacity, or a fallback step;
+        None when none of its VMs may be flex-start."""
+        if self.capacity.flex_start:
+            return "flexStart"
+        steps = [i for i, step in enumerate(self.fallback) if step.kind == "flexStart"]
+        return f"fallback[{steps[0]}]" if steps else None
+
+    @property
     def flex_start(self) -> bool:
-        """Whether any of its VMs may be flex-start: its own capacity, or a fallback step."""
-        return self.capacity.flex_start or any(s.kind == "flexStart" for s in self.fallback)
+        """Whether any of its VMs may be flex-start."""
+        return self.flex_start_key is not None
 
     @property
     def chain(self) -> tuple[Step, ...]:

@@ -473,3 +473,12 @@ def test_flex_start_is_refused_for_v4_as_a_pool_s_capacity_or_in_its_chain() -> 
 )
 def test_a_reservation_path_is_read_to_its_sub_block(written: str, parsed: ReservationRef) -> None:
     assert ReservationRef.parse(written) == parsed
+
+
+def test_the_key_that_asks_for_flex_start_is_the_pools_own_or_its_first_flex_start_step() -> None:
+    cluster = {"minMasterVersion": "1.34"}
+    own = _plan(_pool(flexStart=True, fallback=["onDemand"]), **cluster)
+    step = _plan(_pool(spot=True, fallback=["onDemand", "flexStart"]), **cluster)
+    none = _plan(_pool(spot=True, fallback=["onDemand"]), **cluster)
+    assert [p.flex_start_key for p in (own, step, none)] == ["flexStart", "fallback[1]", None]
+    assert [p.flex_start for p in (own, step, none)] == [True, True, False]
