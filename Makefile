@@ -41,24 +41,24 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	touch $@
 
 plan: $(VENV)/.runtime
-	$(PY) -m tools.plan --stack $(STACK) $(SNAPSHOT_ARG)
+	$(PY) -m gke_tpu_plan --stack $(STACK) $(SNAPSHOT_ARG)
 
 APP := examples/ml-workloads
 
 plan-workloads: $(VENV)/.runtime
 	mkdir -p build/plans
-	$(PY) -m tools.plan --stack $(STACK) --json build/plans/$(STACK).json --manifests build/manifests/$(STACK)
-	$(PY) -m tools.plan --project-dir $(APP) --stack $(STACK) \
+	$(PY) -m gke_tpu_plan --stack $(STACK) --json build/plans/$(STACK).json --manifests build/manifests/$(STACK)
+	$(PY) -m gke_tpu_plan --project-dir $(APP) --stack $(STACK) \
 		--stack-reference build/plans/$(STACK).json \
 		--json build/plans/ml-workloads-$(STACK).json --manifests build/manifests/ml-workloads-$(STACK)
 
 report: $(VENV)/.runtime
-	$(PY) -m tools.plan --stack $(STACK) $(SNAPSHOT_ARG) --markdown build/reports/$(STACK).md > /dev/null
+	$(PY) -m gke_tpu_plan --stack $(STACK) $(SNAPSHOT_ARG) --markdown build/reports/$(STACK).md > /dev/null
 	@echo "wrote build/reports/$(STACK).md"
 
 snapshot: $(VENV)/.runtime
 	@test -n "$(PROJECT)" -a -n "$(REGION)" || { echo "usage: make snapshot PROJECT=<id> REGION=<region> [STACK=dev]"; exit 2; }
-	$(PY) -m tools.snapshot --stack $(STACK) --project $(PROJECT) --region $(REGION)
+	$(PY) -m gke_tpu_plan.snapshot.record --stack $(STACK) --project $(PROJECT) --region $(REGION)
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
@@ -68,7 +68,7 @@ typecheck: $(VENV)/.dev
 	$(VENV)/bin/pyright
 
 scan: $(VENV)/.runtime $(CHECKOV_VENV)/.installed
-	$(PY) -m tools.security_scan --checkov $(CHECKOV_VENV)/bin/checkov
+	$(PY) -m gke_tpu_upkeep.security_scan --checkov $(CHECKOV_VENV)/bin/checkov
 
 pytest: $(VENV)/.dev
 	$(PY) -m pytest
@@ -76,10 +76,10 @@ pytest: $(VENV)/.dev
 test: lint typecheck scan pytest
 
 goldens: $(VENV)/.runtime
-	$(PY) -m tools.goldens
+	$(PY) -m gke_tpu_upkeep.goldens
 
 docs: $(VENV)/.runtime
-	$(PY) -m tools.docs
+	$(PY) -m gke_tpu_upkeep.generated_docs
 
 bench: $(VENV)/.runtime
 	$(PY) bench/validation_scale.py

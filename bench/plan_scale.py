@@ -4,7 +4,7 @@ For 1, 16, 64, 256 and 512 pools, each figure the fastest of --repeat runs (as `
 on a shared machine the slower runs measure the neighbours, not the code):
 
   platform s   the real program (`__main__.py`: config parsing, validation, components) planned
-               through `tools.engine.run_program`, as `make plan` does
+               through `gke_tpu_plan.engine.run_program`, as `make plan` does
   stock s      the same number of NodePools, with the same inputs, registered raw (plus the
                cluster and service account they refer to) on the SDK's stock mock runtime:
                `pulumi.runtime.set_mocks` with a plain `Mocks` that returns the inputs and a
@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 import pulumi  # noqa: E402
 from pulumi_gcp import container, serviceaccount  # noqa: E402
 
-from tools.engine import run_program  # noqa: E402
+from gke_tpu_plan.engine import run_program  # noqa: E402
 
 SIZES = (1, 16, 64, 256, 512)
 RATIO_AT = 256

@@ -100,7 +100,9 @@ M = TypeVar("M", bound=BaseModel)
 @cache
 def _field_adapter(model: type[BaseModel], name: str) -> TypeAdapter[Any]:
     field = model.model_fields[name]
-    annotation = (
+    # Any: a field's annotation is a type form only at run time (pydantic's `FieldInfo.annotation`
+    # is typed `type[Any] | None`, and `Annotated[...]` is not a type).
+    annotation: Any = (
         Annotated[field.annotation, *field.metadata] if field.metadata else field.annotation
     )
     return TypeAdapter(annotation)

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from config.platform import load_platform
+from gke_tpu_plan.engine import Plan, run_program
+from gke_tpu_plan.snapshot.read import CloudSnapshot, offline_config
 from problems import ConfigError
-from tools.cloud_snapshot import CloudSnapshot, offline_config
-from tools.engine import Plan, run_program
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = ROOT / "__main__.py"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from catalog.tokens import CLUSTER
-from tools import stack_yaml
-from tools.fixtures import APP
-from tools.plan import ROOT, plan_stack
+from gke_tpu_plan import go_yaml
+from gke_tpu_plan.cli import ROOT, plan_stack
+from gke_tpu_upkeep.fixture_stacks import APP
 
 PLATFORM_STACKS = sorted(p.name.split(".")[1] for p in ROOT.glob("Pulumi.*.yaml"))
 APP_STACKS = sorted(p.name.split(".")[1] for p in APP.glob("Pulumi.*.yaml"))
@@ -34,9 +34,7 @@ def test_shipped_platform_stack_plans(stack: str) -> None:
 
 @pytest.mark.parametrize("stack", APP_STACKS)
 def test_shipped_app_stack_plans_on_the_shipped_platform_stack(stack: str) -> None:
-    reference = stack_yaml.read(APP / f"Pulumi.{stack}.yaml")["config"][
-        "ml-workloads:platformStack"
-    ]
+    reference = go_yaml.read(APP / f"Pulumi.{stack}.yaml")["config"]["ml-workloads:platformStack"]
     # The organization is the user's to set (Pulumi Cloud needs theirs); the project and the stack
     # are the platform's of the same name.
     assert reference.split("/")[1:] == ["gke-tpu", stack]

@@ -12,9 +12,9 @@ from components.kueue_install import KueueInstall, KueueInstallArgs, kueue_manif
 from components.kueue_queues import KueueQueues, KueueQueuesArgs
 from config.kueue import KueuePlan
 from config.platform import load_platform
+from gke_tpu_plan.engine import Plan, RecordedResource, run_program
 from tests.conftest import PlanRunner
 from tests.crd import validate_custom_resource
-from tools.engine import Plan, RecordedResource, run_program
 
 CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from gke_tpu_plan.engine import Plan
+from gke_tpu_upkeep.fixture_stacks import platform_plan
 from tests.conftest import BASE_CLUSTER, PlanRunner
-from tools.engine import Plan
-from tools.fixtures import platform_plan
 
 BUCKET = "gcp:storage/bucket:Bucket"
 BUCKET_IAM = "gcp:storage/bucketIAMMember:BucketIAMMember"

@@ -13,9 +13,9 @@ from catalog.tokens import (
 )
 from components.internal.clusters import node_service_account_id
 from components.kubeconfig import gke_kubeconfig
+from gke_tpu_plan.engine import SECRET
+from gke_tpu_plan.fake_cloud import FAKE_CA_CERTIFICATE, FAKE_ENDPOINT
 from tests.conftest import BASE_CLUSTER, PlanRunner
-from tools.engine import SECRET
-from tools.fake_cloud import FAKE_CA_CERTIFICATE, FAKE_ENDPOINT
 
 COMPONENT = "gke-tpu:index:RegionalCluster"
 

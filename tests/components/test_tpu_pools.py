@@ -16,8 +16,8 @@ from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from config.cluster import ClusterFacts
 from config.tpu_plan import TpuPoolPlan, plan_pool
 from config.tpu_pools import TpuPoolSpec
+from gke_tpu_plan.engine import run_program
 from tests.conftest import BASE_CLUSTER, PlanRunner
-from tools.engine import run_program
 
 NODE_SA = "tpu-test-nodes@gke-tpu-test.iam.gserviceaccount.com"
 SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]

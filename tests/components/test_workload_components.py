@@ -17,11 +17,11 @@ from components.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
 from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from contract.outputs import PlatformOutputs, QueueRef
+from gke_tpu_plan.engine import Plan, run_program
+from gke_tpu_upkeep.fixture_stacks import platform_plan
 from problems.pulumi import InvalidInput
 from tests.crd import validate_custom_resource
-from tests.tools.test_manifests import KUBERNETES_VERSION
-from tools.engine import Plan, run_program
-from tools.fixtures import platform_plan
+from tests.gke_tpu_plan.render.test_manifests import KUBERNETES_VERSION
 
 PROD = PlatformOutputs.parse(platform_plan("prod").outputs)
 TRAIN = PROD.pool("v5p-train")  # two v5p 4x4x4 slices of 16 VMs

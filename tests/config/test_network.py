@@ -19,8 +19,8 @@ from catalog.network import (
 )
 from config.network import AuthorizedNetwork
 from config.platform import load_platform
+from gke_tpu_plan.cli import main
 from problems import ConfigError
-from tools.plan import main
 
 CLUSTER = {"name": "tpu-net", "region": "us-east5"}
 RANGES = {"nodesCidr": "10.0.0.0/22", "podsCidr": "10.4.0.0/16", "servicesCidr": "10.8.0.0/20"}

@@ -10,8 +10,8 @@ import pytest
 
 from config.platform import load_platform
 from config.storage import DEFAULT_MOUNT_OPTIONS, bucket_name_problem
+from gke_tpu_plan.cli import main
 from problems import ConfigError
-from tools.plan import main
 
 CLUSTER = {"name": "tpu-dev", "region": "us-east5"}
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
-from tools.engine import Plan, RecordedResource
-from tools.fixtures import APP, app_plan, app_reference, fixture_file, platform_plan
-from tools.manifests import manifests, write_manifests
-from tools.plan import ROOT, main, plan_stack
+from gke_tpu_plan.cli import ROOT, main, plan_stack
+from gke_tpu_plan.engine import Plan, RecordedResource
+from gke_tpu_plan.render.manifests import manifests, write_manifests
+from gke_tpu_upkeep.fixture_stacks import APP, app_plan, app_reference, fixture_file, platform_plan
 
 REFERENCE = app_reference("dev")
 APP_DEV = fixture_file("dev", APP)
@@ -343,8 +343,8 @@ def test_app_plan_without_the_platform_plan_is_one_clear_error(
         "error: the 'dev' stack cannot be planned:\n"
         "  - stack reference 'organization/gke-tpu/dev': no outputs were given for it\n"
         "hint: plan the stack organization/gke-tpu/dev first and pass its plan document:\n"
-        "  python -m tools.plan --stack dev --json build/plans/dev.json\n"
-        "  python -m tools.plan ... --stack-reference organization/gke-tpu/dev=build/plans/dev.json\n"
+        "  python -m gke_tpu_plan --stack dev --json build/plans/dev.json\n"
+        "  python -m gke_tpu_plan ... --stack-reference organization/gke-tpu/dev=build/plans/dev.json\n"
         "(`make plan-workloads STACK=<stack>` does both for examples/ml-workloads, whatever "
         "org platformStack names)\n"
     )

@@ -26,8 +26,8 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import unknown_checking_proxy
 
-from tools.engine import Plan, RecordedResource, run_program
-from tools.fixtures import STACKS, platform_plan
+from gke_tpu_plan.engine import Plan, RecordedResource, run_program
+from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
 
 DELETE = object()  # a change that removes the property
 DIGEST = "sha256:" + "0123456789abcdef" * 4

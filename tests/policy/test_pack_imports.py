@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tools.plan import ROOT
+from gke_tpu_plan.cli import ROOT
 
 PROGRAM_ONLY = ("pydantic", "pulumi_gcp", "pulumi_kubernetes")
 IMPORT_AS_THE_PACK_VENV = f"""

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
+from gke_tpu_plan.engine import Plan
 from policy.policies import (
     BUCKET,
     CLUSTER,
@@ -32,7 +33,6 @@ from policy.policies import (
 from policy.props import stack_of
 from tests.conftest import PlanRunner
 from tests.policy.conftest import DELETE, changed, stack_violations, violations
-from tools.engine import Plan
 
 PROD_NODES = "serviceAccount:tpu-prod-nodes@gke-tpu-prod.iam.gserviceaccount.com"
 

@@ -13,8 +13,8 @@ import pytest
 from catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
 from config.platform import load_platform
 from config.preflight import check_preflight, preflight_requests
+from gke_tpu_plan.snapshot.read import snapshot_facts, snapshot_of
 from tests.conftest import PlanRunner, stack_config
-from tools.cloud_snapshot import snapshot_facts, snapshot_of
 
 ROOT = Path(__file__).resolve().parents[2]
 UNREADABLE = (
@@ -575,7 +575,7 @@ def test_a_fallback_needs_compute_class_versions_and_reads_a_shared_reservation_
 def test_the_reports_reading_of_a_snapshot_finds_what_the_program_found(
     run_plan: PlanRunner, case: str
 ) -> None:
-    """The report re-reads the snapshot into preflight's facts (tools.cloud_snapshot
+    """The report re-reads the snapshot into preflight's facts (gke_tpu_plan.snapshot.read
     .snapshot_facts) while the program reads the same answers through the provider's invokes
     (stacks.preflight.ask_cloud): the two must come to the same problems and warnings."""
     document = _deployed() if case in ("deployed", "renamed") else _document()

@@ -1,0 +1,205 @@
+"""The offline plan: `python -m gke_tpu_plan --stack dev [--config-file PATH] [--json PATH]`.
+
+Runs the real program on Pulumi's mock runtime against a fake cloud and prints what it would
+create. `--project-dir` plans another Pulumi project (an app repo), `--stack-reference
+NAME=PLAN.json` answers its StackReference with the outputs of a plan document (a bare PLAN.json
+answers whichever stack it reads), and
+`--manifests DIR` writes its Kubernetes objects as YAML manifests. `--cloud-snapshot PATH`
+answers the program's provider functions (preflight's reservations, GKE versions and quota)
+from a snapshot of the project recorded with gcloud (`make snapshot`); without one, preflight
+is skipped with a warning.
+Exit codes: 0 planned, 2 invalid config (every problem on stderr), 1 anything else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from config.platform import load_platform
+from config.preflight import check_preflight, preflight_requests
+from gke_tpu_plan.engine import Plan, run_program
+from gke_tpu_plan.fake_cloud import ANY_STACK
+from gke_tpu_plan.render.manifests import write_manifests
+from gke_tpu_plan.render.report import plan_markdown
+from gke_tpu_plan.render.text import plan_json, plan_text
+from gke_tpu_plan.snapshot.read import (
+    CloudSnapshot,
+    SnapshotError,
+    offline_config,
+    read_snapshot,
+    snapshot_facts,
+)
+from gke_tpu_plan.stack_config import StackFileError, read_stack_config
+
+ROOT = Path(__file__).resolve().parent.parent
+EXIT_INVALID_CONFIG = 2
+#: Problems printed at the most: the rest are in the --json document.
+MOST_PRINTED = 50
+
+
+def plan_stack(
+    stack: str,
+    project_dir: Path = ROOT,
+    config_file: Path | None = None,
+    stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+    cloud_snapshot: CloudSnapshot | None = None,
+) -> Plan:
+    """The plan of one stack. StackFileError when a project or stack file cannot be read."""
+    config = read_stack_config(project_dir, stack, config_file)
+    values, skipped = offline_config(config.project, config.values, cloud_snapshot)
+    plan = run_program(
+        project_dir / "__main__.py",
+        project=config.project,
+        stack=stack,
+        config=values,
+        secret_keys=config.secret_keys,
+        stack_references=stack_references,
+        cloud_snapshot=cloud_snapshot,
+    )
+    # Preflight is skipped for a stack that plans; one that does not would not reach it.
+    plan.warnings = [*config.warnings, *([] if plan.errors else skipped), *plan.warnings]
+    # Like the CLI, a key Pulumi.yaml declares without a default must be set. The program ran
+    # anyway, so that its own problems are reported in the same run; it may name the key too.
+    missing = [
+        f"{key}: required: Pulumi.yaml declares it without a default; set it in the stack file"
+        for key in config.missing
+        if not any(e.startswith((f"{key}:", f"{key.split(':', 1)[1]}:")) for e in plan.errors)
+    ]
+    if missing:
+        plan.errors = [*missing, *plan.errors]
+        plan.resources, plan.outputs = [], {}
+    if cloud_snapshot is not None and not plan.errors and project_dir == ROOT:
+        _preflight_for_report(plan, values, cloud_snapshot)
+    return plan
+
+
+def _preflight_for_report(plan: Plan, values: Mapping[str, str], snapshot: CloudSnapshot) -> None:
+    """What the program's preflight checked, from the same pure checks and the same snapshot."""
+    spec = load_platform(values)
+    if not spec.preflight.enabled:
+        return
+    requests = preflight_requests(
+        spec.project, spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
+    )
+    facts = snapshot_facts(snapshot, requests)
+    plan.preflight = check_preflight(
+        spec.project, spec.cluster, spec.tpu_pools, facts, private_nodes=spec.private_nodes
+    )
+    plan.quota_usage = {
+        q.quota_id: snapshot.usage(requests.region, q.quota_id) for q in requests.quotas
+    }
+
+
+def failed_plan(stack: str, error: Exception) -> Plan:
+    """The plan document of a stack whose files cannot be read: its error and no resources."""
+    return Plan(project="", stack=stack, errors=[str(error)])
+
+
+def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
+    """`NAME=PLAN.json` pairs, or one bare `PLAN.json` for whichever stack the program reads:
+    the outputs each referenced stack's plan document holds."""
+    references = {}
+    for pair in pairs:
+        name, sep, path = pair.partition("=") if "=" in pair else (ANY_STACK, "=", pair)
+        if not sep or not name or not path or name in references:
+            raise StackFileError(
+                f"--stack-reference {pair!r}: expected NAME=PLAN.json, or one PLAN.json for "
+                "any stack the program reads"
+            )
+        try:
+            document = json.loads(Path(path).read_text())
+        except (OSError, json.JSONDecodeError) as error:
+            raise StackFileError(f"--stack-reference {name}: cannot read {path}: {error}") from None
+        if document.get("errors"):
+            raise StackFileError(
+                f"--stack-reference {name}: {path} is the plan of an invalid stack"
+            )
+        references[name] = document.get("outputs", {})
+    return references
+
+
+def reference_hint(name: str) -> str:
+    """How to give the plan the outputs of a stack the program reads."""
+    stack = name.rsplit("/", 1)[-1]
+    return (
+        f"hint: plan the stack {name} first and pass its plan document:\n"
+        f"  python -m gke_tpu_plan --stack {stack} --json build/plans/{stack}.json\n"
+        f"  python -m gke_tpu_plan ... --stack-reference {name}=build/plans/{stack}.json\n"
+        "(`make plan-workloads STACK=<stack>` does both for examples/ml-workloads, whatever "
+        "org platformStack names)"
+    )
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gke_tpu_plan", description=__doc__)
+    parser.add_argument("--stack", required=True, help="stack name; reads Pulumi.<stack>.yaml")
+    parser.add_argument("--config-file", type=Path, help="a stack file to read instead")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write the plan document here")
+    parser.add_argument(
+        "--project-dir", type=Path, default=ROOT, help="the Pulumi project to plan (default: this)"
+    )
+    parser.add_argument(
+        "--stack-reference",
+        action="append",
+        default=[],
+        metavar="[NAME=]PLAN.json",
+        help="outputs of a referenced stack, from its plan document (repeatable); without "
+        "NAME, for any stack the program reads",
+    )
+    parser.add_argument("--manifests", type=Path, metavar="DIR", help="write Kubernetes manifests")
+    parser.add_argument(
+        "--markdown", type=Path, metavar="PATH", help="write a report for a pull-request comment"
+    )
+    parser.add_argument(
+        "--cloud-snapshot",
+        type=Path,
+        metavar="PATH",
+        help="answer preflight's questions from this snapshot of the project (make snapshot)",
+    )
+    args = parser.parse_args(argv)
+
+    try:
+        references = read_stack_references(args.stack_reference)
+        snapshot = read_snapshot(args.cloud_snapshot) if args.cloud_snapshot else None
+        plan = plan_stack(
+            args.stack, args.project_dir.resolve(), args.config_file, references, snapshot
+        )
+    except (StackFileError, SnapshotError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        if args.json:  # never leave an older plan at that path
+            _write(args.json, plan_json(failed_plan(args.stack, error)))
+        return EXIT_INVALID_CONFIG
+    if args.json:
+        _write(args.json, plan_json(plan))
+    if plan.errors:
+        print(f"error: the {args.stack!r} stack cannot be planned:", file=sys.stderr)
+        for problem in plan.errors[:MOST_PRINTED]:
+            print(f"  - {problem}", file=sys.stderr)
+        if len(plan.errors) > MOST_PRINTED:
+            more = len(plan.errors) - MOST_PRINTED
+            print(
+                f"  ... and {more} more ({'in --json' if args.json else 'all with --json'})",
+                file=sys.stderr,
+            )
+        for name in plan.missing_references:
+            print(reference_hint(name), file=sys.stderr)
+        for warning in plan.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        return EXIT_INVALID_CONFIG
+    sys.stdout.write(plan_text(plan))
+    if args.markdown:
+        _write(args.markdown, plan_markdown(plan))
+    if args.manifests:
+        written = write_manifests(plan, args.manifests)
+        print(f"\nWrote {len(written)} Kubernetes manifests to {args.manifests}")
+    return 0

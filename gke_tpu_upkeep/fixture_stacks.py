@@ -1,0 +1,47 @@
+"""The fixture stacks that goldens, tests and scans plan: tests/stacks/, not the user's files.
+
+`Pulumi.<stack>.yaml` at the project root belongs to whoever deploys: `pulumi config set`
+edits it. The checks plan frozen copies instead, so that a new project id, bucket or region
+changes no test; `tests/test_shipped_stacks.py` checks that the shipped files still plan.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from gke_tpu_plan.cli import ROOT, plan_stack
+from gke_tpu_plan.engine import Plan
+
+FIXTURES = ROOT / "tests" / "stacks"
+#: The platform stacks with a fixture, a golden plan and an app fixture of the same name.
+STACKS = ("dev", "prod", "autopilot")
+APP = ROOT / "examples" / "ml-workloads"
+APP_FIXTURES = FIXTURES / "ml-workloads"
+
+
+def app_reference(stack: str) -> str:
+    """The platform stack the app's fixture of the same name reads (self-managed backend form)."""
+    return f"organization/gke-tpu/{stack}"
+
+
+def fixture_file(stack: str, project_dir: Path = ROOT) -> Path:
+    folder = APP_FIXTURES if project_dir == APP else FIXTURES
+    return folder / f"Pulumi.{stack}.yaml"
+
+
+@cache
+def platform_plan(stack: str) -> Plan:
+    """The platform's plan of a fixture stack. Shared between callers: do not change it."""
+    return plan_stack(stack, config_file=fixture_file(stack))
+
+
+@cache
+def app_plan(stack: str) -> Plan:
+    """The app's plan of its fixture stack on the platform fixture of the same name."""
+    return plan_stack(
+        stack,
+        APP,
+        config_file=fixture_file(stack, APP),
+        stack_references={app_reference(stack): platform_plan(stack).outputs},
+    )

@@ -1,0 +1,131 @@
+"""Generated docs are current, and the deploy checklist's APIs follow from what stacks create."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from catalog.services import MODULES, deployer_roles, module_of, required_apis
+from contract.outputs import OUTPUT_MEANINGS
+from gke_tpu_plan.cli import ROOT
+from gke_tpu_plan.engine import Plan
+from gke_tpu_plan.render.report import plan_markdown
+from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
+from gke_tpu_upkeep.generated_docs import FILES, regenerate, stale_files
+from tests.conftest import PlanRunner
+
+
+def test_generated_parts_are_current() -> None:
+    assert stale_files() == [], "run `make docs` and commit the result"
+
+
+def test_every_file_has_its_parts() -> None:
+    text = "".join(path.read_text() for path in FILES)
+    parts = re.findall(r"<!-- generated: ([a-z-]+) -->", text)
+    assert sorted(parts) == sorted(
+        [
+            "outputs-summary",
+            "outputs-table",
+            "pool-entry",
+            "enable-apis",
+            "deployer-roles",
+            "config-cluster",
+            "config-network",
+            "config-tpupools",
+            "config-modelstorage",
+            "config-preflight",
+            "config-kueue",
+        ]
+    )
+    with pytest.raises(KeyError):
+        regenerate("<!-- generated: nothing -->\n<!-- end: nothing -->")
+
+
+@pytest.fixture
+def tpu7x(run_plan: PlanRunner) -> Plan:
+    """A stack with every kind of Google Cloud resource the fixtures lack: a tpu7x slice."""
+    plan = run_plan(
+        cluster={"name": "tpu-7x", "region": "us-central1"},
+        tpuPools=[{"name": "ironwood", "tpu": "tpu7x", "topology": "2x2x2"}],
+    )
+    assert plan.errors == []
+    return plan
+
+
+def _readme_apis() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    block = text.split("gcloud services enable --project <project-id> \\\n", 1)[1]
+    return re.findall(r"^    ([a-z.]+)", block.split("```", 1)[0], re.M)
+
+
+def test_readme_enables_exactly_the_apis_the_stacks_resources_need(tpu7x: Plan) -> None:
+    plans = [platform_plan(stack) for stack in STACKS] + [tpu7x]
+    needed = sorted(
+        {api for plan in plans for api in required_apis(r.type for r in plan.resources)}
+    )
+    assert _readme_apis() == needed
+    # No module in the catalog that no stack uses, and none a stack uses outside it.
+    used = {module_of(r.type) for plan in plans for r in plan.resources} - {None}
+    assert used == set(MODULES)
+
+
+def test_the_service_ids_of_each_api_the_issue_lists() -> None:
+    assert set(_readme_apis()) >= {
+        "container.googleapis.com",
+        "compute.googleapis.com",
+        "iam.googleapis.com",
+        "iamcredentials.googleapis.com",
+        "cloudresourcemanager.googleapis.com",
+        "storage.googleapis.com",
+    }
+
+
+def test_an_unknown_module_is_an_error_not_a_gap() -> None:
+    with pytest.raises(KeyError, match=r"catalog/services\.py"):
+        required_apis(["gcp:kms/cryptoKey:CryptoKey"])
+    assert required_apis(["kubernetes:core/v1:Namespace"]) == sorted(
+        ["iamcredentials.googleapis.com", "artifactregistry.googleapis.com"]
+    )
+
+
+def test_the_report_names_the_apis_and_roles_of_its_own_stack(tpu7x: Plan) -> None:
+    report = plan_markdown(platform_plan("dev"))
+    assert (
+        "APIs: `gcloud services enable --project gke-tpu-dev artifactregistry.googleapis.com "
+        "cloudresourcemanager.googleapis.com compute.googleapis.com container.googleapis.com "
+        "iam.googleapis.com iamcredentials.googleapis.com storage.googleapis.com`"
+    ) in report
+    assert "`roles/compute.admin`" not in report  # dev has no tpu7x workload policy
+    assert "`roles/compute.admin`" in plan_markdown(tpu7x)
+    assert set(deployer_roles(r.type for r in tpu7x.resources)) >= {"roles/compute.admin"}
+
+
+def test_config_reference_has_every_key_with_its_default_and_docstring() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert (
+        "| `releaseChannel` | `RAPID` | GKE release channel; default `RAPID`, where TPU features "
+        "land first."
+    ) in readme
+    assert "One of `RAPID`, `REGULAR`, `STABLE`, `EXTENDED`, `NONE`. |" in readme
+    assert "| `cpuPool.diskSizeGb` | `100` |" in readme
+    assert "| `autoscaling.minNodes` | (required) |" in readme
+    assert "| `maintenanceExclusions[].scope` | `NO_MINOR_OR_NODE_UPGRADES` |" in readme
+    assert "| `writer.kubernetesServiceAccount` | `model-writer` |" in readme
+    # Every field of every model says what it is.
+    assert "|  |" not in readme
+
+
+def test_outputs_examples_are_the_dev_goldens() -> None:
+    outputs = platform_plan("dev").outputs
+    docs = (ROOT / "docs" / "outputs.md").read_text()
+    assert f'| `clusterEndpoint` | `"{outputs["clusterEndpoint"]}"` |' in docs
+    assert f'"topology": "{outputs["tpuPools"]["v5e-train"]["topology"]}"' in docs
+    readme = (ROOT / "README.md").read_text()
+    assert f'| `region` | `"{outputs["region"]}"` |' in readme
+    assert "| `modelWriterServiceAccount` |" in readme
+
+
+def test_every_output_the_platform_writes_has_a_meaning_and_every_meaning_an_output() -> None:
+    written = {key for stack in STACKS for key in platform_plan(stack).outputs}
+    assert set(OUTPUT_MEANINGS) == written

@@ -1,0 +1,60 @@
+"""Who may import whom: the program imports neither the offline plan nor repo upkeep, and the
+offline plan (gke_tpu_plan) never imports repo upkeep (gke_tpu_upkeep), so that each installs and
+runs without the layers above it. Every import statement is read, including those in functions."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Top-level packages that are not the program: the offline plan, repo upkeep, the former entry
+#: point, tests, benchmarks and the example app project.
+NOT_PROGRAM = {"gke_tpu_plan", "gke_tpu_upkeep", "tools", "tests", "bench", "examples", "venv"}
+UPKEEP_AND_ABOVE = {"gke_tpu_upkeep", "tools", "tests", "bench"}
+
+
+def program_files() -> list[Path]:
+    packages = [
+        path
+        for path in sorted(ROOT.iterdir())
+        if path.is_dir() and (path / "__init__.py").exists() and path.name not in NOT_PROGRAM
+    ]
+    return [
+        ROOT / "__main__.py",
+        *(file for package in packages for file in sorted(package.rglob("*.py"))),
+    ]
+
+
+def imported(path: Path) -> Iterator[str]:
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module.split(".")[0]
+
+
+def test_the_program_has_its_packages() -> None:
+    names = {path.relative_to(ROOT).parts[0] for path in program_files()}
+    assert {"catalog", "config", "contract", "components", "stacks", "problems"} <= names
+
+
+@pytest.mark.parametrize("path", program_files(), ids=lambda path: str(path.relative_to(ROOT)))
+def test_the_program_imports_no_tooling(path: Path) -> None:
+    assert set(imported(path)) & NOT_PROGRAM == set()
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((ROOT / "gke_tpu_plan").rglob("*.py")),
+    ids=lambda path: str(path.relative_to(ROOT)),
+)
+def test_the_offline_plan_never_imports_upkeep(path: Path) -> None:
+    assert set(imported(path)) & UPKEEP_AND_ABOVE == set()
+
+
+def test_the_former_entry_point_runs_the_offline_plan() -> None:
+    assert set(imported(ROOT / "tools" / "plan" / "__main__.py")) == {"sys", "gke_tpu_plan"}
