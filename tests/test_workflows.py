@@ -195,6 +195,21 @@ def test_prod_is_deployed_after_dev_behind_the_prod_environment() -> None:
     assert triggers(load(WORKFLOWS / dev_name)) == {"push": {"branches": ["main"]}}
 
 
+#: The Pythons the project supports: pyproject.toml's floor up to the newest the suite passes on.
+SUPPORTED_PYTHONS = ["3.11", "3.12", "3.13"]
+
+
+def test_pull_requests_are_tested_on_every_supported_python() -> None:
+    job = jobs(load(WORKFLOWS / "pull-request.yml"))["test"]
+    assert job["strategy"]["matrix"]["python"] == SUPPORTED_PYTHONS
+    (setup,) = [s for s in steps(job) if str(s.get("uses", "")).startswith("actions/setup-python@")]
+    assert setup["with"]["python-version"] == "${{ matrix.python }}"
+    assert [s["run"] for s in steps(job) if "run" in s] == ["make test"]
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert f'requires-python = ">={SUPPORTED_PYTHONS[0]}"' in pyproject
+    assert f'pythonVersion = "{SUPPORTED_PYTHONS[0]}"' in pyproject  # pyright checks the floor
+
+
 def test_the_pulumi_cli_matches_the_pinned_sdk() -> None:
     pins = re.findall(r"^pulumi==(\S+)$", (ROOT / "requirements.txt").read_text(), re.MULTILINE)
     assert len(pins) == 1

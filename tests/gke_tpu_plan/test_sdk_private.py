@@ -13,7 +13,7 @@ import gc
 import inspect
 import re
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -297,8 +297,26 @@ def test_the_stock_monitor_serializes_its_answers_through_a_name_looked_up_at_ea
     assert list(inspect.signature(sync_await).parameters) == ["awaitable"]
 
 
-def test_an_answer_is_finished_at_once_as_the_sdk_would_finish_it() -> None:
+@pytest.fixture
+def current_loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """The thread's event loop, as a program run has one (`tools.engine.run_program` sets it).
+    The SDK's `_sync_await` asks asyncio for the current loop, and from Python 3.12 on asking
+    with none set is a DeprecationWarning (an error under this suite's warning filter), in 3.14
+    a RuntimeError."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        yield loop
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
+
+
+def test_an_answer_is_finished_at_once_as_the_sdk_would_finish_it(
+    current_loop: asyncio.AbstractEventLoop,
+) -> None:
     state = {"name": "models", "labels": {"team": "ml"}, "sizes": [1, 2.5], "empty": None}
     sync_await = mocks._sync_await  # pyright: ignore[reportPrivateImportUsage]
     by_sdk = sync_await(rpc.serialize_properties(dict(state), {}))
     assert engine._at_once(rpc.serialize_properties(dict(state), {})) == by_sdk
+    assert not current_loop.is_closed()  # the SDK finished it on the thread's loop
