@@ -10,6 +10,7 @@ import pulumi
 from catalog import TPU_RUNTIME_PORTS
 from config.network import NetworkPlan
 from config.tpu_plan import TpuPoolPlan
+from contract.interruptions import DEFAULT_TERMINATION_GRACE_SECONDS
 from contract.outputs import QueueRef, TpuPoolRef
 
 
@@ -89,3 +90,6 @@ class TpuJobArgs:
     queue: QueueRef | None = None
     """A Kueue queue of the platform's `queues` output that covers the pool: the job waits,
     suspended, until the queue admits it. Required for a queued-provisioning pool."""
+    termination_grace_seconds: int = DEFAULT_TERMINATION_GRACE_SECONDS
+    """Seconds a worker has after SIGTERM (a drain, an upgrade, host maintenance) to write a
+    checkpoint; default 1800, at most 3600, GKE's limit for TPU nodes."""

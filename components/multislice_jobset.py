@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from components.args import TpuJobArgs
-from components.internal.jobs import SKIP_AWAIT, slice_job_spec, tpu_worker
+from components.internal.jobs import (
+    SKIP_AWAIT,
+    fail_on_application_errors,
+    jobset_failure_policy,
+    slice_job_spec,
+    tpu_worker,
+)
 from components.internal.pods import NODE_POOL_LABEL, child
 from components.jobset_install import JobSetInstall
+from contract.interruptions import (
+    DEFAULT_APPLICATION_EXIT_CODES,
+    DEFAULT_MAX_RESTARTS,
+    check_exit_codes,
+    check_grace,
+    check_max_restarts,
+)
 from contract.workloads import check_image, check_multislice, check_queue, queue_labels
 from problems.pulumi import reject
 
@@ -26,14 +40,24 @@ class MultisliceJobSetArgs(TpuJobArgs):
 
     slices: int | None = None
     """Slices to use; default: all of the pool's."""
-    max_restarts: int = 0
-    """Restarts of the whole JobSet when a worker fails; default 0."""
+    max_restarts: int = DEFAULT_MAX_RESTARTS
+    """Restarts of the whole JobSet (every slice together) after an interruption: a lost,
+    preempted, repaired or maintained node, or a worker killed by a signal; default 5. An
+    application error (`application_exit_codes`) fails it at once."""
+    application_exit_codes: Sequence[int] = DEFAULT_APPLICATION_EXIT_CODES
+    """Exit codes of a worker that mean the program failed, so a restart would not help: they
+    fail the JobSet at once; default 1-127 (128 and above are deaths by signal)."""
     jobset: JobSetInstall | None = None
     """The JobSet installation of the same program, if any: the JobSet waits for its CRD."""
 
 
 class MultisliceJobSet(pulumi.ComponentResource):
-    """A JobSet with one Job per slice (each Job one worker per VM), kept on separate slices."""
+    """A JobSet with one Job per slice (each Job one worker per VM), kept on separate slices.
+
+    An interruption of any worker restarts every slice together, up to `max_restarts` times; an
+    application error fails the JobSet at once. Use it, even with one slice, for a run that must
+    ride out host maintenance, upgrades and preemptions.
+    """
 
     jobset: k8s.apiextensions.CustomResource
     slices: int
@@ -45,13 +69,20 @@ class MultisliceJobSet(pulumi.ComponentResource):
         reject(
             check_image("container.image", args.container.image)
             + check_multislice(pool, slices=args.slices, chips=args.chips, topology=args.topology)
-            + check_queue(pool, args.namespace, args.queue),
+            + check_queue(pool, args.namespace, args.queue)
+            + check_max_restarts("max_restarts", args.max_restarts)
+            + check_exit_codes("application_exit_codes", args.application_exit_codes)
+            + check_grace("termination_grace_seconds", args.termination_grace_seconds),
             f"MultisliceJobSet {name!r}",
         )
         super().__init__("gke-tpu:index:MultisliceJobSet", name, None, opts)
         self.slices = args.slices or pool.slices
         job_template = k8s.batch.v1.JobTemplateSpecArgs(
-            spec=slice_job_spec(args, tpu_worker(name, args))
+            spec=slice_job_spec(
+                args,
+                tpu_worker(name, args),
+                pod_failure_policy=fail_on_application_errors(name, args.application_exit_codes),
+            )
         )
         self.jobset = k8s.apiextensions.CustomResource(
             name,
@@ -66,7 +97,7 @@ class MultisliceJobSet(pulumi.ComponentResource):
             spec={
                 # Kueue starts a queued JobSet by resuming it once admitted.
                 **({"suspend": True} if args.queue else {}),
-                "failurePolicy": {"maxRestarts": args.max_restarts},
+                "failurePolicy": jobset_failure_policy(args.max_restarts),
                 "replicatedJobs": [
                     {"name": REPLICATED_JOB, "replicas": self.slices, "template": job_template}
                 ],

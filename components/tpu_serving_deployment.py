@@ -11,6 +11,7 @@ import pulumi_kubernetes as k8s
 
 from components.args import ContainerSpec, ModelMount
 from components.internal.pods import child, container, tpu_pod_template
+from contract.interruptions import DEFAULT_MAX_UNAVAILABLE, check_max_unavailable
 from contract.outputs import QueueRef, TpuPoolRef
 from contract.workloads import (
     check_image,
@@ -52,6 +53,10 @@ class TpuServingDeploymentArgs:
     queue: QueueRef | None = None
     """A Kueue queue of the platform's `queues` output that covers the pool: each replica
     counts against its chips and waits until the queue admits it."""
+    max_unavailable: int | str | None = DEFAULT_MAX_UNAVAILABLE
+    """The PodDisruptionBudget's `maxUnavailable`: replicas (or a percentage) a drain or a node
+    pool upgrade may take down at once; default 1. None: no PodDisruptionBudget. It does not
+    hold off host maintenance or a preemption, which do not ask."""
 
 
 class TpuServingDeployment(pulumi.ComponentResource):
@@ -59,6 +64,7 @@ class TpuServingDeployment(pulumi.ComponentResource):
 
     deployment: k8s.apps.v1.Deployment
     service: k8s.core.v1.Service
+    disruption_budget: k8s.policy.v1.PodDisruptionBudget | None
     replicas: int
 
     def __init__(
@@ -70,6 +76,7 @@ class TpuServingDeployment(pulumi.ComponentResource):
             check_image("container.image", args.container.image)
             + check_serving(pool, replicas=args.replicas, chips=args.chips, topology=args.topology)
             + check_service_ports(ports)
+            + check_max_unavailable("max_unavailable", args.max_unavailable)
             # A queued-provisioning pool cannot serve at all (check_serving says why).
             + (
                 check_queue(pool, args.namespace, args.queue)
@@ -145,6 +152,24 @@ class TpuServingDeployment(pulumi.ComponentResource):
                 ],
             ),
             opts=child(self),
+        )
+        # Evictions (a drain, a surge or blue-green upgrade, the autoscaler) ask this budget
+        # first; GKE respects it for up to an hour per node during an upgrade (GKE "Standard
+        # cluster upgrades", https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-upgrades).
+        self.disruption_budget = (
+            k8s.policy.v1.PodDisruptionBudget(
+                name,
+                metadata=k8s.meta.v1.ObjectMetaArgs(
+                    name=name, namespace=args.namespace, labels=labels
+                ),
+                spec=k8s.policy.v1.PodDisruptionBudgetSpecArgs(
+                    max_unavailable=args.max_unavailable,
+                    selector=k8s.meta.v1.LabelSelectorArgs(match_labels=labels),
+                ),
+                opts=child(self),
+            )
+            if args.max_unavailable is not None
+            else None
         )
         self.register_outputs(
             {"deploymentName": self.deployment.metadata.name, "replicas": self.replicas}

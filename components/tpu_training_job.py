@@ -8,8 +8,15 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.args import TpuJobArgs
-from components.internal.jobs import SKIP_AWAIT, one_job_per_slice, slice_job_spec, tpu_worker
+from components.internal.jobs import (
+    SKIP_AWAIT,
+    ignore_disruptions,
+    one_job_per_slice,
+    slice_job_spec,
+    tpu_worker,
+)
 from components.internal.pods import child
+from contract.interruptions import check_grace
 from contract.workloads import check_image, check_queue, check_training, queue_labels
 from problems.pulumi import reject
 
@@ -34,7 +41,9 @@ class TpuTrainingJob(pulumi.ComponentResource):
     """A headless Service and an Indexed Job with one worker per VM of the slice.
 
     Workers find each other through `TPU_WORKER_HOSTNAMES`; a failed worker fails the job
-    (`backoffLimit: 0`), since a slice trains as a whole.
+    (`backoffLimit: 0`), since a slice trains as a whole. A worker stopped by a disruption
+    (`DisruptionTarget`: a drain, host maintenance, a preemption) does not count: the Job
+    replaces its Pod, and restarts no other worker (MultisliceJobSet restarts them all).
     """
 
     service: k8s.core.v1.Service
@@ -48,7 +57,8 @@ class TpuTrainingJob(pulumi.ComponentResource):
         reject(
             check_image("container.image", args.container.image)
             + check_training(pool, workers=args.workers, chips=args.chips, topology=args.topology)
-            + check_queue(pool, args.namespace, args.queue),
+            + check_queue(pool, args.namespace, args.queue)
+            + check_grace("termination_grace_seconds", args.termination_grace_seconds),
             f"TpuTrainingJob {name!r}",
         )
         super().__init__("gke-tpu:index:TpuTrainingJob", name, None, opts)
@@ -89,6 +99,7 @@ class TpuTrainingJob(pulumi.ComponentResource):
                 affinity=one_job_per_slice(JOB_LABEL, name) if args.avoid_deadlock else None,
                 # Kueue starts a queued Job by resuming it once admitted.
                 suspend=args.queue is not None,
+                pod_failure_policy=ignore_disruptions(),
             ),
             opts=child(self, pulumi.ResourceOptions(depends_on=[self.service])),
         )

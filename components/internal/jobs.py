@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pulumi_kubernetes as k8s
 
@@ -13,6 +14,87 @@ from contract.workloads import needs_privileged
 #: Jobs run for hours: `pulumi up` creates them and does not wait for them to complete (the
 #: provider's default await would fail the update after 10 minutes).
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
+
+#: The Pod condition Kubernetes sets on a Pod it stops for a reason of its own: a drain or an
+#: eviction, a preemption, a node that shuts down or is lost (Kubernetes "Pod disruption
+#: conditions"). GKE's upgrades, repairs, host maintenance and Spot preemptions all set it.
+DISRUPTION_TARGET = "DisruptionTarget"
+#: The reason of a Job that a `FailJob` rule of its podFailurePolicy failed (batch/v1
+#: JobReasonPodFailurePolicy); a Job that ran out of `backoffLimit` fails with the other.
+JOB_FAILED_BY_POLICY = "PodFailurePolicy"
+JOB_OUT_OF_RETRIES = "BackoffLimitExceeded"
+
+
+def ignore_disruptions() -> k8s.batch.v1.PodFailurePolicyArgs:
+    """An interrupted worker's Pod is replaced without counting against `backoffLimit: 0`: only
+    the program's own failure fails the Job."""
+    return k8s.batch.v1.PodFailurePolicyArgs(
+        rules=[
+            k8s.batch.v1.PodFailurePolicyRuleArgs(
+                action="Ignore",
+                on_pod_conditions=[
+                    k8s.batch.v1.PodFailurePolicyOnPodConditionsPatternArgs(
+                        type=DISRUPTION_TARGET, status="True"
+                    )
+                ],
+            )
+        ]
+    )
+
+
+def fail_on_application_errors(
+    container_name: str, exit_codes: Sequence[int]
+) -> k8s.batch.v1.PodFailurePolicyArgs:
+    """A slice's Job fails as "PodFailurePolicy" when the worker exits with one of the program's
+    codes, and as "BackoffLimitExceeded" otherwise; the JobSet tells the two apart.
+
+    The disruption rule comes first (the first matching rule wins): a worker that exits 1 after
+    the SIGTERM of a drain was interrupted, not wrong.
+    """
+    return k8s.batch.v1.PodFailurePolicyArgs(
+        rules=[
+            k8s.batch.v1.PodFailurePolicyRuleArgs(
+                action="Count",
+                on_pod_conditions=[
+                    k8s.batch.v1.PodFailurePolicyOnPodConditionsPatternArgs(
+                        type=DISRUPTION_TARGET, status="True"
+                    )
+                ],
+            ),
+            k8s.batch.v1.PodFailurePolicyRuleArgs(
+                action="FailJob",
+                on_exit_codes=k8s.batch.v1.PodFailurePolicyOnExitCodesRequirementArgs(
+                    container_name=container_name,
+                    operator="In",
+                    # The API wants them ordered.
+                    values=sorted(exit_codes),
+                ),
+            ),
+        ]
+    )
+
+
+def jobset_failure_policy(max_restarts: int) -> dict[str, Any]:
+    """Fail the JobSet at once on an application error; restart every slice together on
+    anything else (an interruption), up to `max_restarts` times. The pattern of xpk's workloads
+    (AI-Hypercomputer/xpk src/xpk/commands/workload.py) and of JobSet's failure policy guide
+    (kubernetes-sigs/jobset
+    site/content/en/docs/tasks/failure_policy.md)."""
+    return {
+        "maxRestarts": max_restarts,
+        "rules": [
+            {
+                "name": "failOnApplicationError",
+                "action": "FailJobSet",
+                "onJobFailureReasons": [JOB_FAILED_BY_POLICY],
+            },
+            {
+                "name": "restartOnInterruption",
+                "action": "RestartJobSet",
+                "onJobFailureReasons": [JOB_OUT_OF_RETRIES],
+            },
+        ],
+    }
 
 
 def tpu_worker(
@@ -37,6 +119,7 @@ def slice_job_spec(
     subdomain: str | None = None,
     affinity: k8s.core.v1.AffinityArgs | None = None,
     suspend: bool = False,
+    pod_failure_policy: k8s.batch.v1.PodFailurePolicyArgs | None = None,
 ) -> k8s.batch.v1.JobSpecArgs:
     """One Indexed Job over one slice: a worker per VM; a failed worker fails the slice.
     `suspend` creates it suspended, for Kueue to start once it admits it."""
@@ -44,6 +127,7 @@ def slice_job_spec(
     return k8s.batch.v1.JobSpecArgs(
         suspend=True if suspend else None,
         backoff_limit=0,
+        pod_failure_policy=pod_failure_policy,
         completions=workers,
         parallelism=workers,
         completion_mode="Indexed",
@@ -56,6 +140,7 @@ def slice_job_spec(
             restart_policy="Never",
             subdomain=subdomain,
             affinity=affinity,
+            termination_grace_seconds=args.termination_grace_seconds,
         ),
     )
 

@@ -107,6 +107,7 @@ def tpu_pod_template(
     restart_policy: str | None = None,
     subdomain: str | None = None,
     affinity: k8s.core.v1.AffinityArgs | None = None,
+    termination_grace_seconds: int | None = None,
 ) -> k8s.core.v1.PodTemplateSpecArgs:
     """A Pod on the pool's TPU nodes, hardened, with the model volume when one is given."""
     return k8s.core.v1.PodTemplateSpecArgs(
@@ -121,6 +122,7 @@ def tpu_pod_template(
             node_selector=dict(pool.node_selector),
             tolerations=tolerations(pool),
             affinity=affinity,
+            termination_grace_period_seconds=termination_grace_seconds,
             containers=[main],
             volumes=model_volumes(model),
         ),

@@ -62,6 +62,42 @@ def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices() -> None:
         "cloud.google.com/gke-tpu-topology": "4x4x4",
     }
     assert pod["containers"][0]["resources"]["limits"] == {"google.com/tpu": "4"}
+    # An interruption restarts every slice together, five times at most; an exit code of the
+    # program's own (1-127) fails the JobSet at once, even when it follows a drain's SIGTERM.
+    assert jobset.inputs["spec"]["failurePolicy"] == {
+        "maxRestarts": 5,
+        "rules": [
+            {
+                "name": "failOnApplicationError",
+                "action": "FailJobSet",
+                "onJobFailureReasons": ["PodFailurePolicy"],
+            },
+            {
+                "name": "restartOnInterruption",
+                "action": "RestartJobSet",
+                "onJobFailureReasons": ["BackoffLimitExceeded"],
+            },
+        ],
+    }
+    assert job["backoffLimit"] == 0
+    assert job["podFailurePolicy"] == {
+        "rules": [
+            {
+                "action": "Count",
+                "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}],
+            },
+            {
+                "action": "FailJob",
+                "onExitCodes": {
+                    "containerName": "llm",
+                    "operator": "In",
+                    "values": list(range(1, 128)),
+                },
+            },
+        ]
+    }
+    assert pod["containers"][0]["name"] == "llm"
+    assert pod["terminationGracePeriodSeconds"] == 1800
     # The JobSet fits the schema of the JobSet release the platform installs...
     validate_custom_resource(jobset.inputs)
     broken = {
@@ -76,6 +112,90 @@ def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices() -> None:
         KUBERNETES_VERSION,
         strict=True,
     )
+
+
+def test_a_jobsets_restarts_exit_codes_and_grace_are_the_callers() -> None:
+    def build() -> None:
+        MultisliceJobSet(
+            "llm",
+            MultisliceJobSetArgs(
+                pool=TRAIN,
+                namespace="ns",
+                container=IMAGE,
+                max_restarts=0,
+                application_exit_codes=(42, 3, 1),
+                termination_grace_seconds=600,
+            ),
+        )
+
+    jobset = _run(build).one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet").inputs
+    assert jobset["spec"]["failurePolicy"]["maxRestarts"] == 0
+    job = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]
+    # The API wants the codes ordered.
+    assert job["podFailurePolicy"]["rules"][1]["onExitCodes"]["values"] == [1, 3, 42]
+    assert job["template"]["spec"]["terminationGracePeriodSeconds"] == 600
+    validate_custom_resource(jobset)
+
+
+def test_a_training_job_replaces_a_disrupted_worker_without_failing() -> None:
+    def build() -> None:
+        TpuTrainingJob(
+            "t",
+            TpuTrainingJobArgs(
+                pool=TRAIN, namespace="ns", container=IMAGE, termination_grace_seconds=3600
+            ),
+        )
+
+    job = _run(build).one("kubernetes:batch/v1:Job").inputs
+    spec = job["spec"]
+    assert spec["backoffLimit"] == 0
+    assert spec["podFailurePolicy"] == {
+        "rules": [
+            {
+                "action": "Ignore",
+                "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}],
+            }
+        ]
+    }
+    assert spec["template"]["spec"]["terminationGracePeriodSeconds"] == 3600
+    kubernetes_validate.validate(
+        {"apiVersion": "batch/v1", **job, "kind": "Job"}, KUBERNETES_VERSION, strict=True
+    )
+
+
+def _serving(**kwargs: object) -> None:
+    TpuServingDeployment(
+        "bert",
+        TpuServingDeploymentArgs(
+            pool=SERVE,
+            namespace="serving",
+            container=ContainerSpec(image="bert:1.0", ports=(8500,)),
+            model=ModelMount("models"),
+            **kwargs,  # type: ignore[arg-type]
+        ),
+    )
+
+
+def test_serving_has_a_disruption_budget_of_one_replica_by_default() -> None:
+    plan = _run(_serving)
+    budget = plan.one("kubernetes:policy/v1:PodDisruptionBudget")
+    assert budget.inputs == {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "bert", "namespace": "serving", "labels": {"app": "bert"}},
+        "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "bert"}}},
+    }
+    assert budget.parent == plan.one("gke-tpu:index:TpuServingDeployment").urn
+    kubernetes_validate.validate(budget.inputs, KUBERNETES_VERSION, strict=True)
+
+
+def test_serving_budget_takes_a_percentage_or_none() -> None:
+    budget = _run(lambda: _serving(max_unavailable="25%")).one(
+        "kubernetes:policy/v1:PodDisruptionBudget"
+    )
+    assert budget.inputs["spec"]["maxUnavailable"] == "25%"
+    plan = _run(lambda: _serving(max_unavailable=None))
+    assert plan.of_type("kubernetes:policy/v1:PodDisruptionBudget") == []
 
 
 def test_jobset_install_applies_a_pinned_release_fetched_by_the_provider() -> None:
@@ -192,6 +312,62 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
             "ModelConversionJob 'c'.container.image: 'conv' is not pinned: it has no tag, so it means latest; name a version tag or a digest (`@sha256:...`)",
             "ModelConversionJob 'c'.model.read_only: true: a conversion job writes; mount the writer claim",
         ],
+    ),
+    (
+        "interruption-settings",
+        lambda: MultisliceJobSet(
+            "m",
+            MultisliceJobSetArgs(
+                pool=TRAIN,
+                namespace="ns",
+                container=IMAGE,
+                max_restarts=-1,
+                application_exit_codes=(0, 1, 1, 256),
+                termination_grace_seconds=7200,
+            ),
+        ),
+        [
+            "MultisliceJobSet 'm'.max_restarts: -1 is not a number of restarts: 0 or more (0 ends the run at the first interruption)",
+            "MultisliceJobSet 'm'.application_exit_codes: [0, 256] are not exit codes a failed container has: 1 to 255 (0 is success)",
+            "MultisliceJobSet 'm'.application_exit_codes: [1] are listed more than once",
+            "MultisliceJobSet 'm'.termination_grace_seconds: 7200 is out of range: 0 to 3600 seconds (GKE stops a TPU node for maintenance or an upgrade after at most 60 minutes, whatever the Pod asks)",
+        ],
+    ),
+    (
+        "no-application-exit-codes",
+        lambda: MultisliceJobSet(
+            "m",
+            MultisliceJobSetArgs(
+                pool=TRAIN, namespace="ns", container=IMAGE, application_exit_codes=()
+            ),
+        ),
+        [
+            "MultisliceJobSet 'm'.application_exit_codes: is empty: name the exit codes that mean the program failed (default 1-127)"
+        ],
+    ),
+    (
+        "training-grace",
+        lambda: TpuTrainingJob(
+            "t",
+            TpuTrainingJobArgs(
+                pool=TRAIN, namespace="ns", container=IMAGE, termination_grace_seconds=-5
+            ),
+        ),
+        [
+            "TpuTrainingJob 't'.termination_grace_seconds: -5 is out of range: 0 to 3600 seconds (GKE stops a TPU node for maintenance or an upgrade after at most 60 minutes, whatever the Pod asks)"
+        ],
+    ),
+    (
+        "serving-budget-zero",
+        lambda: _serving(max_unavailable=0),
+        [
+            "TpuServingDeployment 'bert'.max_unavailable: 0: allow at least 1 replica (or a percentage) to be unavailable; 0 blocks every drain, and GKE evicts anyway after an upgrade's one-hour wait. None creates no PodDisruptionBudget"
+        ],
+    ),
+    (
+        "serving-budget-percent",
+        lambda: _serving(max_unavailable="0%"),
+        ["TpuServingDeployment 'bert'.max_unavailable: '0%' is not a percentage from 1% to 100%"],
     ),
     (
         "jobset-version",

@@ -54,6 +54,16 @@ def test_training_jobs_run_one_worker_per_vm_of_the_4x4_slice(app: Plan, name: s
     pod = _pod(job)
     assert pod["subdomain"] == f"{name}-workers"
     assert pod["restartPolicy"] == "Never"
+    # Half an hour to checkpoint after SIGTERM, and a disrupted worker is replaced, not counted.
+    assert pod["terminationGracePeriodSeconds"] == 1800
+    assert spec["podFailurePolicy"] == {
+        "rules": [
+            {
+                "action": "Ignore",
+                "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}],
+            }
+        ]
+    }
     assert pod["nodeSelector"] == V5E_4X4
     assert pod["tolerations"] == [TPU_TOLERATION]
     (container,) = pod["containers"]
@@ -162,6 +172,13 @@ def test_bert_serving_reads_models_through_the_platforms_identity(
     assert service["type"] == "LoadBalancer"
     assert service["selector"] == {"app": "bert-deployment"}
     assert [p["port"] for p in service["ports"]] == [8500, 8501]
+    # A drain or an upgrade takes down one replica at a time.
+    budget = app.one("kubernetes:policy/v1:PodDisruptionBudget", "bert-deployment")
+    assert budget.inputs["spec"] == {
+        "maxUnavailable": 1,
+        "selector": {"matchLabels": {"app": "bert-deployment"}},
+    }
+    assert budget.inputs["metadata"]["namespace"] == platform.outputs["kubernetesNamespace"]
 
 
 def test_conversion_job_writes_through_the_writer_identity_off_tpu_nodes(
@@ -193,7 +210,7 @@ def test_conversion_job_writes_through_the_writer_identity_off_tpu_nodes(
 def test_every_kubernetes_object_uses_the_platform_provider(app: Plan) -> None:
     provider = app.one("pulumi:providers:kubernetes", "platform")
     objects = [r for r in app.resources if r.type.startswith("kubernetes:")]
-    assert len(objects) == 7
+    assert len(objects) == 8
     assert all(r.provider == provider.urn for r in objects)
 
 
@@ -201,7 +218,7 @@ def test_manifests_are_one_file_per_object_and_reproducible(app: Plan, tmp_path:
     first = write_manifests(app, tmp_path / "a")
     second = write_manifests(app, tmp_path / "b")
     assert [p.name for p in first] == [p.name for p in second]
-    assert len(first) == len(manifests(app)) == 7
+    assert len(first) == len(manifests(app)) == 8
     assert all(a.read_bytes() == b.read_bytes() for a, b in zip(first, second, strict=True))
     job = yaml.safe_load((tmp_path / "a" / "job-tpu-workloads-tpu-job-gpt.yaml").read_text())
     assert (job["apiVersion"], job["kind"], job["metadata"]["name"]) == (
