@@ -9,23 +9,21 @@ import pulumi
 from pulumi_gcp import container
 
 from components.args import ClusterNetworkArgs
+from components.internal.cluster_inputs import common_cluster_args
 from components.internal.clusters import (
     NODE_OAUTH_SCOPES,
     ClusterComponent,
     node_identity,
 )
-from components.regional_cluster import common_cluster_args
-from config.cluster import ClusterSpec
+from config.cluster_plan import ClusterPlan
 
 
 @dataclass(frozen=True)
 class AutopilotClusterArgs:
-    project: str
-    """Google Cloud project id."""
-    spec: ClusterSpec
-    """The parsed `gke-tpu:cluster` config, with `mode: autopilot`."""
+    plan: ClusterPlan
+    """The cluster's plan (config.cluster_plan.plan_cluster), with `mode: autopilot`."""
     network: ClusterNetworkArgs | None = None
-    """The VPC the program creates; None: `spec.network` and `spec.subnetwork` (or the
+    """The VPC the program creates; None: the plan's `network` and `subnetwork` (or the
     project's default network)."""
 
 
@@ -42,11 +40,11 @@ class AutopilotCluster(ClusterComponent):
         self, name: str, args: AutopilotClusterArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("gke-tpu:index:AutopilotCluster", name, None, opts)
-        spec, project = args.spec, args.project
-        self.node_service_account, grants = node_identity(name, project, spec, self)
+        plan = args.plan
+        self.node_service_account, grants = node_identity(name, plan, self)
         self.cluster = container.Cluster(
             name,
-            **common_cluster_args(project, spec, args.network),
+            **common_cluster_args(plan, args.network),
             enable_autopilot=True,
             # The nodes GKE creates run as the node account, not the Compute Engine default
             # one (terraform-google-kubernetes-engine's Autopilot modules set the same).
@@ -62,4 +60,4 @@ class AutopilotCluster(ClusterComponent):
                 depends_on=[*grants, *(args.network.ready if args.network else ())],
             ),
         )
-        self._expose(name, project, spec, ready=self.cluster)
+        self._expose(name, plan, ready=self.cluster)

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from catalog.gcp import project_id_problem, project_id_warning
 from catalog.gke import MAX_NODES_PER_CLUSTER, workload_pool
 from config.cluster import ClusterFacts, ClusterSpec, check_cluster
+from config.cluster_plan import ClusterPlan, plan_cluster
 from config.kueue import KueuePlan, KueueSpec, plan_kueue
 from config.network import (
     AUTOPILOT_SIZING_WARNING,
@@ -52,6 +53,8 @@ class PlatformSpec:
 
     project: str
     cluster: ClusterSpec
+    cluster_plan: ClusterPlan
+    """What the cluster components register (config.cluster_plan.plan_cluster)."""
     tpu_pools: tuple[TpuPoolPlan, ...] = ()
     storage: StoragePlan | None = None
     network: NetworkPlan | None = None
@@ -62,14 +65,9 @@ class PlatformSpec:
 
     @property
     def autoscaling(self) -> bool:
-        """Whether any node pool autoscales or GKE creates them (the cluster then optimizes
-        utilization)."""
-        return any(p.autoscaling or p.fallback for p in self.tpu_pools)
-
-    @property
-    def auto_provisioning_zones(self) -> tuple[str, ...]:
-        """The zones of the pools with a fallback, whose node pools GKE creates."""
-        return tuple(sorted({p.zone for p in self.tpu_pools if p.fallback}))
+        """Whether the cluster optimizes utilization: a node pool autoscales or GKE creates
+        them."""
+        return self.cluster_plan.autoscaling_profile is not None
 
     @property
     def private_nodes(self) -> bool:
@@ -259,12 +257,14 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
     storage = (
         plan_model_storage(storage_spec, cluster.name, cluster.region) if storage_spec else None
     )
+    network = plan_network(network_spec, cluster.name, cluster.region) if network_spec else None
     return PlatformSpec(
         project=project,
         cluster=cluster,
+        cluster_plan=plan_cluster(project, cluster, pools, network),
         tpu_pools=pools,
         storage=storage,
-        network=plan_network(network_spec, cluster.name, cluster.region) if network_spec else None,
+        network=network,
         preflight=preflight,
         kueue=kueue,
         warnings=tuple(warnings),

@@ -72,21 +72,15 @@ def build_platform(spec: PlatformSpec) -> Platform:
         else None
     )
     cluster: RegionalCluster | AutopilotCluster
-    if cluster_spec.mode == "autopilot":
+    if spec.cluster_plan.autopilot:
         cluster = AutopilotCluster(
             cluster_spec.name,
-            AutopilotClusterArgs(project=spec.project, spec=cluster_spec, network=cluster_network),
+            AutopilotClusterArgs(plan=spec.cluster_plan, network=cluster_network),
         )
     else:
         cluster = RegionalCluster(
             cluster_spec.name,
-            RegionalClusterArgs(
-                project=spec.project,
-                spec=cluster_spec,
-                optimize_utilization=spec.autoscaling,
-                network=cluster_network,
-                auto_provisioning_locations=spec.auto_provisioning_zones,
-            ),
+            RegionalClusterArgs(plan=spec.cluster_plan, network=cluster_network),
         )
     pools: dict[str, MultiHostTpuPool | SingleHostTpuPool | TpuComputeClass] = {}
     for plan in spec.tpu_pools:

@@ -7,37 +7,26 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_gcp import container, projects, serviceaccount
 
-from catalog.gke import NODE_SERVICE_ACCOUNT_ROLES, workload_pool
+from catalog.gke import NODE_SERVICE_ACCOUNT_ROLES
 from components.kubeconfig import gke_kubeconfig
-from config.cluster import ClusterSpec
-from config.names import derived_name
-from config.storage import SERVICE_ACCOUNT_ID_MAX
+from config.cluster_plan import ClusterPlan
 
 #: Access is governed by IAM, not by legacy access scopes.
 NODE_OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 
 
-def node_service_account_id(cluster_name: str) -> str:
-    """A 6 to 30 character account id derived from the cluster name, unique per cluster name."""
-    return derived_name(cluster_name, "nodes", SERVICE_ACCOUNT_ID_MAX)
-
-
-def kube_context(project: str, region: str, name: str) -> str:
-    """The context name gcloud gives the same cluster, so both kubeconfigs agree."""
-    return f"gke_{project}_{region}_{name}"
-
-
 def node_identity(
-    name: str, project: str, spec: ClusterSpec, parent: pulumi.Resource
+    name: str, plan: ClusterPlan, parent: pulumi.Resource
 ) -> tuple[serviceaccount.Account, list[projects.IAMMember]]:
     """The nodes' service account and its only project roles (logging, monitoring, metadata,
     image pulls), which exist at project level alone."""
     child = pulumi.ResourceOptions(parent=parent)
+    project = plan.project
     account = serviceaccount.Account(
         f"{name}-nodes",
         project=project,
-        account_id=node_service_account_id(spec.name),
-        display_name=f"GKE nodes of {spec.name}",
+        account_id=plan.node_service_account_id,
+        display_name=f"GKE nodes of {plan.name}",
         description="Least-privilege identity of the cluster's nodes (managed by gke-tpu).",
         opts=child,
     )
@@ -54,11 +43,9 @@ def node_identity(
     return account, grants
 
 
-def kubeconfig_of(
-    project: str, spec: ClusterSpec, cluster: container.Cluster
-) -> pulumi.Output[str]:
+def kubeconfig_of(plan: ClusterPlan, cluster: container.Cluster) -> pulumi.Output[str]:
     """A secret kubeconfig of the cluster with an exec user (no static credentials)."""
-    context = kube_context(project, spec.region, spec.name)
+    context = plan.kube_context
     return pulumi.Output.secret(
         pulumi.Output.all(cluster.endpoint, cluster.master_auth.cluster_ca_certificate).apply(
             lambda v: gke_kubeconfig(context, str(v[0]), str(v[1]))
@@ -97,14 +84,14 @@ class ClusterComponent(pulumi.ComponentResource):
     workload_pool: pulumi.Output[str]
     kubeconfig: pulumi.Output[str]
 
-    def _expose(self, name: str, project: str, spec: ClusterSpec, ready: pulumi.Resource) -> None:
+    def _expose(self, name: str, plan: ClusterPlan, ready: pulumi.Resource) -> None:
         """The kubeconfig, the Kubernetes provider (once `ready` can run Pods) and the outputs,
         once `cluster` and `node_service_account` are set."""
-        self.kubeconfig = kubeconfig_of(project, spec, self.cluster)
+        self.kubeconfig = kubeconfig_of(plan, self.cluster)
         self.provider = kubernetes_provider(name, self.kubeconfig, self, ready)
         self.name = self.cluster.name
         self.endpoint = self.cluster.endpoint
-        self.workload_pool = workload_pool_of(self.cluster, workload_pool(project))
+        self.workload_pool = workload_pool_of(self.cluster, plan.workload_pool)
         self.register_outputs(
             {
                 "name": self.name,

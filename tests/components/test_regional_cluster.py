@@ -11,7 +11,6 @@ from catalog.tokens import (
     PROJECT_IAM_MEMBER,
     SERVICE_ACCOUNT,
 )
-from components.internal.clusters import node_service_account_id
 from components.kubeconfig import gke_kubeconfig
 from gke_tpu_plan.engine import SECRET
 from gke_tpu_plan.fake_cloud import FAKE_CA_CERTIFICATE, FAKE_ENDPOINT
@@ -231,18 +230,6 @@ def test_configured_cluster_settings_reach_the_cluster_and_pool(run_plan: PlanRu
     assert pool["nodeCount"] == 2
     assert pool["nodeConfig"]["machineType"] == "n2-standard-8"
     assert (pool["nodeConfig"]["diskSizeGb"], pool["nodeConfig"]["diskType"]) == (200, "pd-ssd")
-
-
-def test_node_account_id_fits_the_30_character_limit() -> None:
-    assert node_service_account_id("tpu-dev") == "tpu-dev-nodes"
-    assert node_service_account_id("a" * 24) == "a" * 24 + "-nodes"  # 30: as is
-    assert 6 <= len(node_service_account_id("a")) <= 30
-    # Cut names keep a digest of the whole: two clusters of one project never share an id.
-    east1 = node_service_account_id("ml-training-platform-east-1")
-    east2 = node_service_account_id("ml-training-platform-east-2")
-    assert east1 != east2 and len(east1) == len(east2) == 30
-    assert east1.startswith("ml-training-pl") and east1.endswith("-nodes")
-    assert len(node_service_account_id("x" * 40)) == 30
 
 
 def test_no_release_channel_is_unspecified(run_plan: PlanRunner) -> None:
