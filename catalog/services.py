@@ -54,6 +54,22 @@ MODULES: dict[str, Module] = {
     ),
 }
 
+#: What `pulumi preview` reads for preflight (stacks/preflight.py), by the pulumi-gcp module of
+#: each function it calls (`gcp:cloudquota/getSQuotaInfo:getSQuotaInfo`). Its GKE reads (the
+#: channel's versions, the cluster) need no role beyond container.admin.
+PREFLIGHT_READS: dict[str, Module] = {
+    "cloudquota": Module(
+        ("cloudquotas.googleapis.com",),
+        ("roles/cloudquotas.viewer",),
+        "preflight's reads of the project's quotas, through the Cloud Quotas API",
+    ),
+    "compute": Module(
+        ("compute.googleapis.com",),
+        ("roles/compute.viewer",),
+        "preflight's reads of the reservations the pools name (compute.admin includes it)",
+    ),
+}
+
 #: APIs that what the program sets up calls at run time, with the reason.
 RUNTIME_APIS: dict[str, str] = {
     "iamcredentials.googleapis.com": "Workload Identity, through which pods (and GCS FUSE) get "
@@ -76,12 +92,20 @@ def _modules(type_tokens: Iterable[str]) -> list[Module]:
     return [MODULES[m] for m in found]
 
 
-def required_apis(type_tokens: Iterable[str]) -> list[str]:
-    """The service ids to enable for resources of these types, and for what they run."""
-    apis = {api for module in _modules(type_tokens) for api in module.apis}
+def _reads(preflight: bool) -> list[Module]:
+    return list(PREFLIGHT_READS.values()) if preflight else []
+
+
+def required_apis(type_tokens: Iterable[str], *, preflight: bool = True) -> list[str]:
+    """The service ids to enable for resources of these types, for what they run and, unless
+    `preflight` is false (`preflight.enabled: false`), for what preflight reads."""
+    modules = [*_modules(type_tokens), *_reads(preflight)]
+    apis = {api for module in modules for api in module.apis}
     return sorted(apis | set(RUNTIME_APIS))
 
 
-def deployer_roles(type_tokens: Iterable[str]) -> dict[str, str]:
-    """Predefined roles that let a deployer manage resources of these types, with the reason."""
-    return {role: m.why for m in _modules(type_tokens) for role in m.roles}
+def deployer_roles(type_tokens: Iterable[str], *, preflight: bool = True) -> dict[str, str]:
+    """Predefined roles that let a deployer manage resources of these types and, unless
+    `preflight` is false, run preflight's reads, with the reason."""
+    modules = [*_modules(type_tokens), *_reads(preflight)]
+    return {role: m.why for m in modules for role in m.roles}

@@ -1,10 +1,28 @@
 """Cloud TPU on GKE: the few documented facts per generation, and what follows from them.
 
 Pure data and arithmetic (no Pulumi, no I/O), so every other module derives node counts,
-single/multi-host and node labels from one place. Source: shared/TPU_FACTS.md; bracketed tags
-such as [SEED] or [ABOUT] name the sources listed there. [NAP]: GKE's "Use node
-auto-provisioning" (kubernetes-engine/docs/how-to/node-auto-provisioning), which documents no
-version for tpu7x.
+single/multi-host and node labels from one place. Bracketed tags name the public source of a
+fact:
+
+- [SEED]: GKE's introduction to TPUs in GKE, in its Chinese edition
+  (https://cloud.google.com/kubernetes-engine/docs/concepts/tpus?hl=zh-cn).
+- [ABOUT]: GKE's "About TPUs in GKE" and "Plan TPUs in GKE"
+  (https://cloud.google.com/kubernetes-engine/docs/concepts/tpus,
+  https://cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus).
+- [CE]: the Cloud TPU page of each generation, with its VMs' chips, vCPUs and memory
+  (https://cloud.google.com/tpu/docs/v5e, .../v5p, .../v6e, .../tpu7x).
+- [ZONES]: Cloud TPU regions and zones (https://cloud.google.com/tpu/docs/regions-zones).
+- [MS]: Cloud TPU Multislice in GKE
+  (https://cloud.google.com/kubernetes-engine/docs/how-to/tpu-multislice).
+- [IRONWOOD]: GKE's Ironwood (TPU7x) overview
+  (https://cloud.google.com/kubernetes-engine/docs/concepts/tpu-ironwood).
+- [XPK]: https://github.com/AI-Hypercomputer/xpk, src/xpk/core/system_characteristics.py and
+  src/xpk/core/nodepool.py.
+- [NAP]: GKE's "Use node auto-provisioning"
+  (https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning), which
+  documents no version for tpu7x.
+- [RAY]: KubeRay's GKE TPU guide, the one page we found with v6e's minimum GKE version
+  (https://docs.ray.io/en/latest/cluster/kubernetes/user-guides/gcp-gke-tpu-cluster.html).
 """
 
 from __future__ import annotations
@@ -234,7 +252,7 @@ _V6E = Generation(
     zones=_zones(
         ("us-central1-b", "us-east1-d", "us-east5-a", "us-east5-b", "europe-west4-a"),  # [ZONES]
     ),
-    min_version_standard="1.31.2-gke.1115000",  # secondary source, see TPU_FACTS.md
+    min_version_standard="1.31.2-gke.1115000",  # [RAY]; GKE's own pages give none
     min_version_autopilot=None,  # not verified
     topologies=_by_size(_SHAPES_2D),
     multi_host_machine_type="ct6e-standard-4t",
@@ -253,7 +271,7 @@ _TPU7X = Generation(
     name="tpu7x",
     accelerator="tpu7x",
     dimensions=3,
-    # Only the 4-chip VM, per the facts [CE]; xpk also names a tpu7x-standard-1t.
+    # Only the 4-chip VM [CE]; xpk also names a tpu7x-standard-1t.
     machine_types=(MachineType("tpu7x-standard-4t", chips=4, vcpus=224, memory_gb=960),),
     tensorcores_per_chip=2,
     hbm_per_chip="192 GiB",

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, StrictBool, StrictInt
+from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt
 
 from catalog import is_version
 from catalog.gcp import REGIONS, RESOURCE_NAME, is_region_name, zone_region
@@ -77,6 +77,17 @@ def _gke_name(value: str) -> str:
     return value
 
 
+def _not_a_number(value: Any) -> Any:
+    """YAML reads an unquoted `1.30` as the number 1.3, and the Pulumi CLI passes it on as a
+    number: say so, rather than that a version must be a string."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise ValueError(
+            "is a number, not a version: YAML reads an unquoted version as a number (1.30 "
+            "becomes 1.3); quote it in the stack file, such as minMasterVersion: '1.30'"
+        )
+    return value
+
+
 def _version(value: str) -> str:
     if len(value) > 40 or not is_version(value):
         raise ValueError("is not a GKE version, such as '1.31' or '1.31.2-gke.1115000'")
@@ -120,7 +131,7 @@ _subnetwork = _named(
 Region = Annotated[str, AfterValidator(_region)]
 Zone = Annotated[str, AfterValidator(_zone)]
 GkeName = Annotated[str, AfterValidator(_gke_name)]
-GkeVersion = Annotated[str, AfterValidator(_version)]
+GkeVersion = Annotated[str, BeforeValidator(_not_a_number), AfterValidator(_version)]
 UtcTime = Annotated[str, AfterValidator(_utc_time)]
 Recurrence = Annotated[str, AfterValidator(_recurrence)]
 MachineTypeName = Annotated[str, AfterValidator(_machine_type)]
@@ -221,8 +232,8 @@ class ClusterSpec(Spec):
     """GKE release channel; default `RAPID`, where TPU features land first. `NONE` leaves the
     cluster out of any channel (and its nodes out of auto-upgrades)."""
     min_master_version: GkeVersion | None = None
-    """Lowest control plane version, such as `1.31` or `1.31.2-gke.1115000`; it must reach each
-    TPU generation's minimum. Default: the release channel's version (the plan warns about
+    """Lowest control plane version, quoted, such as `"1.31"` or `"1.31.2-gke.1115000"` (YAML
+    reads an unquoted 1.30 as the number 1.3); it must reach each TPU generation's minimum. Default: the release channel's version (the plan warns about
     generations that need a recent one)."""
     deletion_protection: StrictBool = True
     """GKE refuses to delete the cluster (a `pulumi destroy`, a replacement) while true;

@@ -20,7 +20,13 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from catalog.services import MODULES, RUNTIME_APIS, deployer_roles, required_apis
+from catalog.services import (
+    MODULES,
+    PREFLIGHT_READS,
+    RUNTIME_APIS,
+    deployer_roles,
+    required_apis,
+)
 from config.platform import SECTIONS
 from contract.outputs import OUTPUT_MEANINGS
 from gke_tpu_plan.cli import ROOT
@@ -78,11 +84,14 @@ def _all_types() -> list[str]:
 
 def enable_apis() -> str:
     apis = required_apis(_all_types())
+    apis_of = required_apis(_all_types(), preflight=False)
     lines = ["```sh", "gcloud services enable --project <project-id> \\"]
     lines += [f"    {api} \\" for api in apis[:-1]] + [f"    {apis[-1]}", "```"]
     runtime = [f"`{api}` for {why}" for api, why in RUNTIME_APIS.items()]
+    reads = sorted({api for read in PREFLIGHT_READS.values() for api in read.apis} - set(apis_of))
+    preflight = [f"`{api}` for preflight's reads in `pulumi preview`" for api in reads]
     return "\n".join(
-        [*lines, "", "Besides the APIs the resources call: " + "; ".join(runtime) + "."]
+        [*lines, "", "Besides the APIs the resources call: " + "; ".join(runtime + preflight) + "."]
     )
 
 

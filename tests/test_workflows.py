@@ -239,3 +239,26 @@ def test_no_secret_value_in_any_file() -> None:
         if path.suffix in {".yml", ".yaml"}:
             for value in strings(yaml.safe_load(text)):
                 assert not value.startswith("pul-"), f"{path}: {value}"
+
+
+def _anchors(markdown: str) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings: lowercase, spaces as hyphens, no
+    punctuation but hyphens and underscores."""
+    headings = re.findall(r"^#{1,6} (.+)$", markdown, re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def test_the_pipelines_setup_takes_the_deployers_roles_and_apis_from_the_checklist() -> None:
+    """One source: the README's generated checklist. The workflows README links it, names no
+    deployer role of its own, and adds only what the pipelines need besides."""
+    guide = (WORKFLOWS / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\(\.\./\.\./README\.md#([a-z0-9_-]+)\)", guide)
+    assert links and set(links) <= _anchors(readme)
+    generated = readme.split("<!-- generated: deployer-roles -->", 1)[1].split("<!-- end:", 1)[0]
+    deployer = guide.split("Roles of the deployer", 1)[1].split("\n4. ", 1)[0]
+    assert re.findall(r"roles/[a-zA-Z.]+", deployer) == []
+    # The preview accounts' preflight roles are the checklist's.
+    preview = guide.split("Roles of the preview", 1)[1].split("\n5. ", 1)[0]
+    for role in ("roles/compute.viewer", "roles/cloudquotas.viewer"):
+        assert role in preview and f"`{role}`" in generated

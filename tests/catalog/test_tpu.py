@@ -1,4 +1,6 @@
-"""The catalog against shared/TPU_FACTS.md: every number here is typed from the facts file."""
+"""The catalog against its public sources: every number here is typed from the pages that
+catalog/tpu.py's docstring lists (GKE's TPU pages, Cloud TPU's generation and zone pages,
+xpk), not derived from the catalog."""
 
 from itertools import product
 
@@ -23,9 +25,18 @@ from catalog import (
     tpu_type_name,
 )
 
-SHAPES_2D = ["1x1", "2x2", "2x4", "4x4", "4x8", "8x8", "8x16", "16x16"]  # facts, v5e and v6e
-SUB_CUBE_3D = ["2x2x1", "2x2x2", "2x2x4", "2x4x4"]  # facts, v4 / v5p / tpu7x
-# Largest slice per 3D generation: v4 and v5p from the facts, tpu7x the catalog's own bound.
+SHAPES_2D = [
+    "1x1",
+    "2x2",
+    "2x4",
+    "4x4",
+    "4x8",
+    "8x8",
+    "8x16",
+    "16x16",
+]  # [SEED][ABOUT], v5e and v6e
+SUB_CUBE_3D = ["2x2x1", "2x2x2", "2x2x4", "2x4x4"]  # [ABOUT], v4 / v5p / tpu7x
+# Largest slice per 3D generation: v4 and v5p from [ABOUT], tpu7x the catalog's own bound.
 LARGEST_3D = {"v4": (12, 16, 16), "v5p": (16, 16, 24), "tpu7x": (16, 16, 24)}
 
 

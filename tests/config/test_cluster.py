@@ -381,3 +381,20 @@ def test_without_a_cluster_an_undocumented_bucket_region_is_not_allowed() -> Non
         "asia-northeast3, ... Set cluster.allowUndocumentedRegion: true for a region newer than "
         "the catalog"
     ) in [str(p) for p in caught.value.problems]
+
+
+@pytest.mark.parametrize(("number", "shown"), [(1.3, "1.3"), (1.31, "1.31"), (1, "1")])
+def test_an_unquoted_version_is_a_number_and_the_problem_says_to_quote_it(
+    number: float, shown: str
+) -> None:
+    """`minMasterVersion: 1.30` reaches the program as the number 1.3."""
+    assert _problems(minMasterVersion=number) == [
+        f"cluster.minMasterVersion: {shown}: is a number, not a version: YAML reads an unquoted "
+        "version as a number (1.30 becomes 1.3); quote it in the stack file, such as "
+        "minMasterVersion: '1.30'"
+    ]
+
+
+def test_a_boolean_version_is_not_called_a_number() -> None:
+    (problem,) = _problems(minMasterVersion=True)
+    assert problem.startswith("cluster.minMasterVersion: true: ") and "number" not in problem

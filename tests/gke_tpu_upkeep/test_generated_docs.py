@@ -6,12 +6,19 @@ import re
 
 import pytest
 
-from catalog.services import MODULES, deployer_roles, module_of, required_apis
+from catalog.services import (
+    MODULES,
+    PREFLIGHT_READS,
+    deployer_roles,
+    module_of,
+    required_apis,
+)
 from contract.outputs import OUTPUT_MEANINGS
-from gke_tpu_plan.cli import ROOT
+from gke_tpu_plan.cli import ROOT, plan_stack
 from gke_tpu_plan.engine import Plan
 from gke_tpu_plan.render.report import plan_markdown
-from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
+from gke_tpu_plan.snapshot.read import read_snapshot
+from gke_tpu_upkeep.fixture_stacks import STACKS, fixture_file, platform_plan
 from gke_tpu_upkeep.generated_docs import FILES, regenerate, stale_files
 from tests.conftest import PlanRunner
 
@@ -84,16 +91,44 @@ def test_the_service_ids_of_each_api_the_issue_lists() -> None:
 def test_an_unknown_module_is_an_error_not_a_gap() -> None:
     with pytest.raises(KeyError, match=r"catalog/services\.py"):
         required_apis(["gcp:kms/cryptoKey:CryptoKey"])
-    assert required_apis(["kubernetes:core/v1:Namespace"]) == sorted(
+    assert required_apis(["kubernetes:core/v1:Namespace"], preflight=False) == sorted(
         ["iamcredentials.googleapis.com", "artifactregistry.googleapis.com"]
     )
+
+
+def test_preflight_reads_add_their_apis_and_viewer_roles() -> None:
+    """Preflight reads quotas through the Cloud Quotas API and reservations through Compute
+    Engine: a stack without a resource of either still needs both, and the roles to read."""
+    namespace = ["kubernetes:core/v1:Namespace"]
+    assert required_apis(namespace) == [
+        "artifactregistry.googleapis.com",
+        "cloudquotas.googleapis.com",
+        "compute.googleapis.com",
+        "iamcredentials.googleapis.com",
+    ]
+    assert list(deployer_roles(namespace)) == ["roles/cloudquotas.viewer", "roles/compute.viewer"]
+    assert deployer_roles(namespace, preflight=False) == {}
+
+
+def test_every_function_preflight_calls_has_its_api_and_role() -> None:
+    """The prod fixture planned against its project's snapshot calls every kind of function
+    preflight has; each one's module is a preflight read, or GKE's, which container.admin
+    covers."""
+    snapshot = read_snapshot(ROOT / "tests" / "snapshots" / "prod-deployed.json")
+    plan = plan_stack("prod", config_file=fixture_file("prod"), cloud_snapshot=snapshot)
+    assert plan.errors == []
+    called = {module_of(invoke["token"]) for invoke in plan.invokes}
+    assert called == {"cloudquota", "compute", "container"}
+    assert called - set(PREFLIGHT_READS) == {"container"}
+    assert "roles/container.admin" in deployer_roles(r.type for r in plan.resources)
 
 
 def test_the_report_names_the_apis_and_roles_of_its_own_stack(tpu7x: Plan) -> None:
     report = plan_markdown(platform_plan("dev"))
     assert (
         "APIs: `gcloud services enable --project gke-tpu-dev artifactregistry.googleapis.com "
-        "cloudresourcemanager.googleapis.com compute.googleapis.com container.googleapis.com "
+        "cloudquotas.googleapis.com cloudresourcemanager.googleapis.com compute.googleapis.com "
+        "container.googleapis.com "
         "iam.googleapis.com iamcredentials.googleapis.com storage.googleapis.com`"
     ) in report
     assert "`roles/compute.admin`" not in report  # dev has no tpu7x workload policy
