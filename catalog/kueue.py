@@ -27,3 +27,18 @@ UNBOUNDED_QUOTAS = {
     "memory": "1000000000Gi",
     "ephemeral-storage": "1000000000Gi",
 }
+#: The first Kueue release that serves `kueue.x-k8s.io/v1beta2`, the API of every Kueue object the
+#: platform renders (https://github.com/kubernetes-sigs/kueue/releases/tag/v0.15.0, "V1beta2:
+#: Graduate ... API to v1beta2"; xpk moved to it for the same release, AI-Hypercomputer/xpk#991).
+KUEUE_V1BETA2_SINCE = "v0.15.0"
+#: Flavors in one resource group of a ClusterQueue: the CRD's `maxItems` on
+#: `spec.resourceGroups[].flavors` (third_party/kueue/kueue.x-k8s.io_clusterqueues.yaml, from
+#: kubernetes-sigs/kueue apis/kueue/v1beta2/clusterqueue_types.go). A queue's pools cannot be
+#: split over several groups, since Kueue's webhook lets a resource (`google.com/tpu`) be
+#: covered by one resource group only.
+KUEUE_MAX_FLAVORS = 64
+#: A LocalQueue's name is the value of the `kueue.x-k8s.io/queue-name` label of each workload,
+#: and a label value has at most 63 characters (Kubernetes "Labels and Selectors"); a cohort's
+#: name is a DNS subdomain of up to 253 (the CRD's `cohortName`).
+QUEUE_NAME_MAX_LENGTH = 63
+COHORT_NAME_MAX_LENGTH = 253

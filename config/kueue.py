@@ -9,12 +9,19 @@ provisioning check on the flavors of pools whose nodes only come through a Provi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt
 
+from catalog.kueue import (
+    COHORT_NAME_MAX_LENGTH,
+    KUEUE_MAX_FLAVORS,
+    KUEUE_V1BETA2_SINCE,
+    QUEUE_NAME_MAX_LENGTH,
+)
 from catalog.versions import is_release_tag
 from config.storage import KubernetesName
 from config.tpu_plan import TpuPoolPlan
@@ -81,10 +88,40 @@ def _system_namespace(name: str) -> bool:
 def _release(value: str) -> str:
     if not is_release_tag(value):
         raise ValueError(f"pin a release such as {DEFAULT_KUEUE_VERSION!r}")
+    if _release_key(value) < _release_key(KUEUE_V1BETA2_SINCE):
+        raise ValueError(
+            f"Kueue serves kueue.x-k8s.io/v1beta2, the API of the platform's queues, from "
+            f"{KUEUE_V1BETA2_SINCE} on: pin {KUEUE_V1BETA2_SINCE} or later, such as "
+            f"{DEFAULT_KUEUE_VERSION!r}"
+        )
     return value
 
 
+def _release_key(tag: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in tag[1:].split("."))
+
+
+#: A DNS subdomain (RFC 1123): what Kueue's CRDs allow for ClusterQueue and cohort names.
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def _subdomain(limit: int) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if len(value) > limit or not _DNS_SUBDOMAIN.fullmatch(value):
+            raise ValueError(
+                "is not a DNS subdomain name: lowercase letters, digits, '-' and '.', each "
+                f"dot-separated part starting and ending with a letter or digit, at most {limit} "
+                "characters"
+            )
+        return value
+
+    return check
+
+
 Release = Annotated[str, AfterValidator(_release)]
+#: Also the value of workloads' `kueue.x-k8s.io/queue-name` label, hence 63 characters.
+QueueName = Annotated[str, AfterValidator(_subdomain(QUEUE_NAME_MAX_LENGTH))]
+CohortName = Annotated[str, AfterValidator(_subdomain(COHORT_NAME_MAX_LENGTH))]
 
 
 class QueuePool(Spec):
@@ -92,9 +129,10 @@ class QueuePool(Spec):
 
     pool: str = Field(min_length=1, max_length=100)
     """A `tpuPools` entry by name."""
-    chips: Annotated[StrictInt, Field(ge=1)] | None = None
+    chips: Annotated[StrictInt, Field(ge=0)] | None = None
     """TPU chips of the pool this queue may use at once; default: all of them at the pool's
-    maximum. Whole slices of a multi-host pool, whole VMs of a single-host pool."""
+    maximum. Whole slices of a multi-host pool, whole VMs of a single-host pool; 0 for a queue
+    of a cohort that only borrows the pool's chips from the other queues."""
 
 
 def _pool_name_alone(value: object) -> object:
@@ -120,17 +158,19 @@ class QueueSpec(Spec):
     """One queue: a ClusterQueue over some pools and a LocalQueue of the same name in each of
     its namespaces."""
 
-    name: KubernetesName
+    name: QueueName
     """Queue name: the ClusterQueue's, and the LocalQueue's that workloads name in the
-    `kueue.x-k8s.io/queue-name` label."""
+    `kueue.x-k8s.io/queue-name` label; a DNS subdomain (dots allowed) of at most 63
+    characters."""
     pools: tuple[Annotated[QueuePool, BeforeValidator(_pool_name_alone)], ...] = ()
     """The pools it shares: names of `tpuPools` entries (all their chips), or `{pool, chips}`
     for a share of a pool that several queues use."""
     namespaces: tuple[KubernetesName, ...] = DEFAULT_NAMESPACES
     """Namespaces whose workloads may use it; default `default`. The platform creates them,
     except `default` and the model storage namespace, unless `createNamespaces` is false."""
-    cohort: KubernetesName | None = None
-    """Queues of one cohort borrow each other's unused chips; default: none."""
+    cohort: CohortName | None = None
+    """Queues of one cohort borrow each other's unused chips; default: none. A DNS subdomain
+    (dots allowed)."""
     borrowing_limit: Annotated[StrictInt, Field(ge=0)] | None = None
     """Most chips of each pool it may borrow from its cohort; default: no limit. Needs `cohort`."""
     preemption: Preemption = Field(default_factory=Preemption)
@@ -343,6 +383,25 @@ def plan_kueue(
             problems.append(
                 Problem(f"{path}.namespaces", f"{show(list(queue.namespaces))} repeats a namespace")
             )
+        if len(queue.pools) > KUEUE_MAX_FLAVORS:
+            problems.append(
+                Problem(
+                    f"{path}.pools",
+                    f"{len(queue.pools)} pools: a Kueue ClusterQueue takes at most "
+                    f"{KUEUE_MAX_FLAVORS} flavors for one resource (one per pool), so split "
+                    "the pools over several queues (a cohort lets them lend each other chips)",
+                )
+            )
+        if queue.cohort is None:
+            problems += [
+                Problem(
+                    f"{path}.pools[{j}].chips",
+                    f"0 chips of pool {entry.pool!r}: a queue with no chips of a pool can only "
+                    "borrow them from its cohort; set `cohort`, or give it chips",
+                )
+                for j, entry in enumerate(queue.pools)
+                if entry.chips == 0
+            ]
         if queue.borrowing_limit is not None and queue.cohort is None:
             problems.append(
                 Problem(

@@ -304,6 +304,35 @@ def test_every_object_fits_its_crd_schema() -> None:
         validate_custom_resource(resource)
 
 
+def test_dotted_names_and_a_zero_share_fit_the_crd_schema() -> None:
+    plan = _build(
+        _kueue_plan(
+            {
+                "queues": [
+                    {"name": "ml.research", "pools": ["spot"], "cohort": "lab.ml"},
+                    {
+                        "name": "ml.burst",
+                        "pools": [{"pool": "spot", "chips": 0}],
+                        "cohort": "lab.ml",
+                    },
+                ]
+            },
+            SPOT,
+        )
+    )
+    queues = {q.inputs["metadata"]["name"]: q.inputs for q in _kind(plan, "ClusterQueue")}
+    burst = queues["ml.burst"]["spec"]
+    assert burst["cohortName"] == "lab.ml"
+    assert burst["resourceGroups"][0]["flavors"][0]["resources"][-1] == {
+        "name": "google.com/tpu",
+        "nominalQuota": 0,
+    }
+    local = [q.inputs for q in _kind(plan, "LocalQueue")]
+    assert sorted(q["metadata"]["name"] for q in local) == ["ml.burst", "ml.research"]
+    for resource in [*queues.values(), *local]:
+        validate_custom_resource(resource)
+
+
 def test_the_schema_check_catches_a_malformed_queue() -> None:
     plan = _build(SHARED)
     queue = _kind(plan, "ClusterQueue")[0].inputs

@@ -249,12 +249,44 @@ def test_two_queues_share_a_pool_with_shares_that_fit() -> None:
             (SPOT,),
             [
                 "kueue.version: 'latest': pin a release such as 'v0.19.2'",
-                "kueue.queues[0].name: 'Q_1': is not a Kubernetes name: lowercase letters, "
-                "digits and '-', starting and ending with a letter or digit, at most 63 characters",
+                "kueue.queues[0].name: 'Q_1': is not a DNS subdomain name: lowercase letters, "
+                "digits, '-' and '.', each dot-separated part starting and ending with a letter "
+                "or digit, at most 63 characters",
                 "kueue.queues[0].quota: unknown key. Allowed keys: name, pools, namespaces, "
                 "cohort, borrowingLimit, preemption",
             ],
             id="typos",
+        ),
+        pytest.param(
+            {"version": "v0.14.4", "queues": [{"name": "q", "pools": ["spot"]}]},
+            (SPOT,),
+            [
+                "kueue.version: 'v0.14.4': Kueue serves kueue.x-k8s.io/v1beta2, the API of the "
+                "platform's queues, from v0.15.0 on: pin v0.15.0 or later, such as 'v0.19.2'"
+            ],
+            id="release-without-v1beta2",
+        ),
+        pytest.param(
+            {"queues": [{"name": "q", "pools": [{"pool": "spot", "chips": 0}]}]},
+            (SPOT,),
+            [
+                "kueue.queues[0].pools[0].chips: 0 chips of pool 'spot': a queue with no chips "
+                "of a pool can only borrow them from its cohort; set `cohort`, or give it chips"
+            ],
+            id="no-chips-without-cohort",
+        ),
+        pytest.param(
+            {"queues": [{"name": "q" * 64, "pools": ["spot"], "cohort": "a..b"}]},
+            (SPOT,),
+            [
+                f"kueue.queues[0].name: {'q' * 64!r}: is not a DNS subdomain name: lowercase "
+                "letters, digits, '-' and '.', each dot-separated part starting and ending with "
+                "a letter or digit, at most 63 characters",
+                "kueue.queues[0].cohort: 'a..b': is not a DNS subdomain name: lowercase letters, "
+                "digits, '-' and '.', each dot-separated part starting and ending with a letter "
+                "or digit, at most 253 characters",
+            ],
+            id="names-beyond-dns-subdomains",
         ),
     ],
 )
@@ -262,6 +294,52 @@ def test_each_rule_names_path_value_and_what_is_allowed(
     kueue: Any, pools: tuple[dict[str, Any], ...], expected: list[str]
 ) -> None:
     assert _problems(kueue, *pools) == expected
+
+
+def test_the_first_release_serving_v1beta2_is_taken() -> None:
+    assert (
+        _plan({"version": "v0.15.0", "queues": [{"name": "q", "pools": ["spot"]}]}, SPOT).version
+        == "v0.15.0"
+    )
+
+
+def test_dotted_names_and_a_queue_that_only_borrows_are_taken() -> None:
+    plan = _plan(
+        {
+            "queues": [
+                {"name": "ml.research", "pools": ["spot"], "cohort": "lab.ml"},
+                {"name": "ml.burst", "pools": [{"pool": "spot", "chips": 0}], "cohort": "lab.ml"},
+            ]
+        },
+        SPOT,
+    )
+    research, burst = plan.queues
+    assert (research.name, research.cohort, [s.chips for s in research.shares]) == (
+        "ml.research",
+        "lab.ml",
+        [16],
+    )
+    assert (burst.name, burst.cohort, [s.chips for s in burst.shares]) == (
+        "ml.burst",
+        "lab.ml",
+        [0],
+    )
+
+
+def _pools(count: int) -> list[dict[str, Any]]:
+    return [{**SPOT, "name": f"p{i}", "topology": "1x1"} for i in range(count)]
+
+
+def test_a_queue_takes_at_most_64_pools_one_flavor_each() -> None:
+    pools = _pools(65)
+    names = [p["name"] for p in pools]
+    assert _problems({"queues": [{"name": "q", "pools": names}]}, *pools) == [
+        "kueue.queues[0].pools: 65 pools: a Kueue ClusterQueue takes at most 64 flavors for one "
+        "resource (one per pool), so split the pools over several queues (a cohort lets them "
+        "lend each other chips)"
+    ]
+    plan = _plan({"queues": [{"name": "q", "pools": names[:64]}]}, *pools[:64])
+    assert len(plan.queues[0].shares) == 64
 
 
 def test_a_bad_pool_is_reported_once_at_its_entry_not_again_by_its_queue() -> None:
