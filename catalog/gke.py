@@ -26,6 +26,10 @@ SSD_DISK_TYPES = frozenset({"pd-balanced", "pd-ssd"})
 #: entry: Kueue's flavors select a pool's nodes by it, which GKE's own labels (accelerator and
 #: topology) cannot do for two pools of one shape.
 POOL_LABEL = "gke-tpu/pool"
+#: The label of every Kubernetes object gke-tpu creates (the recommended
+#: `app.kubernetes.io/managed-by` of kubernetes.io/docs/concepts/overview/working-with-objects/
+#: common-labels).
+MANAGED_BY = {"app.kubernetes.io/managed-by": "gke-tpu"}
 #: The reservation affinity key of a SPECIFIC reservation: the only affinity TPUs support.
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 

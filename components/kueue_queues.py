@@ -4,29 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from catalog import TPU_RESOURCE
-from catalog.gke import POOL_LABEL
-from catalog.kueue import (
-    KUEUE_API,
-    PROVISIONING_REQUEST_CONTROLLER,
-    PROVISIONING_REQUEST_NODE_LABEL,
-    QUEUED_PROVISIONING_CLASS,
-    RESIZE_REQUEST_DETAIL,
-    UNBOUNDED_QUOTAS,
-)
+from catalog.gke import MANAGED_BY
 from components.internal.pods import child
 from components.kueue_install import KueueInstall
-from components.model_volumes import MANAGED_BY
-from config.kueue import KueuePlan, QueuePlan
-from config.tpu_plan import TpuPoolPlan
+from config.kube_objects import (
+    KubeObject,
+    admission_check,
+    cluster_queue,
+    local_queue,
+    provisioning_request_config,
+    resource_flavor,
+)
+from config.kueue import KueuePlan
 
-#: The admission check (and its ProvisioningRequestConfig) of queued-provisioning pools.
-QUEUED_PROVISIONING_CHECK = "queued-provisioning"
 #: Namespaces every cluster has.
 _BUILT_IN_NAMESPACES = frozenset({"default"})
 
@@ -40,82 +34,6 @@ class KueueQueuesArgs:
     namespaces: Mapping[str, pulumi.Input[str]] = field(default_factory=dict)
     """Namespaces the platform creates elsewhere (the model storage namespace), by name, as
     outputs of their Namespace objects: LocalQueues there wait for them."""
-
-
-def flavor_spec(pool: TpuPoolPlan) -> dict[str, Any]:
-    """A pool's ResourceFlavor: its nodes' labels (GKE's, and the pool's own on node pools of
-    ours), which Kueue adds to admitted Pods' node selectors, and the tolerations of its taints,
-    which Kueue adds to their tolerations."""
-    ref = pool.ref
-    labels = dict(ref.node_selector)
-    if not pool.per_workload:
-        # Pins admitted Pods to this pool's node pools, not another pool of the same shape.
-        labels[POOL_LABEL] = pool.name
-    return {
-        "nodeLabels": labels,
-        "tolerations": [dict(t) for t in ref.tolerations],
-    }
-
-
-def cluster_queue_spec(queue: QueuePlan) -> dict[str, Any]:
-    """A ClusterQueue: the queue's chips of each pool, for its namespaces only."""
-    flavors = []
-    for share in queue.shares:
-        tpu: dict[str, Any] = {"name": TPU_RESOURCE, "nominalQuota": share.chips}
-        if queue.borrowing_limit is not None:
-            tpu["borrowingLimit"] = queue.borrowing_limit
-        others = [{"name": k, "nominalQuota": v} for k, v in UNBOUNDED_QUOTAS.items()]
-        flavors.append({"name": share.pool.name, "resources": [*others, tpu]})
-    spec: dict[str, Any] = {
-        "namespaceSelector": {
-            "matchExpressions": [
-                {
-                    "key": "kubernetes.io/metadata.name",
-                    "operator": "In",
-                    "values": list(queue.namespaces),
-                }
-            ]
-        },
-        "resourceGroups": [
-            {"coveredResources": [*UNBOUNDED_QUOTAS, TPU_RESOURCE], "flavors": flavors}
-        ],
-        "preemption": {
-            "withinClusterQueue": queue.preemption.within_queue,
-            "reclaimWithinCohort": queue.preemption.reclaim_within_cohort,
-        },
-    }
-    if queue.cohort:
-        spec["cohortName"] = queue.cohort
-    if queue.provisioning_pools:
-        # Only the flavors of queued-provisioning pools wait for a ProvisioningRequest.
-        spec["admissionChecksStrategy"] = {
-            "admissionChecks": [
-                {"name": QUEUED_PROVISIONING_CHECK, "onFlavors": list(queue.provisioning_pools)}
-            ]
-        }
-    return spec
-
-
-PROVISIONING_REQUEST_CONFIG_SPEC: dict[str, Any] = {
-    "provisioningClassName": QUEUED_PROVISIONING_CLASS,
-    "managedResources": [TPU_RESOURCE],
-    "podSetUpdates": {
-        "nodeSelector": [
-            {
-                "key": PROVISIONING_REQUEST_NODE_LABEL,
-                "valueFromProvisioningClassDetail": RESIZE_REQUEST_DETAIL,
-            }
-        ]
-    },
-}
-ADMISSION_CHECK_SPEC: dict[str, Any] = {
-    "controllerName": PROVISIONING_REQUEST_CONTROLLER,
-    "parameters": {
-        "apiGroup": KUEUE_API.split("/")[0],
-        "kind": "ProvisioningRequestConfig",
-        "name": QUEUED_PROVISIONING_CHECK,
-    },
-}
 
 
 class KueueQueues(pulumi.ComponentResource):
@@ -138,60 +56,38 @@ class KueueQueues(pulumi.ComponentResource):
 
         def custom(
             resource: str,
-            kind: str,
-            object_name: str,
-            spec: dict[str, Any],
+            body: KubeObject,
             *after: pulumi.Resource,
             namespace: pulumi.Input[str] | None = None,
         ) -> k8s.apiextensions.CustomResource:
-            metadata: dict[str, Any] = {"name": object_name, "labels": MANAGED_BY}
+            metadata = body.metadata
             if namespace is not None:
-                metadata["namespace"] = namespace
+                metadata["namespace"] = namespace  # its Namespace object's output: waits for it
             return k8s.apiextensions.CustomResource(
                 resource,
-                api_version=KUEUE_API,
-                kind=kind,
+                api_version=body.api_version,
+                kind=body.kind,
                 metadata=metadata,
-                spec=spec,
+                spec=dict(body.spec),
                 opts=pulumi.ResourceOptions.merge(
                     installed, pulumi.ResourceOptions(depends_on=list(after))
                 ),
             )
 
         self.flavors = {
-            pool.name: custom(
-                f"{name}-flavor-{pool.name}",
-                "ResourceFlavor",
-                pool.name,
-                flavor_spec(pool),
-            )
+            pool.name: custom(f"{name}-flavor-{pool.name}", resource_flavor(pool))
             for pool in plan.pools
         }
         checks: list[pulumi.Resource] = []
         if plan.provisioning:
-            config = custom(
-                f"{name}-provisioning-config",
-                "ProvisioningRequestConfig",
-                QUEUED_PROVISIONING_CHECK,
-                PROVISIONING_REQUEST_CONFIG_SPEC,
-            )
-            checks.append(
-                custom(
-                    f"{name}-provisioning-check",
-                    "AdmissionCheck",
-                    QUEUED_PROVISIONING_CHECK,
-                    ADMISSION_CHECK_SPEC,
-                    config,
-                )
-            )
+            config = custom(f"{name}-provisioning-config", provisioning_request_config())
+            checks.append(custom(f"{name}-provisioning-check", admission_check(), config))
         # A ClusterQueue waits for its flavors and checks, and is deleted before them: Kueue
         # keeps a flavor in use from being deleted.
         self.cluster_queues = {
             queue.name: custom(
                 f"{name}-{queue.name}",
-                "ClusterQueue",
-                queue.name,
-                cluster_queue_spec(queue),
+                cluster_queue(queue),
                 *(self.flavors[s.pool.name] for s in queue.shares),
                 *(checks if queue.provisioning_pools else ()),
             )
@@ -218,9 +114,7 @@ class KueueQueues(pulumi.ComponentResource):
         self.local_queues = {
             (queue.name, namespace): custom(
                 f"{name}-{queue.name}-{namespace}",
-                "LocalQueue",
-                queue.name,
-                {"clusterQueue": queue.name},
+                local_queue(queue, namespace),
                 self.cluster_queues[queue.name],
                 namespace=namespace_names.get(namespace, namespace),
             )

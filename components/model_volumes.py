@@ -7,11 +7,11 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
+from catalog.gke import MANAGED_BY
 from config.storage import VOLUME_CAPACITY, Identity, StoragePlan
 
 GCS_FUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
 GSA_ANNOTATION = "iam.gke.io/gcp-service-account"
-MANAGED_BY = {"app.kubernetes.io/managed-by": "gke-tpu"}
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,9 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
+from config.kube_objects import compute_class
 from config.tpu_plan import TpuPoolPlan
 from contract.outputs import TpuPoolRef
-
-API_VERSION = "cloud.google.com/v1"
-KIND = "ComputeClass"
 
 
 @dataclass(frozen=True)
@@ -36,12 +34,13 @@ class TpuComputeClass(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gke-tpu:index:TpuComputeClass", name, None, opts)
         plan = args.plan
+        body = compute_class(plan)
         self.compute_class = k8s.apiextensions.CustomResource(
             name,
-            api_version=API_VERSION,
-            kind=KIND,
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=plan.compute_class),
-            spec=plan.compute_class_spec(),
+            api_version=body.api_version,
+            kind=body.kind,
+            metadata=body.metadata,
+            spec=dict(body.spec),
             opts=pulumi.ResourceOptions(parent=self, provider=args.provider),
         )
         self.ref = plan.ref
