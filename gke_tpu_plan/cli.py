@@ -17,23 +17,17 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from config.platform import load_platform
-from config.preflight import check_preflight, preflight_requests
 from gke_tpu_plan.engine import Plan, run_program
 from gke_tpu_plan.fake_cloud import ANY_STACK
+from gke_tpu_plan.preflight import PreflightReport, captured, offline_config
 from gke_tpu_plan.render.manifests import write_manifests
 from gke_tpu_plan.render.report import plan_markdown
 from gke_tpu_plan.render.text import plan_json, plan_text
-from gke_tpu_plan.snapshot.read import (
-    CloudSnapshot,
-    SnapshotError,
-    offline_config,
-    read_snapshot,
-    snapshot_facts,
-)
+from gke_tpu_plan.snapshot.read import CloudSnapshot, SnapshotError, read_snapshot
 from gke_tpu_plan.stack_config import StackFileError, read_stack_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,9 +44,22 @@ def plan_stack(
     cloud_snapshot: CloudSnapshot | None = None,
 ) -> Plan:
     """The plan of one stack. StackFileError when a project or stack file cannot be read."""
+    return plan_checked(stack, project_dir, config_file, stack_references, cloud_snapshot)[0]
+
+
+def plan_checked(
+    stack: str,
+    project_dir: Path = ROOT,
+    config_file: Path | None = None,
+    stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+    cloud_snapshot: CloudSnapshot | None = None,
+) -> tuple[Plan, PreflightReport | None]:
+    """The plan of one stack and, when a cloud snapshot answered the platform's preflight, what
+    the program's preflight found. StackFileError when a project or stack file cannot be read."""
     config = read_stack_config(project_dir, stack, config_file)
     values, skipped = offline_config(config.project, config.values, cloud_snapshot)
-    plan = run_program(
+    run = partial(
+        run_program,
         project_dir / "__main__.py",
         project=config.project,
         stack=stack,
@@ -61,6 +68,13 @@ def plan_stack(
         stack_references=stack_references,
         cloud_snapshot=cloud_snapshot,
     )
+    preflight = None
+    if cloud_snapshot is not None and project_dir == ROOT:
+        with captured(cloud_snapshot) as found:
+            plan = run()
+        preflight = found()
+    else:
+        plan = run()
     # Preflight is skipped for a stack that plans; one that does not would not reach it.
     plan.warnings = [*config.warnings, *([] if plan.errors else skipped), *plan.warnings]
     # Like the CLI, a key Pulumi.yaml declares without a default must be set. The program ran
@@ -73,26 +87,7 @@ def plan_stack(
     if missing:
         plan.errors = [*missing, *plan.errors]
         plan.resources, plan.outputs = [], {}
-    if cloud_snapshot is not None and not plan.errors and project_dir == ROOT:
-        _preflight_for_report(plan, values, cloud_snapshot)
-    return plan
-
-
-def _preflight_for_report(plan: Plan, values: Mapping[str, str], snapshot: CloudSnapshot) -> None:
-    """What the program's preflight checked, from the same pure checks and the same snapshot."""
-    spec = load_platform(values)
-    if not spec.preflight.enabled:
-        return
-    requests = preflight_requests(
-        spec.project, spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
-    )
-    facts = snapshot_facts(snapshot, requests)
-    plan.preflight = check_preflight(
-        spec.project, spec.cluster, spec.tpu_pools, facts, private_nodes=spec.private_nodes
-    )
-    plan.quota_usage = {
-        q.quota_id: snapshot.usage(requests.region, q.quota_id) for q in requests.quotas
-    }
+    return plan, None if plan.errors else preflight
 
 
 def failed_plan(stack: str, error: Exception) -> Plan:
@@ -171,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         references = read_stack_references(args.stack_reference)
         snapshot = read_snapshot(args.cloud_snapshot) if args.cloud_snapshot else None
-        plan = plan_stack(
+        plan, preflight = plan_checked(
             args.stack, args.project_dir.resolve(), args.config_file, references, snapshot
         )
     except (StackFileError, SnapshotError) as error:
@@ -198,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INVALID_CONFIG
     sys.stdout.write(plan_text(plan))
     if args.markdown:
-        _write(args.markdown, plan_markdown(plan))
+        _write(args.markdown, plan_markdown(plan, preflight))
     if args.manifests:
         written = write_manifests(plan, args.manifests)
         print(f"\nWrote {len(written)} Kubernetes manifests to {args.manifests}")

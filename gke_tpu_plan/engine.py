@@ -38,7 +38,6 @@ from pulumi.runtime.proto import resource_pb2, source_pb2
 from pulumi.runtime.stack import Stack, run_pulumi_func
 
 from catalog.tokens import STACK
-from config.preflight import Preflight
 from gke_tpu_plan.fake_cloud import FakeCloud
 from gke_tpu_plan.snapshot.read import CloudSnapshot
 from problems.pulumi import InvalidInput
@@ -88,10 +87,6 @@ class Plan:
     #: What each component gave `register_outputs`, by URN, secrets masked and resources as
     #: their URN; components that never called it are absent. Not part of the plan document.
     component_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: What preflight found against a cloud snapshot, with usage by quota id, for the report;
-    #: None when it did not run offline. Not part of the plan document.
-    preflight: Preflight | None = None
-    quota_usage: dict[str, int | None] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {

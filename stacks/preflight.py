@@ -4,6 +4,7 @@ checks, through the provider's functions (invokes), before any resource is regis
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import pulumi
@@ -15,6 +16,7 @@ from config.preflight import (
     CloudFacts,
     ClusterPool,
     EngineVersions,
+    Preflight,
     Requests,
     Reservation,
     check_preflight,
@@ -26,6 +28,20 @@ from config.preflight import (
 from problems.pulumi import reject
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One run of preflight: what it asked the cloud and what it found."""
+
+    requests: Requests
+    found: Preflight
+
+
+#: Called with each run's result before its problems are raised. The offline plan's report
+#: shows what the program checked from here (gke_tpu_plan/preflight.py), rather than checking
+#: again beside it; the program itself adds none.
+observers: list[Callable[[Checked], None]] = []
 
 
 def _asked(question: Callable[[], T]) -> T | str:
@@ -154,6 +170,8 @@ def run_preflight(spec: PlatformSpec) -> None:
     found = check_preflight(
         spec.project, spec.cluster, spec.tpu_pools, ask_cloud(requests), private_nodes=private
     )
+    for observe in observers:
+        observe(Checked(requests, found))
     for warning in found.warnings:
         pulumi.log.warn(warning)
     reject(found.problems)

@@ -11,7 +11,8 @@ import pytest
 
 from config.platform import load_platform
 from gke_tpu_plan.engine import Plan, run_program
-from gke_tpu_plan.snapshot.read import CloudSnapshot, offline_config
+from gke_tpu_plan.preflight import offline_config
+from gke_tpu_plan.snapshot.read import CloudSnapshot
 from problems import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,6 +5,8 @@ runs without the layers above it. Every import statement is read, including thos
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -58,3 +60,18 @@ def test_the_offline_plan_never_imports_upkeep(path: Path) -> None:
 
 def test_the_former_entry_point_runs_the_offline_plan() -> None:
     assert set(imported(ROOT / "tools" / "plan" / "__main__.py")) == {"sys", "gke_tpu_plan"}
+
+
+def test_the_engine_runs_any_program_and_imports_none_of_this_one() -> None:
+    """The engine, its fake cloud and snapshots know Pulumi, not the platform's config or
+    stacks: what the report needs from the program's run reaches it by gke_tpu_plan/preflight.py."""
+    script = (
+        "import sys, gke_tpu_plan.engine; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1:])))"
+    )
+    program = ["config", "stacks", "components", "contract", "policy", "gke_tpu_upkeep"]
+    result = subprocess.run(
+        [sys.executable, "-c", script, *program],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert result.stdout.strip() == "[]"

@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalog import machine_type, version_at_least
+from catalog import machine_type
 from catalog.gke import (
     DEFAULT_REGIONAL_ZONES,
     GKE_DEFAULT_BOOT_DISK_GB,
@@ -25,10 +25,11 @@ from catalog.tokens import (
     SERVICE_ACCOUNT,
     SERVICE_ACCOUNT_IAM_MEMBER,
 )
-from config.preflight import Reservation
 from contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu_plan.engine import Plan, RecordedResource
+from gke_tpu_plan.preflight import PreflightReport
 from gke_tpu_plan.render.network_report import network_diagram, network_quotas, private_nodes
+from gke_tpu_plan.render.preflight_report import preflight_section
 
 
 @dataclass
@@ -415,104 +416,19 @@ def _before_up(plan: Plan) -> list[str]:
     ]
 
 
-def _preflight(plan: Plan) -> list[str]:
-    lines = ["## Preflight", ""]
-    found = plan.preflight
-    if found is None:
-        return [
-            *lines,
-            "Not checked offline: the plan had no cloud snapshot (`make snapshot PROJECT=<id> "
-            "REGION=<region>`, then `SNAPSHOT=build/snapshots/<stack>.json`), or "
-            "`gke-tpu:preflight` turns preflight off. With it on, `pulumi preview` checks "
-            "reservations, GKE versions and quota against the project.",
-            "",
-        ]
-    if found.reservations:
-        lines += [
-            "| reservation | pools | VMs reserved | in use: this stack | in use: others | "
-            "for the stack | needed | status | machine type |",
-            "|---|---|---|---|---|---|---|---|---|",
-        ]
-        for row in found.reservations:
-            r = row.reservation
-            if not isinstance(r, Reservation):
-                counts, status, machine = ["-"] * 4, f"unreadable: {r}", "-"
-            elif r.aggregate:
-                counts, status, machine = ["-"] * 4, r.status, "aggregate: not checked"
-            else:
-                others = r.in_use - row.own
-                counts = [str(n) for n in (r.count, row.own, others, r.count - others)]
-                status, machine = r.status, r.machine_type
-            lines.append(
-                f"| {row.key} | {', '.join(row.pools)} | {' | '.join(counts)} | {row.needed} | "
-                f"{status} | {machine} |"
-            )
-        lines += [
-            "",
-            "In use by this stack: the nodes of the node pools it declares that consume the "
-            "reservation (none before the first `pulumi up`); the stack's pools need what they "
-            "hold at their largest from what others leave.",
-            "",
-        ]
-        undeclared = [
-            f"{row.key}: {', '.join(f'{name} {nodes}' for name, nodes in row.use.undeclared)}"
-            for row in found.reservations
-            if row.use.undeclared
-        ]
-        if undeclared:
-            lines += [
-                "In use by others, node pools of the cluster the stack does not declare "
-                "(renamed, dropped or made by hand), which keep their VMs until deleted: "
-                f"{'; '.join(undeclared)}.",
-                "",
-            ]
-    if found.versions:
-        lines += ["| needs | minimum GKE | cluster gets | ok |", "|---|---|---|---|"]
-        for v in found.versions:
-            ok = (
-                "-"
-                if v.version is None
-                else "yes"
-                if version_at_least(v.version, v.minimum)
-                else "**no**"
-            )
-            lines.append(f"| {v.need} | {v.minimum} | {v.version or 'unknown'} | {ok} |")
-        lines.append("")
-    lines += [
-        "| quota | need | limit | usage | free |",
-        "|---|---|---|---|---|",
-    ]
-    for q in found.quotas:
-        usage = plan.quota_usage.get(q.need.quota.quota_id)
-        limit = q.limit if isinstance(q.limit, int) else None
-        free = limit - usage if limit is not None and usage is not None else None
-        lines.append(
-            f"| {q.need.quota.label} (`{q.need.quota.quota_id}`) | {q.need.amount} | "
-            f"{'-' if limit is None else limit} | {'-' if usage is None else usage} | "
-            f"{'-' if free is None else free} |"
-        )
-    lines += [
-        "",
-        "Need is the stack at its largest; usage (from the snapshot's `regions describe`) counts "
-        "what already runs, this stack's nodes included once it is up.",
-        "",
-    ]
-    if found.warnings:
-        lines += [*(f"- {w}" for w in found.warnings), ""]
-    return lines
-
-
 def _project(plan: Plan) -> str:
     project = plan.outputs.get("project")
     return project if isinstance(project, str) else "<project-id>"
 
 
-def plan_markdown(plan: Plan) -> str:
+def plan_markdown(plan: Plan, preflight: PreflightReport | None = None) -> str:
+    """The report of a plan; its Preflight section shows `preflight`, what the program's
+    preflight found against a cloud snapshot (none: not checked offline)."""
     lines = [f"# Plan of stack `{plan.stack}` ({plan.project})", ""]
     if plan.warnings:
         lines += ["> [!WARNING]", *(f"> - {w}" for w in plan.warnings), ""]
     lines += [f"{len(plan.resources)} resources to create (offline plan, fake cloud values).", ""]
     lines += _summary(plan) + _fallback(plan) + _queues(plan) + _diagram(plan) + _quotas(plan)
-    lines += _preflight(plan)
+    lines += preflight_section(preflight)
     lines += _lifecycle(plan) + _before_up(plan)
     return "\n".join(lines)

@@ -33,17 +33,6 @@ from typing import Any
 
 from catalog.quotas import QUOTA_SERVICE, all_quotas
 from catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
-from config.platform import NAMESPACE
-from config.preflight import (
-    CloudFacts,
-    ClusterPool,
-    EngineVersions,
-    Requests,
-    Reservation,
-    cluster_absent,
-    cluster_pool,
-    quota_limit,
-)
 from gke_tpu_plan.snapshot.shape import snapshot_problems, whole_number
 
 _METRICS = {q.quota_id: q.metric for q in all_quotas() if q.metric}
@@ -319,105 +308,6 @@ class CloudSnapshot:
         return None
 
 
-def _answered(snapshot: CloudSnapshot, token: str, args: Mapping[str, Any]) -> Any:
-    try:
-        return snapshot.answer(token, args)
-    except NotInCloud as error:
-        return str(error)
-
-
-def _reservation_facts(result: Mapping[str, Any] | str) -> Reservation | str:
-    if isinstance(result, str):
-        return result
-    specific = (result.get("specificReservations") or [{}])[0]
-    properties = (specific.get("instanceProperties") or [{}])[0]
-    return Reservation(
-        status=result.get("status", ""),
-        machine_type=properties.get("machineType", ""),
-        count=_int(specific.get("count")),
-        in_use=_int(specific.get("inUseCount")),
-        specific_required=bool(result.get("specificReservationRequired")),
-        aggregate=not result.get("specificReservations"),
-    )
-
-
-def _cluster_pools(result: Mapping[str, Any] | str) -> tuple[ClusterPool, ...] | str:
-    if isinstance(result, str):
-        return () if cluster_absent(result) else result
-    found = []
-    for pool in result["nodePools"]:
-        affinity = (pool["nodeConfigs"][0]["reservationAffinities"] or [None])[0]
-        counted = cluster_pool(
-            pool["name"],
-            (affinity["consumeReservationType"], affinity["key"], tuple(affinity["values"]))
-            if affinity
-            else None,
-            tuple(pool["nodeLocations"]),
-            pool["nodeCount"],
-            pool["nodeConfigs"][0]["labels"],
-        )
-        if counted is not None:
-            found.append(counted)
-    return tuple(found)
-
-
-def snapshot_facts(snapshot: CloudSnapshot, requests: Requests) -> CloudFacts:
-    """What the program's invokes would learn from the snapshot: for the report, which shows
-    what preflight checked."""
-    versions = _answered(
-        snapshot, GET_ENGINE_VERSIONS, {"location": requests.region, "project": requests.project}
-    )
-    limits: dict[str, int | str | None] = {}
-    for quota in requests.quotas:
-        info = _answered(
-            snapshot,
-            GET_QUOTA_INFO,
-            {"parent": f"projects/{requests.project}", "quotaId": quota.quota_id},
-        )
-        limits[quota.quota_id] = (
-            info
-            if isinstance(info, str)
-            else quota_limit(
-                [(d["dimensions"], d["details"][0]["value"]) for d in info["dimensionsInfos"]],
-                requests.region,
-                quota,
-            )
-        )
-    return CloudFacts(
-        reservations={
-            key: _reservation_facts(
-                _answered(
-                    snapshot,
-                    GET_RESERVATION,
-                    {"name": key.name, "zone": key.zone, "project": key.project},
-                )
-            )
-            for key in requests.reservations
-        },
-        cluster_pools=()
-        if requests.cluster is None
-        else _cluster_pools(
-            _answered(
-                snapshot,
-                GET_CLUSTER,
-                {
-                    "name": requests.cluster,
-                    "location": requests.region,
-                    "project": requests.project,
-                },
-            )
-        ),
-        versions=versions
-        if isinstance(versions, str)
-        else EngineVersions(
-            channel_defaults=versions["releaseChannelDefaultVersion"],
-            default_version=versions["defaultClusterVersion"],
-            valid_master_versions=tuple(versions["validMasterVersions"]),
-        ),
-        quota_limits=limits,
-    )
-
-
 def read_snapshot(path: Path) -> CloudSnapshot:
     """The snapshot in a file; SnapshotError saying what is wrong with it."""
     try:
@@ -448,33 +338,3 @@ def snapshot_of(document: Mapping[str, Any]) -> CloudSnapshot:
         clusters=document.get("clusters", {}),
         instance_group_managers=tuple(document.get("instanceGroupManagers", [])),
     )
-
-
-#: The config key that turns preflight off, and what the offline plan says when it does.
-PREFLIGHT_KEY = f"{NAMESPACE}:preflight"
-SKIPPED = (
-    "preflight skipped: the offline plan has no cloud snapshot to check reservations, GKE "
-    "versions and quota against (record one with `make snapshot PROJECT=<id> REGION=<region>` "
-    "and pass --cloud-snapshot build/snapshots/<stack>.json); `pulumi preview` checks them"
-)
-
-
-def offline_config(
-    project: str, config: Mapping[str, str], snapshot: CloudSnapshot | None
-) -> tuple[dict[str, str], list[str]]:
-    """The config the offline plan runs with: the platform's preflight off when there is no
-    snapshot to answer it, with one warning saying so (none when the config turns it off
-    itself, and none for another Pulumi project, such as an app, which has no preflight). A
-    value that is not an object is left for the program to report."""
-    values = dict(config)
-    if snapshot is not None or project != NAMESPACE:
-        return values, []
-    raw = values.get(PREFLIGHT_KEY)
-    try:
-        section = json.loads(raw) if raw is not None else {}
-    except ValueError:
-        return values, []
-    if not isinstance(section, dict) or section.get("enabled", True) is not True:
-        return values, []
-    values[PREFLIGHT_KEY] = json.dumps({**section, "enabled": False})
-    return values, [SKIPPED]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gke_tpu_plan.cli import ROOT, main
-from gke_tpu_plan.snapshot.read import SKIPPED
+from gke_tpu_plan.preflight import SKIPPED
 from gke_tpu_upkeep.fixture_stacks import fixture_file
 
 DEV = str(fixture_file("dev"))

@@ -12,8 +12,9 @@ import pytest
 
 from catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
 from config.platform import load_platform
-from config.preflight import check_preflight, preflight_requests
-from gke_tpu_plan.snapshot.read import snapshot_facts, snapshot_of
+from config.preflight import preflight_requests
+from gke_tpu_plan.snapshot.read import snapshot_of
+from stacks import preflight
 from tests.conftest import PlanRunner, stack_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -572,12 +573,11 @@ def test_a_fallback_needs_compute_class_versions_and_reads_a_shared_reservation_
     "case",
     ["prod", "deployed", "renamed", "aggregate", "old-channel"],
 )
-def test_the_reports_reading_of_a_snapshot_finds_what_the_program_found(
+def test_preflight_hands_its_result_to_observers_before_it_refuses(
     run_plan: PlanRunner, case: str
 ) -> None:
-    """The report re-reads the snapshot into preflight's facts (gke_tpu_plan.snapshot.read
-    .snapshot_facts) while the program reads the same answers through the provider's invokes
-    (stacks.preflight.ask_cloud): the two must come to the same problems and warnings."""
+    """The offline plan's report shows what the program's preflight found
+    (stacks.preflight.observers): once a run, what it asked, and the very problems it raises."""
     document = _deployed() if case in ("deployed", "renamed") else _document()
     pools: list[dict[str, Any]] = [SLICES]
     if case == "renamed":
@@ -590,18 +590,18 @@ def test_the_reports_reading_of_a_snapshot_finds_what_the_program_found(
         for config in document["serverConfig"].values():
             for channel in config["channels"]:
                 channel["defaultVersion"] = "1.27.0-gke.100"
-    plan = _plan(run_plan, document, *pools)
+    runs: list[preflight.Checked] = []
+    preflight.observers.append(runs.append)
+    try:
+        plan = _plan(run_plan, document, *pools)
+    finally:
+        preflight.observers.remove(runs.append)
+    [checked] = runs
     spec = load_platform(stack_config(project=PROJECT, cluster=CLUSTER, tpuPools=pools))
-    requests = preflight_requests(
+    assert checked.requests == preflight_requests(
         spec.project, spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
     )
-    found = check_preflight(
-        spec.project,
-        spec.cluster,
-        spec.tpu_pools,
-        snapshot_facts(snapshot_of(document), requests),
-        private_nodes=spec.private_nodes,
-    )
+    found = checked.found
     assert plan.errors == [str(p) for p in found.problems]
     assert set(found.warnings) <= set(plan.warnings)
     if case in ("prod", "deployed"):

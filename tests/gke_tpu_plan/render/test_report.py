@@ -11,7 +11,7 @@ import pytest
 from catalog.quotas import vcpus_of
 from config.platform import load_platform
 from config.preflight import quota_needs as preflight_quota_needs
-from gke_tpu_plan.cli import ROOT, main, plan_stack
+from gke_tpu_plan.cli import ROOT, main, plan_checked, plan_stack
 from gke_tpu_plan.engine import Plan, RecordedResource
 from gke_tpu_plan.render.report import Need, plan_markdown, pool_capacity, quota_needs
 from gke_tpu_plan.snapshot.read import read_snapshot, snapshot_of
@@ -157,12 +157,12 @@ def test_standard_reports_name_their_mode(dev: Plan) -> None:
 
 
 def test_the_preflight_section_shows_what_was_checked_against_the_snapshot() -> None:
-    plan = plan_stack(
+    plan, preflight = plan_checked(
         "prod",
         config_file=fixture_file("prod"),
         cloud_snapshot=read_snapshot(ROOT / "tests" / "snapshots" / "prod.json"),
     )
-    report = plan_markdown(plan)
+    report = plan_markdown(plan, preflight)
     section = report[report.index("## Preflight") : report.index("## Lifecycle")]
     assert (
         "| projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train | v5p-train | 32 | 0 "
@@ -349,13 +349,13 @@ def test_a_pool_that_sets_no_disk_type_counts_as_gke_s_default_pd_balanced() -> 
 
 
 def test_the_preflight_section_of_a_deployed_stack_tells_its_own_use_from_others() -> None:
-    plan = plan_stack(
+    plan, preflight = plan_checked(
         "prod",
         config_file=fixture_file("prod"),
         cloud_snapshot=read_snapshot(ROOT / "tests" / "snapshots" / "prod-deployed.json"),
     )
     assert plan.errors == []
-    report = plan_markdown(plan)
+    report = plan_markdown(plan, preflight)
     section = report[report.index("## Preflight") : report.index("## Lifecycle")]
     assert (
         "| projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train | v5p-train | 32 | 32 "
@@ -369,11 +369,11 @@ def test_the_preflight_section_names_node_pools_the_stack_does_not_declare() -> 
     specific["count"] = specific["inUseCount"] = "48"
     pools = document["clusters"]["us-east5/tpu-prod"]["nodePools"]
     pools.append({**pools[2], "name": "by-hand"})
-    plan = plan_stack(
+    plan, preflight = plan_checked(
         "prod", config_file=fixture_file("prod"), cloud_snapshot=snapshot_of(document)
     )
     assert plan.errors == []
-    report = plan_markdown(plan)
+    report = plan_markdown(plan, preflight)
     section = report[report.index("## Preflight") : report.index("## Lifecycle")]
     assert (
         "| projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train | v5p-train | 48 | 32 "
@@ -397,10 +397,10 @@ def test_the_preflight_section_says_an_aggregate_reservation_is_not_checked() ->
             {"accelerator": {"acceleratorCount": 128, "acceleratorType": "ct5p"}}
         ],
     }
-    plan = plan_stack(
+    plan, preflight = plan_checked(
         "prod", config_file=fixture_file("prod"), cloud_snapshot=snapshot_of(document)
     )
-    report = plan_markdown(plan)
+    report = plan_markdown(plan, preflight)
     assert (
         "| projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train | v5p-train | - | - "
         "| - | - | 32 | READY | aggregate: not checked |" in report

@@ -17,13 +17,11 @@ import pytest
 
 from catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
 from gke_tpu_plan.snapshot.read import (
-    SKIPPED,
     CloudSnapshot,
     NotInCloud,
     SnapshotError,
     cluster_result,
     engine_versions_result,
-    offline_config,
     quota_info_result,
     read_snapshot,
     reservation_result,
@@ -276,31 +274,6 @@ def test_a_snapshot_of_the_wrong_shape_says_what_is_wrong(
 def test_an_unreadable_snapshot_is_one_error(tmp_path: Path) -> None:
     with pytest.raises(SnapshotError, match="cannot read the cloud snapshot"):
         read_snapshot(tmp_path / "missing.json")
-
-
-@pytest.mark.parametrize(
-    ("given", "expected", "warnings"),
-    [
-        (None, '{"enabled": false}', [SKIPPED]),
-        ('{"enabled": true}', '{"enabled": false}', [SKIPPED]),
-        ('{"enabled": false}', '{"enabled": false}', []),
-        ('{"enabled": "yes"}', '{"enabled": "yes"}', []),  # the program reports it
-        ("not json", "not json", []),
-    ],
-)
-def test_without_a_snapshot_the_offline_plan_turns_preflight_off_once(
-    given: str | None, expected: str, warnings: list[str]
-) -> None:
-    config = {"gcp:project": "p"} | ({"gke-tpu:preflight": given} if given else {})
-    values, said = offline_config("gke-tpu", config, None)
-    assert values == {"gcp:project": "p", "gke-tpu:preflight": expected}
-    assert said == warnings
-    assert offline_config("gke-tpu", config, CloudSnapshot()) == (config, [])
-
-
-def test_another_project_s_offline_plan_has_no_preflight_to_skip() -> None:
-    config = {"gcp:project": "p", "ml-workloads:platformStack": "org/gke-tpu/dev"}
-    assert offline_config("ml-workloads", config, None) == (config, [])
 
 
 CE = "https://www.googleapis.com/compute/v1/projects/p/zones"
