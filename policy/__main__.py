@@ -15,7 +15,7 @@ if str(REPO_ROOT) not in sys.path:
 
 from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
 
-from policy.policies import POLICIES  # noqa: E402
+from policy.pack import POLICIES  # noqa: E402
 
 PolicyPack(
     name="gke-tpu-guardrails",

@@ -3,6 +3,7 @@ Its imports must not reach the program's other packages."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 
@@ -16,8 +17,8 @@ class Block:
         if name.split(".")[0] in {PROGRAM_ONLY!r}:
             raise ModuleNotFoundError(f"{{name}} is not in policy/requirements.txt")
 sys.meta_path.insert(0, Block())
-import policy.policies
-print(len(policy.policies.POLICIES))
+import policy.pack
+print(len(policy.pack.POLICIES))
 """
 
 
@@ -35,3 +36,22 @@ def test_pack_requirements_pin_the_programs_pulumi() -> None:
     program = (ROOT / "requirements.txt").read_text()
     pulumi_pin = next(line for line in program.splitlines() if line.startswith("pulumi=="))
     assert pulumi_pin in pack.splitlines()
+
+
+def test_the_rules_import_no_policy_sdk() -> None:
+    """The rules are plain functions: the pack (pack.py) is the only module that routes them
+    through pulumi_policy."""
+    tree = ast.parse((ROOT / "policy" / "rules.py").read_text())
+    imported = {
+        name.split(".")[0]
+        for node in ast.walk(tree)
+        for name in (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else []
+        )
+    }
+    assert {"catalog", "contract", "policy"} <= imported
+    assert imported & {"pulumi", "pulumi_policy"} == set()

@@ -13,7 +13,7 @@ import pytest
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
 from gke_tpu_plan.engine import Plan
-from policy.policies import (
+from policy.pack import (
     BUCKET,
     CLUSTER,
     NODE_POOL,

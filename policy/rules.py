@@ -1,24 +1,14 @@
-"""The gke-tpu guardrails: what every stack of this platform must respect.
+"""The gke-tpu guardrails' rules: what every stack of this platform must respect.
 
-Each rule is a pure function from resource props to violation messages (each message names the
-property, its value and how to fix it); the policy objects only route resource types to them.
-Importing this module starts nothing: `__main__.py` builds the pack.
+Each rule is a pure function from resource props (or a stack's resources) to violation messages,
+each naming the property, its value and how to fix it. Nothing here imports the policy SDK:
+`pack.py` routes resource types to these rules, and `__main__.py` builds the pack.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
-
-from pulumi_policy import (
-    EnforcementLevel,
-    PolicyResource,
-    ReportViolation,
-    ResourceValidationArgs,
-    ResourceValidationPolicy,
-    StackValidationArgs,
-    StackValidationPolicy,
-)
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from catalog import (
     UNPRIVILEGED_TPU_VERSION,
@@ -32,22 +22,32 @@ from catalog import (
 )
 from catalog.gke import NODE_SERVICE_ACCOUNT_ROLES, RESERVATION_KEY
 from catalog.tokens import (
-    BUCKET,
     CLUSTER,
-    NODE_POOL,
-    PROJECT_IAM_BINDING,
     PROJECT_IAM_MEMBER,
     PROJECT_IAM_POLICY,
 )
 from contract.workloads import unpinned_reason
 from policy.props import get, items, shown, stack_of
-from policy.workloads import WORKLOAD_TYPES, containers
+from policy.workloads import containers
 
 SERVICE_ACCOUNT_MEMBER_PREFIX = "serviceAccount:"
 #: Stacks whose name starts with this are production stacks.
 PROD_STACK_PREFIX = "prod"
 
 _SHOWN_TOPOLOGIES = 8  # a v5p pool has 44 valid shapes; a message lists the smallest few
+
+
+class Resource(Protocol):
+    """A resource of the stack as a stack rule reads it (pulumi_policy's PolicyResource)."""
+
+    @property
+    def resource_type(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def urn(self) -> str: ...
+    @property
+    def props(self) -> Mapping[str, Any]: ...
 
 
 # 1. Project IAM ---------------------------------------------------------------------------------
@@ -222,7 +222,7 @@ def reservation_problems(props: Mapping[str, Any]) -> list[str]:
 # 6. Privileged containers (a stack rule: it needs the stack's cluster) --------------------------
 
 
-def privileged_refusal_reason(resources: Sequence[PolicyResource]) -> str | None:
+def privileged_refusal_reason(resources: Sequence[Resource]) -> str | None:
     """Why this stack refuses privileged containers, or None if every cluster is below 1.28.
 
     The version is each cluster's `minMasterVersion`. A stack without a cluster (an app stack)
@@ -248,7 +248,7 @@ def privileged_refusal_reason(resources: Sequence[PolicyResource]) -> str | None
     return None
 
 
-def privileged_container_problems(resources: Sequence[PolicyResource]) -> list[tuple[str, str]]:
+def privileged_container_problems(resources: Sequence[Resource]) -> list[tuple[str, str]]:
     """(message, URN) of every privileged container, unless the stack allows them."""
     reason = privileged_refusal_reason(resources)
     if reason is None:
@@ -336,142 +336,3 @@ def authorized_networks_problems(props: Mapping[str, Any]) -> list[str]:
 
 
 # The policies -----------------------------------------------------------------------------------
-
-Check = Callable[[ResourceValidationArgs], list[str]]
-
-
-def _resource_policy(
-    name: str,
-    description: str,
-    types: Sequence[str],
-    check: Check,
-    enforcement_level: EnforcementLevel = EnforcementLevel.MANDATORY,
-) -> ResourceValidationPolicy:
-    def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-        if args.resource_type in types:
-            for message in check(args):
-                report_violation(message, None)
-
-    return ResourceValidationPolicy(
-        name=name,
-        description=description,
-        validate=validate,
-        enforcement_level=enforcement_level,
-    )
-
-
-def _validate_privileged(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-    for message, urn in privileged_container_problems(args.resources):
-        report_violation(message, urn)
-
-
-no_project_iam_grants = _resource_policy(
-    "no-project-iam-grants",
-    "No IAM role is granted on a project: a project role reaches every resource in the project,"
-    " so roles are granted on the bucket, service account or repository that needs them."
-    " The one exception is the GKE node service account (a serviceAccount: member), which gets"
-    " roles/container.defaultNodeServiceAccount, a role that exists only on projects, and"
-    " roles/artifactregistry.reader, so that nodes pull images from every repository of the"
-    " project. IAMPolicy is refused outright: it replaces the project's whole policy.",
-    (PROJECT_IAM_MEMBER, PROJECT_IAM_BINDING, PROJECT_IAM_POLICY),
-    lambda args: project_iam_problems(args.resource_type, args.props),
-)
-
-secure_buckets = _resource_policy(
-    "secure-storage-buckets",
-    "Cloud Storage buckets use uniform bucket-level access, enforce public access prevention"
-    " and keep object versions.",
-    (BUCKET,),
-    lambda args: bucket_problems(args.props),
-)
-
-tpu_pools_zonal_with_gke_metadata = _resource_policy(
-    "tpu-pools-zonal-with-gke-metadata",
-    "TPU node pools (a TPU machine type of the catalog) name exactly one zone in nodeLocations"
-    " and run the GKE metadata server (Workload Identity).",
-    (NODE_POOL,),
-    lambda args: tpu_pool_problems(args.props),
-)
-
-tpu_slice_placement = _resource_policy(
-    "tpu-slice-placement",
-    "Multi-host TPU pools use COMPACT placement with a topology valid for their machine type;"
-    " tpu7x multi-host pools name the workload policy that places them instead; single-host"
-    " pools set no tpuTopology. A pool without tpuTopology is single-host: each node is a slice.",
-    (NODE_POOL,),
-    lambda args: tpu_placement_problems(args.props),
-)
-
-specific_reservation_affinity = _resource_policy(
-    "specific-reservation-affinity",
-    "A node pool that names a reservation consumes exactly that one: SPECIFIC_RESERVATION with"
-    f" the key {RESERVATION_KEY}.",
-    (NODE_POOL,),
-    lambda args: reservation_problems(args.props),
-)
-
-no_privileged_containers = StackValidationPolicy(
-    name="no-privileged-containers",
-    description="No container or init container of a Pod, Deployment, StatefulSet, DaemonSet,"
-    " Job, CronJob or JobSet is privileged on a cluster at GKE 1.28 or newer. The version is the"
-    " minMasterVersion of the stack's gcp.container.Cluster; a stack without a cluster (an app"
-    " stack) or a cluster without minMasterVersion counts as 1.28+, because every GKE release"
-    " channel is far past 1.28. Privileged containers pass only when every cluster of the stack"
-    " is pinned below 1.28.",
-    validate=_validate_privileged,
-    enforcement_level=EnforcementLevel.MANDATORY,
-)
-
-pinned_container_images = _resource_policy(
-    "pinned-container-images",
-    "Every container and init container image of a workload is pinned: a digest (@sha256:...)"
-    " or a tag other than latest.",
-    WORKLOAD_TYPES,
-    lambda args: image_problems(args.resource_type, args.props),
-)
-
-prod_cluster_deletion_protection = _resource_policy(
-    "prod-cluster-deletion-protection",
-    f"GKE clusters of stacks whose name starts with {PROD_STACK_PREFIX!r} (read from the URN)"
-    " set deletionProtection to true.",
-    (CLUSTER,),
-    lambda args: deletion_protection_problems(args.urn, args.props),
-)
-
-# Mandatory: a production TPU host with an external address is open to the internet on whatever
-# its workloads listen on (the TPU runtime's ports among them), and the platform makes private
-# nodes one config section away, so no production stack has a reason to run without them.
-prod_cluster_private_nodes = _resource_policy(
-    "prod-cluster-private-nodes",
-    f"GKE clusters of stacks whose name starts with {PROD_STACK_PREFIX!r} (read from the URN)"
-    " have private nodes (privateClusterConfig.enablePrivateNodes: true): no node has an"
-    " external address, and nodes reach the internet through Cloud NAT.",
-    (CLUSTER,),
-    lambda args: private_nodes_problems(args.urn, args.props),
-)
-
-# Advisory: the control plane still demands Google credentials (IAM), and many pipelines run on
-# hosted runners without fixed addresses to authorize; failing every preview of those teams would
-# push them to authorize 0.0.0.0/0, so the gap is reported on every preview instead.
-cluster_master_authorized_networks = _resource_policy(
-    "cluster-master-authorized-networks",
-    "GKE clusters restrict their control plane's endpoint to authorized networks"
-    " (masterAuthorizedNetworksConfig.cidrBlocks). Advisory: the endpoint still requires IAM"
-    " credentials, and hosted pipeline runners often have no fixed ranges to list.",
-    (CLUSTER,),
-    lambda args: authorized_networks_problems(args.props),
-    EnforcementLevel.ADVISORY,
-)
-
-POLICIES: tuple[ResourceValidationPolicy | StackValidationPolicy, ...] = (
-    no_project_iam_grants,
-    secure_buckets,
-    tpu_pools_zonal_with_gke_metadata,
-    tpu_slice_placement,
-    specific_reservation_affinity,
-    no_privileged_containers,
-    pinned_container_images,
-    prod_cluster_deletion_protection,
-    prod_cluster_private_nodes,
-    cluster_master_authorized_networks,
-)
