@@ -9,7 +9,7 @@ import pulumi
 
 from catalog import TPU_RUNTIME_PORTS
 from config.network import NetworkPlan
-from config.tpu_plan import TpuPoolPlan
+from config.pool_plan import TpuPoolPlan
 from contract.interruptions import DEFAULT_TERMINATION_GRACE_SECONDS
 from contract.outputs import QueueRef, TpuPoolRef
 

@@ -9,7 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from config.kube_objects import compute_class
-from config.tpu_plan import TpuPoolPlan
+from config.pool_plan import TpuPoolPlan
 from contract.outputs import TpuPoolRef
 
 

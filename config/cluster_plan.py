@@ -12,8 +12,8 @@ from catalog.gke import workload_pool
 from config.cluster import ClusterSpec, CpuPool, MaintenanceExclusion, Mode
 from config.names import derived_name
 from config.network import NetworkPlan
+from config.pool_plan import TpuPoolPlan
 from config.storage import SERVICE_ACCOUNT_ID_MAX
-from config.tpu_plan import TpuPoolPlan
 
 #: The cluster autoscaler profile that removes underused nodes sooner, for node pools that
 #: autoscale or that node auto-provisioning creates (kubernetes-engine/docs/concepts/

@@ -19,7 +19,7 @@ from catalog.kueue import (
     UNBOUNDED_QUOTAS,
 )
 from config.kueue import QueuePlan
-from config.tpu_plan import TpuPoolPlan
+from config.pool_plan import TpuPoolPlan
 
 #: GKE's custom ComputeClass (kubernetes-engine/docs/reference/crds/computeclass).
 COMPUTE_CLASS_API = "cloud.google.com/v1"

@@ -23,8 +23,8 @@ from catalog.kueue import (
     QUEUE_NAME_MAX_LENGTH,
 )
 from catalog.versions import is_release_tag
+from config.pool_plan import TpuPoolPlan
 from config.storage import KubernetesName
-from config.tpu_plan import TpuPoolPlan
 from contract.outputs import QueueRef
 from problems import Problem, did_you_mean, show
 from problems.models import Spec

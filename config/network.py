@@ -38,7 +38,7 @@ from catalog.network import (
     usable_node_addresses,
 )
 from config.cluster import ClusterSpec
-from config.tpu_plan import TpuPoolPlan
+from config.pool_plan import TpuPoolPlan
 from problems import Problem, show
 from problems.models import Spec
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from catalog.gcp import project_id_problem, project_id_warning
 from catalog.gke import MAX_NODES_PER_CLUSTER, workload_pool
+from config.auto_provisioning import auto_provisioning_problems
 from config.cluster import ClusterFacts, ClusterSpec, check_cluster
 from config.cluster_plan import ClusterPlan, plan_cluster
 from config.kueue import KueuePlan, KueueSpec, plan_kueue
@@ -30,15 +31,12 @@ from config.network import (
     plan_network,
     sizing_problems,
 )
+from config.pool_plan import TpuPoolPlan
+from config.pool_rules import maintenance_warnings
+from config.pool_versions import version_warnings
 from config.preflight import PreflightSpec
 from config.storage import ModelStorageSpec, StoragePlan, check_model_storage, plan_model_storage
-from config.tpu_plan import (
-    TpuPoolPlan,
-    auto_provisioning_problems,
-    maintenance_warnings,
-    plan_tpu_pools,
-    version_warnings,
-)
+from config.tpu_plan import plan_tpu_pools
 from config.tpu_pools import TpuPoolSpec
 from problems import ConfigError, Problem, did_you_mean, show
 from problems.models import parse

@@ -18,7 +18,7 @@ from config.platform import NAMESPACE
 from gke_tpu_plan.snapshot.read import CloudSnapshot
 
 if TYPE_CHECKING:
-    from config.preflight import Preflight
+    from gke_tpu_preflight.check import Preflight
     from stacks.preflight import Checked
 
 #: The config key that turns preflight off, and what the offline plan says when it does.

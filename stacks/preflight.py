@@ -1,4 +1,4 @@
-"""Preflight at `pulumi preview` and `pulumi up`: ask the project what `config/preflight.py`
+"""Preflight at `pulumi preview` and `pulumi up`: ask the project what `gke_tpu_preflight`
 checks, through the provider's functions (invokes), before any resource is registered."""
 
 from __future__ import annotations
@@ -12,19 +12,17 @@ from pulumi_gcp import cloudquota, compute, container
 
 from catalog.quotas import QUOTA_SERVICE
 from config.platform import PlatformSpec
-from config.preflight import (
+from gke_tpu_preflight.check import Preflight, check_preflight, preflight_requests
+from gke_tpu_preflight.facts import (
     CloudFacts,
     ClusterPool,
     EngineVersions,
-    Preflight,
     Requests,
     Reservation,
-    check_preflight,
     cluster_absent,
     cluster_pool,
-    preflight_requests,
-    quota_limit,
 )
+from gke_tpu_preflight.quotas import quota_limit
 from problems.pulumi import reject
 
 T = TypeVar("T")

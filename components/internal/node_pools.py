@@ -8,7 +8,7 @@ from pulumi_gcp import container
 from catalog.gke import POOL_LABEL
 from components.args import TpuPoolArgs
 from components.internal.clusters import NODE_OAUTH_SCOPES
-from config.tpu_plan import TpuPoolPlan
+from config.pool_plan import TpuPoolPlan
 from contract.outputs import TpuPoolRef
 
 

@@ -4,8 +4,8 @@ found them against a cloud snapshot (gke_tpu_plan/preflight.py keeps its result)
 from __future__ import annotations
 
 from catalog import version_at_least
-from config.preflight import Reservation
 from gke_tpu_plan.preflight import PreflightReport
+from gke_tpu_preflight.facts import Reservation
 
 
 def preflight_section(report: PreflightReport | None) -> list[str]:

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from config.platform import load_platform
-from config.preflight import preflight_requests
 from gke_tpu_plan.go_yaml import StackFileError
 from gke_tpu_plan.snapshot.read import instance_group_key
 from gke_tpu_plan.stack_config import read_stack_config
+from gke_tpu_preflight.check import preflight_requests
 from problems import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]

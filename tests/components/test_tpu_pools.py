@@ -14,7 +14,8 @@ from components.multi_host_tpu_pool import MultiHostTpuPool
 from components.single_host_tpu_pool import SingleHostTpuPool
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from config.cluster import ClusterFacts
-from config.tpu_plan import TpuPoolPlan, plan_pool
+from config.pool_plan import TpuPoolPlan
+from config.tpu_plan import plan_pool
 from config.tpu_pools import TpuPoolSpec
 from gke_tpu_plan.engine import run_program
 from tests.conftest import BASE_CLUSTER, PlanRunner

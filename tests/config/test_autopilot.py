@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from config.platform import load_platform
-from config.tpu_plan import TpuPoolPlan
+from config.pool_plan import TpuPoolPlan
 from tests.conftest import config_problems
 
 AUTOPILOT = {"name": "tpu-ap", "region": "us-east5", "mode": "autopilot"}

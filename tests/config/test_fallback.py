@@ -11,7 +11,8 @@ import pytest
 from catalog import GENERATIONS
 from config.fallback import KINDS, ReservationRef
 from config.platform import load_platform
-from config.tpu_plan import TpuPoolPlan, version_minimums
+from config.pool_plan import TpuPoolPlan
+from config.pool_versions import version_minimums
 from config.tpu_pools import FALLBACK_FORMS
 from tests.conftest import config_problems
 

@@ -8,19 +8,20 @@ import pytest
 from catalog.gke import RESERVATION_KEY
 from catalog.quotas import SSD_TOTAL_GB, TPU_QUOTAS
 from config.platform import load_platform
-from config.preflight import (
+from gke_tpu_preflight.check import check_preflight, preflight_requests
+from gke_tpu_preflight.facts import (
     CloudFacts,
     ClusterPool,
-    Consumer,
     Reservation,
     ReservationKey,
-    ReservationUse,
-    check_preflight,
     cluster_absent,
     cluster_pool,
-    preflight_requests,
-    quota_limit,
     reservation_key,
+)
+from gke_tpu_preflight.quotas import quota_limit
+from gke_tpu_preflight.reservations import (
+    Consumer,
+    ReservationUse,
     reservation_needs,
     reservation_use,
 )

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from config.platform import PlatformSpec, load_platform
-from config.tpu_plan import TpuPoolPlan
+from config.pool_plan import TpuPoolPlan
 from tests.conftest import config_problems
 
 ALLOWED_KEYS = (
@@ -1139,7 +1139,7 @@ def test_flex_start_with_queued_provisioning_is_its_own_capacity() -> None:
 
 
 def test_workload_policy_names_at_the_63_character_bound() -> None:
-    from config.tpu_plan import workload_policy_name
+    from config.pool_plan import workload_policy_name
 
     assert workload_policy_name("c", "p" * 58) == "c-" + "p" * 58 + "-ht"  # 63: as is
     cut = workload_policy_name("c", "p" * 59)

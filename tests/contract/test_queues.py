@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from config.tpu_plan import CAPACITIES
+from config.capacity import CAPACITIES
 from contract.outputs import QUEUED_CAPACITIES, PlatformOutputs, QueueRef
 from problems import ConfigError
 

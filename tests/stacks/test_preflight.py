@@ -12,8 +12,8 @@ import pytest
 
 from catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
 from config.platform import load_platform
-from config.preflight import preflight_requests
 from gke_tpu_plan.snapshot.read import snapshot_of
+from gke_tpu_preflight.check import preflight_requests
 from stacks import preflight
 from tests.conftest import PlanRunner, stack_config
 

@@ -1,0 +1,95 @@
+"""GKE versions: the version the cluster gets against the minimum of everything its pools need."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from catalog import version_at_least, version_key
+from config.cluster import ClusterSpec
+from config.pool_plan import TpuPoolPlan
+from config.pool_versions import FLEX_START, version_minimums
+from gke_tpu_preflight.facts import UNREADABLE, EngineVersions, pool_paths
+from problems import Problem
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    need: str
+    minimum: str
+    version: str | None
+    """The version the cluster gets, or None when it is not known."""
+
+
+def _cluster_version(cluster: ClusterSpec, versions: EngineVersions) -> str | None:
+    if cluster.min_master_version is not None:
+        return cluster.min_master_version
+    if cluster.release_channel == "NONE":
+        return versions.default_version or None
+    return versions.channel_defaults.get(cluster.release_channel)
+
+
+def _is_valid_version(version: str, valid: tuple[str, ...]) -> bool:
+    """A full version must be one GKE offers; a prefix must resolve to one."""
+    given = version_key(version)
+    return any(version_key(v)[: len(given)] == given for v in valid)
+
+
+def version_checks(
+    cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], versions: EngineVersions | str | None
+) -> tuple[list[Problem], list[VersionRow]]:
+    needs: dict[str, tuple[str, str]] = {}
+    for path, pool in pool_paths(pools):
+        minimums = version_minimums(
+            pool.generation,
+            pool.slices,
+            cluster.mode,
+            fallback=bool(pool.fallback),
+            flex_start=pool.flex_start,
+        )
+        where = {
+            pool.generation.name: path,
+            "multislice": f"{path}.slices",
+            FLEX_START: f"{path}.{pool.flex_start_key}",
+        }
+        for need, minimum in minimums.items():
+            needs.setdefault(need, (minimum, where.get(need, f"{path}.fallback")))
+    if not isinstance(versions, EngineVersions):
+        rows = [VersionRow(need, minimum, None) for need, (minimum, _) in sorted(needs.items())]
+        if isinstance(versions, str):
+            return [
+                Problem(
+                    "cluster.region",
+                    f"cannot read GKE's versions in {cluster.region} ({versions}); {UNREADABLE}",
+                )
+            ], rows
+        return [], rows
+    problems = []
+    given = cluster.min_master_version
+    if given is not None and not _is_valid_version(given, versions.valid_master_versions):
+        newest = ", ".join(versions.valid_master_versions[:3])
+        problems.append(
+            Problem(
+                "cluster.minMasterVersion",
+                f"{given!r} is not a version GKE offers in {cluster.region} (the newest: {newest})",
+            )
+        )
+    version = _cluster_version(cluster, versions)
+    rows = [VersionRow(need, minimum, version) for need, (minimum, _) in sorted(needs.items())]
+    if given is not None or version is None:
+        return problems, rows  # a set minimum is held against the catalog with the config
+    channel = (
+        f"the {cluster.release_channel} channel's default"
+        if cluster.release_channel != "NONE"
+        else "GKE's default"
+    )
+    for need, (minimum, path) in sorted(needs.items()):
+        if not version_at_least(version, minimum):
+            problems.append(
+                Problem(
+                    "cluster.minMasterVersion",
+                    f"unset, so {channel} {version} in {cluster.region} decides, which is below "
+                    f"{minimum}, the lowest GKE version for {need} ({path}); set minMasterVersion "
+                    f"to {minimum} or newer",
+                )
+            )
+    return problems, rows
