@@ -16,7 +16,7 @@ help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
 	@echo "make plan-workloads    the infra plan, then the app plan (examples/ml-workloads) from it"
 	@echo "make report [STACK=dev] the plan as Markdown for a pull request: build/reports/<stack>.md"
-	@echo "make snapshot PROJECT=<id> REGION=<region> [STACK=dev]  record the project for preflight"
+	@echo "make snapshot [STACK=dev] [GCLOUD=gcloud]  record the stack's project for preflight"
 	@echo "                       with gcloud: build/snapshots/<stack>.json (then SNAPSHOT=<it>)"
 	@echo "make test              lint, type check, tests and the security scan"
 	@echo "make bench             scale figures of the offline plan and of the config checks"
@@ -56,9 +56,12 @@ report: $(VENV)/.runtime
 	$(PY) -m gke_tpu_plan --stack $(STACK) $(SNAPSHOT_ARG) --markdown build/reports/$(STACK).md > /dev/null
 	@echo "wrote build/reports/$(STACK).md"
 
+# The snapshot's project and region default to the stack's own (the only ones it accepts).
+GCLOUD ?= gcloud
+SNAPSHOT_WHERE := $(if $(PROJECT),--project $(PROJECT),) $(if $(REGION),--region $(REGION),)
+
 snapshot: $(VENV)/.runtime
-	@test -n "$(PROJECT)" -a -n "$(REGION)" || { echo "usage: make snapshot PROJECT=<id> REGION=<region> [STACK=dev]"; exit 2; }
-	$(PY) -m gke_tpu_plan.snapshot.record --stack $(STACK) --project $(PROJECT) --region $(REGION)
+	$(PY) -m gke_tpu_plan.snapshot.record --stack $(STACK) $(SNAPSHOT_WHERE) --gcloud $(GCLOUD)
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .

@@ -23,11 +23,16 @@ from typing import Any
 
 from gke_tpu_plan.engine import Plan, run_program
 from gke_tpu_plan.fake_cloud import ANY_STACK
-from gke_tpu_plan.preflight import PreflightReport, captured, offline_config
-from gke_tpu_plan.render.manifests import write_manifests
+from gke_tpu_plan.outputs import Output, OutputError, output_problems, write_text
+from gke_tpu_plan.preflight import PreflightReport, captured, offline_config, snapshot_mismatch
+from gke_tpu_plan.render.manifests import manifests_stream, write_manifests
 from gke_tpu_plan.render.report import plan_markdown
 from gke_tpu_plan.render.text import plan_json, plan_text
-from gke_tpu_plan.snapshot.read import CloudSnapshot, SnapshotError, read_snapshot
+from gke_tpu_plan.snapshot.read import (
+    CloudSnapshot,
+    SnapshotError,
+    read_snapshot,
+)
 from gke_tpu_plan.stack_config import StackFileError, read_stack_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +48,8 @@ def plan_stack(
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
     cloud_snapshot: CloudSnapshot | None = None,
 ) -> Plan:
-    """The plan of one stack. StackFileError when a project or stack file cannot be read."""
+    """The plan of one stack. StackFileError when a project or stack file cannot be read,
+    SnapshotError when the snapshot is another project's or region's."""
     return plan_checked(stack, project_dir, config_file, stack_references, cloud_snapshot)[0]
 
 
@@ -55,8 +61,12 @@ def plan_checked(
     cloud_snapshot: CloudSnapshot | None = None,
 ) -> tuple[Plan, PreflightReport | None]:
     """The plan of one stack and, when a cloud snapshot answered the platform's preflight, what
-    the program's preflight found. StackFileError when a project or stack file cannot be read."""
+    the program's preflight found. StackFileError when a project or stack file cannot be read,
+    SnapshotError when the snapshot is another project's or region's."""
     config = read_stack_config(project_dir, stack, config_file)
+    mismatch = cloud_snapshot and snapshot_mismatch(cloud_snapshot, config.values)
+    if mismatch:
+        raise SnapshotError(mismatch)
     values, skipped = offline_config(config.project, config.values, cloud_snapshot)
     run = partial(
         run_program,
@@ -130,16 +140,16 @@ def reference_hint(name: str) -> str:
     )
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gke_tpu_plan", description=__doc__)
     parser.add_argument("--stack", required=True, help="stack name; reads Pulumi.<stack>.yaml")
     parser.add_argument("--config-file", type=Path, help="a stack file to read instead")
-    parser.add_argument("--json", type=Path, metavar="PATH", help="write the plan document here")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="PATH",
+        help="write the plan document here (-: standard output)",
+    )
     parser.add_argument(
         "--project-dir", type=Path, default=ROOT, help="the Pulumi project to plan (default: this)"
     )
@@ -151,9 +161,17 @@ def main(argv: list[str] | None = None) -> int:
         help="outputs of a referenced stack, from its plan document (repeatable); without "
         "NAME, for any stack the program reads",
     )
-    parser.add_argument("--manifests", type=Path, metavar="DIR", help="write Kubernetes manifests")
     parser.add_argument(
-        "--markdown", type=Path, metavar="PATH", help="write a report for a pull-request comment"
+        "--manifests",
+        type=Path,
+        metavar="DIR",
+        help="write Kubernetes manifests, one file each (-: one YAML stream on standard output)",
+    )
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        metavar="PATH",
+        help="write a report for a pull-request comment (-: standard output)",
     )
     parser.add_argument(
         "--cloud-snapshot",
@@ -162,7 +180,30 @@ def main(argv: list[str] | None = None) -> int:
         help="answer preflight's questions from this snapshot of the project (make snapshot)",
     )
     args = parser.parse_args(argv)
+    json_out, markdown_out, manifests_out = (
+        Output("--json", args.json) if args.json else None,
+        Output("--markdown", args.markdown) if args.markdown else None,
+        Output("--manifests", args.manifests, directory=True) if args.manifests else None,
+    )
+    outputs = [o for o in (json_out, markdown_out, manifests_out) if o is not None]
+    problems = output_problems(outputs)
+    if problems:
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_INVALID_CONFIG
+    try:
+        return _plan_and_write(args, json_out, markdown_out, manifests_out)
+    except OutputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_INVALID_CONFIG
 
+
+def _plan_and_write(
+    args: argparse.Namespace,
+    json_out: Output | None,
+    markdown_out: Output | None,
+    manifests_out: Output | None,
+) -> int:
     try:
         references = read_stack_references(args.stack_reference)
         snapshot = read_snapshot(args.cloud_snapshot) if args.cloud_snapshot else None
@@ -171,11 +212,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     except (StackFileError, SnapshotError) as error:
         print(f"error: {error}", file=sys.stderr)
-        if args.json:  # never leave an older plan at that path
-            _write(args.json, plan_json(failed_plan(args.stack, error)))
+        if json_out:  # never leave an older plan at that path
+            write_text(json_out, plan_json(failed_plan(args.stack, error)), sys.stdout)
         return EXIT_INVALID_CONFIG
-    if args.json:
-        _write(args.json, plan_json(plan))
+    if json_out:
+        write_text(json_out, plan_json(plan), sys.stdout)
     if plan.errors:
         print(f"error: the {args.stack!r} stack cannot be planned:", file=sys.stderr)
         for problem in plan.errors[:MOST_PRINTED]:
@@ -183,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(plan.errors) > MOST_PRINTED:
             more = len(plan.errors) - MOST_PRINTED
             print(
-                f"  ... and {more} more ({'in --json' if args.json else 'all with --json'})",
+                f"  ... and {more} more ({'in --json' if json_out else 'all with --json'})",
                 file=sys.stderr,
             )
         for name in plan.missing_references:
@@ -191,10 +232,18 @@ def main(argv: list[str] | None = None) -> int:
         for warning in plan.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         return EXIT_INVALID_CONFIG
-    sys.stdout.write(plan_text(plan))
-    if args.markdown:
-        _write(args.markdown, plan_markdown(plan, preflight))
-    if args.manifests:
-        written = write_manifests(plan, args.manifests)
-        print(f"\nWrote {len(written)} Kubernetes manifests to {args.manifests}")
+    # An output on standard output takes it whole: the tree would corrupt the document.
+    on_stdout = any(o.to_stdout for o in (json_out, markdown_out, manifests_out) if o)
+    if not on_stdout:
+        sys.stdout.write(plan_text(plan))
+    if markdown_out:
+        write_text(markdown_out, plan_markdown(plan, preflight), sys.stdout)
+    if manifests_out and manifests_out.to_stdout:
+        sys.stdout.write(manifests_stream(plan))
+    elif manifests_out:
+        try:
+            written = write_manifests(plan, manifests_out.path)
+        except OSError as error:
+            raise manifests_out.failed(error) from None
+        print(f"\nWrote {len(written)} Kubernetes manifests to {manifests_out.path}")
     return 0

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from config.platform import NAMESPACE
-from gke_tpu_plan.snapshot.read import CloudSnapshot
+from gke_tpu_plan.snapshot.read import CloudSnapshot, snapshot_projects
 
 if TYPE_CHECKING:
     from gke_tpu_preflight.check import Preflight
@@ -49,6 +49,30 @@ def offline_config(
         return values, []
     values[PREFLIGHT_KEY] = json.dumps({**section, "enabled": False})
     return values, [SKIPPED]
+
+
+def snapshot_mismatch(snapshot: CloudSnapshot, config: Mapping[str, str]) -> str | None:
+    """Why a snapshot cannot answer this stack's preflight, or None: it is another project's or
+    another region's (the plan would show their quotas and reservations as the stack's). A
+    stack without a project or region is left for the program to report."""
+    project = config.get("gcp:project")
+    try:
+        cluster = json.loads(config.get(f"{NAMESPACE}:cluster", "{}"))
+    except ValueError:
+        cluster = {}
+    region = cluster.get("region") if isinstance(cluster, dict) else None
+    projects = snapshot_projects(snapshot)
+    if project and projects and project not in projects:
+        return (
+            f"the cloud snapshot is of project {', '.join(sorted(projects))}, but the stack is in "
+            f"project {project}: record the stack's own (make snapshot STACK=<stack>)"
+        )
+    if isinstance(region, str) and snapshot.regions and region not in snapshot.regions:
+        return (
+            f"the cloud snapshot is of region {', '.join(sorted(snapshot.regions))}, but the "
+            f"stack's cluster is in {region}: record the stack's own (make snapshot STACK=<stack>)"
+        )
+    return None
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,9 @@ from problems import show
 __all__ = ["SECRET_PLACEHOLDER", "StackConfig", "StackFileError", "read_stack_config"]
 
 SECRET_PLACEHOLDER = "[secret]"
+#: The keys of a stack file besides `config` (the Pulumi CLI's ProjectStack,
+#: https://github.com/pulumi/pulumi/blob/master/sdk/go/common/workspace/project.go).
+STACK_FILE_KEYS = ("config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment")
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,31 @@ def _unsecured(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
+def _no_stack(path: Path, project_dir: Path) -> str:
+    stacks = sorted(
+        p.name.removeprefix("Pulumi.").removesuffix(".yaml")
+        for p in project_dir.glob("Pulumi.*.yaml")
+    )
+    listed = ", ".join(stacks) if stacks else "none"
+    return f"{path}: no such file; the stacks of this project (Pulumi.<stack>.yaml): {listed}"
+
+
+def _outside_config(document: dict[str, Any], declarations: dict[str, Any], path: Path) -> None:
+    """Config keys written at the top of the stack file: the CLI reads config only under
+    `config:`, so the program would find them missing."""
+    stray = [
+        str(key)
+        for key in document
+        if key not in STACK_FILE_KEYS and (":" in str(key) or key in declarations)
+    ]
+    if stray:
+        raise StackFileError(
+            f"{path}: {', '.join(stray)} {'is' if len(stray) == 1 else 'are'} outside `config:`; "
+            "the Pulumi CLI reads config keys only under `config:`: indent "
+            f"{'it' if len(stray) == 1 else 'them'} below a `config:` line"
+        )
+
+
 def read_stack_config(
     project_dir: Path, stack: str, config_file: Path | None = None
 ) -> StackConfig:
@@ -91,7 +119,10 @@ def read_stack_config(
             values[full] = config_string(declaration)
 
     path = config_file or project_dir / f"Pulumi.{stack}.yaml"
+    if config_file is None and not path.exists():
+        raise StackFileError(_no_stack(path, project_dir))
     stack_doc = _mapping(read(path), path, "the file")
+    _outside_config(stack_doc, declarations, path)
     config = _mapping(stack_doc.get("config"), path, "`config`")
     secret_keys: list[str] = []
     warnings: list[str] = []

@@ -29,6 +29,11 @@ def file_name(document: dict[str, Any]) -> str:
     return re.sub(r"[^a-z0-9.-]+", "-", "-".join(p for p in parts if p).lower()) + ".yaml"
 
 
+def manifests_stream(plan: Plan) -> str:
+    """Every manifest of the plan as one YAML stream, as `kubectl apply -f -` reads it."""
+    return "".join(f"---\n{yaml.safe_dump(d, sort_keys=True)}" for d in manifests(plan))
+
+
 def write_manifests(plan: Plan, directory: Path) -> list[Path]:
     """Write every manifest of the plan to `directory` (replacing what a previous run wrote)."""
     directory.mkdir(parents=True, exist_ok=True)

@@ -14,8 +14,8 @@ def preflight_section(report: PreflightReport | None) -> list[str]:
     if report is None:
         return [
             *lines,
-            "Not checked offline: the plan had no cloud snapshot (`make snapshot PROJECT=<id> "
-            "REGION=<region>`, then `SNAPSHOT=build/snapshots/<stack>.json`), or "
+            "Not checked offline: the plan had no cloud snapshot (`make snapshot "
+            "STACK=<stack>`, then `SNAPSHOT=build/snapshots/<stack>.json`), or "
             "`gke-tpu:preflight` turns preflight off. With it on, `pulumi preview` checks "
             "reservations, GKE versions and quota against the project.",
             "",

@@ -27,10 +27,11 @@ def _children(plan: Plan) -> dict[str | None, list[RecordedResource]]:
 
 
 def plan_text(plan: Plan) -> str:
-    lines = [
-        f"Offline plan of stack {plan.stack!r} (project {plan.project}); no cloud was called.",
-        "",
-    ]
+    gcp = plan.outputs.get("project")
+    where = f"Pulumi project {plan.project}" + (
+        f", GCP project {gcp}" if isinstance(gcp, str) else ""
+    )
+    lines = [f"Offline plan of stack {plan.stack!r} ({where}); no cloud was called.", ""]
     for warning in plan.warnings:
         lines.append(f"warning: {warning}")
     if plan.warnings:

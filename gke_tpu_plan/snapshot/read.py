@@ -328,6 +328,13 @@ def read_snapshot(path: Path) -> CloudSnapshot:
     return snapshot_of(document)
 
 
+def snapshot_projects(snapshot: CloudSnapshot) -> set[str]:
+    """The projects whose regions the snapshot holds, from gcloud's selfLinks (every recorded
+    snapshot has its region's)."""
+    links = [region.get("selfLink", "") for region in snapshot.regions.values()]
+    return {project for link in links if (project := _project_of(str(link)))}
+
+
 def snapshot_of(document: Mapping[str, Any]) -> CloudSnapshot:
     """The snapshot a document of the right shape holds."""
     return CloudSnapshot(

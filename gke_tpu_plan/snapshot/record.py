@@ -1,5 +1,6 @@
 """Record a snapshot of a project for the offline plan's preflight, with gcloud:
-`python -m gke_tpu_plan.snapshot.record --stack dev --project ID --region R [--out PATH]` (`make snapshot`).
+`python -m gke_tpu_plan.snapshot.record --stack dev [--project ID] [--region R] [--out PATH]
+[--gcloud PATH]` (`make snapshot`); the project and region default to the stack's own.
 
 It asks what the stack's preflight would ask: each reservation its pools name (a shared one in
 its own project), the stack's cluster with the instance groups of its node pools that consume a
@@ -29,6 +30,7 @@ from problems import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_FOUND = ("was not found", "NOT_FOUND", "404")
+INSTALL_GCLOUD = "https://cloud.google.com/sdk/docs/install"
 
 Gcloud = Callable[[Sequence[str]], Any]
 
@@ -37,13 +39,24 @@ class SnapshotMismatch(ValueError):
     """A project or region that is not the stack's."""
 
 
+def missing_gcloud(gcloud: str) -> str:
+    return (
+        f"gcloud is not installed, or not at {gcloud!r}: install the Google Cloud CLI "
+        f"({INSTALL_GCLOUD}), sign in with `gcloud auth login`, or name it with --gcloud PATH "
+        "(make snapshot GCLOUD=PATH)"
+    )
+
+
 def run_gcloud(gcloud: str) -> Gcloud:
     """gcloud's JSON output of a command; RuntimeError with its message when it fails."""
 
     def run(args: Sequence[str]) -> Any:
-        done = subprocess.run(
-            [gcloud, *args, "--format=json"], capture_output=True, text=True, check=False
-        )
+        try:
+            done = subprocess.run(
+                [gcloud, *args, "--format=json"], capture_output=True, text=True, check=False
+            )
+        except FileNotFoundError:
+            raise RuntimeError(missing_gcloud(gcloud)) from None
         if done.returncode != 0:
             raise RuntimeError(f"gcloud {' '.join(args)}: {done.stderr.strip()}")
         return json.loads(done.stdout)
@@ -52,12 +65,15 @@ def run_gcloud(gcloud: str) -> Gcloud:
 
 
 def record(
-    config: dict[str, str], project: str, region: str, gcloud: Gcloud
+    config: dict[str, str], project: str | None, region: str | None, gcloud: Gcloud
 ) -> tuple[dict[str, Any], list[str]]:
-    """The snapshot of what the stack's preflight asks, and notes on what was left out.
-    SnapshotMismatch when the project or region is not the stack's: the plan would ask for
-    another project's reservations and another region's versions and quota."""
+    """The snapshot of what the stack's preflight asks, and notes on what was left out; the
+    project and region default to the stack's. SnapshotMismatch when they are not the stack's:
+    the plan would ask for another project's reservations and another region's versions and
+    quota."""
     spec = load_platform(config)
+    project = project or spec.project
+    region = region or spec.cluster.region
     if (spec.project, spec.cluster.region) != (project, region):
         raise SnapshotMismatch(
             f"the stack is in project {spec.project!r}, region {spec.cluster.region!r}; a snapshot "
@@ -142,8 +158,8 @@ def main(argv: list[str] | None = None, gcloud: Gcloud | None = None) -> int:
     )
     parser.add_argument("--stack", required=True, help="the stack whose preflight to record")
     parser.add_argument("--config-file", type=Path, help="a stack file to read instead")
-    parser.add_argument("--project", required=True, help="the project to read")
-    parser.add_argument("--region", required=True, help="the region of the cluster")
+    parser.add_argument("--project", help="the project to read; default: the stack's")
+    parser.add_argument("--region", help="the region of the cluster; default: the stack's")
     parser.add_argument("--out", type=Path, help="default: build/snapshots/<stack>.json")
     parser.add_argument("--gcloud", default="gcloud", help="the gcloud to run")
     args = parser.parse_args(argv)

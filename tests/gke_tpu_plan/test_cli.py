@@ -90,7 +90,10 @@ config:
 
 def test_missing_stack_file_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--stack", "no-such-stack"]) == 2
-    assert f"{ROOT / 'Pulumi.no-such-stack.yaml'}: no such file" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"error: {ROOT / 'Pulumi.no-such-stack.yaml'}: no such file; the stacks of this project "
+        "(Pulumi.<stack>.yaml): autopilot, dev, prod\n"
+    )
 
 
 def test_unparseable_yaml_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -255,3 +258,42 @@ def test_a_bad_snapshot_is_one_error_and_no_plan(
         "an object of gcloud outputs by name, got []\n"
     )
     assert json.loads(out.read_text())["resources"] == []
+
+
+def test_the_header_names_the_pulumi_project_beside_the_gcp_project(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--stack", "dev", "--config-file", DEV]) == 0
+    assert capsys.readouterr().out.startswith(
+        "Offline plan of stack 'dev' (Pulumi project gke-tpu, GCP project gke-tpu-dev); no cloud "
+        "was called.\n"
+    )
+
+
+def test_a_snapshot_of_another_project_is_refused_naming_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "plan.json"
+    snapshot = str(ROOT / "tests" / "snapshots" / "prod.json")
+    argv = ["--stack", "dev", "--config-file", DEV, "--cloud-snapshot", snapshot]
+    assert main([*argv, "--json", str(out)]) == 2
+    message = (
+        "the cloud snapshot is of project gke-tpu-prod, but the stack is in project gke-tpu-dev: "
+        "record the stack's own (make snapshot STACK=<stack>)"
+    )
+    assert capsys.readouterr().err == f"error: {message}\n"
+    assert json.loads(out.read_text())["errors"] == [message]
+
+
+def test_a_snapshot_of_another_region_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prod = fixture_file("prod").read_text()
+    assert "region: us-east5\n" in prod
+    config = _write(tmp_path, prod.replace("region: us-east5\n", "region: us-central1\n", 1))
+    snapshot = str(ROOT / "tests" / "snapshots" / "prod.json")
+    assert main(["--stack", "bad", "--config-file", str(config), "--cloud-snapshot", snapshot]) == 2
+    assert capsys.readouterr().err == (
+        "error: the cloud snapshot is of region us-east5, but the stack's cluster is in "
+        "us-central1: record the stack's own (make snapshot STACK=<stack>)\n"
+    )

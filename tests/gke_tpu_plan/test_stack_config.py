@@ -356,3 +356,43 @@ def test_a_folder_or_a_missing_file_is_one_line(tmp_path: Path) -> None:
         read(tmp_path / "Pulumi.none.yaml")
     with pytest.raises(StackFileError, match="cannot read"):
         read(tmp_path)
+
+
+def test_config_keys_outside_config_are_named_as_such(tmp_path: Path) -> None:
+    """Written at the top of the file, the CLI would not read them: the program would call
+    them missing. Declared names count too; the file's own keys do not."""
+    _project(tmp_path, "config:\n  cluster: {type: object}\n")
+    path = tmp_path / "Pulumi.s.yaml"
+    path.write_text(
+        "encryptionsalt: v1:abc\ngcp:project: p-123456\ncluster: {name: a}\nconfig: {}\n"
+    )
+    with pytest.raises(StackFileError) as caught:
+        read_stack_config(tmp_path, "s")
+    assert str(caught.value) == (
+        f"{path}: gcp:project, cluster are outside `config:`; the Pulumi CLI reads config keys "
+        "only under `config:`: indent them below a `config:` line"
+    )
+    path.write_text("demo:size: 3\n")
+    with pytest.raises(StackFileError, match=r": demo:size is outside `config:`; .* indent it "):
+        read_stack_config(tmp_path, "s")
+    path.write_text(
+        "secretsprovider: passphrase\nencryptedkey: k\nenvironment: [e]\nconfig: {demo:a: 1}\n"
+    )
+    assert read_stack_config(tmp_path, "s").values == {"demo:a": "1"}
+
+
+def test_a_missing_stack_lists_the_stacks_there_are(tmp_path: Path) -> None:
+    _project(tmp_path)
+    with pytest.raises(StackFileError) as caught:
+        read_stack_config(tmp_path, "qa")
+    assert str(caught.value) == (
+        f"{tmp_path / 'Pulumi.qa.yaml'}: no such file; the stacks of this project "
+        "(Pulumi.<stack>.yaml): none"
+    )
+    for stack in ("prod", "dev"):
+        (tmp_path / f"Pulumi.{stack}.yaml").write_text("config: {}\n")
+    with pytest.raises(StackFileError, match=r"\(Pulumi.<stack>.yaml\): dev, prod$"):
+        read_stack_config(tmp_path, "qa")
+    # A --config-file that does not exist names only itself.
+    with pytest.raises(StackFileError, match=r"missing.yaml: no such file$"):
+        read_stack_config(tmp_path, "qa", tmp_path / "missing.yaml")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -135,3 +136,46 @@ def test_a_snapshot_of_another_project_or_region_is_refused(tmp_path: Path, caps
         "(`pulumi config set gcp:project <id>`, cluster.region) or record those\n"
     )
     assert gcloud.commands == [] and not out.exists()
+
+
+def test_the_project_and_region_default_to_the_stack_s_own(tmp_path: Path) -> None:
+    gcloud = FakeGcloud()
+    out = tmp_path / "prod.json"
+    argv = ["--stack", "prod", "--config-file", str(fixture_file("prod")), "--out", str(out)]
+    assert main(argv, gcloud) == 0
+    assert gcloud.commands[2] == [
+        "container", "get-server-config", "--region=us-east5", "--project=gke-tpu-prod"
+    ]  # fmt: skip
+    assert json.loads(out.read_text()) == RECORDED
+
+
+def test_without_gcloud_it_says_so_and_how_to_install_it(tmp_path: Path, capsys: Any) -> None:
+    out = tmp_path / "dev.json"
+    missing = str(tmp_path / "no-gcloud")
+    argv = ["--stack", "dev", "--config-file", str(fixture_file("dev")), "--out", str(out)]
+    assert main([*argv, "--gcloud", missing]) == 1
+    assert capsys.readouterr().err == (
+        f"error: gcloud is not installed, or not at {missing!r}: install the Google Cloud CLI "
+        "(https://cloud.google.com/sdk/docs/install), sign in with `gcloud auth login`, or name "
+        "it with --gcloud PATH (make snapshot GCLOUD=PATH)\n"
+    )
+    assert not out.exists()
+
+
+def test_make_snapshot_passes_gcloud_and_only_the_project_and_region_given() -> None:
+    def dry_run(*variables: str) -> str:
+        done = subprocess.run(
+            ["make", "-n", "-s", "-C", str(ROOT), "snapshot", *variables, "-o", "venv/.runtime"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return " ".join(done.stdout.split())
+
+    assert dry_run() == (
+        "venv/bin/python -m gke_tpu_plan.snapshot.record --stack dev --gcloud gcloud"
+    )
+    assert dry_run("STACK=prod", "GCLOUD=/opt/gcloud", "PROJECT=p", "REGION=r") == (
+        "venv/bin/python -m gke_tpu_plan.snapshot.record --stack prod --project p --region r "
+        "--gcloud /opt/gcloud"
+    )
