@@ -19,6 +19,7 @@ from catalog.gke import MAX_NODES_PER_CLUSTER, workload_pool
 from config.auto_provisioning import auto_provisioning_problems
 from config.cluster import ClusterFacts, ClusterSpec, check_cluster
 from config.cluster_plan import ClusterPlan, plan_cluster
+from config.cost import COST_KEY, CostEstimate, CostSpec, estimate_cost
 from config.kueue import KueuePlan, KueueSpec, plan_kueue
 from config.network import (
     AUTOPILOT_SIZING_WARNING,
@@ -59,6 +60,8 @@ class PlatformSpec:
     """The VPC the program creates; None on an existing network (`cluster.network`)."""
     preflight: PreflightSpec = field(default_factory=PreflightSpec)
     kueue: KueuePlan | None = None
+    cost: CostEstimate | None = None
+    """What the stack costs a month, from the dated price tables (the plan's `cost`)."""
     warnings: tuple[str, ...] = field(default=())
 
     @property
@@ -92,6 +95,7 @@ SECTIONS: dict[str, Section] = {
     "modelStorage": Section(ModelStorageSpec, required=False),
     "preflight": Section(PreflightSpec, required=False),
     "kueue": Section(KueueSpec, required=False),
+    COST_KEY: Section(CostSpec, required=False),
 }
 
 
@@ -249,9 +253,17 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         problems += preflight_problems
         preflight = parsed or preflight
 
+    cost_spec = None
+    if COST_KEY in values:
+        cost_spec, _, cost_problems = parse(CostSpec, values[COST_KEY], COST_KEY)
+        problems += cost_problems
+
     if problems or project is None or cluster is None or cluster_invalid:
         raise ConfigError(sorted(problems, key=_path_order))
     warnings += version_warnings(cluster, pools) + maintenance_warnings(cluster, pools)
+    cost = estimate_cost(
+        cluster, [(f"tpuPools[{index[p.name]}]", p) for p in pools], cost_spec, warnings
+    )
     storage = (
         plan_model_storage(storage_spec, cluster.name, cluster.region) if storage_spec else None
     )
@@ -265,6 +277,7 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         network=network,
         preflight=preflight,
         kueue=kueue,
+        cost=cost,
         warnings=tuple(warnings),
     )
 
@@ -311,6 +324,7 @@ _SECTION_ORDER = (
     "modelStorage",
     "kueue",
     "preflight",
+    COST_KEY,
 )
 
 

@@ -1,0 +1,90 @@
+"""The dated price tables: every row parses, is sourced and dated; unknown prices are None."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from catalog.prices import (
+    MACHINE_PRICES,
+    PRICES_AS_OF,
+    TPU_COLUMNS,
+    TPU_PRICES,
+    chip_price,
+    machine_price,
+    read_rows,
+    starting_price,
+)
+from catalog.tpu import GENERATIONS
+
+
+@pytest.mark.parametrize(
+    ("generation", "region", "capacity", "usd"),
+    [
+        # The list prices a reader can check on Google's pages: v5e, v5p, v6e in us-central1.
+        ("v5e", "us-central1", "on-demand", 1.20),
+        ("v5p", "us-central1", "on-demand", 4.20),
+        ("v6e", "us-central1", "on-demand", 2.70),
+        ("v5e", "us-east5", "spot", 0.60),
+        ("v4", "us-central2", "on-demand", 3.22),
+    ],
+)
+def test_a_published_price_is_found(generation: str, region: str, capacity, usd: float) -> None:
+    price = chip_price(generation, region, capacity)
+    assert price is not None
+    assert price.usd_per_chip_hour == usd
+    assert price.source.startswith("skypilot-org/skypilot-catalog@")
+    assert price.dynamic == (capacity == "spot")
+
+
+@pytest.mark.parametrize(
+    ("generation", "region", "capacity"),
+    [
+        ("tpu7x", "us-central1", "on-demand"),  # not published
+        ("v5e", "us-central1", "flex-start"),  # not published in a form we could read
+        ("v5e", "antarctica-south1", "on-demand"),
+        ("v6e", "us-central1", "commit-1y"),  # only "starting at", for no region in particular
+    ],
+)
+def test_an_unpublished_price_is_unknown_not_zero(generation: str, region: str, capacity) -> None:
+    assert chip_price(generation, region, capacity) is None
+
+
+def test_a_commitment_published_as_starting_at_is_kept_apart() -> None:
+    one_year, three_years = starting_price("v6e", "commit-1y"), starting_price("v6e", "commit-3y")
+    assert one_year is not None and three_years is not None
+    assert (one_year.usd_per_chip_hour, three_years.usd_per_chip_hour) == (1.89, 1.22)
+    assert one_year.source.startswith("https://cloud.google.com/blog/")
+
+
+def test_every_row_is_sourced_dated_and_of_a_catalog_generation() -> None:
+    assert {p.generation for p in TPU_PRICES.values()} <= set(GENERATIONS)
+    assert all(p.source and p.as_of <= PRICES_AS_OF for p in TPU_PRICES.values())
+    assert all(p.usd_per_chip_hour > 0 for p in TPU_PRICES.values())
+    assert all(p.usd_per_hour > 0 and p.source for p in MACHINE_PRICES.values())
+
+
+def test_the_cpu_pool_default_machine_is_priced_in_the_shipped_region() -> None:
+    price = machine_price("e2-standard-4", "us-east5", "on-demand")
+    assert price is not None and price.usd_per_hour == 0.13402
+    assert machine_price("n2-standard-4", "us-east5", "on-demand") is None
+
+
+def test_a_bad_price_file_is_refused_with_every_problem(tmp_path: Path) -> None:
+    bad = tmp_path / "tpu_prices.csv"
+    bad.write_text(
+        ",".join(TPU_COLUMNS)
+        + "\nv5e,us-east5,spot,0,2026-01-01,x\n"
+        + "v9,us-east5,reserved,1.0,yesterday,\n"
+        + "v5e,us-east5,spot,0.5,2026-01-01,x\n"
+    )
+    with pytest.raises(ValueError) as error:
+        read_rows(bad, TPU_COLUMNS)
+    message = str(error.value)
+    assert "line 2: usd_per_chip_hour '0' is not a positive price" in message
+    assert "line 3: capacity 'reserved' is not one of" in message
+    assert "line 3: as_of 'yesterday' is not an ISO date" in message
+    assert "line 3: no source" in message
+    assert "line 3: generation 'v9' is not in the TPU catalog" in message
+    assert "('v5e', 'us-east5', 'spot') is listed twice" in message
