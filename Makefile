@@ -10,7 +10,7 @@ VENV := venv
 PY := $(VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help plan plan-workloads report snapshot test lint typecheck pytest scan bench goldens docs clean
+.PHONY: help plan plan-workloads report snapshot test lint typecheck pytest scan bench goldens docs prices clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
@@ -22,6 +22,8 @@ help:
 	@echo "make bench             scale figures of the offline plan and of the config checks"
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
 	@echo "make docs              rewrite the generated parts of README.md and docs/"
+	@echo "make prices [WRITE=1]  (online, GCP_BILLING_API_KEY) the price tables from the Cloud"
+	@echo "                       Billing Catalog API: the diff; WRITE=1 rewrites catalog/*_prices.csv"
 
 $(VENV)/.runtime: requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is required")'
@@ -83,6 +85,9 @@ goldens: $(VENV)/.runtime
 
 docs: $(VENV)/.runtime
 	$(PY) -m gke_tpu_upkeep.generated_docs
+
+prices: $(VENV)/.runtime
+	$(PY) -m gke_tpu_upkeep.prices $(if $(WRITE),--write,)
 
 bench: $(VENV)/.runtime
 	$(PY) bench/validation_scale.py

@@ -769,7 +769,8 @@ def test_undocumented_zone_is_accepted_with_a_warning_when_allowed() -> None:
         )
     )
     assert spec.tpu_pools[0].zone == "us-central2-a"
-    assert spec.warnings == (
+    # The cost's warning of the CPU pool's unpriced machine type in us-central2 aside.
+    assert tuple(w for w in spec.warnings if w.startswith("tpuPools")) == (
         "tpuPools[0].zone: 'us-central2-a' is not a documented v4 zone (documented: "
         "us-central2-b); used because allowUndocumentedZone is true",
     )
