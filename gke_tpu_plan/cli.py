@@ -16,10 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gke_tpu_plan.engine import Plan, run_program
 from gke_tpu_plan.fake_cloud import ANY_STACK
@@ -34,6 +35,9 @@ from gke_tpu_plan.snapshot.read import (
     read_snapshot,
 )
 from gke_tpu_plan.stack_config import StackFileError, read_stack_config
+
+if TYPE_CHECKING:
+    from config.platform import PlatformSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 EXIT_INVALID_CONFIG = 2
@@ -79,12 +83,15 @@ def plan_checked(
         cloud_snapshot=cloud_snapshot,
     )
     preflight = None
-    if cloud_snapshot is not None and project_dir == ROOT:
-        with captured(cloud_snapshot) as found:
+    with parsed_config(of_platform=project_dir == ROOT) as specs:
+        if cloud_snapshot is not None and project_dir == ROOT:
+            with captured(cloud_snapshot) as found:
+                plan = run()
+            preflight = found()
+        else:
             plan = run()
-        preflight = found()
-    else:
-        plan = run()
+    spec = specs[-1] if specs else None
+    plan.cost = spec.cost.as_dict() if spec is not None and spec.cost is not None else None
     # Preflight is skipped for a stack that plans; one that does not would not reach it.
     plan.warnings = [*config.warnings, *([] if plan.errors else skipped), *plan.warnings]
     # Like the CLI, a key Pulumi.yaml declares without a default must be set. The program ran
@@ -96,8 +103,26 @@ def plan_checked(
     ]
     if missing:
         plan.errors = [*missing, *plan.errors]
-        plan.resources, plan.outputs = [], {}
+        plan.resources, plan.outputs, plan.cost = [], {}, None
     return plan, None if plan.errors else preflight
+
+
+@contextmanager
+def parsed_config(of_platform: bool) -> Iterator[list[PlatformSpec]]:
+    """While the platform program runs, keep the config it parsed (the list stays empty when
+    its config did not parse, or for another project): the document's cost is the program's."""
+    specs: list[PlatformSpec] = []
+    if not of_platform:
+        yield specs
+        return
+    # The program's own module, imported only for a plan of the platform.
+    from stacks import config_source
+
+    config_source.observers.append(specs.append)
+    try:
+        yield specs
+    finally:
+        config_source.observers.remove(specs.append)
 
 
 def failed_plan(stack: str, error: Exception) -> Plan:

@@ -87,6 +87,9 @@ class Plan:
     #: What each component gave `register_outputs`, by URN, secrets masked and resources as
     #: their URN; components that never called it are absent. Not part of the plan document.
     component_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cost: dict[str, Any] | None = None
+    """What the platform stack costs a month, as the program's own config parsed it
+    (`CostEstimate.as_dict`); None for another project or a stack that does not plan."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +98,7 @@ class Plan:
             "resources": [r.as_dict() for r in self.resources],
             "outputs": self.outputs,
             "invokes": self.invokes,
+            "cost": self.cost,
             "warnings": self.warnings,
             "errors": self.errors,
         }

@@ -13,7 +13,9 @@ from gke_tpu_upkeep.fixture_stacks import fixture_file
 
 DEV = str(fixture_file("dev"))
 
-DOCUMENT_KEYS = {"project", "stack", "resources", "outputs", "invokes", "warnings", "errors"}
+DOCUMENT_KEYS = {
+    "project", "stack", "resources", "outputs", "invokes", "cost", "warnings", "errors",
+}  # fmt: skip
 RESOURCE_KEYS = {
     "urn", "type", "name", "custom", "parent", "dependencies", "provider", "inputs", "options",
 }  # fmt: skip
@@ -38,6 +40,17 @@ def test_dev_plan_document_contract(tmp_path: Path, capsys: pytest.CaptureFixtur
     urns = [r["urn"] for r in document["resources"]]
     assert urns == sorted(urns) and len(urns) == len(set(urns))
     assert document["outputs"]["kubeconfig"] == "[secret]"
+    # The stack's cost, as config/cost.py works it out from the same config.
+    cost = document["cost"]
+    assert (cost["currency"], cost["hoursPerMonth"]) == ("USD", 730)
+    assert [(i["kind"], i["name"]) for i in cost["items"]] == [
+        ("cluster", "tpu-dev"),
+        ("cpu", "cpu"),
+        ("tpu", "v5e-serve"),
+        ("tpu", "v5e-train"),
+        ("tpu", "v5e-batch"),
+    ]
+    assert cost["monthly"]["min"] == round(sum(i["monthlyMin"] for i in cost["items"]), 2)
     provider = next(r for r in document["resources"] if r["type"] == "pulumi:providers:kubernetes")
     assert provider["inputs"]["kubeconfig"] == "[secret]"
     text = capsys.readouterr().out
@@ -154,6 +167,7 @@ def test_file_level_errors_are_one_line_and_replace_an_older_plan(
     document = json.loads(out.read_text())
     assert set(document) == DOCUMENT_KEYS
     assert document["resources"] == [] and document["outputs"] == {}
+    assert document["cost"] is None
     assert document["stack"] == "bad" and document["errors"]
     if message is None:
         # An empty file has no config: the program's own rules name what is missing.

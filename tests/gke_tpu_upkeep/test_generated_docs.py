@@ -43,6 +43,7 @@ def test_every_file_has_its_parts() -> None:
             "config-modelstorage",
             "config-preflight",
             "config-kueue",
+            "config-cost",
         ]
     )
     with pytest.raises(KeyError):
