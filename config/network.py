@@ -26,11 +26,9 @@ from catalog.network import (
     MAX_PODS_PER_NODE,
     MIN_NAT_PORTS,
     MIN_PODS_PER_NODE,
-    NARROWEST_SERVICES_PREFIX,
     NARROWEST_SUBNET_PREFIX,
     PRIVATE_RANGES,
     WIDEST_PREFIX,
-    WIDEST_SERVICES_PREFIX,
     pod_block_prefix,
     pod_block_size,
     prefix_for_addresses,
@@ -39,7 +37,7 @@ from catalog.network import (
 )
 from config.cluster import ClusterSpec
 from config.pool_plan import TpuPoolPlan
-from problems import Problem, show
+from problems import Problem
 from problems.models import Spec
 
 #: TPU VMs run one workload Pod (or a few) beside GKE's DaemonSets (about a dozen with Dataplane
@@ -237,149 +235,12 @@ def plan_network(spec: NetworkSpec, cluster_name: str, region: str) -> NetworkPl
     )
 
 
-def check_network(
-    spec: NetworkSpec, warnings: list[str], invalid: frozenset[str] = frozenset()
-) -> list[Problem]:
-    """Rules across the fields of `network` (those of fields in `invalid` are skipped)."""
-    problems: list[Problem] = []
-    ranges = {
-        key: ipaddress.IPv4Network(value)
-        for key, attribute in (
-            ("nodesCidr", "nodes_cidr"),
-            ("podsCidr", "pods_cidr"),
-            ("servicesCidr", "services_cidr"),
-            ("controlPlaneCidr", "control_plane_cidr"),
-        )
-        if key not in invalid and (value := getattr(spec, attribute)) is not None
-    }
-    if "privateNodes" not in invalid and not spec.private_nodes:
-        if "controlPlaneCidr" in ranges:
-            problems.append(
-                Problem(
-                    "network.controlPlaneCidr",
-                    f"{show(spec.control_plane_cidr)} is for private nodes only; remove it or "
-                    "set privateNodes: true",
-                )
-            )
-            del ranges["controlPlaneCidr"]
-        if "nat" in spec.model_fields_set:
-            problems.append(
-                Problem(
-                    "network.nat",
-                    "Cloud NAT serves private nodes only, and privateNodes is false; remove nat "
-                    "or set privateNodes: true",
-                )
-            )
-    keys = list(ranges)
-    for i, key in enumerate(keys):
-        for other in keys[:i]:
-            if ranges[key].overlaps(ranges[other]):
-                problems.append(
-                    Problem(
-                        f"network.{key}",
-                        f"'{ranges[key]}' overlaps {other} '{ranges[other]}'; the ranges of the "
-                        "nodes, Pods, Services and control plane must not share addresses",
-                    )
-                )
-    for key, network in ranges.items():
-        if not any(network.subnet_of(r) for r in PRIVATE_RANGES):
-            warnings.append(
-                f"network.{key}: '{network}' is public address space used privately: hosts on "
-                "the internet in that range become unreachable from the cluster"
-            )
-    services = ranges.get("servicesCidr")
-    if services is not None and not (
-        WIDEST_SERVICES_PREFIX <= services.prefixlen <= NARROWEST_SERVICES_PREFIX
-    ):
-        problems.append(
-            Problem(
-                "network.servicesCidr",
-                f"'{services}' is a /{services.prefixlen}; GKE's Services range is "
-                f"/{WIDEST_SERVICES_PREFIX} to /{NARROWEST_SERVICES_PREFIX}",
-            )
-        )
-    problems += _authorized_problems(spec, invalid)
-    nat = spec.nat
-    if "nat" not in invalid and nat.max_ports_per_vm <= nat.min_ports_per_vm:
-        problems.append(
-            Problem(
-                "network.nat.maxPortsPerVm",
-                f"{nat.max_ports_per_vm} must be above minPortsPerVm {nat.min_ports_per_vm}",
-            )
-        )
-    return problems
-
-
-def _authorized_problems(spec: NetworkSpec, invalid: frozenset[str]) -> list[Problem]:
-    if "masterAuthorizedNetworks" in invalid:
-        return []
-    problems = []
-    seen: dict[str, int] = {}
-    for i, entry in enumerate(spec.master_authorized_networks):
-        if entry.cidr_block in seen:
-            problems.append(
-                Problem(
-                    f"network.masterAuthorizedNetworks[{i}].cidrBlock",
-                    f"{show(entry.cidr_block)} is listed twice (also [{seen[entry.cidr_block]}]); "
-                    "name each range once",
-                )
-            )
-        seen.setdefault(entry.cidr_block, i)
-    return problems
-
-
-def existing_network_problems(
-    cluster: ClusterSpec, network_given: bool, invalid: frozenset[str] = frozenset()
-) -> list[Problem]:
-    """The rules of `cluster.network` and `cluster.subnetwork`: not beside a `network` section
-    (which makes the network), and a subnetwork path in the cluster's region."""
-    problems = []
-    for key, value in (("network", cluster.network), ("subnetwork", cluster.subnetwork)):
-        if value is not None and network_given and key not in invalid:
-            problems.append(
-                Problem(
-                    f"cluster.{key}",
-                    f"{show(value)} cannot be combined with gke-tpu:network, which creates the "
-                    f"cluster's network; remove cluster.{key}, or the network section to use an "
-                    "existing network",
-                )
-            )
-    if {"subnetwork", "region"} & invalid:
-        return problems
-    region = re.search(r"/regions/([^/]+)/", cluster.subnetwork or "")
-    if region and region.group(1) != cluster.region:
-        problems.append(
-            Problem(
-                "cluster.subnetwork",
-                f"{show(cluster.subnetwork)} is in region {region.group(1)!r}, not in the "
-                f"cluster's region {cluster.region!r}; a cluster's subnetwork is in its region",
-            )
-        )
-    return problems
-
-
 #: Autopilot creates nodes as workloads ask for them: no node count to size the ranges from.
 AUTOPILOT_SIZING_WARNING = (
     "network: with cluster.mode autopilot GKE creates nodes as workloads ask for them, so the "
     "ranges are not checked against the pools; give the Pods range room for every node at "
     "GKE's Pods per node (a /26 each at 32)"
 )
-
-
-def autopilot_network_problems(spec: NetworkSpec) -> list[Problem]:
-    """Pods per node are GKE's on Autopilot."""
-    return [
-        Problem(
-            f"network.{key}",
-            "not allowed with cluster.mode autopilot: GKE sets the Pods per node of the nodes it "
-            "creates; remove it",
-        )
-        for key, attribute in (
-            ("maxPodsPerNode", "max_pods_per_node"),
-            ("tpuMaxPodsPerNode", "tpu_max_pods_per_node"),
-        )
-        if attribute in spec.model_fields_set
-    ]
 
 
 @dataclass(frozen=True)

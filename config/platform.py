@@ -8,39 +8,32 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 
 from catalog.gcp import project_id_problem, project_id_warning
-from catalog.gke import MAX_NODES_PER_CLUSTER, workload_pool
-from config.auto_provisioning import auto_provisioning_problems
-from config.cluster import ClusterFacts, ClusterSpec, check_cluster
+from catalog.gke import workload_pool
+from config.cluster import ClusterFacts, ClusterSpec
 from config.cluster_plan import ClusterPlan, plan_cluster
+from config.cluster_rules import CLUSTER_RULES
 from config.cost import COST_KEY, CostEstimate, CostSpec, estimate_cost
 from config.kueue import KueuePlan, KueueSpec, plan_kueue
-from config.network import (
-    AUTOPILOT_SIZING_WARNING,
-    NetworkPlan,
-    NetworkSpec,
-    autopilot_network_problems,
-    check_network,
-    existing_network_problems,
-    node_groups,
-    plan_network,
-    sizing_problems,
-)
+from config.network import NetworkPlan, NetworkSpec, plan_network
+from config.network_rules import NETWORK_RULES
 from config.pool_plan import TpuPoolPlan
 from config.pool_rules import maintenance_warnings
 from config.pool_versions import version_warnings
 from config.preflight import PreflightSpec
-from config.storage import ModelStorageSpec, StoragePlan, check_model_storage, plan_model_storage
+from config.stack_rules import STACK_RULES, Entry, Stack
+from config.storage import ModelStorageSpec, StoragePlan, plan_model_storage
 from config.tpu_plan import plan_tpu_pools
 from config.tpu_pools import TpuPoolSpec
 from problems import ConfigError, Problem, did_you_mean, show
-from problems.models import parse
+from problems.models import Parsed, parse
+from problems.rules import Rule, run_rules, skipped
 
 NAMESPACE = "gke-tpu"
 PROJECT_KEY = "gcp:project"
@@ -85,12 +78,17 @@ class Section:
     model: type[BaseModel]  # parses the value (or each entry) and names its keys in errors
     required: bool
     each: bool = False  # a list whose entries are parsed one by one
+    rules: tuple[Rule[Parsed[Any]], ...] = ()
+    """Rules across the section's own fields (problems.rules); those across sections are in
+    config.stack_rules."""
 
 
-# Each project config key and what parses it.
+# Each project config key, what parses it and the rules across its fields. A new section is
+# one entry here, its model read from `parsed.specs` into PlatformSpec, and its rules across
+# sections (if any) in config.stack_rules.
 SECTIONS: dict[str, Section] = {
-    "cluster": Section(ClusterSpec, required=True),
-    "network": Section(NetworkSpec, required=False),
+    "cluster": Section(ClusterSpec, required=True, rules=CLUSTER_RULES),
+    "network": Section(NetworkSpec, required=False, rules=NETWORK_RULES),
     "tpuPools": Section(TpuPoolSpec, required=False, each=True),
     "modelStorage": Section(ModelStorageSpec, required=False),
     "preflight": Section(PreflightSpec, required=False),
@@ -127,19 +125,54 @@ def _unknown_keys(ours: Mapping[str, str]) -> list[Problem]:
     ]
 
 
-def load_platform(config: Mapping[str, str]) -> PlatformSpec:
-    """Parse and check the stack config; raise one ConfigError listing every problem.
+@dataclass
+class _Parsed:
+    """Every section parsed: each object section's model from the fields that parsed (absent:
+    not given, or not an object), the `tpuPools` entries, and the config paths no rule may read:
+    fields that did not parse, and sections that are absent or not of their shape."""
 
-    `config` maps fully qualified keys to strings (objects as JSON), as Pulumi hands them over.
-    """
-    project = config.get(PROJECT_KEY)
-    problems = _project_problems(project)
-    valid_project = None if problems else project
-    warnings: list[str] = []
-    if project is not None and not problems and (advice := project_id_warning(project)):
-        warnings.append(f"{PROJECT_KEY}: {show(project)} {advice}")
-    ours = {k.split(":", 1)[1]: v for k, v in config.items() if k.startswith(f"{NAMESPACE}:")}
-    problems += _unknown_keys(ours)
+    specs: dict[str, Any] = field(default_factory=dict)
+    invalid: dict[str, frozenset[str]] = field(default_factory=dict)
+    """By object section: the keys of its fields that did not parse."""
+    entries: list[Entry] = field(default_factory=list)
+    unparsed: set[str] = field(default_factory=set)
+
+
+def _parse_sections(
+    values: Mapping[str, Any], given: Collection[str], problems: list[Problem], warnings: list[str]
+) -> _Parsed:
+    """Each section on its own, then the rules across its fields. `given`: the sections set,
+    of their shape or not."""
+    parsed = _Parsed()
+    for key, section in SECTIONS.items():
+        if key not in values:
+            if key in given or not section.each:  # an absent list is an empty one
+                parsed.unparsed.add(key)
+            continue
+        if section.each:
+            # Entries are parsed one by one: one entry's typo hides no other problem, and a bad
+            # field of an entry hides none of that entry's other rules.
+            for i, entry in enumerate(values[key]):
+                pool, invalid, entry_problems = parse(section.model, entry, f"{key}[{i}]")
+                problems += entry_problems
+                if pool is not None:
+                    parsed.entries.append((i, cast(TpuPoolSpec, pool), invalid))
+                    parsed.unparsed.update(f"{key}.{k}" for k in invalid)
+            continue
+        spec, invalid, section_problems = parse(section.model, values[key], key)
+        problems += section_problems
+        if spec is None:
+            parsed.unparsed.add(key)
+            continue
+        parsed.specs[key], parsed.invalid[key] = spec, invalid
+        unparsed = {f"{key}.{k}" for k in invalid}
+        parsed.unparsed |= unparsed
+        problems += run_rules(section.rules, Parsed.of(spec, values[key], warnings), unparsed)
+    return parsed
+
+
+def _values(ours: Mapping[str, str], problems: list[Problem]) -> dict[str, Any]:
+    """Each section's JSON value, where it is of its section's shape."""
     values: dict[str, Any] = {}
     for key, section in SECTIONS.items():
         if key not in ours:
@@ -158,112 +191,80 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
             problems.append(Problem(key, f"expected a list of entries, got {show(value)}"))
         else:
             values[key] = value
+    return values
 
-    cluster, cluster_invalid, cluster_problems = (
-        parse(ClusterSpec, values["cluster"], "cluster")
-        if "cluster" in values
-        else (None, frozenset(), [])
-    )
-    problems += cluster_problems
+
+def load_platform(config: Mapping[str, str]) -> PlatformSpec:
+    """Parse and check the stack config; raise one ConfigError listing every problem.
+
+    `config` maps fully qualified keys to strings (objects as JSON), as Pulumi hands them over.
+    """
+    project = config.get(PROJECT_KEY)
+    problems = _project_problems(project)
+    valid_project = None if problems else project
+    warnings: list[str] = []
+    if project is not None and not problems and (advice := project_id_warning(project)):
+        warnings.append(f"{PROJECT_KEY}: {show(project)} {advice}")
+    ours = {k.split(":", 1)[1]: v for k, v in config.items() if k.startswith(f"{NAMESPACE}:")}
+    problems += _unknown_keys(ours)
+    values = _values(ours, problems)
+    parsed = _parse_sections(values, ours, problems, warnings)
+    unparsed = parsed.unparsed
+
+    cluster: ClusterSpec | None = parsed.specs.get("cluster")
     facts = ClusterFacts(project=valid_project)
     if cluster is not None:
         fields = {k: getattr(cluster, k) for k in cluster.model_fields_set}
         facts = replace(ClusterFacts.of(fields), project=valid_project)
-        problems += check_cluster(cluster, warnings, cluster_invalid)
-
-    # Entries are parsed one by one: one entry's typo hides no other problem, and a bad field
-    # of an entry hides none of that entry's other rules.
-    entries = []
-    for i, entry in enumerate(values.get("tpuPools", ())):
-        pool, invalid, entry_problems = parse(TpuPoolSpec, entry, f"tpuPools[{i}]")
-        problems += entry_problems
-        if pool is not None:
-            entries.append((i, pool, invalid))
+    entries = parsed.entries
     pools, pool_problems, pool_warnings = plan_tpu_pools(facts, entries)
     problems += pool_problems
     warnings += pool_warnings
-    problems += _cluster_size_problems(cluster if not cluster_invalid else None, pools)
-    # Whether node auto-provisioning is needed is unknown while a pool's fallback did not parse.
-    fallback_known = not any("fallback" in invalid for _, _, invalid in entries)
+    network_spec: NetworkSpec | None = parsed.specs.get("network")
+    autopilot = not skipped(["cluster.mode"], unparsed) and facts.mode == "autopilot"
     if (
-        cluster is not None
-        and not {"mode", "autoProvisioning"} & cluster_invalid
-        and fallback_known
+        network_spec is not None
+        and not autopilot
+        and not skipped(["network.tpuMaxPodsPerNode"], unparsed)
     ):
-        any_fallback = any(pool.fallback for _, pool, _ in entries)
-        complete = len(pools) == len(values.get("tpuPools", ()))
-        problems += auto_provisioning_problems(cluster, pools, any_fallback, warnings, complete)
-
-    network_spec, network_invalid = None, frozenset[str]()
-    if "network" in values:
-        network_spec, network_invalid, network_problems = parse(
-            NetworkSpec, values["network"], "network"
-        )
-        problems += network_problems
-        if network_spec is not None:
-            problems += check_network(network_spec, warnings, network_invalid)
-    if cluster is not None:
-        problems += existing_network_problems(cluster, "network" in values, cluster_invalid)
-    autopilot = (
-        cluster is not None and "mode" not in cluster_invalid and cluster.mode == "autopilot"
+        default = network_spec.tpu_max_pods_per_node
+        pools = tuple(replace(p, max_pods_per_node=p.max_pods_per_node or default) for p in pools)
+    stack = Stack(
+        cluster=cluster,
+        facts=facts,
+        network=network_spec,
+        storage=parsed.specs.get("modelStorage"),
+        entries=tuple(entries),
+        entry_count=len(values.get("tpuPools", ())),
+        pools=pools,
+        given=frozenset(values),
+        warnings=warnings,
     )
-    if network_spec is not None and autopilot:
-        problems += autopilot_network_problems(network_spec)
-        warnings.append(AUTOPILOT_SIZING_WARNING)
-    elif network_spec is not None:
-        if "tpuMaxPodsPerNode" not in network_invalid:
-            default = network_spec.tpu_max_pods_per_node
-            pools = tuple(
-                replace(p, max_pods_per_node=p.max_pods_per_node or default) for p in pools
-            )
-        if (
-            not {"nodesCidr", "podsCidr", "maxPodsPerNode"} & network_invalid
-            and cluster is not None
-            and not {"cpuPool", "mode"} & cluster_invalid
-        ):
-            groups = node_groups(cluster, pools, network_spec.max_pods_per_node)
-            problems += sizing_problems(network_spec, groups)
-    kueue_spec, kueue_invalid = None, frozenset[str]()
-    if "kueue" in values:
-        kueue_spec, kueue_invalid, kueue_problems = parse(KueueSpec, values["kueue"], "kueue")
-        problems += kueue_problems
+    problems += run_rules(STACK_RULES, stack, unparsed)
+
     index = {pool.name: i for i, pool, invalid in entries if "name" not in invalid}
     kueue, kueue_problems, kueue_warnings = plan_kueue(
-        kueue_spec,
+        parsed.specs.get("kueue"),
         [(index[p.name], p) for p in pools if p.name in index],
         unplanned=frozenset(index) - {p.name for p in pools},
-        invalid=kueue_invalid,
-        tpu_chip_limits=_auto_provisioned_chips(cluster, cluster_invalid),
+        invalid=parsed.invalid.get("kueue", frozenset()),
+        tpu_chip_limits=None
+        if skipped(["cluster.mode", "cluster.autoProvisioning"], unparsed)
+        else _auto_provisioned_chips(cluster),
     )
     problems += kueue_problems
     warnings += kueue_warnings
 
-    storage_spec = None
-    if "modelStorage" in values:
-        storage_spec, storage_invalid, storage_problems = parse(
-            ModelStorageSpec, values["modelStorage"], "modelStorage"
-        )
-        problems += storage_problems
-        if storage_spec is not None and not storage_invalid:
-            problems += check_model_storage(storage_spec, facts.allow_undocumented_region, warnings)
-
-    preflight = PreflightSpec()
-    if "preflight" in values:
-        parsed, _, preflight_problems = parse(PreflightSpec, values["preflight"], "preflight")
-        problems += preflight_problems
-        preflight = parsed or preflight
-
-    cost_spec = None
-    if COST_KEY in values:
-        cost_spec, _, cost_problems = parse(CostSpec, values[COST_KEY], COST_KEY)
-        problems += cost_problems
-
-    if problems or project is None or cluster is None or cluster_invalid:
+    if problems or project is None or cluster is None or skipped(["cluster"], unparsed):
         raise ConfigError(sorted(problems, key=_path_order))
     warnings += version_warnings(cluster, pools) + maintenance_warnings(cluster, pools)
     cost = estimate_cost(
-        cluster, [(f"tpuPools[{index[p.name]}]", p) for p in pools], cost_spec, warnings
+        cluster,
+        [(f"tpuPools[{index[p.name]}]", p) for p in pools],
+        parsed.specs.get(COST_KEY),
+        warnings,
     )
+    storage_spec: ModelStorageSpec | None = parsed.specs.get("modelStorage")
     storage = (
         plan_model_storage(storage_spec, cluster.name, cluster.region) if storage_spec else None
     )
@@ -275,44 +276,19 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         tpu_pools=pools,
         storage=storage,
         network=network,
-        preflight=preflight,
+        preflight=parsed.specs.get("preflight", PreflightSpec()),
         kueue=kueue,
         cost=cost,
         warnings=tuple(warnings),
     )
 
 
-def _auto_provisioned_chips(
-    cluster: ClusterSpec | None, invalid: frozenset[str]
-) -> Mapping[str, int] | None:
+def _auto_provisioned_chips(cluster: ClusterSpec | None) -> Mapping[str, int] | None:
     """The TPU chips node auto-provisioning may create per generation, in a Standard cluster
     with limits; None where nothing of ours bounds them (Autopilot: the project's quota)."""
-    if cluster is None or {"mode", "autoProvisioning"} & invalid or cluster.mode == "autopilot":
+    if cluster is None or cluster.mode == "autopilot" or cluster.auto_provisioning is None:
         return None
-    return cluster.auto_provisioning.max_tpu_chips if cluster.auto_provisioning else None
-
-
-def _cluster_size_problems(
-    cluster: ClusterSpec | None, pools: tuple[TpuPoolPlan, ...]
-) -> list[Problem]:
-    """GKE's limit of nodes in a Standard cluster, at the most every pool can hold."""
-    if cluster is None or cluster.mode == "autopilot":
-        return []
-    cpu = cluster.cpu_pool
-    cpu_nodes = cpu.node_count
-    tpu_nodes = sum(p.ref.max_node_count for p in pools)
-    if cpu_nodes + tpu_nodes <= MAX_NODES_PER_CLUSTER:
-        return []
-    biggest = sorted(pools, key=lambda p: -p.ref.max_node_count)[:3]
-    shares = ", ".join(f"{p.name} {p.ref.max_node_count}" for p in biggest)
-    return [
-        Problem(
-            "tpuPools",
-            f"up to {cpu_nodes + tpu_nodes} nodes in the cluster ({cpu_nodes} CPU, {tpu_nodes} "
-            f"TPU; the most: {shares}); a GKE Standard cluster has at most "
-            f"{MAX_NODES_PER_CLUSTER}",
-        )
-    ]
+    return cluster.auto_provisioning.max_tpu_chips
 
 
 _SECTION_ORDER = (

@@ -10,9 +10,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, StrictBool
 
 from catalog.gcp import STORAGE_DUAL_REGIONS, STORAGE_NAMED_LOCATIONS, is_region_name
-from config.cluster import region_problems
 from config.names import derived_name
-from problems import Problem
 from problems.models import Spec
 
 StorageClass = Literal["STANDARD", "NEARLINE", "COLDLINE", "ARCHIVE"]
@@ -221,29 +219,3 @@ def plan_model_storage(spec: ModelStorageSpec, cluster_name: str, region: str) -
         mount_options=spec.mount_options,
         identities=tuple(identities),
     )
-
-
-def check_model_storage(
-    spec: ModelStorageSpec, allow_undocumented_region: bool, warnings: list[str]
-) -> list[Problem]:
-    """Rules across fields of `modelStorage` (and the cluster's `allowUndocumentedRegion`)."""
-    problems = []
-    location = spec.location
-    if location and location.upper() not in STORAGE_NAMED_LOCATIONS:
-        problems += region_problems(
-            location,
-            allow_undocumented_region,
-            warnings,
-            path="modelStorage.location",
-            override="cluster.allowUndocumentedRegion",
-        )
-    writer = spec.writer
-    if writer.enabled and writer.kubernetes_service_account == spec.kubernetes_service_account:
-        problems.append(
-            Problem(
-                "modelStorage.writer.kubernetesServiceAccount",
-                f"{writer.kubernetes_service_account!r} is also the reader's ServiceAccount; "
-                "the writer needs its own",
-            )
-        )
-    return problems

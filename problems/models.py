@@ -4,8 +4,10 @@ what is allowed)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from functools import cache
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
@@ -134,3 +136,23 @@ def parse(model: type[M], data: Any, base: str) -> tuple[M | None, frozenset[str
         except ValidationError:
             invalid.add(key)
     return model.model_construct(**fields), frozenset(invalid), problems
+
+
+@dataclass(frozen=True)
+class Parsed(Generic[M]):
+    """A section as the rules across its fields see it: the model built from the fields that
+    parsed (see `parse`), the keys written in it, parsed or not, and the stack's warnings, which
+    a rule may add to."""
+
+    spec: M
+    given: frozenset[str] = frozenset()
+    warnings: list[str] = dataclass_field(default_factory=list)
+
+    @classmethod
+    def of(cls, spec: M, data: Any, warnings: list[str]) -> Parsed[M]:
+        """`spec` as parse made it from `data`; its keys as users write them (camelCase, even
+        where `data` spells a field by its Python name)."""
+        fields = type(spec).model_fields
+        keys = data if isinstance(data, Mapping) else ()
+        given = frozenset((fields[k].alias or k) if k in fields else str(k) for k in keys)
+        return cls(spec, given, warnings)
