@@ -94,6 +94,13 @@ class Generation:
     # Whether GKE offers flex-start VMs of it: "TPU v3 and v4 are not supported" (GKE's flex-start
     # provisioning page, kubernetes-engine/docs/concepts/dws).
     flex_start: bool = True
+    # Whether its node pools take a host maintenance interval (`--host-maintenance-interval`,
+    # node_config.host_maintenance_policy): tensorflow/tpu's GKE Terraform sets it for v4 and
+    # v5e pools (tools/kubernetes/terraform), xpk for every TPU pool it creates
+    # (AI-Hypercomputer/xpk src/xpk/core/nodepool.py). Ironwood's slices are maintained with
+    # their reservation's blocks (Cloud TPU "Manage maintenance events with TPUs in All Capacity
+    # mode"), and no interval is documented for its node pools.
+    host_maintenance_interval: bool = True
 
     def __post_init__(self) -> None:
         names = [machine.name for machine in self.machine_types]
@@ -282,6 +289,7 @@ _TPU7X = Generation(
     multi_host_machine_type="tpu7x-standard-4t",
     tpu_type_prefix="tpu7x",
     workload_policy_placement=True,
+    host_maintenance_interval=False,
 )
 
 GENERATIONS: Mapping[str, Generation] = MappingProxyType(

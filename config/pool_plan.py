@@ -20,6 +20,7 @@ from config.capacity import Capacity
 from config.fallback import OWN_KIND, ReservationRef, Step, compute_class_spec
 from config.names import derived_name
 from config.tpu_pools import Autoscaling, TpuPoolSpec
+from config.upgrades import MaintenanceInterval, UpgradePlan
 from contract.outputs import TpuPoolRef
 
 #: Node counts the cluster autoscaler owns once an autoscaled pool exists.
@@ -80,6 +81,30 @@ class TpuPoolPlan:
     fallback: tuple[Step, ...] = ()
     """Capacity tried after the pool's own, in order: with any, the pool is a ComputeClass
     whose node pools GKE creates, and there is no node pool of ours."""
+    upgrade: UpgradePlan | None = None
+    """The node pools' upgrade settings (config.upgrades); None where GKE decides them
+    (short-lived flex-start and queued nodes, node pools GKE creates)."""
+    maintenance_interval: MaintenanceInterval | None = None
+    """The nodes' host maintenance interval; None: Compute Engine's default."""
+
+    @property
+    def max_nodes_per_node_pool(self) -> int:
+        """The most nodes one of its node pools holds: a whole slice, the autoscaling maximum
+        or the fixed size."""
+        if self.multi_host:
+            return self.nodes_per_slice
+        if self.autoscaling:
+            return self.autoscaling.max_nodes
+        return self.node_count or self.nodes_per_slice
+
+    @property
+    def surge_nodes_per_node_pool(self) -> int:
+        """Nodes an upgrade adds beside each node pool at the most (its settings decide)."""
+        if self.upgrade is None:
+            return 0
+        return self.upgrade.surge_nodes(
+            multi_host=self.multi_host, nodes_per_node_pool=self.max_nodes_per_node_pool
+        )
 
     @property
     def per_workload(self) -> bool:
@@ -161,6 +186,14 @@ class TpuPoolPlan:
             tolerations=self.tolerations,
             compute_class=self.compute_class,
             fallback=tuple(step.label for step in self.fallback),
+            maintenance_interval=self.maintenance_interval,
+            upgrade={
+                "strategy": self.upgrade.strategy,
+                "maxSurge": self.upgrade.max_surge,
+                "maxUnavailable": self.upgrade.max_unavailable,
+            }
+            if self.upgrade
+            else None,
         )
 
     @property

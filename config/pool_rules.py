@@ -54,6 +54,11 @@ _NODE_POOL_KEYS = {
         "max_pods_per_node",
         "GKE sets the Pods per node of the nodes it creates",
     ),
+    "upgrade": ("upgrade", "GKE upgrades the node pools it creates with settings of its own"),
+    "hostMaintenance": (
+        "host_maintenance",
+        "GKE creates its nodes with the default host maintenance interval",
+    ),
 }
 
 
@@ -276,11 +281,23 @@ def name_problems(pools: Sequence[tuple[int, TpuPoolSpec]]) -> list[Problem]:
     return problems
 
 
+#: Exclusion scopes that keep nodes, and so slices, as they are.
+_NODE_UPGRADES_OFF = frozenset({"NO_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"})
+
+
 def maintenance_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> list[str]:
-    slices = [p.name for p in plans if p.multi_host]
-    if slices and cluster.maintenance_window is None:
-        return [
-            "cluster.maintenanceWindow: not set, so GKE may upgrade nodes at any time; a node "
-            f"upgrade recreates a whole multi-host slice ({', '.join(slices)})"
-        ]
-    return []
+    """One warning per multi-host pool that a channel upgrade could recreate at any time: no
+    maintenance window, and no exclusion that keeps node upgrades off."""
+    held = cluster.maintenance_window is not None or any(
+        e.scope in _NODE_UPGRADES_OFF for e in cluster.maintenance_exclusions
+    )
+    if held:
+        return []
+    return [
+        f"tpuPools {p.name!r}: GKE may upgrade its nodes at any time, which recreates the whole "
+        "multi-host slice and stops its job: no cluster.maintenanceWindow, and no "
+        "maintenanceExclusions entry holding node upgrades off; set a window, and an exclusion "
+        "for a training campaign (README: A training campaign)"
+        for p in plans
+        if p.multi_host and p.auto_upgrade
+    ]

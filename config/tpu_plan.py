@@ -42,6 +42,7 @@ from config.pool_rules import (
 )
 from config.pool_versions import version_problems
 from config.tpu_pools import DEFAULT_NODE_COUNT, TpuPoolSpec
+from config.upgrades import PoolKind, plan_host_maintenance, plan_upgrade
 from problems import Problem, did_you_mean, show
 
 
@@ -166,6 +167,28 @@ def plan_pool(
                 "multislice needs multi-host slices; use a larger topology or slices: 1",
             )
         )
+    upgrade = interval = None
+    if capacity is not None and not per_workload:
+        kind = PoolKind(
+            multi_host=multi_host,
+            reservation=pool.reservation,
+            short_lived=capacity.dynamic_workload_scheduler,
+            generation=generation,
+        )
+        planned = None if "upgrade" in invalid else plan_upgrade(path, pool.upgrade, kind)
+        if isinstance(planned, list):
+            problems += planned
+        else:
+            upgrade = planned
+        found = (
+            None
+            if "hostMaintenance" in invalid
+            else plan_host_maintenance(path, pool.host_maintenance, kind)
+        )
+        if isinstance(found, list):
+            problems += found
+        else:
+            interval = found
     if problems or invalid or zone is None or capacity is None or cluster.name is None:
         return problems
 
@@ -199,6 +222,8 @@ def plan_pool(
         autopilot=autopilot,
         max_pods_per_node=pool.max_pods_per_node,
         fallback=steps,
+        upgrade=upgrade,
+        maintenance_interval=interval,
     )
 
 

@@ -11,6 +11,7 @@ from catalog.gcp import RESOURCE_NAME
 from catalog.gke import MAX_NODES_PER_CLUSTER, MAX_NODES_PER_POOL_ZONE
 from catalog.network import MAX_PODS_PER_NODE, MIN_PODS_PER_NODE
 from config.cluster import Zone
+from config.upgrades import HostMaintenanceSpec, UpgradeSpec
 from problems.models import Spec
 
 #: One slice per entry unless said otherwise; more slices make a multislice set.
@@ -140,3 +141,11 @@ class TpuPoolSpec(Spec):
     """Capacity tried, in order, after the pool's own: `flexStart`, `spot`, `onDemand`, or
     `{reservation: <name>}`. The pool becomes a ComputeClass whose node pools GKE creates,
     and has no node pools of ours. Default none."""
+    upgrade: UpgradeSpec | None = None
+    """How GKE replaces the pool's nodes on an upgrade; default per kind of pool: SURGE with
+    `maxSurge` 0 and `maxUnavailable` 1 on a reservation or a multi-host slice, GKE's `maxSurge`
+    1 and `maxUnavailable` 0 for other single-host pools, none (short-lived upgrades) for
+    flex-start and queued pools."""
+    host_maintenance: HostMaintenanceSpec | None = None
+    """When Compute Engine maintains the pool's hosts; default: its default interval. Not for
+    tpu7x."""

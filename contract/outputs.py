@@ -65,6 +65,16 @@ def _whole(number: Any) -> int | None:
     return None if number is None else int(number)
 
 
+def _upgrade(upgrade: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if upgrade is None:
+        return None
+    return {
+        "strategy": upgrade["strategy"],
+        "maxSurge": _whole(upgrade.get("maxSurge")),
+        "maxUnavailable": _whole(upgrade.get("maxUnavailable")),
+    }
+
+
 @dataclass(frozen=True)
 class TpuPoolRef:
     """One entry of the `tpuPools` output: what a workload needs to schedule on a pool."""
@@ -94,6 +104,13 @@ class TpuPoolRef:
     each capacity in order."""
     fallback: tuple[str, ...] = ()
     """The capacities tried after `capacity`, in order."""
+    maintenance_interval: str | None = None
+    """The host maintenance interval its nodes ask for (`AS_NEEDED`, `PERIODIC`); None:
+    Compute Engine's default."""
+    upgrade: Mapping[str, Any] | None = None
+    """How GKE replaces its nodes on an upgrade: `{"strategy", "maxSurge", "maxUnavailable"}`
+    (the last two null for `BLUE_GREEN`); None where GKE decides (short-lived flex-start and
+    queued nodes, node pools GKE creates)."""
 
     @property
     def per_workload(self) -> bool:
@@ -124,6 +141,8 @@ class TpuPoolRef:
             autopilot=bool(entry.get("autopilot", False)),
             compute_class=entry.get("computeClass"),
             fallback=tuple(entry.get("fallback") or ()),
+            maintenance_interval=entry.get("maintenanceInterval"),
+            upgrade=_upgrade(entry.get("upgrade")),
         )
 
     def entry(self) -> dict[str, Any]:
@@ -149,6 +168,8 @@ class TpuPoolRef:
             "autopilot": self.autopilot,
             "computeClass": self.compute_class,
             "fallback": list(self.fallback),
+            "maintenanceInterval": self.maintenance_interval,
+            "upgrade": dict(self.upgrade) if self.upgrade is not None else None,
             "nodeSelector": dict(self.node_selector),
             "tolerations": [dict(t) for t in self.tolerations],
         }

@@ -29,6 +29,11 @@ def node_config(
         ),
         spot=True if capacity.spot else None,
         flex_start=True if capacity.flex_start else None,
+        host_maintenance_policy=container.NodePoolNodeConfigHostMaintenancePolicyArgs(
+            maintenance_interval=plan.maintenance_interval
+        )
+        if plan.maintenance_interval
+        else None,
         reservation_affinity=container.NodePoolNodeConfigReservationAffinityArgs(
             consume_reservation_type=affinity[0],
             key=affinity[1],
@@ -69,6 +74,29 @@ def fixed_size(plan: TpuPoolPlan) -> tuple[int | None, int | None]:
     if plan.autoscaling is not None or plan.multi_host:
         return plan.initial_node_count, None
     return None, plan.node_count
+
+
+def upgrade_settings(plan: TpuPoolPlan) -> container.NodePoolUpgradeSettingsArgs | None:
+    """The plan's upgrade settings (config.upgrades), or none where GKE decides them."""
+    upgrade = plan.upgrade
+    if upgrade is None:
+        return None
+    green = upgrade.blue_green
+    return container.NodePoolUpgradeSettingsArgs(
+        strategy=upgrade.strategy,
+        max_surge=upgrade.max_surge,
+        max_unavailable=upgrade.max_unavailable,
+        blue_green_settings=container.NodePoolUpgradeSettingsBlueGreenSettingsArgs(
+            node_pool_soak_duration=green.node_pool_soak,
+            standard_rollout_policy=container.NodePoolUpgradeSettingsBlueGreenSettingsStandardRolloutPolicyArgs(
+                batch_node_count=green.batch_node_count,
+                batch_percentage=green.batch_fraction,
+                batch_soak_duration=green.batch_soak,
+            ),
+        )
+        if green
+        else None,
+    )
 
 
 def management(plan: TpuPoolPlan) -> container.NodePoolManagementArgs:
@@ -147,6 +175,7 @@ class TpuPoolComponent(pulumi.ComponentResource):
                 queued_provisioning=queued_provisioning(plan),
                 node_config=node_config(plan, args.node_service_account),
                 management=management(plan),
+                upgrade_settings=upgrade_settings(plan),
                 opts=pulumi.ResourceOptions.merge(
                     pulumi.ResourceOptions(parent=self, aliases=_slice_aliases(args, index)),
                     lifecycle(plan),

@@ -28,6 +28,7 @@ from catalog.tokens import (
 from contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu_plan.engine import Plan, RecordedResource
 from gke_tpu_plan.preflight import PreflightReport
+from gke_tpu_plan.render.disruption_report import disruption_section
 from gke_tpu_plan.render.network_report import network_diagram, network_quotas, private_nodes
 from gke_tpu_plan.render.preflight_report import preflight_section
 
@@ -429,6 +430,6 @@ def plan_markdown(plan: Plan, preflight: PreflightReport | None = None) -> str:
         lines += ["> [!WARNING]", *(f"> - {w}" for w in plan.warnings), ""]
     lines += [f"{len(plan.resources)} resources to create (offline plan, fake cloud values).", ""]
     lines += _summary(plan) + _fallback(plan) + _queues(plan) + _diagram(plan) + _quotas(plan)
-    lines += preflight_section(preflight)
+    lines += preflight_section(preflight) + disruption_section(plan)
     lines += _lifecycle(plan) + _before_up(plan)
     return "\n".join(lines)

@@ -57,6 +57,8 @@ def test_seed_multi_host_v4_slice_on_a_reservation(run_plan: PlanRunner) -> None
             },
         },
         "management": {"autoRepair": True, "autoUpgrade": True},
+        # A reservation sized to the slice has no room for a surge: the slice goes down first.
+        "upgradeSettings": {"strategy": "SURGE", "maxSurge": 0, "maxUnavailable": 1},
     }
     # A slice is replaced (old one first) where GKE cannot change it in place, and only there:
     # labels, management flags or upgrade settings change in place.
@@ -106,6 +108,8 @@ def test_seed_single_host_v4_pool_autoscaling_2_to_22(run_plan: PlanRunner) -> N
             "workloadMetadataConfig": {"mode": "GKE_METADATA"},
         },
         "management": {"autoRepair": True, "autoUpgrade": True},
+        # GKE's own default, stated: one new VM before an old one goes.
+        "upgradeSettings": {"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0},
     }
     assert pool.options["ignoreChanges"] == AUTOSCALED_IGNORES
     assert pool.options["deleteBeforeReplace"] is True
@@ -278,6 +282,8 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "autopilot": False,
             "computeClass": None,
             "fallback": [],
+            "maintenanceInterval": None,
+            "upgrade": {"strategy": "SURGE", "maxSurge": 0, "maxUnavailable": 1},
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x2",
@@ -300,6 +306,8 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "autopilot": False,
             "computeClass": None,
             "fallback": [],
+            "maintenanceInterval": None,
+            "upgrade": {"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0},
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x1",
@@ -525,3 +533,49 @@ def test_a_pool_keeps_its_identity_when_it_changes_kind_or_slice_count(
     assert _pool(plan, "one").options["aliases"] == [
         {"spec": {"name": "tpu-test-one-0", "parentUrn": ""}}
     ]
+
+
+def test_upgrade_settings_and_host_maintenance_reach_the_node_pool(run_plan: PlanRunner) -> None:
+    plan = run_plan(
+        cluster={"name": "tpu-test", "region": "us-east5"},
+        tpuPools=[
+            {
+                "name": "serve",
+                "tpu": "v6e",
+                "topology": "2x2",
+                "zone": "us-east5-b",
+                "nodeCount": 4,
+                "upgrade": {
+                    "strategy": "BLUE_GREEN",
+                    "blueGreen": {
+                        "batchPercent": 50,
+                        "batchSoakSeconds": 300,
+                        "nodePoolSoakSeconds": 3600,
+                    },
+                },
+                "hostMaintenance": {"interval": "PERIODIC"},
+            },
+            {
+                "name": "dws",
+                "tpu": "v5p",
+                "topology": "4x4x4",
+                "zone": "us-east5-a",
+                "queuedProvisioning": True,
+                "autoscaling": {"minNodes": 0, "maxNodes": 16},
+            },
+        ],
+        kueue={"queues": [{"name": "q", "pools": ["dws"]}]},
+    )
+    serve = _pool(plan, "serve").inputs
+    assert serve["upgradeSettings"] == {
+        "strategy": "BLUE_GREEN",
+        "blueGreenSettings": {
+            "nodePoolSoakDuration": "3600s",
+            "standardRolloutPolicy": {"batchPercentage": 0.5, "batchSoakDuration": "300s"},
+        },
+    }
+    assert serve["nodeConfig"]["hostMaintenancePolicy"] == {"maintenanceInterval": "PERIODIC"}
+    # GKE upgrades queued nodes as short-lived ones: no settings of ours.
+    dws = _pool(plan, "dws").inputs
+    assert "upgradeSettings" not in dws
+    assert "hostMaintenancePolicy" not in dws["nodeConfig"]

@@ -14,7 +14,7 @@ from tests.conftest import config_problems
 ALLOWED_KEYS = (
     "Allowed keys: name, tpu, topology, machineType, zone, allowUndocumentedZone, reservation, "
     "spot, flexStart, queuedProvisioning, autoscaling, nodeCount, slices, maxPodsPerNode, "
-    "fallback"
+    "fallback, upgrade, hostMaintenance"
 )
 ONE_CAPACITY = (
     "a pool takes one of reservation, spot, flexStart or queuedProvisioning, or flexStart with "

@@ -90,7 +90,7 @@ def test_prod_report_sections(prod: Plan) -> None:
 def test_warnings_come_first(dev: Plan) -> None:
     report = plan_markdown(dev)
     assert report.index("> [!WARNING]") < report.index("## Summary")
-    assert "cluster.maintenanceWindow: not set" in report
+    assert "tpuPools 'v5e-train': GKE may upgrade its nodes at any time" in report
 
 
 def test_markdown_flag_writes_the_report(tmp_path: Path) -> None:
