@@ -1,0 +1,111 @@
+"""problems.models: the config models' base, pydantic's errors as problems with path, value
+and what is allowed, and parsing that keeps what did parse."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pytest
+from pydantic import Field, StrictInt, ValidationError
+
+from problems import Problem
+from problems.models import Parsed, Spec, innermost_model, keys_of, parse, problems_from
+
+
+class Inner(Spec):
+    max_nodes: StrictInt = Field(default=1, ge=1)
+    """At most this many."""
+
+
+class Outer(Spec):
+    pool_name: str
+    """Required."""
+    channel: Literal["RAPID", "STABLE"] = "RAPID"
+    inner: Inner = Field(default_factory=Inner)
+    entries: tuple[Inner, ...] = ()
+    maybe: Inner | None = None
+
+
+def _problems(data: object) -> list[str]:
+    with pytest.raises(ValidationError) as caught:
+        Outer.model_validate(data)
+    return [str(p) for p in problems_from(caught.value, "section", Outer)]
+
+
+def test_the_base_is_frozen_camel_case_and_refuses_unknown_keys() -> None:
+    outer = Outer.model_validate({"poolName": "a", "inner": {"maxNodes": 2}})
+    assert (outer.pool_name, outer.inner.max_nodes) == ("a", 2)
+    assert Outer(pool_name="b").pool_name == "b"  # by Python name too
+    with pytest.raises(ValidationError):
+        outer.pool_name = "c"  # type: ignore[misc]
+    assert Outer.model_fields["inner"].description is None
+    assert Inner.model_fields["max_nodes"].description == "At most this many."
+
+
+def test_keys_are_listed_as_users_write_them() -> None:
+    assert keys_of(Outer) == ["poolName", "channel", "inner", "entries", "maybe"]
+
+
+def test_the_model_inside_an_annotation_is_found() -> None:
+    fields = Outer.model_fields
+    assert innermost_model(fields["inner"].annotation) is Inner
+    assert innermost_model(fields["entries"].annotation) is Inner
+    assert innermost_model(fields["maybe"].annotation) is Inner
+    assert innermost_model(fields["pool_name"].annotation) is None
+
+
+def test_an_unknown_key_names_the_keys_of_its_own_model_and_the_closest() -> None:
+    assert _problems({"poolName": "a", "inner": {"maxNode": 2}}) == [
+        "section.inner.maxNode: unknown key; did you mean 'maxNodes'? Allowed keys: maxNodes"
+    ]
+    assert _problems({"poolName": "a", "entries": [{}, {"mx": 1}]}) == [
+        "section.entries[1].mx: unknown key. Allowed keys: maxNodes"
+    ]
+
+
+def test_a_missing_key_a_literal_and_a_bound_say_what_is_allowed() -> None:
+    assert _problems({"channel": "RAPIDD", "inner": {"maxNodes": 0}}) == [
+        "section.poolName: required key is missing",
+        "section.channel: 'RAPIDD' is not allowed; expected one of RAPID, STABLE; did you mean "
+        "'RAPID'?",
+        "section.inner.maxNodes: 0: input should be greater than or equal to 1",
+    ]
+
+
+def test_a_value_that_is_not_an_object_is_named() -> None:
+    assert _problems({"poolName": "a", "inner": "x"}) == [
+        "section.inner: expected a mapping of keys, got 'x'"
+    ]
+    assert _problems(["x"]) == ['section: expected a mapping of keys, got ["x"]']
+
+
+def test_valid_data_parses_whole() -> None:
+    model, invalid, found = parse(Outer, {"poolName": "a"}, "section")
+    assert (model, invalid, found) == (Outer(pool_name="a"), frozenset(), [])
+
+
+def test_invalid_data_keeps_the_fields_that_parsed_and_names_the_others() -> None:
+    model, invalid, found = parse(Outer, {"channel": "STABLE", "inner": {"maxNodes": 0}}, "s")
+    assert model is not None
+    assert invalid == {"poolName", "inner"}  # missing and required, and bad
+    assert model.channel == "STABLE"
+    assert model.inner == Inner()  # the default, in place of the bad value
+    assert model.model_fields_set == {"channel"}
+    assert [p.path for p in found] == ["s.poolName", "s.inner.maxNodes"]
+
+
+def test_data_that_is_not_a_mapping_parses_to_nothing_but_its_problem() -> None:
+    model, invalid, found = parse(Outer, "x", "s")
+    assert (model, invalid) == (None, frozenset())
+    assert found == [Problem("s", "expected a mapping of keys, got 'x'")]
+
+
+def test_a_parsed_section_knows_its_keys_as_written_parsed_or_not() -> None:
+    data = {"poolName": "a", "inner": {"maxNodes": 0}, "channel": "STABLE"}
+    model, _, _ = parse(Outer, data, "s")
+    assert model is not None
+    warnings: list[str] = []
+    parsed = Parsed.of(model, data, warnings)
+    assert parsed.given == {"poolName", "inner", "channel"}
+    assert parsed.warnings is warnings
+    assert Parsed.of(Outer(pool_name="a"), {"pool_name": "a"}, []).given == {"poolName"}
