@@ -6,6 +6,9 @@ STACK ?= dev
 # A cloud snapshot (make snapshot) that answers the plan's preflight; none: preflight skipped.
 SNAPSHOT ?=
 SNAPSHOT_ARG := $(if $(SNAPSHOT),--cloud-snapshot $(SNAPSHOT),)
+# The base branch's plan document (python -m gke_tpu_plan --json): the report compares with it.
+BASELINE ?=
+BASELINE_ARG := $(if $(BASELINE),--baseline $(BASELINE),)
 VENV := venv
 PY := $(VENV)/bin/python
 
@@ -15,7 +18,9 @@ PY := $(VENV)/bin/python
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
 	@echo "make plan-workloads    the infra plan, then the app plan (examples/ml-workloads) from it"
-	@echo "make report [STACK=dev] the plan as Markdown for a pull request: build/reports/<stack>.md"
+	@echo "make report [STACK=dev] [BASELINE=base.json]  the plan as Markdown for a pull request:"
+	@echo "                       build/reports/<stack>.md; BASELINE: what it changes against"
+	@echo "                       the base branch's plan document (resources, cost)"
 	@echo "make snapshot [STACK=dev] [GCLOUD=gcloud]  record the stack's project for preflight"
 	@echo "                       with gcloud: build/snapshots/<stack>.json (then SNAPSHOT=<it>)"
 	@echo "make test              lint, type check, tests and the security scan"
@@ -55,7 +60,7 @@ plan-workloads: $(VENV)/.runtime
 		--json build/plans/ml-workloads-$(STACK).json --manifests build/manifests/ml-workloads-$(STACK)
 
 report: $(VENV)/.runtime
-	$(PY) -m gke_tpu_plan --stack $(STACK) $(SNAPSHOT_ARG) --markdown build/reports/$(STACK).md > /dev/null
+	$(PY) -m gke_tpu_plan --stack $(STACK) $(SNAPSHOT_ARG) $(BASELINE_ARG) --markdown build/reports/$(STACK).md > /dev/null
 	@echo "wrote build/reports/$(STACK).md"
 
 # The snapshot's project and region default to the stack's own (the only ones it accepts).

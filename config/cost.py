@@ -32,7 +32,7 @@ from catalog.prices import (
     starting_price,
 )
 from config.cluster import ClusterSpec
-from config.fallback import Kind, Step
+from config.fallback import Kind, ReservationRef, Step
 from config.tpu_plan import TpuPoolPlan
 from problems.models import Spec
 
@@ -128,12 +128,12 @@ def _total(values: Sequence[float | None]) -> float | None:
     return None if any(v is None for v in values) else round(sum(v or 0.0 for v in values), 2)
 
 
-def _usd(value: float) -> str:
+def usd(value: float) -> str:
     """Dollars as a reader writes them: `$7,008`, `$13,506.50`."""
     return f"${value:,.2f}".removesuffix(".00")
 
 
-def _rate(value: float) -> str:
+def rate(value: float) -> str:
     """A unit price as published: at least cents (`$0.60`), else every digit (`$0.24493`)."""
     return f"${value:.2f}" if round(value, 2) == value else f"${value}"
 
@@ -152,11 +152,13 @@ class _Pool:
     capacities: tuple[PriceKind, ...]
     """Each capacity the pool may be billed at, in the order GKE tries them."""
     committed: bool
+    shared_from: str | None
+    """The project that owns the pool's reservation, when another project's."""
     per_workload: bool
     autopilot: bool
 
 
-def _pool(pool: TpuPoolPlan, path: str, region: str) -> _Pool:
+def _pool(pool: TpuPoolPlan, path: str, region: str, project: str) -> _Pool:
     if pool.per_workload:
         # GKE creates a slice (or VM) per workload: none when idle, one per workload running.
         low, high = 0, pool.nodes_per_slice
@@ -173,7 +175,10 @@ def _pool(pool: TpuPoolPlan, path: str, region: str) -> _Pool:
         if chain
         else (PRICE_OF_CAPACITY[pool.capacity.label],)
     )
-    committed = pool.reservation is not None and not chain
+    owner = ReservationRef.parse(pool.reservation).project if pool.reservation else None
+    shared_from = owner if owner not in (None, project) else None
+    # Another project's reservation bills its idle capacity to that project, this one's VMs here.
+    committed = pool.reservation is not None and not chain and shared_from is None
     return _Pool(
         name=pool.name,
         path=path,
@@ -184,6 +189,7 @@ def _pool(pool: TpuPoolPlan, path: str, region: str) -> _Pool:
         max_nodes=high,
         capacities=capacities,
         committed=committed,
+        shared_from=shared_from,
         per_workload=pool.per_workload,
         autopilot=pool.autopilot,
     )
@@ -191,6 +197,12 @@ def _pool(pool: TpuPoolPlan, path: str, region: str) -> _Pool:
 
 def _chain_label(steps: Sequence[Step]) -> str:
     return ", ".join(step.label for step in steps)
+
+
+def _capacity_label(pool: _Pool, chain: Sequence[Step]) -> str:
+    if chain:
+        return _chain_label(chain)
+    return "reservation" if pool.committed or pool.shared_from else pool.capacities[0]
 
 
 def _tpu_item(pool: _Pool, chain: Sequence[Step], warnings: list[str]) -> CostItem:
@@ -217,7 +229,12 @@ def _tpu_item(pool: _Pool, chain: Sequence[Step], warnings: list[str]) -> CostIt
         )
         commitment = starting_price(pool.generation, "commit-1y")
         if commitment is not None:
-            notes[-1] += f" (1 year: from {_rate(commitment.usd_per_chip_hour)} per chip-hour)"
+            notes[-1] += f" (1 year: from {rate(commitment.usd_per_chip_hour)} per chip-hour)"
+    if pool.shared_from:
+        notes.append(
+            f"a reservation of {pool.shared_from}: its VMs are billed here while they run, its "
+            "idle capacity to its owner"
+        )
     if pool.per_workload:
         who = "Autopilot" if pool.autopilot else "its ComputeClass"
         notes.append(
@@ -228,7 +245,7 @@ def _tpu_item(pool: _Pool, chain: Sequence[Step], warnings: list[str]) -> CostIt
         notes.append("billed by the node it runs on")
     if len(prices) > 1:
         steps = ", ".join(
-            f"{kind} {'unknown' if p is None else _rate(p.usd_per_chip_hour)}"
+            f"{kind} {'unknown' if p is None else rate(p.usd_per_chip_hour)}"
             for kind, p in prices.items()
         )
         notes.append(f"range over the chain ({steps} per chip-hour)")
@@ -237,11 +254,7 @@ def _tpu_item(pool: _Pool, chain: Sequence[Step], warnings: list[str]) -> CostIt
     return CostItem(
         kind="tpu",
         name=pool.name,
-        capacity=_chain_label(chain)
-        if chain
-        else pool.capacities[0]
-        if not pool.committed
-        else "reservation",
+        capacity=_capacity_label(pool, chain),
         chips=chips_high,
         usd_per_chip_hour=dearest,
         monthly_min=_monthly(cheapest, chips_low),
@@ -269,7 +282,7 @@ def _cpu_item(cluster: ClusterSpec, warnings: list[str]) -> CostItem:
         monthly_min=monthly,
         monthly_max=monthly,
         note=f"{cpu.node_count} x {cpu.machine_type}"
-        + (f" at {_rate(price.usd_per_hour)} an hour" if price else "")
+        + (f" at {rate(price.usd_per_hour)} an hour" if price else "")
         + "; boot disks not included",
     )
 
@@ -277,7 +290,7 @@ def _cpu_item(cluster: ClusterSpec, warnings: list[str]) -> CostItem:
 def _cluster_item(cluster: ClusterSpec) -> CostItem:
     fee = _monthly(GKE_CLUSTER_FEE_USD_PER_HOUR, 1)
     note = (
-        f"GKE's cluster management fee, {_rate(GKE_CLUSTER_FEE_USD_PER_HOUR)} an hour; the free "
+        f"GKE's cluster management fee, {rate(GKE_CLUSTER_FEE_USD_PER_HOUR)} an hour; the free "
         "tier's credit (per billing account, zonal and Autopilot clusters) is not deducted"
     )
     if cluster.mode == "autopilot":
@@ -295,6 +308,7 @@ def _cluster_item(cluster: ClusterSpec) -> CostItem:
 
 
 def estimate_cost(
+    project: str,
     cluster: ClusterSpec,
     pools: Sequence[tuple[str, TpuPoolPlan]],
     spec: CostSpec | None,
@@ -308,7 +322,9 @@ def estimate_cost(
     for path, plan in pools:
         items.append(
             _tpu_item(
-                _pool(plan, path, cluster.region), plan.chain if plan.fallback else (), warnings
+                _pool(plan, path, cluster.region, project),
+                plan.chain if plan.fallback else (),
+                warnings,
             )
         )
     estimate = CostEstimate(
@@ -328,16 +344,16 @@ def budget_warnings(estimate: CostEstimate) -> list[str]:
     path = f"{COST_KEY}.monthlyBudgetUsd"
     if estimate.monthly_max is None:
         return [
-            f"{path}: the stack's monthly maximum is unknown (a price is), so the budget of {_usd(budget)} cannot be checked"
+            f"{path}: the stack's monthly maximum is unknown (a price is), so the budget of {usd(budget)} cannot be checked"
         ]
     if estimate.monthly_max <= budget:
         return []
     dearest = sorted(
         (i for i in estimate.items if i.monthly_max), key=lambda i: -(i.monthly_max or 0)
     )[:3]
-    shares = ", ".join(f"{i.name} {_usd(i.monthly_max or 0)}" for i in dearest)
+    shares = ", ".join(f"{i.name} {usd(i.monthly_max or 0)}" for i in dearest)
     return [
-        f"{path}: the stack costs up to {_usd(estimate.monthly_max)} a month, over the budget of "
-        f"{_usd(budget)} (the most: {shares}); lower autoscaling maximums, slices or pools, or "
+        f"{path}: the stack costs up to {usd(estimate.monthly_max)} a month, over the budget of "
+        f"{usd(budget)} (the most: {shares}); lower autoscaling maximums, slices or pools, or "
         "raise the budget"
     ]

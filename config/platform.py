@@ -259,6 +259,7 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         raise ConfigError(sorted(problems, key=_path_order))
     warnings += version_warnings(cluster, pools) + maintenance_warnings(cluster, pools)
     cost = estimate_cost(
+        project,
         cluster,
         [(f"tpuPools[{index[p.name]}]", p) for p in pools],
         parsed.specs.get(COST_KEY),

@@ -153,6 +153,19 @@ def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
     return references
 
 
+def read_baseline(path: Path) -> dict[str, Any]:
+    """The plan document to compare with (the base branch's); StackFileError if unreadable."""
+    try:
+        document = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise StackFileError(f"--baseline: cannot read {path}: {error}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("resources"), list):
+        raise StackFileError(
+            f"--baseline: {path} is not a plan document (python -m gke_tpu_plan --json)"
+        )
+    return document
+
+
 def reference_hint(name: str) -> str:
     """How to give the plan the outputs of a stack the program reads."""
     stack = name.rsplit("/", 1)[-1]
@@ -199,6 +212,13 @@ def main(argv: list[str] | None = None) -> int:
         help="write a report for a pull-request comment (-: standard output)",
     )
     parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="PLAN.json",
+        help="with --markdown: the base branch's plan document, to report what the change does "
+        "to resources and cost",
+    )
+    parser.add_argument(
         "--cloud-snapshot",
         type=Path,
         metavar="PATH",
@@ -212,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     outputs = [o for o in (json_out, markdown_out, manifests_out) if o is not None]
     problems = output_problems(outputs)
+    if args.baseline and not markdown_out:
+        problems.append("--baseline compares in the report: add --markdown PATH")
     if problems:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
@@ -231,6 +253,7 @@ def _plan_and_write(
 ) -> int:
     try:
         references = read_stack_references(args.stack_reference)
+        baseline = read_baseline(args.baseline) if args.baseline else None
         snapshot = read_snapshot(args.cloud_snapshot) if args.cloud_snapshot else None
         plan, preflight = plan_checked(
             args.stack, args.project_dir.resolve(), args.config_file, references, snapshot
@@ -262,7 +285,7 @@ def _plan_and_write(
     if not on_stdout:
         sys.stdout.write(plan_text(plan))
     if markdown_out:
-        write_text(markdown_out, plan_markdown(plan, preflight), sys.stdout)
+        write_text(markdown_out, plan_markdown(plan, preflight, baseline), sys.stdout)
     if manifests_out and manifests_out.to_stdout:
         sys.stdout.write(manifests_stream(plan))
     elif manifests_out:

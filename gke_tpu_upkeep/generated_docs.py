@@ -27,10 +27,12 @@ from catalog.services import (
     deployer_roles,
     required_apis,
 )
+from config.cost import usd
 from config.platform import SECTIONS
 from contract.outputs import OUTPUT_MEANINGS
 from gke_tpu_plan.cli import ROOT
 from gke_tpu_plan.engine import SECRET
+from gke_tpu_upkeep.fixture_stacks import STACKS
 from gke_tpu_upkeep.goldens import golden_path
 from problems.models import innermost_model
 
@@ -152,6 +154,32 @@ def config_table(section: str) -> Callable[[], str]:
     return render
 
 
+def stack_costs() -> str:
+    """What each shipped stack costs a month, idle and at its most, from its golden plan (the
+    plan of its fixture copy, tests/stacks/)."""
+    rows = []
+    for stack in STACKS:
+        cost = json.loads(golden_path(stack).read_text())["cost"]
+        tpu = [i for i in cost["items"] if i["kind"] == "tpu"]
+        idle = [i["name"] for i in tpu if i["monthlyMin"]]
+        rows.append(
+            f"| `{stack}` | {_usd(cost['monthly']['min'])} | {_usd(cost['monthly']['max'])} | "
+            + (f"TPU pools billed idle: {', '.join(idle)}" if idle else "no TPU cost idle")
+            + " |"
+        )
+    return "\n".join(
+        [
+            "| stack | a month idle | a month at its most | idle |",
+            "|---|---|---|---|",
+            *rows,
+        ]
+    )
+
+
+def _usd(value: float | None) -> str:
+    return "unknown" if value is None else usd(value)
+
+
 PARTS: dict[str, Callable[[], str]] = {
     **{f"config-{key.lower()}": config_table(key) for key in SECTIONS},
     "outputs-table": outputs_table,
@@ -159,6 +187,7 @@ PARTS: dict[str, Callable[[], str]] = {
     "pool-entry": pool_entry,
     "enable-apis": enable_apis,
     "deployer-roles": roles,
+    "stack-costs": stack_costs,
 }
 
 

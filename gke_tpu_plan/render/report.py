@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,7 @@ from catalog.tokens import (
 from contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu_plan.engine import Plan, RecordedResource
 from gke_tpu_plan.preflight import PreflightReport
+from gke_tpu_plan.render.cost_report import baseline_section, cost_section
 from gke_tpu_plan.render.disruption_report import disruption_section
 from gke_tpu_plan.render.network_report import network_diagram, network_quotas, private_nodes
 from gke_tpu_plan.render.preflight_report import preflight_section
@@ -422,14 +424,21 @@ def _project(plan: Plan) -> str:
     return project if isinstance(project, str) else "<project-id>"
 
 
-def plan_markdown(plan: Plan, preflight: PreflightReport | None = None) -> str:
+def plan_markdown(
+    plan: Plan,
+    preflight: PreflightReport | None = None,
+    baseline: Mapping[str, Any] | None = None,
+) -> str:
     """The report of a plan; its Preflight section shows `preflight`, what the program's
-    preflight found against a cloud snapshot (none: not checked offline)."""
+    preflight found against a cloud snapshot (none: not checked offline), and a section what
+    the change does against `baseline`, the base branch's plan document (none: no section)."""
     lines = [f"# Plan of stack `{plan.stack}` ({plan.project})", ""]
     if plan.warnings:
         lines += ["> [!WARNING]", *(f"> - {w}" for w in plan.warnings), ""]
     lines += [f"{len(plan.resources)} resources to create (offline plan, fake cloud values).", ""]
+    lines += baseline_section(plan.as_dict(), baseline)
     lines += _summary(plan) + _fallback(plan) + _queues(plan) + _diagram(plan) + _quotas(plan)
+    lines += cost_section(plan.cost)
     lines += preflight_section(preflight) + disruption_section(plan)
     lines += _lifecycle(plan) + _before_up(plan)
     return "\n".join(lines)

@@ -264,3 +264,38 @@ def test_an_unknown_maximum_cannot_be_held_against_the_budget() -> None:
 )
 def test_a_bad_budget_is_one_problem_at_its_path(cost: Any, problem: str) -> None:
     assert config_problems(_config(POOL, cost=cost)) == [problem]
+
+
+def test_another_project_s_reservation_bills_this_stack_only_while_its_vms_run() -> None:
+    spec = _spec(
+        {
+            "name": "train",
+            "tpu": "v5p",
+            "topology": "2x2x2",
+            "zone": "us-east5-a",
+            "reservation": "projects/gke-tpu-shared/reservations/v5p",
+        },
+        mode="autopilot",
+    )
+    train = _item(spec, "train")
+    assert (train.capacity, train.monthly_min, train.monthly_max) == (
+        "reservation",
+        0.0,
+        _dollars(V5P, 8),
+    )
+    assert train.note.startswith(
+        "a reservation of gke-tpu-shared: its VMs are billed here while they run, its idle "
+        "capacity to its owner"
+    )
+    # The stack's own project, spelled out, is still its own: committed.
+    own = _spec(
+        {
+            "name": "train",
+            "tpu": "v5p",
+            "topology": "2x2x2",
+            "zone": "us-east5-a",
+            "reservation": "projects/gke-tpu-cost/reservations/v5p",
+        },
+        mode="autopilot",
+    )
+    assert _item(own, "train").monthly_min == _dollars(V5P, 8)

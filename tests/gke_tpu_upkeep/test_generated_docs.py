@@ -44,6 +44,7 @@ def test_every_file_has_its_parts() -> None:
             "config-preflight",
             "config-kueue",
             "config-cost",
+            "stack-costs",
         ]
     )
     with pytest.raises(KeyError):

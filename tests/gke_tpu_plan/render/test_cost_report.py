@@ -1,0 +1,162 @@
+"""The report's Cost section and the comparison with a baseline plan document: what a change
+does to resources and to the monthly cost, as a pull request's comment says it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gke_tpu_plan.cli import main
+from gke_tpu_plan.render.cost_report import (
+    baseline_section,
+    cost_section,
+    resource_changes,
+    usd_change,
+)
+from gke_tpu_upkeep.fixture_stacks import fixture_file
+
+
+def _item(name: str, low: float | None, high: float | None, **extra: Any) -> dict[str, Any]:
+    return {
+        "kind": "tpu",
+        "name": name,
+        "capacity": "spot",
+        "chips": 16,
+        "usdPerChipHour": 0.6,
+        "monthlyMin": low,
+        "monthlyMax": high,
+        "note": "",
+        **extra,
+    }
+
+
+def _cost(*items: dict[str, Any]) -> dict[str, Any]:
+    lows, highs = [i["monthlyMin"] for i in items], [i["monthlyMax"] for i in items]
+    return {
+        "currency": "USD",
+        "pricesAsOf": "2026-12-03",
+        "hoursPerMonth": 730,
+        "monthly": {
+            "min": None if None in lows else sum(lows),
+            "max": None if None in highs else sum(highs),
+        },
+        "items": list(items),
+    }
+
+
+def _resource(urn: str, **inputs: Any) -> dict[str, Any]:
+    return {"urn": urn, "inputs": inputs, "options": {"protect": False}}
+
+
+URN = "urn:pulumi:dev::gke-tpu::gke-tpu:index:MultiHostTpuPool$gcp:container/nodePool:NodePool::"
+
+
+@pytest.mark.parametrize(
+    ("delta", "text"),
+    [
+        (7008.0, "+$7,008/month"),
+        (-73.0, "-$73/month"),
+        (1234.5, "+$1,234.50/month"),
+        (0.0, "no change"),
+        (None, "unknown"),
+    ],
+)
+def test_a_monthly_change_reads_as_a_reader_writes_it(delta: float | None, text: str) -> None:
+    assert usd_change(delta) == text
+
+
+def test_the_cost_section_lists_every_item_and_the_total() -> None:
+    lines = cost_section(_cost(_item("train", 0.0, 7008.0), _item("flex", None, None)))
+    assert lines[2] == (
+        "Per month (730 hours), in USD, at the list prices of `catalog/*_prices.csv` as of "
+        "2026-12-03: from **unknown** (idle: every pool at its minimum) to **unknown** (every "
+        "pool at its most)."
+    )
+    assert "| train | tpu | spot | 16 | $0.60 | $0 | $7,008 | - |" in lines
+    assert "| flex | tpu | spot | 16 | $0.60 | unknown | unknown | - |" in lines
+    assert lines[-2] == "| **total** | | | | | **unknown** | **unknown** | |"
+    assert cost_section(None)[2].startswith("No cost: the plan has none")
+
+
+def test_resources_are_compared_by_urn_with_the_keys_that_differ() -> None:
+    base = {"resources": [_resource(URN + "a", size=1), _resource(URN + "b"), _resource(URN + "c")]}
+    plan = {"resources": [_resource(URN + "a", size=2), _resource(URN + "c"), _resource(URN + "d")]}
+    changes = resource_changes(plan, base)
+    assert (changes.added, changes.removed) == ((URN + "d",), (URN + "b",))
+    assert changes.changed == {URN + "a": ("size",)}
+
+
+def test_the_baseline_section_says_what_the_change_costs() -> None:
+    base = {"resources": [_resource(URN + "train")], "cost": _cost(_item("train", 7008.0, 7008.0))}
+    plan = {
+        "resources": [_resource(URN + "train", autoscaling={"minNodeCount": 0})],
+        "cost": _cost(_item("train", 0.0, 7008.0), _item("serve", 0.0, 876.0)),
+    }
+    lines = baseline_section(plan, base)
+    assert lines[:5] == [
+        "## Against the baseline",
+        "",
+        "Resources: 0 to create, 0 to delete, 1 changed (inputs or options).",
+        "",
+        "Cost: **+$876/month** at the most ($7,008 to $7,884), -$7,008/month idle ($7,008 to $0).",
+    ]
+    assert "| train | tpu | $7,008 to $7,008 | $0 to $7,008 | -$7,008/month | no change |" in lines
+    assert "| serve | tpu | - | $0 to $876 | no change | +$876/month |" in lines
+    assert "- `gcp:container/nodePool:NodePool` train: `autoscaling`" in lines
+
+
+def test_a_baseline_without_cost_or_that_did_not_plan_is_said_so() -> None:
+    plan = {"resources": [], "cost": _cost(_item("train", 0.0, 1.0))}
+    assert "Cost: not compared (the baseline has no cost)." in baseline_section(
+        plan, {"resources": []}
+    )
+    failed = baseline_section(plan, {"resources": [], "errors": ["cluster: required"]})
+    assert failed[2].startswith("The baseline's stack did not plan")
+    assert baseline_section(plan, None) == []
+
+
+def test_the_report_compares_with_the_base_branch_plan(tmp_path: Path) -> None:
+    """The prod fixture with a third reserved slice: one v5p 4x4x4 slice more, 64 chips."""
+    base_json = tmp_path / "base.json"
+    assert (
+        main(
+            [
+                "--stack",
+                "prod",
+                "--config-file",
+                str(fixture_file("prod")),
+                "--json",
+                str(base_json),
+            ]
+        )
+        == 0
+    )
+    changed = tmp_path / "Pulumi.prod.yaml"
+    changed.write_text(fixture_file("prod").read_text().replace("slices: 2", "slices: 3"))
+    report = tmp_path / "report.md"
+    argv = ["--stack", "prod", "--config-file", str(changed), "--markdown", str(report)]
+    assert main([*argv, "--baseline", str(base_json)]) == 0
+    text = report.read_text()
+    assert "Cost: **+$196,224/month** at the most ($456,180.03 to $652,404.03)" in text
+    assert (
+        "| v5p-train | tpu | $392,448 to $392,448 | $588,672 to $588,672 | +$196,224/month | +$196,224/month |"
+        in text
+    )
+    assert "## Cost\n" in text
+
+
+def test_a_bad_baseline_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dev = str(fixture_file("dev"))
+    bad = tmp_path / "base.json"
+    bad.write_text(json.dumps({"not": "a plan"}))
+    report = str(tmp_path / "r.md")
+    assert (
+        main(["--stack", "dev", "--config-file", dev, "--markdown", report, "--baseline", str(bad)])
+        == 2
+    )
+    assert f"--baseline: {bad} is not a plan document" in capsys.readouterr().err
+    assert main(["--stack", "dev", "--config-file", dev, "--baseline", str(bad)]) == 2
+    assert "--baseline compares in the report: add --markdown PATH" in capsys.readouterr().err
