@@ -67,6 +67,9 @@ class Reservation:
     """A reservation of no specific VM shape: Compute Engine's aggregate reservation (as for
     TPUs, by VM family and accelerator count), of which the provider's `getReservation` returns
     neither shape nor counts: its `machine_type`, `count` and `in_use` are not known."""
+    maintenance_interval: str | None = None
+    """The host maintenance interval of the VMs it reserves
+    (`specificReservation.instanceProperties.maintenanceInterval`); None: not set."""
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,31 @@ def _capacity_problem(
     )
 
 
+#: A node pool without `hostMaintenance` runs VMs of Compute Engine's default interval.
+DEFAULT_MAINTENANCE_INTERVAL = "AS_NEEDED"
+
+
+def _interval_problem(user: Consumer, found: Reservation) -> Problem | None:
+    """A pool's VMs must ask for the reservation's host maintenance interval to consume it, as
+    xpk checks its `--host-maintenance-interval` against the reservation's. Only the pool's own
+    capacity: the nodes GKE creates for a fallback step take the default interval."""
+    if found.maintenance_interval is None or ".fallback[" in user.path:
+        return None
+    asked = user.pool.maintenance_interval
+    if (asked or DEFAULT_MAINTENANCE_INTERVAL) == found.maintenance_interval:
+        return None
+    pool = user.path.removesuffix(".reservation")
+    shown = (
+        f"{asked}" if asked else f"{DEFAULT_MAINTENANCE_INTERVAL} (the default: no hostMaintenance)"
+    )
+    return Problem(
+        user.path,
+        f"{user.reservation!r} reserves VMs with host maintenance interval "
+        f"{found.maintenance_interval}; the pool asks for {shown}, so its VMs would not match "
+        f"the reservation; set {pool}.hostMaintenance.interval: {found.maintenance_interval}",
+    )
+
+
 def reservation_problems(
     key: ReservationKey, users: list[Consumer], found: Reservation | str, use: ReservationUse
 ) -> list[Problem]:
@@ -149,6 +174,7 @@ def reservation_problems(
                     f"{user.pool.machine.name!r}",
                 )
             )
+    problems += [p for user in users if (p := _interval_problem(user, found))]
     short = _capacity_problem(users, found, use)
     return [*problems, *([short] if short else [])]
 

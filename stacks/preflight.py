@@ -65,6 +65,7 @@ def _reservation(result: compute.AwaitableGetReservationResult) -> Reservation:
         # inUseResources[] of accelerators), and the provider's result has only the former: a
         # reservation without one is aggregate.
         aggregate=specific is None,
+        maintenance_interval=(properties.maintenance_interval if properties else "") or None,
     )
 
 

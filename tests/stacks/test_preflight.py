@@ -608,3 +608,35 @@ def test_preflight_hands_its_result_to_observers_before_it_refuses(
         assert not found.problems
     else:  # each other case reaches a check that finds something
         assert found.problems or found.warnings
+
+
+def _periodic(document: dict[str, Any]) -> dict[str, Any]:
+    properties = document["reservations"][0]["specificReservation"]["instanceProperties"]
+    properties["maintenanceInterval"] = "PERIODIC"
+    return document
+
+
+def test_a_pool_must_ask_for_its_reservations_maintenance_interval(run_plan: PlanRunner) -> None:
+    plan = _plan(run_plan, _periodic(_document()), SLICES)
+    assert plan.resources == []
+    assert plan.errors == [
+        "tpuPools[0].reservation: 'tpu-v5p-train' reserves VMs with host maintenance interval "
+        "PERIODIC; the pool asks for AS_NEEDED (the default: no hostMaintenance), so its VMs "
+        "would not match the reservation; set tpuPools[0].hostMaintenance.interval: PERIODIC"
+    ]
+    asked = {**SLICES, "hostMaintenance": {"interval": "AS_NEEDED"}}
+    assert _plan(run_plan, _periodic(_document()), asked).errors == [
+        "tpuPools[0].reservation: 'tpu-v5p-train' reserves VMs with host maintenance interval "
+        "PERIODIC; the pool asks for AS_NEEDED, so its VMs would not match the reservation; set "
+        "tpuPools[0].hostMaintenance.interval: PERIODIC"
+    ]
+
+
+def test_a_pool_asking_for_the_reservations_interval_passes(run_plan: PlanRunner) -> None:
+    matching = {**SLICES, "hostMaintenance": {"interval": "PERIODIC"}}
+    plan = _plan(run_plan, _periodic(_document()), matching)
+    assert plan.errors == []
+    pool = plan.one("gcp:container/nodePool:NodePool", "tpu-prod-v5p-train-0")
+    assert pool.inputs["nodeConfig"]["hostMaintenancePolicy"] == {"maintenanceInterval": "PERIODIC"}
+    # A reservation that sets no interval is not compared.
+    assert _plan(run_plan, _document(), matching).errors == []
