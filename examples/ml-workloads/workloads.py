@@ -11,7 +11,7 @@ from components.model_conversion_job import ModelConversionJob, ModelConversionJ
 from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from contract.outputs import PlatformOutputs, QueueRef, TpuPoolRef
-from contract.workloads import check_queue, check_serving
+from contract.workloads import check_image, check_queue, check_serving
 from problems import ConfigError, Problem
 from problems.pulumi import reject
 
@@ -62,20 +62,33 @@ def _required(platform: PlatformOutputs) -> tuple[str, str, str, str, str]:
     return tuple(str(v) for v in values.values())  # type: ignore[return-value]
 
 
-def _check_pools(
+#: The config key of each image, by the workload it runs.
+IMAGE_KEYS = {
+    "diffusion": "images.diffusion",
+    "gpt2": "images.gpt2",
+    "bert_serving": "images.bertServing",
+    "converter": "images.converter",
+}
+
+
+def _check_config(
     platform: PlatformOutputs,
     training_name: str,
     serving_name: str,
     replicas: int,
     namespace: str,
     queue_name: str | None,
+    images: dict[str, str],
 ) -> tuple[TpuPoolRef, TpuPoolRef, QueueRef | None]:
-    """Both pools exist and fit every tutorial, or one error naming the config key of each.
+    """The images are pinned and both pools exist and fit every tutorial, or one error naming
+    the config key of each problem, as the app's config writes it (not the component's field).
 
     The jobs take their shape from the pool (one worker per VM of a slice, every chip of a VM),
     so any multi-host pool runs the training tutorials and any single-host pool serves.
     """
-    problems: list[Problem] = []
+    problems: list[Problem] = [
+        p for workload, key in IMAGE_KEYS.items() for p in check_image(key, images[workload])
+    ]
     pools: dict[str, TpuPoolRef] = {}
     for key, name in (("pools.training", training_name), ("pools.serving", serving_name)):
         try:
@@ -128,8 +141,8 @@ def build_workloads(
     opts: pulumi.ResourceOptions,
 ) -> Workloads:
     namespace, reader, claim, writer, writer_claim = _required(platform)
-    training, serving, queue = _check_pools(
-        platform, training_pool, serving_pool, serving_replicas, namespace, training_queue
+    training, serving, queue = _check_config(
+        platform, training_pool, serving_pool, serving_replicas, namespace, training_queue, images
     )
     models = ModelMount(claim=claim, mount_path="/models/")
 

@@ -443,3 +443,38 @@ def test_the_app_plan_says_nothing_of_preflight_which_only_the_platform_has(app:
     assert [w for w in platform_plan("dev").warnings if "preflight" in w] != []
     assert [w for w in app.warnings if "preflight" in w] == []
     assert app.invokes == []
+
+
+def test_every_app_config_problem_is_reported_at_once_by_its_config_key(tmp_path: Path) -> None:
+    """Unpinned images and too many replicas together, named as the stack file writes them,
+    not by the component that would have refused them one at a time."""
+    stack = tmp_path / "Pulumi.bad.yaml"
+    stack.write_text(
+        fixture_file("prod", APP)
+        .read_text()
+        .replace("diffusion:2026.11.0", "diffusion:latest")
+        .replace("tf-serving-tpu:2.13.0", "tf-serving-tpu")
+        .replace("servingReplicas: 2", "servingReplicas: 9")
+    )
+    plan = plan_stack(
+        "bad",
+        APP,
+        config_file=stack,
+        stack_references={app_reference("prod"): platform_plan("prod").outputs},
+    )
+    assert plan.resources == []
+    assert plan.errors == [
+        "images.diffusion: 'us-docker.pkg.dev/gke-tpu-prod/training/diffusion:latest' is not "
+        "pinned: its tag is latest, which moves; name a version tag or a digest (`@sha256:...`)",
+        "images.bertServing: 'us-docker.pkg.dev/cloud-tpu-images/inference/tf-serving-tpu' is "
+        "not pinned: it has no tag, so it means latest; name a version tag or a digest "
+        "(`@sha256:...`)",
+        "servingReplicas: 'v6e-serve' cannot run BERT serving: 9 replicas do not fit pool "
+        "'v6e-serve': one replica takes a whole VM and the pool has at most 8",
+    ]
+
+
+def test_the_apps_readme_plans_with_the_projects_virtualenv() -> None:
+    readme = (APP / "README.md").read_text()
+    assert "venv/bin/python -m gke_tpu_plan --project-dir examples/ml-workloads" in readme
+    assert "`python -m" not in readme
