@@ -60,11 +60,9 @@ CAPACITIES = {
 CAPACITY_KEYS = ("reservation", "spot", "flexStart", "queuedProvisioning")
 
 
-def capacity_of(
-    path: str, pool: TpuPoolSpec, invalid: frozenset[str]
-) -> tuple[Capacity | None, list[Problem]]:
-    if invalid & set(CAPACITY_KEYS):
-        return None, []
+def capacity_of(path: str, pool: TpuPoolSpec) -> tuple[Capacity | None, list[Problem]]:
+    """The capacity the keys of CAPACITY_KEYS ask for together, or the problem of a
+    combination no pool can take."""
     values = (pool.reservation, pool.spot, pool.flex_start, pool.queued_provisioning)
     chosen = [key for key, value in zip(CAPACITY_KEYS, values, strict=True) if value]
     capacity = CAPACITIES.get(frozenset(chosen))

@@ -3,7 +3,7 @@ their config path, the bad value and what is allowed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from itertools import permutations
 
 from catalog import Generation, MachineType, machine_type, parse_topology
@@ -43,62 +43,52 @@ AUTOPILOT_WHY = "not allowed with cluster.mode autopilot, where there are no nod
 FALLBACK_WHY = "not allowed with fallback, whose node pools GKE creates from the ComputeClass"
 #: Keys of an entry that only mean something for node pools of ours, and why.
 _NODE_POOL_KEYS = {
-    "autoscaling": ("autoscaling", "GKE sizes the nodes it creates to the Pods that ask for them"),
-    "nodeCount": ("node_count", "GKE creates a node for each Pod that asks for one"),
-    "slices": (
-        "slices",
-        "GKE creates each slice for the workload that asks for it, and multislice JobSets are "
-        "not yet checked against such slices",
-    ),
-    "maxPodsPerNode": (
-        "max_pods_per_node",
-        "GKE sets the Pods per node of the nodes it creates",
-    ),
-    "upgrade": ("upgrade", "GKE upgrades the node pools it creates with settings of its own"),
-    "hostMaintenance": (
-        "host_maintenance",
-        "GKE creates its nodes with the default host maintenance interval",
-    ),
+    "autoscaling": "GKE sizes the nodes it creates to the Pods that ask for them",
+    "nodeCount": "GKE creates a node for each Pod that asks for one",
+    "slices": "GKE creates each slice for the workload that asks for it, and multislice "
+    "JobSets are not yet checked against such slices",
+    "maxPodsPerNode": "GKE sets the Pods per node of the nodes it creates",
+    "upgrade": "GKE upgrades the node pools it creates with settings of its own",
+    "hostMaintenance": "GKE creates its nodes with the default host maintenance interval",
 }
 
 
-def per_workload_problems(
-    path: str, pool: TpuPoolSpec, invalid: frozenset[str], why: str
-) -> list[Problem]:
-    """Keys that make no sense without node pools of ours, each with its reason."""
+def per_workload_problems(path: str, given: Collection[str], why: str) -> list[Problem]:
+    """Keys written (parsed or not) that make no sense without node pools of ours, each with
+    its reason."""
     return [
         Problem(f"{path}.{key}", f"{why}: {reason}; remove it")
-        for key, (attribute, reason) in _NODE_POOL_KEYS.items()
-        if key in invalid or attribute in pool.model_fields_set
+        for key, reason in _NODE_POOL_KEYS.items()
+        if key in given
     ]
 
 
-def autopilot_problems(path: str, pool: TpuPoolSpec, invalid: frozenset[str]) -> list[Problem]:
-    """What Autopilot cannot select: queued provisioning and reservation blocks."""
-    problems = []
-    if "queuedProvisioning" not in invalid and pool.queued_provisioning:
-        problems.append(
-            Problem(
-                f"{path}.queuedProvisioning",
-                "not allowed with cluster.mode autopilot: queued provisioning is a setting of "
-                "node pools of ours; on Autopilot a workload asks for it with its own "
-                "ProvisioningRequest; remove it (flexStart: true asks for flex-start VMs)",
-            )
+def autopilot_queued_problems(path: str, pool: TpuPoolSpec) -> list[Problem]:
+    """Autopilot cannot select queued provisioning."""
+    if not pool.queued_provisioning:
+        return []
+    return [
+        Problem(
+            f"{path}.queuedProvisioning",
+            "not allowed with cluster.mode autopilot: queued provisioning is a setting of "
+            "node pools of ours; on Autopilot a workload asks for it with its own "
+            "ProvisioningRequest; remove it (flexStart: true asks for flex-start VMs)",
         )
-    if (
-        "reservation" not in invalid
-        and pool.reservation
-        and ReservationRef.parse(pool.reservation).block
-    ):
-        problems.append(
-            Problem(
-                f"{path}.reservation",
-                f"{pool.reservation!r}: a reservation block is not selectable with cluster.mode "
-                "autopilot, where Pods select a reservation by name (and project); name the "
-                "reservation alone",
-            )
+    ]
+
+
+def autopilot_reservation_problems(path: str, pool: TpuPoolSpec) -> list[Problem]:
+    """Autopilot cannot select a reservation block."""
+    if not (pool.reservation and ReservationRef.parse(pool.reservation).block):
+        return []
+    return [
+        Problem(
+            f"{path}.reservation",
+            f"{pool.reservation!r}: a reservation block is not selectable with cluster.mode "
+            "autopilot, where Pods select a reservation by name (and project); name the "
+            "reservation alone",
         )
-    return problems
+    ]
 
 
 def named_machine(

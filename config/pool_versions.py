@@ -20,16 +20,15 @@ def version_problems(
     pool: TpuPoolSpec,
     generation: Generation,
     cluster: ClusterFacts,
-    slices_known: bool,
     fallback: bool = False,
     flex_start: str | None = None,
 ) -> list[Problem]:
-    """`flex_start`: the config path that asks for flex-start VMs, if any."""
+    """`flex_start`: the config path that asks for flex-start VMs, if any. A `slices` that did
+    not parse is the default, one slice."""
     version = cluster.min_master_version
     if version is None:
         return []
-    slices = pool.slices if slices_known else 1
-    needs = version_minimums(generation, slices, cluster.mode, fallback, bool(flex_start))
+    needs = version_minimums(generation, pool.slices, cluster.mode, fallback, bool(flex_start))
     where = {generation.name: path, "multislice": f"{path}.slices", FLEX_START: flex_start}
     return [
         Problem(

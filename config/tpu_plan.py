@@ -7,17 +7,8 @@ components only turn the plan into resources. `plan_tpu_pools` adds the rules ac
 
 from collections.abc import Sequence
 
-from catalog import (
-    GENERATIONS,
-    MachineType,
-    default_machine_type,
-    is_multi_host,
-    nodes_for,
-    topologies_for,
-)
-from config.capacity import CAPACITY_KEYS, capacity_of
 from config.cluster import ClusterFacts
-from config.fallback import Step, fallback_chain
+from config.pool_entry import POOL_RULES, PoolEntry
 from config.pool_plan import (
     AUTOSCALER_OWNED,
     GKE_REPORTED,
@@ -27,23 +18,10 @@ from config.pool_plan import (
     node_pool_names,
     workload_policy_name,
 )
-from config.pool_rules import (
-    AUTOPILOT_WHY,
-    FALLBACK_WHY,
-    allowed_topologies,
-    autopilot_problems,
-    flex_start_path,
-    name_problems,
-    named_machine,
-    per_workload_problems,
-    pool_zone,
-    size_problems,
-    topology_hint,
-)
-from config.pool_versions import version_problems
+from config.pool_rules import name_problems
 from config.tpu_pools import DEFAULT_NODE_COUNT, TpuPoolSpec
-from config.upgrades import PoolKind, plan_host_maintenance, plan_upgrade
-from problems import Problem, did_you_mean, show
+from problems import Problem
+from problems.rules import run_rules
 
 
 def plan_pool(
@@ -55,143 +33,23 @@ def plan_pool(
 ) -> TpuPoolPlan | list[Problem]:
     """The plan of entry `i`, or every problem found in it (warnings are appended).
 
-    `invalid` names the fields that did not parse (their problems are reported already); the
-    rules that depend on them are skipped, and every other rule still runs. An empty list means
-    no plan and no problem of the entry's own: a field, or a cluster fact (its name, its region),
-    that did not parse, whose problem is reported where it is.
+    `invalid` names the fields that did not parse (their problems are reported already): the
+    rules that read them are skipped (config.pool_entry), and every other rule still runs. An
+    empty list means no plan and no problem of the entry's own: a field, or a cluster fact (its
+    name, its region), that did not parse, whose problem is reported where it is.
     """
-    path = f"tpuPools[{i}]"
-    capacity, problems = capacity_of(path, pool, invalid)
-    autopilot = cluster.mode == "autopilot"
-    has_fallback = bool(pool.fallback) and "fallback" not in invalid
-    if autopilot:
-        problems += per_workload_problems(path, pool, invalid, AUTOPILOT_WHY)
-        problems += autopilot_problems(path, pool, invalid)
-    elif has_fallback:
-        problems += per_workload_problems(path, pool, invalid, FALLBACK_WHY)
-    per_workload = autopilot or has_fallback
-    if "tpu" in invalid:
+    fields = TpuPoolSpec.model_fields
+    given = invalid | {fields[name].alias or name for name in pool.model_fields_set}
+    entry = PoolEntry(f"tpuPools[{i}]", pool, cluster, frozenset(given), warnings)
+    problems = run_rules(POOL_RULES, entry, {f"tpuPools.{key}" for key in invalid})
+    zone, capacity, machine = entry.zone, entry.capacity, entry.machine
+    if problems or invalid or zone is None or capacity is None or machine is None:
         return problems
-    generation = GENERATIONS.get(pool.tpu)
-    if generation is None:
-        return [
-            *problems,
-            Problem(
-                f"{path}.tpu",
-                f"{show(pool.tpu)} is not a TPU generation; expected one of "
-                f"{', '.join(GENERATIONS)}{did_you_mean(pool.tpu, GENERATIONS)}",
-            ),
-        ]
-    if autopilot and generation.min_version_autopilot is None:
-        on_autopilot = [g.name for g in GENERATIONS.values() if g.min_version_autopilot]
-        problems.append(
-            Problem(
-                f"{path}.tpu",
-                f"{pool.tpu!r} has no GKE Autopilot minimum version the catalog can vouch for, "
-                "so the plan cannot check that the cluster runs it; on Autopilot use "
-                f"{', '.join(on_autopilot)}, or mode: standard",
-            )
-        )
-    steps: tuple[Step, ...] = ()
-    if has_fallback:
-        own = None if invalid & set(CAPACITY_KEYS) else capacity.label if capacity else None
-        steps, chain_problems = fallback_chain(
-            path,
-            pool.name,
-            own,
-            pool.reservation,
-            pool.fallback,
-            generation,
-            autopilot,
-            cluster.project,
-        )
-        problems += chain_problems
-    zone = None
-    if not {"zone", "allowUndocumentedZone"} & invalid and cluster.region:
-        zone = pool_zone(path, pool, generation, cluster.region, problems, warnings)
-    flex_start = flex_start_path(path, pool, capacity, steps)
-    if flex_start and not generation.flex_start:
-        problems.append(
-            Problem(
-                flex_start,
-                f"not offered for {generation.name}: GKE's flex-start provisioning supports no "
-                f"TPU {generation.name} (kubernetes-engine/docs/concepts/dws); use another "
-                "capacity or generation",
-            )
-        )
-    problems += version_problems(
-        path, pool, generation, cluster, "slices" not in invalid, has_fallback, flex_start
-    )
+    if cluster.name is None:
+        return []
 
-    machine: MachineType | None = None
-    if pool.machine_type is not None or "machineType" in invalid:
-        machine = (
-            None if "machineType" in invalid else named_machine(path, pool, generation, problems)
-        )
-        if machine is None:
-            return problems  # the rules below depend on the machine type the user meant
-    if "topology" in invalid:
-        return problems
-    if pool.topology not in generation.topologies:
-        problems.append(
-            Problem(
-                f"{path}.topology",
-                f"{show(pool.topology)} is not a {pool.tpu} topology; expected one of "
-                f"{allowed_topologies(generation)}{topology_hint(generation, pool.topology)}",
-            )
-        )
-        return problems
-    if machine is not None and pool.topology not in topologies_for(generation, machine):
-        problems.append(
-            Problem(
-                f"{path}.topology",
-                f"{pool.topology!r} does not fit {machine.name}; topologies on {machine.name}: "
-                f"{', '.join(topologies_for(generation, machine))}",
-            )
-        )
-        return problems
-    # A valid topology always has a default machine type.
-    machine = machine or default_machine_type(generation, pool.topology)
-    if machine is None:
-        raise AssertionError(f"catalog: no machine type for {pool.tpu} {pool.topology}")
-    nodes = nodes_for(machine, pool.topology)
-    multi_host = is_multi_host(machine, pool.topology)
-
-    if not {"autoscaling", "nodeCount"} & invalid and not per_workload:
-        problems += size_problems(path, pool, capacity, nodes, multi_host)
-    if "slices" not in invalid and pool.slices > 1 and not multi_host and not per_workload:
-        problems.append(
-            Problem(
-                f"{path}.slices",
-                f"{pool.slices} slices of a single-host {pool.topology} {machine.name} slice: "
-                "multislice needs multi-host slices; use a larger topology or slices: 1",
-            )
-        )
-    upgrade = interval = None
-    if capacity is not None and not per_workload:
-        kind = PoolKind(
-            multi_host=multi_host,
-            reservation=pool.reservation,
-            short_lived=capacity.dynamic_workload_scheduler,
-            generation=generation,
-        )
-        planned = None if "upgrade" in invalid else plan_upgrade(path, pool.upgrade, kind)
-        if isinstance(planned, list):
-            problems += planned
-        else:
-            upgrade = planned
-        found = (
-            None
-            if "hostMaintenance" in invalid
-            else plan_host_maintenance(path, pool.host_maintenance, kind)
-        )
-        if isinstance(found, list):
-            problems += found
-        else:
-            interval = found
-    if problems or invalid or zone is None or capacity is None or cluster.name is None:
-        return problems
-
+    per_workload, multi_host, nodes = entry.per_workload, entry.multi_host, entry.nodes
+    generation = entry.generation
     scaling = None if per_workload else pool.autoscaling
     workload_policy = multi_host and generation.workload_policy_placement and not per_workload
     return TpuPoolPlan(
@@ -219,11 +77,11 @@ def plan_pool(
             ignore_changes=(AUTOSCALER_OWNED if scaling else ()) + GKE_REPORTED,
             replace_on_changes=SLICE_REPLACED_ON if multi_host else (),
         ),
-        autopilot=autopilot,
+        autopilot=entry.autopilot,
         max_pods_per_node=pool.max_pods_per_node,
-        fallback=steps,
-        upgrade=upgrade,
-        maintenance_interval=interval,
+        fallback=entry.steps,
+        upgrade=entry.upgrade,
+        maintenance_interval=entry.interval,
     )
 
 

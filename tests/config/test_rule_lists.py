@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from config.cluster_rules import CLUSTER_RULES
 from config.network_rules import NETWORK_RULES
 from config.platform import SECTIONS
+from config.pool_entry import POOL_RULES
 from config.stack_rules import STACK_RULES
 from problems.models import innermost_model, keys_of
 from problems.rules import Rule
@@ -20,6 +21,7 @@ RULE_LISTS: dict[str, tuple[Rule[Any], ...]] = {
     "cluster": CLUSTER_RULES,
     "network": NETWORK_RULES,
     "stack": STACK_RULES,
+    "pool": POOL_RULES,
 }
 CLUSTER = {"name": "tpu-test", "region": "us-central2"}
 RANGES = {"nodesCidr": "10.0.0.0/22", "podsCidr": "10.4.0.0/16", "servicesCidr": "10.8.0.0/20"}
@@ -46,8 +48,16 @@ def _resolves(path: str) -> bool:
 )
 def test_every_rule_reads_fields_the_config_has(listed: tuple[str, Rule[Any]]) -> None:
     _, each = listed
-    assert each.reads, f"{each.name} reads nothing: it could never be skipped"
     assert [path for path in each.reads if not _resolves(path)] == []
+    # A rule refuses only what it reads: the fields whose values its problem is about.
+    assert set(each.refuses) <= set(each.reads)
+
+
+def test_only_presence_rules_read_nothing() -> None:
+    """A rule that reads no field could never be skipped: only those that ask whether a key is
+    written at all (parsed or not) may."""
+    unread = [each.name for rules in RULE_LISTS.values() for each in rules if not each.reads]
+    assert unread == ["autopilot_has_no_node_pool_keys"]
 
 
 def test_the_sections_own_rules_read_only_their_section() -> None:

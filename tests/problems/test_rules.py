@@ -77,3 +77,32 @@ def test_a_rule_that_reads_a_bad_field_is_skipped_and_hides_no_other() -> None:
 
 def test_no_rules_no_problems() -> None:
     assert run_rules((), [], {"cluster"}) == []
+
+
+@rule("tpu", refuses=("tpu",))
+def tpu_is_known(subject: list[str]) -> Iterator[Problem]:
+    if "unknown" in subject:
+        yield Problem("tpu", "unknown")
+
+
+@rule("tpu", "zone")
+def zone_of_the_tpu(subject: list[str]) -> Iterator[Problem]:
+    yield Problem("zone", "checked")
+
+
+@rule("zone")
+def zone_alone(subject: list[str]) -> Iterator[Problem]:
+    yield Problem("zone", "alone")
+
+
+REFUSING: tuple[Rule[list[str]], ...] = (tpu_is_known, zone_of_the_tpu, zone_alone)
+
+
+def test_a_refused_field_skips_the_rules_after_that_read_it() -> None:
+    found = run_rules(REFUSING, ["unknown"], ())
+    assert [p.message for p in found] == ["unknown", "alone"]
+
+
+def test_a_field_is_refused_only_when_its_rule_finds_a_problem() -> None:
+    found = run_rules(REFUSING, [], ())
+    assert [p.message for p in found] == ["checked", "alone"]
