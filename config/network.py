@@ -51,8 +51,8 @@ DEFAULT_NAT_MIN_PORTS = 1024
 DEFAULT_NAT_MAX_PORTS = MAX_NAT_PORTS
 #: Cloud NAT logs only what failed (dropped connections for lack of ports), when logging is on.
 NAT_LOG_FILTER = "ERRORS_ONLY"
-#: Upgrades recreate nodes: GKE's default surge (and the CPU pool's) adds one node per zone of a
-#: pool at a time.
+#: Upgrades recreate nodes: the CPU pool's surge (GKE's default) adds one node per zone at a
+#: time.
 SURGE_NODES = 1
 
 _NETWORK_LIST = ", ".join(str(r) for r in PRIVATE_RANGES[:3])
@@ -257,21 +257,18 @@ def node_groups(
     cluster: ClusterSpec, pools: Sequence[TpuPoolPlan], default_max_pods: int
 ) -> list[NodeGroup]:
     """Every node the cluster can have: the CPU pool in each of its zones, every slice and
-    autoscaling maximum. Surge is what an upgrade adds while a pool is recreated: one node per
-    zone, or a whole new slice for a multi-host pool; flex-start and queued nodes are upgraded
-    without surge (GKE's short-lived upgrades)."""
+    autoscaling maximum. Surge is what an upgrade adds beside a node pool: one node per zone
+    of the CPU pool, and for a TPU pool what its upgrade settings add (config.upgrades: none by
+    default on a reservation or a slice, a whole slice when a slice's maxSurge is above 0, none
+    for flex-start and queued nodes)."""
     cpu = cluster.cpu_pool
     groups = [NodeGroup("CPU", cpu.node_count, SURGE_NODES * cpu.zone_count, default_max_pods)]
     for pool in pools:
-        per_pool = pool.ref.max_nodes_per_node_pool
-        surge = 0
-        if not pool.capacity.dynamic_workload_scheduler:
-            surge = per_pool if pool.multi_host else SURGE_NODES
         groups.append(
             NodeGroup(
                 pool.name,
                 pool.ref.max_node_count,
-                surge * pool.slices,
+                pool.surge_nodes_per_node_pool * pool.slices,
                 pool.max_pods_per_node or GKE_DEFAULT_MAX_PODS_PER_NODE,
             )
         )

@@ -99,7 +99,11 @@ class TpuPoolPlan:
 
     @property
     def surge_nodes_per_node_pool(self) -> int:
-        """Nodes an upgrade adds beside each node pool at the most (its settings decide)."""
+        """Nodes an upgrade adds beside each node pool at the most: what its settings add; for
+        node pools GKE creates, GKE's own surge of one node (a whole slice for a slice); none
+        for short-lived flex-start and queued nodes."""
+        if self.per_workload:
+            return self.nodes_per_slice if self.multi_host else 1
         if self.upgrade is None:
             return 0
         return self.upgrade.surge_nodes(

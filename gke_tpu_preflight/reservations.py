@@ -57,8 +57,12 @@ class Consumer:
     @property
     def nodes(self) -> int:
         """What the pool can take of it: every slice at its most, or one slice of a pool whose
-        nodes GKE creates per workload."""
-        return self.pool.ref.max_node_count
+        nodes GKE creates per workload; and, through its own reservation, the surge nodes its
+        upgrade settings add beside each node pool (GKE creates them with the same affinity)."""
+        nodes = self.pool.ref.max_node_count
+        if ".fallback[" not in self.path:
+            nodes += self.pool.surge_nodes_per_node_pool * self.pool.slices
+        return nodes
 
 
 def reservation_needs(

@@ -26,6 +26,8 @@ CLUSTER = {"name": "tpu-net", "region": "us-east5"}
 RANGES = {"nodesCidr": "10.0.0.0/22", "podsCidr": "10.4.0.0/16", "servicesCidr": "10.8.0.0/20"}
 #: The issue's example: a v5e 16x16 slice is 64 nodes.
 BIG_SLICE = {"name": "big", "tpu": "v5e", "topology": "16x16", "zone": "us-east5-b"}
+#: A slice upgraded by creating a whole new slice beside the old one (maxSurge above 0).
+SURGING_SLICE = {**BIG_SLICE, "upgrade": {"maxSurge": 1}}
 
 
 def _config(
@@ -300,18 +302,36 @@ def test_an_existing_subnetwork_is_in_the_cluster_s_region() -> None:
 def test_the_nodes_range_holds_every_node_at_its_most_with_surge() -> None:
     # 3 CPU nodes (one per zone GKE picks) + 3 surge, and 64 slice nodes + a whole slice of
     # surge: 134 nodes, more than a /25's 124.
-    assert _problems({**RANGES, "nodesCidr": "10.0.0.0/25"}, [BIG_SLICE]) == [
+    assert _problems({**RANGES, "nodesCidr": "10.0.0.0/25"}, [SURGING_SLICE]) == [
         "network.nodesCidr: '10.0.0.0/25' holds 124 nodes; the cluster can have 134 at the "
         "most, counting surge during upgrades (CPU 3 + 3 surge, big 64 + 64 surge): use a /24 "
         "or wider, such as '10.0.0.0/24'"
     ]
-    assert load_platform(_config({**RANGES, "nodesCidr": "10.0.0.0/24"}, [BIG_SLICE]))
+    assert load_platform(_config({**RANGES, "nodesCidr": "10.0.0.0/24"}, [SURGING_SLICE]))
+
+
+def test_a_slice_recreated_in_place_adds_no_surge() -> None:
+    # By default a slice is upgraded with maxSurge 0: 3 + 3 CPU and 64 slice nodes fit a /25.
+    assert load_platform(_config({**RANGES, "nodesCidr": "10.0.0.0/25"}, [BIG_SLICE]))
+
+
+def test_a_single_host_pool_adds_the_surge_it_sets() -> None:
+    # 3 + 3 CPU, 50 single-host VMs + 4 surge fill 60; a surge of 5 does not fit a /26.
+    serve = {"name": "serve", "tpu": "v5e", "topology": "1x1", "zone": "us-east5-b",
+             "autoscaling": {"minNodes": 0, "maxNodes": 50}}  # fmt: skip
+    network = {**RANGES, "nodesCidr": "10.0.0.0/26"}
+    assert load_platform(_config(network, [{**serve, "upgrade": {"maxSurge": 4}}]))
+    assert _problems(network, [{**serve, "upgrade": {"maxSurge": 5}}]) == [
+        "network.nodesCidr: '10.0.0.0/26' holds 60 nodes; the cluster can have 61 at the most, "
+        "counting surge during upgrades (CPU 3 + 3 surge, serve 50 + 5 surge): use a /25 or "
+        "wider, such as '10.0.0.0/25'"
+    ]
 
 
 def test_each_slice_of_a_multislice_pool_surges_by_a_whole_slice() -> None:
     # Two 64-node slices, each upgraded by recreating it beside the old one: 128 + 128 surge,
     # and the CPU pool's 3 + 3: 262 nodes, more than a /24's 252.
-    two = {**BIG_SLICE, "slices": 2}
+    two = {**SURGING_SLICE, "slices": 2}
     assert _problems({**RANGES, "nodesCidr": "10.0.0.0/24"}, [two]) == [
         "network.nodesCidr: '10.0.0.0/24' holds 252 nodes; the cluster can have 262 at the "
         "most, counting surge during upgrades (CPU 3 + 3 surge, big 128 + 128 surge): use a /23 "
@@ -337,7 +357,7 @@ def test_the_pods_range_holds_a_block_per_node_at_its_maximum_pods() -> None:
     # The issue's example: with 110 Pods per node each of the slice's 64 nodes (and the 64 of a
     # surge slice) takes a /24: 34,304 addresses with the CPU pool's, more than a /17.
     network = {**RANGES, "podsCidr": "10.4.0.0/17", "tpuMaxPodsPerNode": 110}
-    assert _problems(network, [BIG_SLICE]) == [
+    assert _problems(network, [SURGING_SLICE]) == [
         "network.podsCidr: '10.4.0.0/17' has 32768 addresses; the Pods of 134 nodes at the most "
         "take 34304 (6 CPU x /24 (110 Pods per node), 128 big x /24 (110 Pods per node)): use a "
         "/16 or wider, such as '10.4.0.0/16', or lower maxPodsPerNode"
@@ -398,7 +418,7 @@ def test_every_problem_of_every_section_at_once(tmp_path: Path, capsys: Any) -> 
         "  - cluster.network: 'default' cannot be combined with gke-tpu:network",
         "  - network.nat.minPortsPerVm: 100: is not a power of two",
         "  - network.podsCidr: '10.0.0.0/16' overlaps nodesCidr '10.0.0.0/28'",
-        "  - network.nodesCidr: '10.0.0.0/28' holds 12 nodes; the cluster can have 134 at the most",
+        "  - network.nodesCidr: '10.0.0.0/28' holds 12 nodes; the cluster can have 70 at the most",
         "  - tpuPools[1].tpu: 'v9' is not a TPU generation",
     ):
         assert line in err

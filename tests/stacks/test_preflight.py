@@ -640,3 +640,13 @@ def test_a_pool_asking_for_the_reservations_interval_passes(run_plan: PlanRunner
     assert pool.inputs["nodeConfig"]["hostMaintenancePolicy"] == {"maintenanceInterval": "PERIODIC"}
     # A reservation that sets no interval is not compared.
     assert _plan(run_plan, _document(), matching).errors == []
+
+
+def test_a_surge_on_a_reservation_needs_room_in_it(run_plan: PlanRunner) -> None:
+    # 32 reserved for two 16-VM slices: a maxSurge above 0 recreates each slice beside the old
+    # one, with the same affinity, so the reservation needs 16 more.
+    surging = {**SLICES, "upgrade": {"maxSurge": 1}}
+    assert _plan(run_plan, _document(), surging).errors == [
+        "tpuPools[0].reservation: 'tpu-v5p-train' has 32 free VMs (32 reserved, 0 in use); the "
+        "pools that consume it need 64 (v5p-train 64): 32 short"
+    ]
