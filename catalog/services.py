@@ -47,6 +47,13 @@ MODULES: dict[str, Module] = {
         ("roles/resourcemanager.projectIamAdmin",),
         "the nodes' service account's two project roles",
     ),
+    "monitoring": Module(
+        ("monitoring.googleapis.com",),
+        ("roles/monitoring.editor",),
+        "the cluster's dashboard, alert policies and email notification channels "
+        "(`gke-tpu:observability`, on by default); narrower: `roles/monitoring.dashboardEditor`, "
+        "`roles/monitoring.alertPolicyEditor` and `roles/monitoring.notificationChannelEditor`",
+    ),
     "storage": Module(
         ("storage.googleapis.com",),
         ("roles/storage.admin",),

@@ -23,6 +23,13 @@ from config.cost import COST_KEY, CostEstimate, CostSpec, estimate_cost
 from config.kueue import KueuePlan, KueueSpec, plan_kueue
 from config.network import NetworkPlan, NetworkSpec, plan_network
 from config.network_rules import NETWORK_RULES
+from config.observability import ObservabilitySpec
+from config.observability_plan import (
+    OBSERVABILITY_RULES,
+    ObservabilityPlan,
+    ObservedStack,
+    plan_observability,
+)
 from config.pool_plan import TpuPoolPlan
 from config.pool_rules import maintenance_warnings
 from config.pool_versions import version_warnings
@@ -55,6 +62,8 @@ class PlatformSpec:
     kueue: KueuePlan | None = None
     cost: CostEstimate | None = None
     """What the stack costs a month, from the dated price tables (the plan's `cost`)."""
+    observability: ObservabilityPlan | None = None
+    """Monitoring components, dashboard and alerts; None with `observability.enabled: false`."""
     warnings: tuple[str, ...] = field(default=())
 
     @property
@@ -94,6 +103,7 @@ SECTIONS: dict[str, Section] = {
     "preflight": Section(PreflightSpec, required=False),
     "kueue": Section(KueueSpec, required=False),
     COST_KEY: Section(CostSpec, required=False),
+    "observability": Section(ObservabilitySpec, required=False),
 }
 
 
@@ -241,6 +251,8 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         warnings=warnings,
     )
     problems += run_rules(STACK_RULES, stack, unparsed)
+    observability: ObservabilitySpec = parsed.specs.get("observability", ObservabilitySpec())
+    problems += run_rules(OBSERVABILITY_RULES, ObservedStack(observability, cluster), unparsed)
 
     index = {pool.name: i for i, pool, invalid in entries if "name" not in invalid}
     kueue, kueue_problems, kueue_warnings = plan_kueue(
@@ -270,16 +282,27 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         plan_model_storage(storage_spec, cluster.name, cluster.region) if storage_spec else None
     )
     network = plan_network(network_spec, cluster.name, cluster.region) if network_spec else None
+    cluster_plan = plan_cluster(project, cluster, pools, network)
+    monitoring, monitoring_warnings = plan_observability(
+        observability,
+        cluster,
+        pools,
+        kueue=kueue,
+        storage=storage,
+        scaling=cluster.mode == "autopilot" or cluster_plan.autoscaling_profile is not None,
+    )
+    warnings += monitoring_warnings
     return PlatformSpec(
         project=project,
         cluster=cluster,
-        cluster_plan=plan_cluster(project, cluster, pools, network),
+        cluster_plan=cluster_plan,
         tpu_pools=pools,
         storage=storage,
         network=network,
         preflight=parsed.specs.get("preflight", PreflightSpec()),
         kueue=kueue,
         cost=cost,
+        observability=monitoring,
         warnings=tuple(warnings),
     )
 
@@ -302,6 +325,7 @@ _SECTION_ORDER = (
     "kueue",
     "preflight",
     COST_KEY,
+    "observability",
 )
 
 

@@ -40,6 +40,10 @@ OUTPUT_MEANINGS: dict[str, str] = {
     "service account.",
     "kubernetesWriterServiceAccount": "Only with the writer: ServiceAccount for conversion jobs.",
     "modelWriterVolumeClaim": "Only with the writer: ReadWriteMany claim on the bucket.",
+    "dashboardUrl": "The cluster's Cloud Monitoring dashboard (console URL); `null` with "
+    "`observability.enabled: false`.",
+    "alertPolicies": "Alert policies by alert name (`slice-down-<pool>`, `idle-chips`, ...): "
+    "their resource names, `projects/<p>/alertPolicies/<id>`; `{}` without observability.",
 }
 
 
@@ -261,6 +265,8 @@ def platform_outputs(
     tpu_pools: Sequence[TpuPoolRef],
     queues: Sequence[QueueRef] = (),
     storage: ModelStorageOutputs | None,
+    dashboard_url: Any = None,
+    alert_policies: Any = None,
 ) -> dict[str, Any]:
     """The platform stack's outputs by name: what `PlatformOutputs.parse` reads back.
 
@@ -282,6 +288,8 @@ def platform_outputs(
         "kubernetesNamespace": storage.namespace if storage else None,
         "kubernetesServiceAccount": storage.kubernetes_service_account if storage else None,
         "modelVolumeClaim": storage.claim if storage else None,
+        "dashboardUrl": dashboard_url,
+        "alertPolicies": alert_policies if alert_policies is not None else {},
     }
     writer = storage.writer if storage else None
     if writer:

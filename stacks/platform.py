@@ -10,6 +10,7 @@ import pulumi
 from components.args import ClusterNetworkArgs, TpuPoolArgs
 from components.autopilot_cluster import AutopilotCluster, AutopilotClusterArgs
 from components.cloud_nat import CloudNat, CloudNatArgs
+from components.cluster_observability import ClusterObservability, ClusterObservabilityArgs
 from components.jobset_install import JobSetInstall, JobSetInstallArgs
 from components.kueue_install import KueueInstall, KueueInstallArgs
 from components.kueue_queues import KueueQueues, KueueQueuesArgs
@@ -34,6 +35,7 @@ class Platform:
     storage: StorageBucket | None
     volumes: ModelVolumes | None
     queues: KueueQueues | None = None
+    observability: ClusterObservability | None = None
 
 
 def build_network(spec: PlatformSpec) -> tuple[VpcNetwork | None, CloudNat | None]:
@@ -120,7 +122,7 @@ def build_platform(spec: PlatformSpec) -> Platform:
                 provider=cluster.provider,
             ),
         )
-    queues = None
+    queues = kueue = None
     if spec.kueue is not None:
         on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
         # JobSet with Kueue, for multislice jobs to go through the queues too.
@@ -141,6 +143,19 @@ def build_platform(spec: PlatformSpec) -> Platform:
             ),
             on_cluster,
         )
+    observability = None
+    if spec.observability is not None:
+        # The cluster only: no TPU pool holds the alerts back.
+        observability = ClusterObservability(
+            f"{cluster_spec.name}-observability",
+            ClusterObservabilityArgs(
+                project=spec.project,
+                plan=spec.observability,
+                cluster=cluster.cluster,
+                provider=cluster.provider,
+                kueue=[kueue.manifest] if kueue else [],
+            ),
+        )
     return Platform(
         spec=spec,
         network=network,
@@ -150,6 +165,7 @@ def build_platform(spec: PlatformSpec) -> Platform:
         storage=storage,
         volumes=volumes,
         queues=queues,
+        observability=observability,
     )
 
 
@@ -187,4 +203,6 @@ def stack_outputs(platform: Platform) -> dict[str, Any]:
         ],
         queues=[queue.ref for queue in spec.kueue.queues] if spec.kueue else (),
         storage=model,
+        dashboard_url=platform.observability.dashboard_url if platform.observability else None,
+        alert_policies=platform.observability.alert_policy_names if platform.observability else {},
     )

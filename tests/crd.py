@@ -14,6 +14,9 @@ THIRD_PARTY = ROOT / "third_party"
 #: The vendored CRD of each custom kind, by (API group, kind).
 CRDS = {
     ("jobset.x-k8s.io", "JobSet"): THIRD_PARTY / "jobset" / "jobset.x-k8s.io_jobsets.yaml",
+    ("monitoring.googleapis.com", "PodMonitoring"): THIRD_PARTY
+    / "prometheus-engine"
+    / "monitoring.googleapis.com_podmonitorings.yaml",
     **{
         ("kueue.x-k8s.io", kind): THIRD_PARTY / "kueue" / f"kueue.x-k8s.io_{plural}.yaml"
         for kind, plural in (

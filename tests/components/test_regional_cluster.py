@@ -160,6 +160,18 @@ def test_stack_outputs(run_plan: PlanRunner) -> None:
         "kubernetesNamespace": None,
         "kubernetesServiceAccount": None,
         "modelVolumeClaim": None,
+        "dashboardUrl": "https://console.cloud.google.com/monitoring/dashboards/custom/"
+        "fake-tpu-test-observability-dashboard?project=gke-tpu-test",
+        "alertPolicies": {
+            name: f"tpu-test-observability-{name}"
+            for name in (
+                "idle-chips",
+                "interruptions",
+                "jobset-restarts",
+                "node-not-ready",
+                "node-pool-error",
+            )
+        },
     }
 
 

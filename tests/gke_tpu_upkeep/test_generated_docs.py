@@ -45,6 +45,7 @@ def test_every_file_has_its_parts() -> None:
             "config-kueue",
             "config-cost",
             "stack-costs",
+            "config-observability",
         ]
     )
     with pytest.raises(KeyError):
@@ -131,7 +132,8 @@ def test_the_report_names_the_apis_and_roles_of_its_own_stack(tpu7x: Plan) -> No
         "APIs: `gcloud services enable --project gke-tpu-dev artifactregistry.googleapis.com "
         "cloudquotas.googleapis.com cloudresourcemanager.googleapis.com compute.googleapis.com "
         "container.googleapis.com "
-        "iam.googleapis.com iamcredentials.googleapis.com storage.googleapis.com`"
+        "iam.googleapis.com iamcredentials.googleapis.com monitoring.googleapis.com "
+        "storage.googleapis.com`"
     ) in report
     assert "`roles/compute.admin`" not in report  # dev has no tpu7x workload policy
     assert "`roles/compute.admin`" in plan_markdown(tpu7x)

@@ -1,0 +1,329 @@
+"""The alert policies of a cluster, as pure data: PromQL conditions only (Cloud Monitoring ended
+MQL support on 2025-07-22, https://cloud.google.com/monitoring/mql), and one log-match
+condition for stockouts. Each carries what to do when it fires.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from catalog import monitoring as m
+from config.observability import (
+    Alerts,
+    IdleChips,
+    Interruptions,
+    JobsetRestarts,
+    NodeNotReady,
+    NodePoolError,
+    QueueStarvation,
+    SliceDown,
+    Stockout,
+    duration_seconds,
+)
+from config.observability_queries import ClusterSeries, Gates, any_of
+from config.pool_plan import TpuPoolPlan
+
+#: How long a stockout incident stays open without a new failed scale-up: the autoscaler
+#: retries within minutes, so an hour without one means it got the capacity or gave up.
+STOCKOUT_AUTO_CLOSE_SECONDS = 3600
+#: The window of the averages that smooth one-minute samples (duty cycle is sampled over
+#: 10 s every 60 s) before a condition holds them against a threshold.
+SMOOTHING = "5m"
+#: How far back a node's chips count as present: a node that stops reporting them because it
+#: is not Ready still counts as a TPU node for a day.
+TPU_NODE_MEMORY = "1d"
+
+
+@dataclass(frozen=True)
+class AlertPlan:
+    """One alert policy."""
+
+    key: str
+    """The `alerts` entry it comes from (`sliceDown`)."""
+    name: str
+    """Suffix of the policy's resource name, unique in the stack (`slice-down-v5e-train`)."""
+    display_name: str
+    severity: str
+    documentation: str
+    """Markdown sent with each notification: what fired and what to do."""
+    query: str | None = None
+    """The PromQL condition; None for the log-match policy."""
+    duration_seconds: int = 0
+    """How long the PromQL condition must hold before the policy fires."""
+    log_filter: str | None = None
+    """The log-match condition's filter."""
+    rate_limit_seconds: int | None = None
+    """At most one notification per this period (log-match policies need one)."""
+    threshold: str = ""
+    """The threshold and duration as the report lists them."""
+
+
+def _doc(what: str, then: str, cluster: str) -> str:
+    return f"**{what}** in cluster `{cluster}`.\n\n{then}"
+
+
+def slice_down(
+    alert: SliceDown, series: ClusterSeries, pools: Sequence[TpuPoolPlan], gates: Gates
+) -> list[AlertPlan]:
+    """One policy per multi-host pool with node pools of ours; one for the node pools GKE
+    creates (pools with a fallback, Autopilot), which no name of ours selects."""
+    multi = [p for p in pools if p.multi_host]
+    if not alert.enabled or not multi or not gates.allows([m.MULTI_HOST_AVAILABLE], "sliceDown"):
+        return []
+    named = sorted(n for p in multi for n in p.node_pool_names)
+    groups: list[tuple[str, str, dict[str, str]]] = [
+        (p.name, f"pool {p.name}", {"node_pool_name=~": any_of(p.node_pool_names)})
+        for p in multi
+        if p.node_pool_names
+    ]
+    created = [p.name for p in multi if not p.node_pool_names]
+    if created:
+        others = {"node_pool_name!~": any_of(named)} if named else {}
+        groups.append(("created", f"node pools GKE creates ({', '.join(created)})", others))
+    then = (
+        "Every job on the slice has stopped: a multi-host slice runs only when all of its VMs "
+        "do. The `unavailability_reason` label on the dashboard's availability chart says why "
+        "(MaintenanceTaint, RebootEvent: host maintenance, wait; Unhealthy, MachineNotRunning: "
+        "GKE repairs the slice by recreating it; ProvisioningError: capacity or quota, see "
+        "the stockout alert). Jobs restart when the slice is back; if it stays down, "
+        "`gcloud container node-pools describe` shows the operation GKE is running."
+    )
+    return [
+        AlertPlan(
+            key="sliceDown",
+            name=f"slice-down-{suffix}",
+            display_name=f"{series.cluster}: TPU slice down, {what}",
+            severity=alert.severity,
+            documentation=_doc(f"A TPU slice of {what} is unavailable", then, series.cluster),
+            query=f"max by (node_pool_name) "
+            f"({series.system(m.MULTI_HOST_AVAILABLE, m.K8S_NODE_POOL, **labels)}) == 0",
+            duration_seconds=duration_seconds(alert.for_),
+            threshold=f"unavailable for {alert.for_}",
+        )
+        for suffix, what, labels in groups
+    ]
+
+
+def node_pool_error(alert: NodePoolError, series: ClusterSeries, gates: Gates) -> list[AlertPlan]:
+    if not alert.enabled or not gates.allows([m.NODE_POOL_STATUS], "nodePoolError"):
+        return []
+    selector = series.system(m.NODE_POOL_STATUS, m.K8S_NODE_POOL, status="Error")
+    then = (
+        "GKE could not create, repair or upgrade the node pool. `gcloud container operations "
+        "list --filter=TARGET~<node pool>` shows the failed operation and its error; fix the "
+        "cause (quota, reservation, capacity) and GKE retries, or delete and recreate the pool "
+        "with `pulumi up --target`."
+    )
+    return [
+        AlertPlan(
+            key="nodePoolError",
+            name="node-pool-error",
+            display_name=f"{series.cluster}: TPU node pool in Error",
+            severity=alert.severity,
+            documentation=_doc("A TPU node pool is in Error", then, series.cluster),
+            query=f"max by (node_pool_name) ({selector}) == 1",
+            duration_seconds=duration_seconds(alert.for_),
+            threshold=f"in Error for {alert.for_}",
+        )
+    ]
+
+
+def node_not_ready(alert: NodeNotReady, series: ClusterSeries, gates: Gates) -> list[AlertPlan]:
+    metrics = [m.NODE_STATUS_CONDITION, m.NODE_MEMORY_TOTAL]
+    if not alert.enabled or not gates.allows(metrics, "nodeNotReady"):
+        return []
+    not_ready = series.system(
+        m.NODE_STATUS_CONDITION, m.K8S_NODE, condition="Ready", **{"status!": "True"}
+    )
+    # TPU nodes are those that reported accelerator memory: k8s_node carries no pool label.
+    tpu = series.system(m.NODE_MEMORY_TOTAL, m.K8S_NODE)
+    then = (
+        "The node's Pods cannot run; on a multi-host slice the whole slice is down with it. "
+        "`kubectl describe node <node>` shows the condition's reason. GKE auto-repair "
+        "recreates an unhealthy node (a multi-host slice as a whole); a node that stays "
+        "NotReady with auto-repair off (flex-start, queued) needs `gcloud compute instances "
+        "reset` or the pool resized."
+    )
+    return [
+        AlertPlan(
+            key="nodeNotReady",
+            name="node-not-ready",
+            display_name=f"{series.cluster}: TPU node not Ready",
+            severity=alert.severity,
+            documentation=_doc("A TPU node is not Ready", then, series.cluster),
+            query=f"(max by (node_name) ({not_ready}) == 1) and on (node_name) "
+            f"max by (node_name) (max_over_time({tpu}[{TPU_NODE_MEMORY}]))",
+            duration_seconds=duration_seconds(alert.for_),
+            threshold=f"not Ready for {alert.for_}",
+        )
+    ]
+
+
+def interruptions(alert: Interruptions, series: ClusterSeries) -> list[AlertPlan]:
+    if not alert.enabled:
+        return []
+    counts = series.system(m.NODE_POOL_INTERRUPTIONS, m.K8S_NODE_POOL)
+    then = (
+        "Informational: GKE terminated, maintained or preempted nodes of the pool "
+        "(`interruption_type`, `interruption_reason`). Jobs on them restarted; frequent "
+        "preemptions of a Spot pool are the price of Spot, frequent maintenance of a "
+        "reservation is set by its maintenance interval. Nothing to do unless it repeats."
+    )
+    return [
+        AlertPlan(
+            key="interruptions",
+            name="interruptions",
+            display_name=f"{series.cluster}: node pool interruptions",
+            severity=alert.severity,
+            documentation=_doc("Node pool interruptions", then, series.cluster),
+            query="sum by (node_pool_name, interruption_type, interruption_reason) "
+            f"(sum_over_time({counts}[{alert.for_}])) >= {alert.threshold}",
+            threshold=f">= {alert.threshold} in {alert.for_}",
+        )
+    ]
+
+
+def jobset_restarts(alert: JobsetRestarts, series: ClusterSeries, gates: Gates) -> list[AlertPlan]:
+    """Restarts within the window, or the Failed condition; restarts only from the version
+    that has `kube_jobset_restarts`."""
+    if not alert.enabled:
+        return []
+    failed = series.prometheus(m.KUBE_JOBSET_STATUS_CONDITION, condition="Failed")
+    query = f"max by (namespace, jobset_name) ({failed}) == 1"
+    if gates.allows([m.KUBE_JOBSET_RESTARTS], "jobsetRestarts (restarts)"):
+        restarts = series.prometheus(m.KUBE_JOBSET_RESTARTS)
+        query = (
+            f"(max by (namespace, jobset_name) (delta({restarts}[{alert.for_}])) "
+            f">= {alert.threshold}) or ({query})"
+        )
+    then = (
+        "A JobSet restarted again and again or failed. `kubectl describe jobset <name> -n "
+        "<namespace>` shows the failed Job; its Pods' logs show whether the workload crashed "
+        "(fix it) or its nodes went away (interruptions, slice down). A Failed JobSet keeps "
+        "this open until it is deleted or resubmitted."
+    )
+    return [
+        AlertPlan(
+            key="jobsetRestarts",
+            name="jobset-restarts",
+            display_name=f"{series.cluster}: JobSet restarting or failed",
+            severity=alert.severity,
+            documentation=_doc("A JobSet keeps restarting or failed", then, series.cluster),
+            query=query,
+            threshold=f">= {alert.threshold} restarts in {alert.for_}, or Failed",
+        )
+    ]
+
+
+def idle_chips(alert: IdleChips, series: ClusterSeries, gates: Gates) -> list[AlertPlan]:
+    if not alert.enabled or not gates.allows([m.CONTAINER_DUTY_CYCLE], "idleChips"):
+        return []
+    duty = series.system(m.CONTAINER_DUTY_CYCLE, m.K8S_CONTAINER)
+    then = (
+        "A Pod holds TPU chips it barely uses: the chips cost the same idle. Check the Pod "
+        "(`kubectl logs`): a job waiting on data or a stuck step, a finished job that never "
+        "exits, a serving replica without traffic. Delete or scale it down, or raise the "
+        "threshold for workloads that idle by design."
+    )
+    return [
+        AlertPlan(
+            key="idleChips",
+            name="idle-chips",
+            display_name=f"{series.cluster}: allocated TPU chips idle",
+            severity=alert.severity,
+            documentation=_doc("Allocated TPU chips are idle", then, series.cluster),
+            query=f"avg by (namespace_name, pod_name) (avg_over_time({duty}[{SMOOTHING}])) "
+            f"< {alert.threshold}",
+            duration_seconds=duration_seconds(alert.for_),
+            threshold=f"duty cycle < {alert.threshold}% for {alert.for_}",
+        )
+    ]
+
+
+def queue_starvation(alert: QueueStarvation, series: ClusterSeries) -> list[AlertPlan]:
+    if not alert.enabled:
+        return []
+    pending = series.prometheus(m.KUEUE_PENDING_WORKLOADS, status=m.KUEUE_INADMISSIBLE)
+    then = (
+        "Workloads wait in a ClusterQueue that cannot admit them: they ask for more chips "
+        "than its quota, or a flavor no pool offers. `kubectl get workloads -A` and "
+        "`kubectl describe workload <name>` give the reason; shrink the request, or give the "
+        "queue a larger share (`gke-tpu:kueue`)."
+    )
+    return [
+        AlertPlan(
+            key="queueStarvation",
+            name="queue-starvation",
+            display_name=f"{series.cluster}: Kueue workloads inadmissible",
+            severity=alert.severity,
+            documentation=_doc("Kueue workloads are inadmissible", then, series.cluster),
+            query=f"max by (cluster_queue) ({pending}) >= {alert.threshold}",
+            duration_seconds=duration_seconds(alert.for_),
+            threshold=f">= {alert.threshold} for {alert.for_}",
+        )
+    ]
+
+
+def stockout_filter(cluster: str, location: str) -> str:
+    """The autoscaler visibility log's failed scale-ups of one cluster."""
+    ids = " OR ".join(
+        f'jsonPayload.resultInfo.results.errorMsg.messageId="{i}"' for i in m.SCALE_UP_ERRORS
+    )
+    return "\n".join(
+        [
+            f'log_id("{m.AUTOSCALER_VISIBILITY_LOG}")',
+            'resource.type="k8s_cluster"',
+            f'resource.labels.cluster_name="{cluster}"',
+            f'resource.labels.location="{location}"',
+            f"({ids})",
+        ]
+    )
+
+
+def stockout(alert: Stockout, series: ClusterSeries) -> list[AlertPlan]:
+    if not alert.enabled:
+        return []
+    then = (
+        "The cluster autoscaler could not add nodes: the zone has no capacity of the machine "
+        "(`out.of.resources`), the project is out of quota (`quota.exceeded`), or the "
+        "subnet's ranges are full (`ip.space.exhausted`). Pods stay Pending meanwhile. Wait "
+        "or add a capacity fallback (`tpuPools[].fallback`) for stockouts; request quota; "
+        "widen the network's ranges. The log entry names the node pool."
+    )
+    return [
+        AlertPlan(
+            key="stockout",
+            name="stockout",
+            display_name=f"{series.cluster}: scale-up failed (stockout, quota, addresses)",
+            severity=alert.severity,
+            documentation=_doc("A scale-up failed", then, series.cluster),
+            log_filter=stockout_filter(series.cluster, series.location),
+            rate_limit_seconds=duration_seconds(alert.for_),
+            threshold=f"any, at most one notification per {alert.for_}",
+        )
+    ]
+
+
+def plan_alerts(
+    alerts: Alerts,
+    series: ClusterSeries,
+    pools: Sequence[TpuPoolPlan],
+    gates: Gates,
+    *,
+    jobsets: bool,
+    queues: bool,
+    scaling: bool,
+) -> list[AlertPlan]:
+    """Every policy the stack gets. `jobsets`: the JOBSET kube state package is collected;
+    `queues`: Kueue's metrics are; `scaling`: node pools scale or GKE creates them."""
+    return [
+        *slice_down(alerts.slice_down, series, pools, gates),
+        *node_pool_error(alerts.node_pool_error, series, gates),
+        *node_not_ready(alerts.node_not_ready, series, gates),
+        *interruptions(alerts.interruptions, series),
+        *(jobset_restarts(alerts.jobset_restarts, series, gates) if jobsets else []),
+        *idle_chips(alerts.idle_chips, series, gates),
+        *(queue_starvation(alerts.queue_starvation, series) if queues else []),
+        *(stockout(alerts.stockout, series) if scaling else []),
+    ]
