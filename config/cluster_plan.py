@@ -85,6 +85,15 @@ class NodeAutoProvisioning:
 
 
 @dataclass(frozen=True)
+class Monitoring:
+    """The cluster's `monitoringConfig` (`gke-tpu:observability`): the components whose
+    metrics GKE sends, and Managed Service for Prometheus' managed collection."""
+
+    components: tuple[str, ...]
+    managed_prometheus: bool
+
+
+@dataclass(frozen=True)
 class ClusterPlan:
     """The cluster of either mode, decided."""
 
@@ -117,6 +126,8 @@ class ClusterPlan:
     None: GKE's default."""
     cpu_pool: CpuPool | None
     """The CPU node pool of a Standard cluster; None on Autopilot."""
+    monitoring: Monitoring | None = None
+    """None with `observability.enabled: false`: GKE's defaults."""
 
     @property
     def autopilot(self) -> bool:
@@ -187,9 +198,10 @@ def plan_cluster(
     spec: ClusterSpec,
     pools: Sequence[TpuPoolPlan] = (),
     network: NetworkPlan | None = None,
+    monitoring: Monitoring | None = None,
 ) -> ClusterPlan:
-    """The cluster of a valid `spec` in `project`, with the TPU pools' `pools` and the VPC the
-    program creates (`network`; None on an existing one)."""
+    """The cluster of a valid `spec` in `project`, with the TPU pools' `pools`, the VPC the
+    program creates (`network`; None on an existing one) and its monitoring (None: GKE's)."""
     standard = spec.mode != "autopilot"
     provisioning = auto_provisioning(spec, pools)
     optimize = any(p.autoscaling or p.fallback for p in pools) or provisioning is not None
@@ -211,4 +223,5 @@ def plan_cluster(
         auto_provisioning=provisioning,
         default_max_pods_per_node=network.max_pods_per_node if network and standard else None,
         cpu_pool=spec.cpu_pool if standard else None,
+        monitoring=monitoring,
     )

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from catalog.gcp import project_id_problem, project_id_warning
 from catalog.gke import workload_pool
 from config.cluster import ClusterFacts, ClusterSpec
-from config.cluster_plan import ClusterPlan, plan_cluster
+from config.cluster_plan import ClusterPlan, Monitoring, plan_cluster
 from config.cluster_rules import CLUSTER_RULES
 from config.cost import COST_KEY, CostEstimate, CostSpec, estimate_cost
 from config.kueue import KueuePlan, KueueSpec, plan_kueue
@@ -282,16 +282,22 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         plan_model_storage(storage_spec, cluster.name, cluster.region) if storage_spec else None
     )
     network = plan_network(network_spec, cluster.name, cluster.region) if network_spec else None
-    cluster_plan = plan_cluster(project, cluster, pools, network)
     monitoring, monitoring_warnings = plan_observability(
         observability,
         cluster,
         pools,
         kueue=kueue,
         storage=storage,
-        scaling=cluster.mode == "autopilot" or cluster_plan.autoscaling_profile is not None,
+        scaling=cluster.mode == "autopilot" or any(p.autoscaling or p.fallback for p in pools),
     )
     warnings += monitoring_warnings
+    cluster_plan = plan_cluster(
+        project,
+        cluster,
+        pools,
+        network,
+        Monitoring(monitoring.components, monitoring.managed_prometheus) if monitoring else None,
+    )
     return PlatformSpec(
         project=project,
         cluster=cluster,

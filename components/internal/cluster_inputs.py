@@ -12,7 +12,7 @@ from components.internal.cluster_network import (
     master_authorized_networks_config,
     private_cluster_config,
 )
-from config.cluster_plan import ClusterPlan, Exclusion, MaintenancePolicy
+from config.cluster_plan import ClusterPlan, Exclusion, MaintenancePolicy, Monitoring
 
 
 def _exclusion(e: Exclusion) -> container.ClusterMaintenancePolicyMaintenanceExclusionArgs:
@@ -42,11 +42,26 @@ def maintenance_policy(
     )
 
 
+def monitoring_config(
+    monitoring: Monitoring | None,
+) -> container.ClusterMonitoringConfigArgs | None:
+    """The components and managed collection (pulumi-gcp `ClusterMonitoringConfig`); None
+    leaves GKE's defaults."""
+    if monitoring is None:
+        return None
+    return container.ClusterMonitoringConfigArgs(
+        enable_components=list(monitoring.components),
+        managed_prometheus=container.ClusterMonitoringConfigManagedPrometheusArgs(
+            enabled=monitoring.managed_prometheus
+        ),
+    )
+
+
 def common_cluster_args(plan: ClusterPlan, network: ClusterNetworkArgs | None) -> dict[str, Any]:
     """What a cluster of either mode is given: its place and version, the network (the one the
     program creates, with private nodes and authorized networks, or the plan's existing one),
-    Workload Identity, the GCS FUSE CSI driver, no client certificate and the maintenance
-    policy."""
+    Workload Identity, the GCS FUSE CSI driver, no client certificate, the maintenance
+    policy and the monitoring components."""
     ranges = network.plan if network else None
     return {
         "project": plan.project,
@@ -74,4 +89,5 @@ def common_cluster_args(plan: ClusterPlan, network: ClusterNetworkArgs | None) -
             ),
         ),
         "maintenance_policy": maintenance_policy(plan.maintenance_policy),
+        "monitoring_config": monitoring_config(plan.monitoring),
     }

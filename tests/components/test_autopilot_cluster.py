@@ -33,6 +33,10 @@ def test_autopilot_cluster_inputs_leave_nodes_to_gke_with_the_node_account(
         "masterAuth": {"clientCertificateConfig": {"issueClientCertificate": False}},
         "workloadIdentityConfig": {"workloadPool": "gke-tpu-test.svc.id.goog"},
         "addonsConfig": {"gcsFuseCsiDriverConfig": {"enabled": True}},
+        "monitoringConfig": {
+            "enableComponents": ["SYSTEM_COMPONENTS", "POD", "DEPLOYMENT", "JOBSET"],
+            "managedPrometheus": {"enabled": True},
+        },
         "clusterAutoscaling": {
             "autoProvisioningDefaults": {
                 "serviceAccount": NODES,

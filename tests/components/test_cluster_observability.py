@@ -189,3 +189,28 @@ def test_outputs_and_nothing_when_off(run_plan: PlanRunner) -> None:
     assert not [r for r in off.resources if r.type.startswith("gcp:monitoring/")]
     assert off.outputs["dashboardUrl"] is None
     assert off.outputs["alertPolicies"] == {}
+
+
+def test_the_cluster_sends_the_planned_components(run_plan: PlanRunner) -> None:
+    standard = run_plan(cluster=CLUSTER, tpuPools=[SLICE]).one(CLUSTER_TYPE)
+    assert standard.inputs["monitoringConfig"] == {
+        "enableComponents": ["SYSTEM_COMPONENTS", "POD", "DEPLOYMENT", "JOBSET"],
+        "managedPrometheus": {"enabled": True},
+    }
+    old = run_plan(cluster={**CLUSTER, "minMasterVersion": "1.31"}, tpuPools=[SLICE])
+    assert old.one(CLUSTER_TYPE).inputs["monitoringConfig"]["enableComponents"] == [
+        "SYSTEM_COMPONENTS",
+        "POD",
+        "DEPLOYMENT",
+    ]
+    assert any(w.startswith("observability.components: JOBSET needs") for w in old.warnings)
+    autopilot = run_plan(
+        cluster={**CLUSTER, "mode": "autopilot"},
+        observability={"components": ["SYSTEM_COMPONENTS", "STORAGE"]},
+    ).one(CLUSTER_TYPE)
+    assert autopilot.inputs["monitoringConfig"] == {
+        "enableComponents": ["SYSTEM_COMPONENTS", "STORAGE"],
+        "managedPrometheus": {"enabled": True},
+    }
+    off = run_plan(cluster=CLUSTER, observability={"enabled": False}).one(CLUSTER_TYPE)
+    assert "monitoringConfig" not in off.inputs

@@ -54,6 +54,10 @@ def test_cluster_inputs_are_exactly_the_secure_tpu_ready_defaults(run_plan: Plan
         "masterAuth": {"clientCertificateConfig": {"issueClientCertificate": False}},
         "workloadIdentityConfig": {"workloadPool": "gke-tpu-test.svc.id.goog"},
         "addonsConfig": {"gcsFuseCsiDriverConfig": {"enabled": True}},
+        "monitoringConfig": {
+            "enableComponents": ["SYSTEM_COMPONENTS", "POD", "DEPLOYMENT", "JOBSET"],
+            "managedPrometheus": {"enabled": True},
+        },
     }
     # The removed default pool's node config is not tracked after creation.
     assert cluster.options == {**NO_OPTIONS, "ignoreChanges": ["nodeConfig"]}

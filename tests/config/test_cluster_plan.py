@@ -12,6 +12,7 @@ from config.cluster_plan import (
     ClusterPlan,
     Exclusion,
     MaintenancePolicy,
+    Monitoring,
     NodeAutoProvisioning,
     RecurringWindow,
     ResourceLimit,
@@ -62,6 +63,7 @@ def test_the_smallest_stack_plans_a_standard_cluster_with_gke_defaults() -> None
         auto_provisioning=None,
         default_max_pods_per_node=None,
         cpu_pool=CpuPool(),
+        monitoring=Monitoring(("SYSTEM_COMPONENTS", "POD", "DEPLOYMENT", "JOBSET"), True),
     )
     assert (
         _plan().node_service_account_email == "tpu-test-nodes@gke-tpu-test.iam.gserviceaccount.com"
