@@ -195,3 +195,13 @@ def starting_price(generation: str, capacity: PriceKind) -> ChipPrice | None:
 def machine_price(machine_type: str, region: str, capacity: PriceKind) -> MachinePrice | None:
     """The price of an hour of a CPU machine type in `region`; None: unknown."""
     return MACHINE_PRICES.get((machine_type, region, capacity))
+
+
+def usd(value: float) -> str:
+    """Dollars as a reader writes them: `$7,008`, `$13,506.50`."""
+    return f"${value:,.2f}".removesuffix(".00")
+
+
+def rate(value: float) -> str:
+    """A unit price as published: at least cents (`$0.60`), else every digit (`$0.24493`)."""
+    return f"${value:.2f}" if round(value, 2) == value else f"${value}"

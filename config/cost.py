@@ -29,7 +29,9 @@ from catalog.prices import (
     PriceKind,
     chip_price,
     machine_price,
+    rate,
     starting_price,
+    usd,
 )
 from config.cluster import ClusterSpec
 from config.fallback import Kind, ReservationRef, Step
@@ -126,16 +128,6 @@ def _monthly(usd_per_hour: float | None, units: int) -> float | None:
 
 def _total(values: Sequence[float | None]) -> float | None:
     return None if any(v is None for v in values) else round(sum(v or 0.0 for v in values), 2)
-
-
-def usd(value: float) -> str:
-    """Dollars as a reader writes them: `$7,008`, `$13,506.50`."""
-    return f"${value:,.2f}".removesuffix(".00")
-
-
-def rate(value: float) -> str:
-    """A unit price as published: at least cents (`$0.60`), else every digit (`$0.24493`)."""
-    return f"${value:.2f}" if round(value, 2) == value else f"${value}"
 
 
 @dataclass(frozen=True)

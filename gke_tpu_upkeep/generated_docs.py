@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from catalog.prices import usd
 from catalog.services import (
     MODULES,
     PREFLIGHT_READS,
@@ -27,7 +28,6 @@ from catalog.services import (
     deployer_roles,
     required_apis,
 )
-from config.cost import usd
 from config.platform import SECTIONS
 from contract.outputs import OUTPUT_MEANINGS
 from gke_tpu_plan.cli import ROOT

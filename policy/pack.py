@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 from pulumi_policy import (
     EnforcementLevel,
+    PolicyConfigSchema,
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
@@ -25,6 +26,7 @@ from catalog.tokens import (
     PROJECT_IAM_MEMBER,
     PROJECT_IAM_POLICY,
 )
+from policy.cost_rules import BUDGET_KEY, budget_problems
 from policy.rules import (
     PROD_STACK_PREFIX,
     authorized_networks_problems,
@@ -166,6 +168,30 @@ cluster_master_authorized_networks = _resource_policy(
     EnforcementLevel.ADVISORY,
 )
 
+
+def _validate_budget(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    resources = [(r.resource_type, r.urn, r.props) for r in args.resources]
+    for message in budget_problems(resources, (args.get_config() or {}).get(BUDGET_KEY)):
+        report_violation(message, None)
+
+
+# Advisory: what a stack may cost is the team's call, and a preview must still show the plan
+# that is over budget; the plan's own cost (gke-tpu:cost) warns the same way.
+tpu_monthly_budget = StackValidationPolicy(
+    name="tpu-monthly-budget",
+    description="The stack's node pools (TPU chips by machine type, CPU machines) and GKE"
+    " clusters cost at most the configured monthlyBudgetUsd a month at their most (autoscaling"
+    " maximums, every zone), at the list prices of the catalog's dated tables; Spot, flex-start"
+    " and queued pools at their prices, reservations at the list price. Node pools GKE creates"
+    " for a ComputeClass or on Autopilot are not the stack's resources and are not counted."
+    " Without monthlyBudgetUsd in the policy config, nothing is checked. Advisory.",
+    validate=_validate_budget,
+    enforcement_level=EnforcementLevel.ADVISORY,
+    config_schema=PolicyConfigSchema(
+        properties={BUDGET_KEY: {"type": "number", "exclusiveMinimum": 0}}
+    ),
+)
+
 POLICIES: tuple[ResourceValidationPolicy | StackValidationPolicy, ...] = (
     no_project_iam_grants,
     secure_buckets,
@@ -177,4 +203,5 @@ POLICIES: tuple[ResourceValidationPolicy | StackValidationPolicy, ...] = (
     prod_cluster_deletion_protection,
     prod_cluster_private_nodes,
     cluster_master_authorized_networks,
+    tpu_monthly_budget,
 )

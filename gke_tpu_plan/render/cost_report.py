@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from config.cost import rate, usd
+from catalog.prices import rate, usd
 
 #: Resources listed by name in the baseline section at the most; the rest are counted.
 MOST_LISTED = 40

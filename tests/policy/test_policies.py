@@ -48,7 +48,7 @@ DEV_V5E_TRAIN = ("dev", NODE_POOL, "tpu-dev-v5e-train")  # multi-host ct5lp-high
 DEV_V5E_SERVE = ("dev", NODE_POOL, "tpu-dev-v5e-serve")  # single-host ct5lp-hightpu-1t
 
 
-def test_the_pack_holds_nine_mandatory_policies_and_one_advisory() -> None:
+def test_the_pack_holds_nine_mandatory_policies_and_two_advisory() -> None:
     assert [policy.name for policy in POLICIES] == [
         "no-project-iam-grants",
         "secure-storage-buckets",
@@ -60,9 +60,10 @@ def test_the_pack_holds_nine_mandatory_policies_and_one_advisory() -> None:
         "prod-cluster-deletion-protection",
         "prod-cluster-private-nodes",
         "cluster-master-authorized-networks",
+        "tpu-monthly-budget",
     ]
     advisory = [p.name for p in POLICIES if p.enforcement_level == EnforcementLevel.ADVISORY]
-    assert advisory == ["cluster-master-authorized-networks"]
+    assert advisory == ["cluster-master-authorized-networks", "tpu-monthly-budget"]
     assert {p.enforcement_level for p in POLICIES if p.name not in advisory} == {
         EnforcementLevel.MANDATORY
     }
