@@ -32,7 +32,7 @@ from config.observability_plan import (
 )
 from config.pool_plan import TpuPoolPlan
 from config.pool_rules import maintenance_warnings
-from config.pool_versions import version_warnings
+from config.pool_versions import channel_version_warnings, version_warnings
 from config.preflight import PreflightSpec
 from config.stack_rules import STACK_RULES, Entry, Stack
 from config.storage import ModelStorageSpec, StoragePlan, plan_model_storage
@@ -270,6 +270,7 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
     if problems or project is None or cluster is None or skipped(["cluster"], unparsed):
         raise ConfigError(sorted(problems, key=_path_order))
     warnings += version_warnings(cluster, pools) + maintenance_warnings(cluster, pools)
+    warnings += channel_version_warnings(cluster)
     cost = estimate_cost(
         project,
         cluster,

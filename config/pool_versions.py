@@ -100,3 +100,24 @@ def version_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> li
         for what, minimum in sorted(needs.items())
         if not version_at_least(CHANNEL_FLOORS[cluster.release_channel], minimum)
     ]
+
+
+def channel_version_warnings(cluster: ClusterSpec) -> list[str]:
+    """A cluster of a release channel runs one of the channel's versions (GKE "Release
+    channels": https://cloud.google.com/kubernetes-engine/docs/concepts/release-channels).
+    Offline, only the catalog's dated floor of each channel is known: a minMasterVersion below
+    it is likely no longer in the channel. Preflight holds it against the channel's versions."""
+    version, channel = cluster.min_master_version, cluster.release_channel
+    if version is None or channel == "NONE":
+        return []
+    floor = CHANNEL_FLOORS[channel]
+    if version_at_least(version, floor):
+        return []
+    return [
+        f"cluster.minMasterVersion: {version!r} is below {floor}, the oldest version of the "
+        f"{channel} channel the catalog knows, and a cluster of a channel runs one of the "
+        "channel's versions, so GKE may refuse it: check the channel's versions (gcloud "
+        f"container get-server-config --region {cluster.region} --flatten=channels "
+        f"--filter=channels.channel={channel} --format='value(channels.validVersions)'), or "
+        "let preflight check them"
+    ]

@@ -16,7 +16,7 @@ from gke_tpu_preflight.reservations import (
     reservation_use,
     reservation_warnings,
 )
-from gke_tpu_preflight.versions import VersionRow, version_checks
+from gke_tpu_preflight.versions import VersionRow, channel_version_prefix, version_checks
 from problems import Problem
 
 
@@ -42,6 +42,7 @@ def preflight_requests(
         reservations=reservations,
         quotas=tuple(n.quota for n in quota_needs(cluster, pools, private_nodes=private_nodes)),
         cluster=cluster.name if reservations else None,
+        channel_version=channel_version_prefix(cluster),
     )
 
 

@@ -52,6 +52,9 @@ class Requests:
     cluster: str | None
     """The stack's cluster, read for its node pools' use of the reservations; None when no
     reservation is checked."""
+    channel_version: str | None = None
+    """The versions of the release channel asked for: the prefix of `minMasterVersion` when the
+    cluster is in a channel (`gke_tpu_preflight.versions.channel_version_prefix`), else None."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,12 @@ class EngineVersions:
     channel_defaults: Mapping[str, str]
     default_version: str
     valid_master_versions: tuple[str, ...]
+    channel_newest: Mapping[str, str] | None = None
+    """Each channel's newest version of `Requests.channel_version`, as the provider's
+    `release_channel_latest_version` gives it when asked with that `version_prefix`: the first
+    of the channel's `validVersions` that starts with it (terraform-provider-google
+    google/services/container/data_source_google_container_engine_versions.go). A channel that
+    carries no such version is missing. None when not asked."""
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,36 @@ def _is_valid_version(version: str, valid: tuple[str, ...]) -> bool:
     return any(version_key(v)[: len(given)] == given for v in valid)
 
 
+def channel_version_prefix(cluster: ClusterSpec) -> str | None:
+    """The `version_prefix` that finds the versions `minMasterVersion` names, and only those:
+    the provider matches by string prefix, so `1.33` asks for `1.33.` (not 1.330) and `1.33.5`
+    for `1.33.5-` (not 1.33.50). None without a channel or a minMasterVersion."""
+    version = cluster.min_master_version
+    if version is None or cluster.release_channel == "NONE":
+        return None
+    parts = len(version_key(version))
+    return version + {2: ".", 3: "-"}.get(parts, "")
+
+
+def _channel_problem(cluster: ClusterSpec, given: str, versions: EngineVersions) -> Problem | None:
+    """A cluster in a release channel runs a version of that channel (GKE "Release channels":
+    https://cloud.google.com/kubernetes-engine/docs/concepts/release-channels), so GKE refuses
+    a minMasterVersion the channel does not carry, though another channel may."""
+    channel = cluster.release_channel
+    if versions.channel_newest is None or channel == "NONE" or channel in versions.channel_newest:
+        return None
+    others = ", ".join(sorted(versions.channel_newest)) or "none"
+    default = versions.channel_defaults.get(channel)
+    return Problem(
+        "cluster.minMasterVersion",
+        f"{given!r} is not a version of the {channel} channel in {cluster.region} (channels "
+        f"that carry it: {others}), and a cluster of a channel runs one of the channel's "
+        f"versions: choose one of the {channel} channel's versions"
+        + (f" (its default is {default})" if default else "")
+        + " or the releaseChannel that carries it",
+    )
+
+
 def version_checks(
     cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], versions: EngineVersions | str | None
 ) -> tuple[list[Problem], list[VersionRow]]:
@@ -73,6 +103,8 @@ def version_checks(
                 f"{given!r} is not a version GKE offers in {cluster.region} (the newest: {newest})",
             )
         )
+    elif given is not None and (problem := _channel_problem(cluster, given, versions)):
+        problems.append(problem)
     version = _cluster_version(cluster, versions)
     rows = [VersionRow(need, minimum, version) for need, (minimum, _) in sorted(needs.items())]
     if given is not None or version is None:

@@ -105,11 +105,31 @@ def _read_cluster(requests: Requests) -> tuple[ClusterPool, ...] | str:
     return () if isinstance(found, str) and cluster_absent(found) else found
 
 
-def _versions(result: container.AwaitableGetEngineVersionsResult) -> EngineVersions:
+def _versions(
+    result: container.AwaitableGetEngineVersionsResult,
+    of_prefix: container.AwaitableGetEngineVersionsResult | None,
+) -> EngineVersions:
     return EngineVersions(
         channel_defaults=dict(result.release_channel_default_version or {}),
         default_version=result.default_cluster_version or "",
         valid_master_versions=tuple(result.valid_master_versions or ()),
+        channel_newest=None
+        if of_prefix is None
+        else dict(of_prefix.release_channel_latest_version or {}),
+    )
+
+
+def _read_versions(requests: Requests) -> EngineVersions:
+    """GKE's versions in the region and, for a minMasterVersion in a release channel, each
+    channel's newest of its prefix: the provider keeps no channel's whole `validVersions`."""
+    location, project = requests.region, requests.project
+    return _versions(
+        container.get_engine_versions(location=location, project=project),
+        None
+        if requests.channel_version is None
+        else container.get_engine_versions(
+            location=location, project=project, version_prefix=requests.channel_version
+        ),
     )
 
 
@@ -131,11 +151,7 @@ def ask_cloud(requests: Requests) -> CloudFacts:
         )
         for key in requests.reservations
     }
-    versions = _asked(
-        lambda: _versions(
-            container.get_engine_versions(location=requests.region, project=requests.project)
-        )
-    )
+    versions = _asked(lambda: _read_versions(requests))
     limits: dict[str, int | str | None] = {}
     for quota in requests.quotas:
         limits[quota.quota_id] = _asked(

@@ -110,13 +110,21 @@ def reservation_result(reservation: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def engine_versions_result(
-    server_config: Mapping[str, Any], location: str, project: str
+    server_config: Mapping[str, Any], location: str, project: str, prefix: str = ""
 ) -> dict[str, Any]:
-    """GKE's ServerConfig as `gcp.container.get_engine_versions` returns it: the provider takes
-    the first (newest) valid version as the latest, and each channel's versions by channel."""
-    masters = list(server_config.get("validMasterVersions", []))
-    nodes = list(server_config.get("validNodeVersions", []))
+    """GKE's ServerConfig as `gcp.container.get_engine_versions` returns it (terraform-provider-
+    google google/services/container/data_source_google_container_engine_versions.go): the
+    valid versions that start with `prefix` (its `version_prefix`), the first (newest) of them
+    as the latest, each channel's default, and each channel's first valid version with the
+    prefix as its latest (no entry for a channel that has none)."""
+    masters = [v for v in server_config.get("validMasterVersions", []) if v.startswith(prefix)]
+    nodes = [v for v in server_config.get("validNodeVersions", []) if v.startswith(prefix)]
     channels = server_config.get("channels", [])
+    latest = {
+        c["channel"]: found
+        for c in channels
+        if (found := next((v for v in c.get("validVersions") or () if v.startswith(prefix)), None))
+    }
     return {
         "id": f"projects/{project}/locations/{location}",
         "location": location,
@@ -129,9 +137,7 @@ def engine_versions_result(
         "releaseChannelDefaultVersion": {
             c["channel"]: c.get("defaultVersion", "") for c in channels
         },
-        "releaseChannelLatestVersion": {
-            c["channel"]: (c.get("validVersions") or [""])[0] for c in channels
-        },
+        "releaseChannelLatestVersion": latest,
         "releaseChannelUpgradeTargetVersion": {
             c["channel"]: c.get("upgradeTargetVersion", "") for c in channels
         },
@@ -274,7 +280,9 @@ class CloudSnapshot:
                     f"{', '.join(sorted(self.server_configs)) or 'none'})",
                     "location",
                 )
-            return engine_versions_result(self.server_configs[location], location, project)
+            return engine_versions_result(
+                self.server_configs[location], location, project, args.get("versionPrefix", "")
+            )
         if token == GET_QUOTA_INFO:
             quota_id = args["quotaId"]
             project = args.get("parent", "").removeprefix("projects/")

@@ -115,6 +115,36 @@ def test_a_region_gke_does_not_have_is_an_error_unless_allowed() -> None:
 
 
 @pytest.mark.parametrize(
+    ("channel", "version", "warned"),
+    [
+        ("REGULAR", "1.31", True),
+        ("REGULAR", "1.34.1-gke.1000", True),
+        ("REGULAR", "1.34", False),  # a prefix: its newest release may be in the channel
+        ("REGULAR", "1.35.0-gke.1795000", False),  # newer than the floor: preflight checks it
+        ("EXTENDED", "1.31", False),
+        ("NONE", "1.29", False),  # no channel, no channel's versions
+    ],
+)
+def test_a_min_master_version_below_the_channels_floor_is_warned_of_offline(
+    channel: str, version: str, warned: bool
+) -> None:
+    spec = load_platform(_config(releaseChannel=channel, minMasterVersion=version))
+    found = [w for w in spec.warnings if "oldest version of the" in w]
+    if not warned:
+        assert found == []
+        return
+    floor = {"REGULAR": "1.34.1-gke.1829001"}[channel]
+    assert found == [
+        f"cluster.minMasterVersion: {version!r} is below {floor}, the oldest version of the "
+        f"{channel} channel the catalog knows, and a cluster of a channel runs one of the "
+        "channel's versions, so GKE may refuse it: check the channel's versions (gcloud "
+        "container get-server-config --region us-east5 --flatten=channels "
+        f"--filter=channels.channel={channel} --format='value(channels.validVersions)'), or "
+        "let preflight check them"
+    ]
+
+
+@pytest.mark.parametrize(
     "region", ["us-east5", "us-central2", "europe-west4", "northamerica-northeast2", "me-central2"]
 )
 def test_catalog_regions_plan(region: str) -> None:

@@ -416,6 +416,62 @@ def test_min_master_version_must_be_one_gke_offers(
     assert plan.errors == errors
 
 
+@pytest.mark.parametrize(
+    ("channel", "version", "prefix", "errors"),
+    [
+        ("REGULAR", "1.34", "1.34.", []),
+        ("RAPID", "1.35", "1.35.", []),
+        ("REGULAR", "1.34.1-gke.2541000", "1.34.1-gke.2541000", []),
+        (
+            "REGULAR",
+            "1.35",
+            "1.35.",
+            [
+                "cluster.minMasterVersion: '1.35' is not a version of the REGULAR channel in "
+                "us-east5 (channels that carry it: RAPID), and a cluster of a channel runs one "
+                "of the channel's versions: choose one of the REGULAR channel's versions (its "
+                "default is 1.34.1-gke.1829001) or the releaseChannel that carries it"
+            ],
+        ),
+        (
+            "REGULAR",
+            "1.33.5",
+            "1.33.5-",
+            [
+                "cluster.minMasterVersion: '1.33.5' is not a version of the REGULAR channel in "
+                "us-east5 (channels that carry it: EXTENDED, STABLE), and a cluster of a channel "
+                "runs one of the channel's versions: choose one of the REGULAR channel's "
+                "versions (its default is 1.34.1-gke.1829001) or the releaseChannel that "
+                "carries it"
+            ],
+        ),
+    ],
+)
+def test_min_master_version_must_be_one_of_the_release_channels_versions(
+    run_plan: PlanRunner, channel: str, version: str, prefix: str, errors: list[str]
+) -> None:
+    """GKE's getServerConfig lists each channel's validVersions; the provider reports the newest
+    of them with a version_prefix, so preflight asks a second time with minMasterVersion's."""
+    cluster = {**CLUSTER, "releaseChannel": channel, "minMasterVersion": version}
+    plan = _plan(run_plan, _document(), SERVE, cluster=cluster)
+    assert plan.errors == errors
+    where = {"location": "us-east5", "project": PROJECT}
+    asked = [i["args"] for i in plan.invokes if i["token"] == GET_ENGINE_VERSIONS]
+    assert sorted(asked, key=lambda args: args.get("versionPrefix", "")) == [
+        where,
+        {**where, "versionPrefix": prefix},
+    ]
+
+
+def test_a_cluster_in_no_channel_asks_for_no_channels_versions(run_plan: PlanRunner) -> None:
+    cluster = {**CLUSTER, "releaseChannel": "NONE", "minMasterVersion": "1.33.5"}
+    plan = _plan(run_plan, _document(), SERVE, cluster=cluster)
+    assert plan.errors == []
+    assert [i["args"] for i in plan.invokes if i["token"] == GET_ENGINE_VERSIONS] == [
+        {"location": "us-east5", "project": PROJECT}
+    ]
+
+
 def test_flex_start_is_held_against_the_channels_default_version(run_plan: PlanRunner) -> None:
     """Flex-start TPUs need GKE 1.33.0-gke.1712000: a channel whose default is older fails
     preflight at the pool's flexStart; the snapshot's own defaults are newer and pass."""

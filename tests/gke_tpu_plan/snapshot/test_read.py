@@ -128,6 +128,40 @@ def test_server_config_becomes_get_engine_versions_result() -> None:
     }
 
 
+def test_a_version_prefix_filters_the_versions_as_the_provider_does() -> None:
+    config = {
+        "defaultClusterVersion": "1.34.1-gke.1829001",
+        "validMasterVersions": ["1.35.0-gke.1795000", "1.34.1-gke.1829001"],
+        "validNodeVersions": ["1.35.0-gke.1795000", "1.34.1-gke.1829001"],
+        "channels": [
+            {
+                "channel": "RAPID",
+                "defaultVersion": "1.35.0-gke.1795000",
+                "validVersions": ["1.35.0-gke.1795000", "1.34.1-gke.1829001"],
+            },
+            {
+                "channel": "STABLE",
+                "defaultVersion": "1.33.5-gke.1308000",
+                "validVersions": ["1.33.5-gke.1308000"],
+            },
+        ],
+    }
+    found = engine_versions_result(config, "us-east5", "p", "1.34.")
+    assert found["validMasterVersions"] == found["validNodeVersions"] == ["1.34.1-gke.1829001"]
+    assert found["latestMasterVersion"] == "1.34.1-gke.1829001"
+    # Each channel's first valid version with the prefix; none for STABLE, which has none.
+    assert found["releaseChannelLatestVersion"] == {"RAPID": "1.34.1-gke.1829001"}
+    # Defaults are not filtered.
+    assert found["defaultClusterVersion"] == "1.34.1-gke.1829001"
+    assert found["releaseChannelDefaultVersion"] == {
+        "RAPID": "1.35.0-gke.1795000",
+        "STABLE": "1.33.5-gke.1308000",
+    }
+    nothing = engine_versions_result(config, "us-east5", "p", "1.36.")
+    assert (nothing["validMasterVersions"], nothing["latestMasterVersion"]) == ([], "")
+    assert nothing["releaseChannelLatestVersion"] == {}
+
+
 REGIONS = {
     "us-east5": {
         "name": "us-east5",
