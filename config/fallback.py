@@ -1,13 +1,6 @@
-"""A TPU pool's capacity fallback chain: the rules of `fallback`, and the custom ComputeClass
-(`cloud.google.com/v1`) it becomes, whose priorities are the pool's shape under each capacity in
-order. Pure: the component only registers the object.
-
-Fields as GKE documents them: the ComputeClass reference (kubernetes-engine/docs/reference/crds/
-computeclass: `priorities[].tpu` with `type`, `count` and `topology`, `spot`, `flexStart.enabled`,
-`reservations.affinity: Specific` with `specific[].name`, `project`, `reservationBlock`;
-`nodePoolAutoCreation.enabled`; `whenUnsatisfiable`) and the TPU ComputeClasses of
-GoogleCloudPlatform's samples (a `tpu` priority per capacity, `count` the chips of one VM).
-"""
+"""A TPU pool's capacity fallback chain: the rules of `fallback` and the steps it becomes,
+each a capacity to try in order. The custom ComputeClass the chain becomes is built in
+config.kube_objects."""
 
 from __future__ import annotations
 
@@ -15,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from catalog import GENERATIONS, Generation, MachineType
+from catalog import GENERATIONS, Generation
 from catalog.gke import COMPUTE_CLASS_RESERVED_PREFIXES
 from config.tpu_pools import FALLBACK_FORMS, NOT_A_RESERVATION, is_reservation
 from problems import Problem, did_you_mean, show
@@ -67,28 +60,6 @@ class Step:
             return f"reservation {self.reservation}"
         return _LABELS[self.kind]
 
-    def priority(self, generation: Generation, machine: MachineType, topology: str) -> dict:
-        """The ComputeClass priority: the pool's shape under this capacity."""
-        rule: dict[str, Any] = {
-            "machineType": machine.name,
-            "tpu": {"type": generation.accelerator, "count": machine.chips, "topology": topology},
-            "spot": self.kind == "spot",
-        }
-        if self.kind == "flexStart":
-            rule["flexStart"] = {"enabled": True}
-        if self.kind == "reservation" and self.reservation:
-            ref = ReservationRef.parse(self.reservation)
-            specific: dict[str, Any] = {"name": ref.name}
-            if ref.project:
-                specific["project"] = ref.project
-            if ref.block:
-                block: dict[str, Any] = {"name": ref.block}
-                if ref.sub_block:
-                    block["reservationSubBlock"] = {"name": ref.sub_block}
-                specific["reservationBlock"] = block
-            rule["reservations"] = {"affinity": "Specific", "specific": [specific]}
-        return rule
-
 
 #: The pool's own capacity (its `capacity` label) as the first step; queued capacities have
 #: none: node pool auto-creation does not queue ProvisioningRequests.
@@ -98,18 +69,6 @@ OWN_KIND: dict[str, Kind] = {
     "spot": "spot",
     "flex-start": "flexStart",
 }
-
-
-def compute_class_spec(
-    chain: Sequence[Step], generation: Generation, machine: MachineType, topology: str
-) -> dict[str, Any]:
-    """The ComputeClass `spec`: each step in order, node pools created by GKE, and no node of
-    another shape when every step is out of capacity (a TPU workload cannot use one)."""
-    return {
-        "nodePoolAutoCreation": {"enabled": True},
-        "whenUnsatisfiable": "DoNotScaleUp",
-        "priorities": [step.priority(generation, machine, topology) for step in chain],
-    }
 
 
 def _identity(step: Step, project: str | None) -> tuple[str | None, ...]:

@@ -1,6 +1,13 @@
 """The Kubernetes objects the platform puts on the cluster from its plans, as bodies: a TPU
 pool's ComputeClass and the Kueue objects of its queues. Pure: tests read each body without
-mocks, and the components only register them (with their providers and dependencies)."""
+mocks, and the components only register them (with their providers and dependencies).
+
+ComputeClass fields as GKE documents them: the ComputeClass reference (kubernetes-engine/docs/
+reference/crds/computeclass: `priorities[].tpu` with `type`, `count` and `topology`, `spot`,
+`flexStart.enabled`, `reservations.affinity: Specific` with `specific[].name`, `project`,
+`reservationBlock`; `nodePoolAutoCreation.enabled`; `whenUnsatisfiable`) and the TPU
+ComputeClasses of GoogleCloudPlatform's samples (a `tpu` priority per capacity, `count` the
+chips of one VM)."""
 
 from __future__ import annotations
 
@@ -18,6 +25,7 @@ from catalog.kueue import (
     RESIZE_REQUEST_DETAIL,
     UNBOUNDED_QUOTAS,
 )
+from config.fallback import ReservationRef, Step
 from config.kueue import QueuePlan
 from config.pool_plan import TpuPoolPlan
 
@@ -48,14 +56,47 @@ class KubeObject:
         return metadata
 
 
+def priority(step: Step, pool: TpuPoolPlan) -> dict[str, Any]:
+    """A ComputeClass priority: the pool's shape under the step's capacity."""
+    machine = pool.machine
+    rule: dict[str, Any] = {
+        "machineType": machine.name,
+        "tpu": {
+            "type": pool.generation.accelerator,
+            "count": machine.chips,
+            "topology": pool.topology,
+        },
+        "spot": step.kind == "spot",
+    }
+    if step.kind == "flexStart":
+        rule["flexStart"] = {"enabled": True}
+    if step.kind == "reservation" and step.reservation:
+        ref = ReservationRef.parse(step.reservation)
+        specific: dict[str, Any] = {"name": ref.name}
+        if ref.project:
+            specific["project"] = ref.project
+        if ref.block:
+            block: dict[str, Any] = {"name": ref.block}
+            if ref.sub_block:
+                block["reservationSubBlock"] = {"name": ref.sub_block}
+            specific["reservationBlock"] = block
+        rule["reservations"] = {"affinity": "Specific", "specific": [specific]}
+    return rule
+
+
 def compute_class(pool: TpuPoolPlan) -> KubeObject:
     """The ComputeClass of a pool with a fallback (cluster-scoped, named after the pool):
-    workloads select it by the `cloud.google.com/compute-class` label of its entry."""
+    workloads select it by the `cloud.google.com/compute-class` label of its entry. Each step
+    of the chain in order, node pools created by GKE, and no node of another shape when every
+    step is out of capacity (a TPU workload cannot use one)."""
     if pool.compute_class is None:
         raise ValueError(f"{pool.name}: only a pool with a fallback has a ComputeClass")
-    return KubeObject(
-        COMPUTE_CLASS_API, "ComputeClass", pool.compute_class, pool.compute_class_spec()
-    )
+    spec = {
+        "nodePoolAutoCreation": {"enabled": True},
+        "whenUnsatisfiable": "DoNotScaleUp",
+        "priorities": [priority(step, pool) for step in pool.chain],
+    }
+    return KubeObject(COMPUTE_CLASS_API, "ComputeClass", pool.compute_class, spec)
 
 
 def _kueue(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from catalog import ACCELERATOR_LABEL, TOPOLOGY_LABEL, TPU_TAINT, Generation, MachineType
 from catalog.gke import (
@@ -17,7 +16,7 @@ from catalog.gke import (
     ZONE_LABEL,
 )
 from config.capacity import Capacity
-from config.fallback import OWN_KIND, ReservationRef, Step, compute_class_spec
+from config.fallback import OWN_KIND, ReservationRef, Step
 from config.names import derived_name
 from config.tpu_pools import Autoscaling, TpuPoolSpec
 from config.upgrades import MaintenanceInterval, UpgradePlan
@@ -142,9 +141,6 @@ class TpuPoolPlan:
     def compute_class(self) -> str | None:
         """The ComputeClass of a pool with a fallback: the pool's name."""
         return self.name if self.fallback else None
-
-    def compute_class_spec(self) -> dict[str, Any]:
-        return compute_class_spec(self.chain, self.generation, self.machine, self.topology)
 
     @property
     def initial_node_count(self) -> int:

@@ -10,6 +10,7 @@ import pytest
 
 from catalog import GENERATIONS
 from config.fallback import KINDS, ReservationRef
+from config.kube_objects import compute_class
 from config.platform import load_platform
 from config.pool_plan import TpuPoolPlan
 from config.pool_versions import version_minimums
@@ -274,7 +275,7 @@ def test_a_chain_becomes_a_compute_class_of_the_shape_under_each_capacity() -> N
         "spot",
         "on-demand",
     ]
-    assert plan.compute_class_spec() == {
+    assert compute_class(plan).spec == {
         "nodePoolAutoCreation": {"enabled": True},
         "whenUnsatisfiable": "DoNotScaleUp",
         "priorities": [
@@ -321,7 +322,7 @@ def test_a_chain_without_spot_needs_no_spot_toleration() -> None:
         "google.com/tpu",
         "cloud.google.com/compute-class",
     ]
-    assert [p.get("flexStart") for p in plan.compute_class_spec()["priorities"]] == [
+    assert [p.get("flexStart") for p in compute_class(plan).spec["priorities"]] == [
         {"enabled": True},
         None,
     ]
