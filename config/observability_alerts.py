@@ -35,6 +35,10 @@ SMOOTHING = "5m"
 TPU_NODE_MEMORY = "1d"
 
 
+#: How a policy's documentation states its threshold: the report lists that line.
+FIRES_WHEN = "Fires when: "
+
+
 @dataclass(frozen=True)
 class AlertPlan:
     """One alert policy."""
@@ -45,8 +49,10 @@ class AlertPlan:
     """Suffix of the policy's resource name, unique in the stack (`slice-down-v5e-train`)."""
     display_name: str
     severity: str
-    documentation: str
-    """Markdown sent with each notification: what fired and what to do."""
+    summary: str
+    """What fired, in a few words (`A TPU node is not Ready`)."""
+    action: str
+    """What to do about it."""
     query: str | None = None
     """The PromQL condition; None for the log-match policy."""
     duration_seconds: int = 0
@@ -56,11 +62,16 @@ class AlertPlan:
     rate_limit_seconds: int | None = None
     """At most one notification per this period (log-match policies need one)."""
     threshold: str = ""
-    """The threshold and duration as the report lists them."""
+    """The threshold and duration, as the documentation and the report state them."""
+    cluster: str = ""
 
-
-def _doc(what: str, then: str, cluster: str) -> str:
-    return f"**{what}** in cluster `{cluster}`.\n\n{then}"
+    @property
+    def documentation(self) -> str:
+        """Markdown sent with each notification: what fired, when it fires, what to do."""
+        return (
+            f"**{self.summary}** in cluster `{self.cluster}`.\n\n{FIRES_WHEN}{self.threshold}."
+            f"\n\n{self.action}"
+        )
 
 
 def slice_down(
@@ -91,11 +102,13 @@ def slice_down(
     )
     return [
         AlertPlan(
+            cluster=series.cluster,
             key="sliceDown",
             name=f"slice-down-{suffix}",
             display_name=f"{series.cluster}: TPU slice down, {what}",
             severity=alert.severity,
-            documentation=_doc(f"A TPU slice of {what} is unavailable", then, series.cluster),
+            summary=f"A TPU slice of {what} is unavailable",
+            action=then,
             query=f"max by (node_pool_name) "
             f"({series.system(m.MULTI_HOST_AVAILABLE, m.K8S_NODE_POOL, **labels)}) == 0",
             duration_seconds=duration_seconds(alert.for_),
@@ -117,11 +130,13 @@ def node_pool_error(alert: NodePoolError, series: ClusterSeries, gates: Gates) -
     )
     return [
         AlertPlan(
+            cluster=series.cluster,
             key="nodePoolError",
             name="node-pool-error",
             display_name=f"{series.cluster}: TPU node pool in Error",
             severity=alert.severity,
-            documentation=_doc("A TPU node pool is in Error", then, series.cluster),
+            summary="A TPU node pool is in Error",
+            action=then,
             query=f"max by (node_pool_name) ({selector}) == 1",
             duration_seconds=duration_seconds(alert.for_),
             threshold=f"in Error for {alert.for_}",
@@ -147,11 +162,13 @@ def node_not_ready(alert: NodeNotReady, series: ClusterSeries, gates: Gates) -> 
     )
     return [
         AlertPlan(
+            cluster=series.cluster,
             key="nodeNotReady",
             name="node-not-ready",
             display_name=f"{series.cluster}: TPU node not Ready",
             severity=alert.severity,
-            documentation=_doc("A TPU node is not Ready", then, series.cluster),
+            summary="A TPU node is not Ready",
+            action=then,
             query=f"(max by (node_name) ({not_ready}) == 1) and on (node_name) "
             f"max by (node_name) (max_over_time({tpu}[{TPU_NODE_MEMORY}]))",
             duration_seconds=duration_seconds(alert.for_),
@@ -172,14 +189,16 @@ def interruptions(alert: Interruptions, series: ClusterSeries) -> list[AlertPlan
     )
     return [
         AlertPlan(
+            cluster=series.cluster,
             key="interruptions",
             name="interruptions",
             display_name=f"{series.cluster}: node pool interruptions",
             severity=alert.severity,
-            documentation=_doc("Node pool interruptions", then, series.cluster),
+            summary="Node pool interruptions",
+            action=then,
             query="sum by (node_pool_name, interruption_type, interruption_reason) "
             f"(sum_over_time({counts}[{alert.for_}])) >= {alert.threshold}",
-            threshold=f">= {alert.threshold} in {alert.for_}",
+            threshold=f">= {alert.threshold} interruptions of a node pool in {alert.for_}",
         )
     ]
 
@@ -205,13 +224,15 @@ def jobset_restarts(alert: JobsetRestarts, series: ClusterSeries, gates: Gates) 
     )
     return [
         AlertPlan(
+            cluster=series.cluster,
             key="jobsetRestarts",
             name="jobset-restarts",
             display_name=f"{series.cluster}: JobSet restarting or failed",
             severity=alert.severity,
-            documentation=_doc("A JobSet keeps restarting or failed", then, series.cluster),
+            summary="A JobSet keeps restarting or failed",
+            action=then,
             query=query,
-            threshold=f">= {alert.threshold} restarts in {alert.for_}, or Failed",
+            threshold=f">= {alert.threshold} restarts of a JobSet in {alert.for_}, or Failed",
         )
     ]
 
@@ -228,11 +249,13 @@ def idle_chips(alert: IdleChips, series: ClusterSeries, gates: Gates) -> list[Al
     )
     return [
         AlertPlan(
+            cluster=series.cluster,
             key="idleChips",
             name="idle-chips",
             display_name=f"{series.cluster}: allocated TPU chips idle",
             severity=alert.severity,
-            documentation=_doc("Allocated TPU chips are idle", then, series.cluster),
+            summary="Allocated TPU chips are idle",
+            action=then,
             query=f"avg by (namespace_name, pod_name) (avg_over_time({duty}[{SMOOTHING}])) "
             f"< {alert.threshold}",
             duration_seconds=duration_seconds(alert.for_),
@@ -253,14 +276,16 @@ def queue_starvation(alert: QueueStarvation, series: ClusterSeries) -> list[Aler
     )
     return [
         AlertPlan(
+            cluster=series.cluster,
             key="queueStarvation",
             name="queue-starvation",
             display_name=f"{series.cluster}: Kueue workloads inadmissible",
             severity=alert.severity,
-            documentation=_doc("Kueue workloads are inadmissible", then, series.cluster),
+            summary="Kueue workloads are inadmissible",
+            action=then,
             query=f"max by (cluster_queue) ({pending}) >= {alert.threshold}",
             duration_seconds=duration_seconds(alert.for_),
-            threshold=f">= {alert.threshold} for {alert.for_}",
+            threshold=f">= {alert.threshold} inadmissible workloads in a queue for {alert.for_}",
         )
     ]
 
@@ -293,14 +318,16 @@ def stockout(alert: Stockout, series: ClusterSeries) -> list[AlertPlan]:
     )
     return [
         AlertPlan(
+            cluster=series.cluster,
             key="stockout",
             name="stockout",
             display_name=f"{series.cluster}: scale-up failed (stockout, quota, addresses)",
             severity=alert.severity,
-            documentation=_doc("A scale-up failed", then, series.cluster),
+            summary="A scale-up failed",
+            action=then,
             log_filter=stockout_filter(series.cluster, series.location),
             rate_limit_seconds=duration_seconds(alert.for_),
-            threshold=f"any, at most one notification per {alert.for_}",
+            threshold=f"any failed scale-up, at most one notification per {alert.for_}",
         )
     ]
 

@@ -29,6 +29,7 @@ from catalog.tokens import (
 from contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu_plan.engine import Plan, RecordedResource
 from gke_tpu_plan.preflight import PreflightReport
+from gke_tpu_plan.render.alerts_report import alerts_section
 from gke_tpu_plan.render.cost_report import baseline_section, cost_section
 from gke_tpu_plan.render.disruption_report import disruption_section
 from gke_tpu_plan.render.network_report import network_diagram, network_quotas, private_nodes
@@ -439,6 +440,6 @@ def plan_markdown(
     lines += baseline_section(plan.as_dict(), baseline)
     lines += _summary(plan) + _fallback(plan) + _queues(plan) + _diagram(plan) + _quotas(plan)
     lines += cost_section(plan.cost)
-    lines += preflight_section(preflight) + disruption_section(plan)
+    lines += preflight_section(preflight) + disruption_section(plan) + alerts_section(plan)
     lines += _lifecycle(plan) + _before_up(plan)
     return "\n".join(lines)

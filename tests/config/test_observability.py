@@ -30,8 +30,8 @@ def test_on_by_default_with_every_documented_default() -> None:
         "sliceDown": "unavailable for 10m",
         "nodePoolError": "in Error for 5m",
         "nodeNotReady": "not Ready for 10m",
-        "interruptions": ">= 1 in 1h",
-        "jobsetRestarts": ">= 3 restarts in 1h, or Failed",
+        "interruptions": ">= 1 interruptions of a node pool in 1h",
+        "jobsetRestarts": ">= 3 restarts of a JobSet in 1h, or Failed",
         "idleChips": "duty cycle < 10% for 30m",
     }
     assert {a.key: a.severity for a in plan.alerts} == {
