@@ -87,27 +87,10 @@ class TpuPoolPlan:
     """The nodes' host maintenance interval; None: Compute Engine's default."""
 
     @property
-    def max_nodes_per_node_pool(self) -> int:
-        """The most nodes one of its node pools holds: a whole slice, the autoscaling maximum
-        or the fixed size."""
-        if self.multi_host:
-            return self.nodes_per_slice
-        if self.autoscaling:
-            return self.autoscaling.max_nodes
-        return self.node_count or self.nodes_per_slice
-
-    @property
     def surge_nodes_per_node_pool(self) -> int:
-        """Nodes an upgrade adds beside each node pool at the most: what its settings add; for
-        node pools GKE creates, GKE's own surge of one node (a whole slice for a slice); none
-        for short-lived flex-start and queued nodes."""
-        if self.per_workload:
-            return self.nodes_per_slice if self.multi_host else 1
-        if self.upgrade is None:
-            return 0
-        return self.upgrade.surge_nodes(
-            multi_host=self.multi_host, nodes_per_node_pool=self.max_nodes_per_node_pool
-        )
+        """Nodes an upgrade adds beside each of its node pools at the most, as its entry of the
+        `tpuPools` output says (`TpuPoolRef.surge_nodes_per_node_pool`)."""
+        return self.ref.surge_nodes_per_node_pool
 
     @property
     def per_workload(self) -> bool:

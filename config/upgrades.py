@@ -84,14 +84,6 @@ class UpgradePlan:
     reason: str
     """Where the settings come from: the entry, or the default of its kind and its source."""
 
-    def surge_nodes(self, *, multi_host: bool, nodes_per_node_pool: int) -> int:
-        """Nodes an upgrade adds beside one node pool at the most: a whole second pool for a
-        blue-green upgrade; for a surge upgrade a whole slice for a multi-host pool (GKE
-        recreates a slice as a whole), else `maxSurge` nodes (never more than the pool has)."""
-        if self.strategy == "BLUE_GREEN" or (multi_host and self.max_surge):
-            return nodes_per_node_pool
-        return min(self.max_surge or 0, nodes_per_node_pool)
-
 
 # The defaults per kind of pool, each with its reason.
 #: A reservation sized to the pool has no room for a surge node: GKE takes one node (a whole

@@ -194,6 +194,24 @@ class TpuPoolRef:
         return per_pool if per_pool is not None else self.nodes_per_slice
 
     @property
+    def surge_nodes_per_node_pool(self) -> int:
+        """Nodes an upgrade adds beside one of its node pools at the most. By its `upgrade`: a
+        whole second pool for BLUE_GREEN; for SURGE a whole slice when a slice's `maxSurge` is
+        above 0 (GKE recreates a slice whole), else `maxSurge` VMs (never more than the pool
+        has). Node pools GKE creates get GKE's surge of one node (a slice for a slice); flex-start
+        and queued nodes (short-lived upgrades) none."""
+        per_pool = self.max_nodes_per_node_pool
+        if self.per_workload:
+            return per_pool if self.multi_host else 1
+        upgrade = self.upgrade
+        if upgrade is None:
+            return 0
+        surge = upgrade.get("maxSurge") or 0
+        if upgrade["strategy"] == "BLUE_GREEN" or (self.multi_host and surge):
+            return per_pool
+        return min(surge, per_pool)
+
+    @property
     def max_node_count(self) -> int:
         """The most nodes the pool can have: every node pool at its most."""
         return self.max_nodes_per_node_pool * self.slices

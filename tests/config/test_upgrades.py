@@ -136,22 +136,6 @@ def test_soak_times_stop_at_seven_days() -> None:
         )
 
 
-@pytest.mark.parametrize(
-    ("plan", "multi_host", "nodes", "surge"),
-    [
-        (SINGLE_HOST_UPGRADE, False, 8, 1),
-        (UpgradePlan("SURGE", 20, 0, None, ""), False, 8, 8),
-        (MULTI_HOST_UPGRADE, True, 16, 0),
-        (UpgradePlan("SURGE", 1, 0, None, ""), True, 16, 16),
-        (UpgradePlan("BLUE_GREEN", None, None, None, ""), False, 8, 8),
-    ],
-)
-def test_surge_nodes_an_upgrade_adds(
-    plan: UpgradePlan, multi_host: bool, nodes: int, surge: int
-) -> None:
-    assert plan.surge_nodes(multi_host=multi_host, nodes_per_node_pool=nodes) == surge
-
-
 def test_host_maintenance_interval_for_generations_that_take_it() -> None:
     spec = HostMaintenanceSpec(interval="PERIODIC")
     for name in ("v4", "v5e", "v5p", "v6e"):
