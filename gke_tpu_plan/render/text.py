@@ -6,6 +6,7 @@ import json
 from collections import Counter, defaultdict
 from typing import Any
 
+from catalog.prices import usd
 from catalog.tokens import STACK
 from gke_tpu_plan.engine import Plan, RecordedResource
 
@@ -55,10 +56,21 @@ def plan_text(plan: Plan) -> str:
     lines.append(f"Resources: {len(plan.resources)} to create")
     lines.extend(f"  {n:>4} {t}" for t, n in sorted(counts.items()))
     lines.append("")
+    if plan.cost is not None:
+        monthly = plan.cost["monthly"]
+        lines.append(
+            f"Cost: {_usd(monthly['min'])} a month idle, {_usd(monthly['max'])} at its most "
+            f"(list prices as of {plan.cost['pricesAsOf']}; per item in the report and --json)"
+        )
+        lines.append("")
     lines.append("Outputs:")
     for key, value in plan.outputs.items():
         lines.append(f"  {key}: {_short(value)}")
     return "\n".join(lines) + "\n"
+
+
+def _usd(value: float | None) -> str:
+    return "unknown" if value is None else usd(value)
 
 
 def _short(value: Any) -> str:

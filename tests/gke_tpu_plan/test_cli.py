@@ -57,6 +57,8 @@ def test_dev_plan_document_contract(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert " +   pulumi:pulumi:Stack" in text
     assert "gke-tpu:index:RegionalCluster" in text
     assert "kubeconfig: [secret]" in text
+    low, high = (f"${cost['monthly'][k]:,.2f}".removesuffix(".00") for k in ("min", "max"))
+    assert f"Cost: {low} a month idle, {high} at its most (list prices as of " in text
     assert "gke-gcloud-auth-plugin" not in text + out.read_text()
 
 
