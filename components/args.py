@@ -63,7 +63,7 @@ class ContainerSpec:
     """Required: a pinned tag or digest (no `latest`)."""
     command: Sequence[str] = ()
     args: Sequence[str] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict[str, str])
     ports: Sequence[int] = TPU_RUNTIME_PORTS
     """Container ports; default the TPU ports 8471 and 8431."""
 

@@ -31,7 +31,9 @@ class KueueQueuesArgs:
     """The checked queues (config.kueue.plan_kueue)."""
     install: KueueInstall
     """Kueue itself: every object waits for its CRDs and webhook."""
-    namespaces: Mapping[str, pulumi.Input[str]] = field(default_factory=dict)
+    namespaces: Mapping[str, pulumi.Input[str]] = field(
+        default_factory=dict[str, pulumi.Input[str]]
+    )
     """Namespaces the platform creates elsewhere (the model storage namespace), by name, as
     outputs of their Namespace objects: LocalQueues there wait for them."""
 

@@ -47,7 +47,8 @@ _PERCENT = re.compile(r"([1-9][0-9]?|100)%")
 
 
 def check_grace(path: str, seconds: int) -> list[Problem]:
-    if isinstance(seconds, bool) or not isinstance(seconds, int):
+    # The values come from apps' code, typed or not: a bool or a float is not a number of seconds.
+    if type(seconds) is not int:
         return [Problem(path, f"{seconds!r} is not a whole number of seconds")]
     if not 0 <= seconds <= MAX_TERMINATION_GRACE_SECONDS:
         return [
@@ -70,10 +71,8 @@ def check_exit_codes(path: str, codes: Sequence[int]) -> list[Problem]:
                 "is empty: name the exit codes that mean the program failed (default 1-127)",
             )
         ]
-    bad = [
-        c for c in codes if isinstance(c, bool) or not isinstance(c, int) or c not in _EXIT_CODES
-    ]
-    problems = []
+    bad = [c for c in codes if type(c) is not int or c not in _EXIT_CODES]
+    problems: list[Problem] = []
     if bad:
         problems.append(
             Problem(
@@ -88,7 +87,7 @@ def check_exit_codes(path: str, codes: Sequence[int]) -> list[Problem]:
 
 
 def check_max_restarts(path: str, restarts: int) -> list[Problem]:
-    if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 0:
+    if type(restarts) is not int or restarts < 0:
         return [
             Problem(
                 path,
@@ -108,7 +107,7 @@ def check_max_unavailable(path: str, value: int | str | None) -> list[Problem]:
         if _PERCENT.fullmatch(value):
             return []
         return [Problem(path, f"{value!r} is not a percentage from 1% to 100%")]
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if type(value) is not int or value < 1:
         return [
             Problem(
                 path,

@@ -123,7 +123,7 @@ class TpuPoolRef:
 
     @classmethod
     def parse(cls, name: str, entry: Mapping[str, Any]) -> TpuPoolRef:
-        scaling = entry.get("autoscaling") or {}
+        scaling: Mapping[str, Any] = entry.get("autoscaling") or {}
         return cls(
             name=name,
             node_pools=tuple(entry["nodePools"]),
@@ -332,7 +332,7 @@ class PlatformOutputs:
     model_claim: str | None
     kubernetes_writer_service_account: str | None
     model_writer_claim: str | None
-    queues: Mapping[str, QueueRef] = field(default_factory=dict)
+    queues: Mapping[str, QueueRef] = field(default_factory=dict[str, QueueRef])
 
     @classmethod
     def parse(cls, outputs: Mapping[str, Any], source: str = "platform stack") -> PlatformOutputs:
@@ -351,14 +351,16 @@ class PlatformOutputs:
             )
         problems: list[Problem] = []
         pools: dict[str, TpuPoolRef] = {}
-        for name, entry in (outputs.get("tpuPools") or {}).items():
+        entries: Mapping[str, Any] = outputs.get("tpuPools") or {}
+        for name, entry in entries.items():
             try:
                 pools[name] = TpuPoolRef.parse(name, entry)
             except (KeyError, TypeError, ValueError) as error:
                 problems.append(_malformed(f"{source}.tpuPools.{name}", error))
         queues: dict[str, QueueRef] = {}
         # Added in contract version 1 after its first release: older platforms have no queues.
-        for name, entry in (outputs.get("queues") or {}).items():
+        queue_entries: Mapping[str, Any] = outputs.get("queues") or {}
+        for name, entry in queue_entries.items():
             try:
                 queues[name] = QueueRef.parse(name, entry)
             except (KeyError, TypeError, ValueError, AttributeError) as error:

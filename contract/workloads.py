@@ -167,7 +167,7 @@ def check_queue(pool: TpuPoolRef, namespace: str, queue: QueueRef | None) -> lis
                 f"platform's `queues` output that covers {pool.name!r}",
             )
         ]
-    problems = []
+    problems: list[Problem] = []
     if pool.name not in queue.chips:
         problems.append(
             Problem(

@@ -10,32 +10,39 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
+
+
+def mapping(value: Any) -> Mapping[str, Any] | None:
+    """The value as an object property, or None when it is not one."""
+    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
 
 
 def get(props: Mapping[str, Any], path: str) -> Any:
     """The value at a dotted path ("nodeConfig.machineType"), or None if any step is missing."""
     value: Any = props
     for key in path.split("."):
-        if not isinstance(value, Mapping) or key not in value:
+        step = mapping(value)
+        if step is None or key not in step:
             return None
-        value = value[key]
+        value = step[key]
     return value
 
 
 def items(value: Any) -> list[Any]:
     """The elements of a list property; [] when it is missing or not a list."""
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        return list(value)
+        return list(cast("Sequence[Any]", value))
     return []
 
 
 def plain(value: Any) -> Any:
     """A copy made of plain dicts and lists (the proxies are not JSON-serializable)."""
-    if isinstance(value, Mapping):
-        return {key: plain(value[key]) for key in value}
+    found = mapping(value)
+    if found is not None:
+        return {key: plain(found[key]) for key in found}
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        return [plain(element) for element in value]
+        return [plain(element) for element in cast("Sequence[Any]", value)]
     return value
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalog.tokens import JOBSET
-from policy.props import get, items
+from policy.props import get, items, mapping
 
 #: Where each workload type keeps its one Pod spec. JobSet keeps one per replicated job.
 POD_SPEC_PATHS: Mapping[str, str] = {
@@ -39,17 +39,20 @@ class Container:
         return f"{self.path} ({self.name})" if self.name else self.path
 
 
-def pod_specs(resource_type: str, props: Mapping[str, Any]) -> Iterator[tuple[str, Mapping]]:
+def pod_specs(
+    resource_type: str, props: Mapping[str, Any]
+) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """(path, Pod spec) of every Pod spec a workload declares; none for other types."""
     if resource_type == JOBSET:
         for index, job in enumerate(items(get(props, "spec.replicatedJobs"))):
-            spec = get(job, _JOBSET_POD_SPEC) if isinstance(job, Mapping) else None
-            if isinstance(spec, Mapping):
+            job_props = mapping(job)
+            spec = mapping(get(job_props, _JOBSET_POD_SPEC)) if job_props is not None else None
+            if spec is not None:
                 yield f"spec.replicatedJobs[{index}].{_JOBSET_POD_SPEC}", spec
         return
     path = POD_SPEC_PATHS.get(resource_type)
-    spec = get(props, path) if path else None
-    if path and isinstance(spec, Mapping):
+    spec = mapping(get(props, path)) if path else None
+    if path and spec is not None:
         yield path, spec
 
 
@@ -57,8 +60,9 @@ def containers(resource_type: str, props: Mapping[str, Any]) -> Iterator[Contain
     """Every container and init container of every Pod spec of a workload."""
     for spec_path, spec in pod_specs(resource_type, props):
         for key in CONTAINER_LISTS:
-            for index, container in enumerate(items(spec.get(key))):
-                if isinstance(container, Mapping):
+            for index, found in enumerate(items(spec.get(key))):
+                container = mapping(found)
+                if container is not None:
                     name = container.get("name")
                     yield Container(
                         path=f"{spec_path}.{key}[{index}]",

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from functools import cache
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
@@ -50,7 +50,8 @@ def innermost_model(annotation: Any) -> type[BaseModel] | None:
     """The config model inside an annotation (`Pool`, `tuple[Pool, ...]`, `Pool | None`)."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    for arg in getattr(annotation, "__args__", ()):
+    args: tuple[Any, ...] = getattr(cast(object, annotation), "__args__", ())
+    for arg in args:
         found = innermost_model(arg)
         if found is not None:
             return found
@@ -64,7 +65,7 @@ def keys_of(model: type[BaseModel]) -> list[str]:
 
 def problems_from(error: ValidationError, base: str, model: type[BaseModel]) -> list[Problem]:
     """Turn pydantic's errors into problems that name the config path, the value and what fits."""
-    problems = []
+    problems: list[Problem] = []
     for err in error.errors():
         loc = tuple(err["loc"])
         path = join_path(base, loc)

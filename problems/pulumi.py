@@ -6,7 +6,7 @@ and app reports bad input the same way, before the resources concerned are regis
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 
 import pulumi
@@ -36,7 +36,7 @@ def reject(problems: Sequence[Problem], prefix: str | None = None) -> None:
 
 
 @contextmanager
-def reported() -> Iterator[None]:
+def reported() -> Generator[None, None, None]:
     """Turn a ConfigError raised inside (by the pure config or contract code) into InvalidInput."""
     try:
         yield

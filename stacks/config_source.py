@@ -20,7 +20,7 @@ def _config_values() -> dict[str, str]:
     """The project's own keys and `gcp:project`, as strings (objects as JSON)."""
     keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
     wanted = {k for k in keys if k.startswith(f"{NAMESPACE}:")} | {PROJECT_KEY}
-    values = {}
+    values: dict[str, str] = {}
     for key in sorted(wanted):
         value = runtime_config.get_config(key)
         if value is not None:

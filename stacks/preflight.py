@@ -73,7 +73,7 @@ def _cluster_pools(result: container.AwaitableGetClusterResult) -> tuple[Cluster
     """The cluster's node pools that consume a specific reservation, at their node count now
     (the provider's `nodeCount`: the average size of the pool's instance groups, one a zone),
     with their node labels (a ComputeClass's node pools carry its name)."""
-    found = []
+    found: list[ClusterPool] = []
     for pool in result.node_pools or ():
         config = (pool.node_configs or [None])[0]
         affinity = ((config.reservation_affinities if config else None) or [None])[0]

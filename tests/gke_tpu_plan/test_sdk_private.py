@@ -28,7 +28,7 @@ from pulumi.runtime import stack as sdk_stack
 from pulumi.runtime.proto import resource_pb2, source_pb2
 from pulumi_gcp import storage
 
-from gke_tpu_plan import engine
+from gke_tpu_plan import engine, mock_monitor
 from gke_tpu_plan.engine import run_program
 
 
@@ -83,7 +83,7 @@ def _values() -> list[Any]:
 
 def test_the_replacement_finds_unknowns_where_the_sdk_does() -> None:
     for value in _values():
-        assert engine._contains_unknowns(value) == rpc.contains_unknowns(value), value
+        assert mock_monitor.contains_unknowns(value) == rpc.contains_unknowns(value), value
 
 
 def test_the_replacement_leaves_no_cycles_where_the_sdk_leaves_one_per_call() -> None:
@@ -93,7 +93,7 @@ def test_the_replacement_leaves_no_cycles_where_the_sdk_leaves_one_per_call() ->
     try:
         rpc.contains_unknowns(value)
         left_by_sdk = gc.collect()
-        engine._contains_unknowns(value)
+        mock_monitor.contains_unknowns(value)
         left_by_engine = gc.collect()
     finally:
         gc.enable()
@@ -253,14 +253,14 @@ def test_the_replacement_unwraps_as_the_sdk_does_and_asks_it_once_per_type() -> 
 # Each swap: where the SDK looks the function up, its name there, and what is there during a run.
 _SWAPS = [
     (sdk_resource, "_get_stack_trace", lambda found: found is engine._no_stack_trace),
-    (rpc, "contains_unknowns", lambda found: found is engine._contains_unknowns),
+    (rpc, "contains_unknowns", lambda found: found is mock_monitor.contains_unknowns),
     (sdk_public, "collapse_alias_to_urn", lambda found: found is engine._alias_as_written),
     (
         sdk_types,
         "unwrap_type",
         lambda found: found.__qualname__ == "_unwrapped_once.<locals>.unwrap_type",
     ),
-    (mocks, "_sync_await", lambda found: found is engine._at_once),
+    (mocks, "_sync_await", lambda found: found is mock_monitor.at_once),
 ]
 
 
@@ -290,7 +290,7 @@ def test_each_replacement_is_in_place_only_while_a_program_runs(
 def test_the_stock_monitor_serializes_its_answers_through_a_name_looked_up_at_each_call() -> None:
     # The recording monitor keeps the stock monitor's reads, and hands invokes to the stock
     # monitor once it has recorded them (tests/gke_tpu_plan/test_engine.py answers one).
-    assert engine.RecordingMonitor.ReadResource is mocks.MockMonitor.ReadResource
+    assert mock_monitor.RecordingMonitor.ReadResource is mocks.MockMonitor.ReadResource
     for answer in (mocks.MockMonitor.ReadResource, mocks.MockMonitor.Invoke):
         assert "_sync_await" in _globals_used(answer)
     sync_await = mocks._sync_await  # pyright: ignore[reportPrivateImportUsage]
@@ -318,5 +318,5 @@ def test_an_answer_is_finished_at_once_as_the_sdk_would_finish_it(
     state = {"name": "models", "labels": {"team": "ml"}, "sizes": [1, 2.5], "empty": None}
     sync_await = mocks._sync_await  # pyright: ignore[reportPrivateImportUsage]
     by_sdk = sync_await(rpc.serialize_properties(dict(state), {}))
-    assert engine._at_once(rpc.serialize_properties(dict(state), {})) == by_sdk
+    assert mock_monitor.at_once(rpc.serialize_properties(dict(state), {})) == by_sdk
     assert not current_loop.is_closed()  # the SDK finished it on the thread's loop
