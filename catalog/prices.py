@@ -92,7 +92,7 @@ class MachinePrice:
 
 
 def _problems(row: Mapping[str, str], price_key: str) -> list[str]:
-    problems = []
+    problems: list[str] = []
     if row["capacity"] not in PRICE_KINDS:
         problems.append(f"capacity {row['capacity']!r} is not one of {', '.join(PRICE_KINDS)}")
     try:

@@ -3,7 +3,7 @@ what is allowed)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from functools import cache
@@ -147,13 +147,13 @@ class Parsed(Generic[M]):
 
     spec: M
     given: frozenset[str] = frozenset()
-    warnings: list[str] = dataclass_field(default_factory=list)
+    warnings: list[str] = dataclass_field(default_factory=list[str])
 
     @classmethod
     def of(cls, spec: M, data: Any, warnings: list[str]) -> Parsed[M]:
         """`spec` as parse made it from `data`; its keys as users write them (camelCase, even
         where `data` spells a field by its Python name)."""
         fields = type(spec).model_fields
-        keys = data if isinstance(data, Mapping) else ()
+        keys: Iterable[Any] = cast("Mapping[Any, Any]", data) if isinstance(data, Mapping) else ()
         given = frozenset((fields[k].alias or k) if k in fields else str(k) for k in keys)
         return cls(spec, given, warnings)
