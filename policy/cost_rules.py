@@ -49,7 +49,7 @@ def _region(location: str) -> str:
 def _kind(config: Mapping[str, Any], props: Mapping[str, Any]) -> PriceKind:
     if config.get("spot") or config.get("preemptible"):
         return "spot"
-    if config.get("flexStart") or (props.get("queuedProvisioning") or {}).get("enabled"):
+    if config.get("flexStart") or get(props, "queuedProvisioning.enabled"):
         return "flex-start"
     return "on-demand"
 
@@ -57,7 +57,7 @@ def _kind(config: Mapping[str, Any], props: Mapping[str, Any]) -> PriceKind:
 def _most_nodes(props: Mapping[str, Any]) -> int:
     """The most nodes the pool can have, in all its zones."""
     zones = len(props.get("nodeLocations") or ()) or DEFAULT_REGIONAL_ZONES
-    scaling = props.get("autoscaling") or {}
+    scaling: Mapping[str, Any] = props.get("autoscaling") or {}
     if scaling.get("totalMaxNodeCount") is not None:
         return int(scaling["totalMaxNodeCount"])
     if scaling.get("maxNodeCount") is not None:
@@ -68,7 +68,7 @@ def _most_nodes(props: Mapping[str, Any]) -> int:
 
 def node_pool_monthly_max(urn: str, props: Mapping[str, Any]) -> Priced:
     """A node pool at its most, all month."""
-    config = get(props, "nodeConfig") or {}
+    config: Mapping[str, Any] = get(props, "nodeConfig") or {}
     machine = config.get("machineType", "")
     region = _region(str(props.get("location", "")))
     nodes = _most_nodes(props)
