@@ -18,7 +18,6 @@ from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictI
 
 from catalog.kueue import (
     COHORT_NAME_MAX_LENGTH,
-    KUEUE_MAX_FLAVORS,
     KUEUE_V1BETA2_SINCE,
     QUEUE_NAME_MAX_LENGTH,
 )
@@ -81,7 +80,7 @@ def _beyond_auto_provisioning(
     return problems
 
 
-def _system_namespace(name: str) -> bool:
+def system_namespace(name: str) -> bool:
     return name in SYSTEM_NAMESPACES or name.startswith(("kube-", "gke-"))
 
 
@@ -351,64 +350,9 @@ def plan_kueue(
     queues: list[QueuePlan] = []
     claims: dict[str, list[tuple[str, str, int]]] = {}
     queues_known = "queues" not in invalid
-    if spec is not None and queues_known and not spec.queues:
-        problems.append(
-            Problem(
-                "kueue.queues",
-                "Kueue is configured with no queues: add at least one `{name, pools}` queue, "
-                "or remove gke-tpu:kueue",
-            )
-        )
-    names: set[str] = set()
+    # The rules of the queues alone are config.kueue_rules'; these hold them against the pools.
     for i, queue in enumerate(spec.queues if spec else ()):
         path = f"kueue.queues[{i}]"
-        if queue.name in names:
-            problems.append(Problem(f"{path}.name", f"{show(queue.name)} names two queues"))
-        names.add(queue.name)
-        if not queue.pools:
-            problems.append(Problem(f"{path}.pools", "a queue shares at least one pool"))
-        if not queue.namespaces:
-            problems.append(Problem(f"{path}.namespaces", "a queue serves at least one namespace"))
-        system = [n for n in queue.namespaces if _system_namespace(n)]
-        if system:
-            problems.append(
-                Problem(
-                    f"{path}.namespaces",
-                    f"{show(system)}: Kueue does not queue workloads of system namespaces "
-                    f"({', '.join(SYSTEM_NAMESPACES)}, and kube-* and gke-* ones); name the "
-                    "namespaces of the teams' workloads",
-                )
-            )
-        if len(set(queue.namespaces)) < len(queue.namespaces):
-            problems.append(
-                Problem(f"{path}.namespaces", f"{show(list(queue.namespaces))} repeats a namespace")
-            )
-        if len(queue.pools) > KUEUE_MAX_FLAVORS:
-            problems.append(
-                Problem(
-                    f"{path}.pools",
-                    f"{len(queue.pools)} pools: a Kueue ClusterQueue takes at most "
-                    f"{KUEUE_MAX_FLAVORS} flavors for one resource (one per pool), so split "
-                    "the pools over several queues (a cohort lets them lend each other chips)",
-                )
-            )
-        if queue.cohort is None:
-            problems += [
-                Problem(
-                    f"{path}.pools[{j}].chips",
-                    f"0 chips of pool {entry.pool!r}: a queue with no chips of a pool can only "
-                    "borrow them from its cohort; set `cohort`, or give it chips",
-                )
-                for j, entry in enumerate(queue.pools)
-                if entry.chips == 0
-            ]
-        if queue.borrowing_limit is not None and queue.cohort is None:
-            problems.append(
-                Problem(
-                    f"{path}.borrowingLimit",
-                    f"{queue.borrowing_limit}: a queue borrows only from its cohort; set `cohort`",
-                )
-            )
         shares, share_problems = _queue_shares(queue, path, by_name, unplanned)
         problems += share_problems
         for share, at in shares:

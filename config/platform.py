@@ -21,6 +21,7 @@ from config.cluster_plan import ClusterPlan, Monitoring, plan_cluster
 from config.cluster_rules import CLUSTER_RULES
 from config.cost import COST_KEY, CostEstimate, CostSpec, estimate_cost
 from config.kueue import KueuePlan, KueueSpec, plan_kueue
+from config.kueue_rules import KUEUE_RULES
 from config.network import NetworkPlan, NetworkSpec, plan_network
 from config.network_rules import NETWORK_RULES
 from config.observability import ObservabilitySpec
@@ -101,7 +102,7 @@ SECTIONS: dict[str, Section] = {
     "tpuPools": Section(TpuPoolSpec, required=False, each=True),
     "modelStorage": Section(ModelStorageSpec, required=False),
     "preflight": Section(PreflightSpec, required=False),
-    "kueue": Section(KueueSpec, required=False),
+    "kueue": Section(KueueSpec, required=False, rules=KUEUE_RULES),
     COST_KEY: Section(CostSpec, required=False),
     "observability": Section(ObservabilitySpec, required=False),
 }

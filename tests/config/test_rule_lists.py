@@ -9,7 +9,9 @@ import pytest
 from pydantic import BaseModel
 
 from config.cluster_rules import CLUSTER_RULES
+from config.kueue_rules import KUEUE_RULES
 from config.network_rules import NETWORK_RULES
+from config.observability_plan import OBSERVABILITY_RULES
 from config.platform import SECTIONS
 from config.pool_entry import POOL_RULES
 from config.stack_rules import STACK_RULES
@@ -22,6 +24,8 @@ RULE_LISTS: dict[str, tuple[Rule[Any], ...]] = {
     "network": NETWORK_RULES,
     "stack": STACK_RULES,
     "pool": POOL_RULES,
+    "kueue": KUEUE_RULES,
+    "observability": OBSERVABILITY_RULES,
 }
 CLUSTER = {"name": "tpu-test", "region": "us-central2"}
 RANGES = {"nodesCidr": "10.0.0.0/22", "podsCidr": "10.4.0.0/16", "servicesCidr": "10.8.0.0/20"}
