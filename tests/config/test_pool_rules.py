@@ -1,0 +1,512 @@
+"""The rules of a `tpuPools` entry and of the list (`config/pool_rules.py`), through
+`load_platform`: each failing case names the path, the value and the fix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from config.platform import load_platform
+from tests.config.tpu_pool_entries import (
+    BAD_NAME,
+    SCALE_0_1,
+    SCALE_0_4,
+    V4_TOPOLOGIES,
+    V5E_MACHINES,
+    V5E_TOPOLOGIES,
+    cluster_entry,
+    one_plan,
+    pools_config,
+    tpu_pool,
+)
+from tests.conftest import config_problems
+
+GENERATION_AND_MACHINE = [
+    pytest.param(
+        pools_config(tpu_pool(tpu="v6", zone="us-west4-a")),
+        [
+            "tpuPools[0].tpu: 'v6' is not a TPU generation; expected one of v4, v5e, v5p, v6e, "
+            "tpu7x; did you mean 'v6e'?"
+        ],
+        id="unknown-generation-did-you-mean",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(tpu="V5E")),
+        [
+            "tpuPools[0].tpu: 'V5E' is not a TPU generation; expected one of v4, v5e, v5p, v6e, "
+            "tpu7x; did you mean 'v5e'?"
+        ],
+        id="generation-in-upper-case",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(tpu="tpu7", topology="2x2x2"), cluster=cluster_entry("us-central1")),
+        [
+            "tpuPools[0].tpu: 'tpu7' is not a TPU generation; expected one of v4, v5e, v5p, v6e, "
+            "tpu7x; did you mean 'tpu7x'?"
+        ],
+        id="unknown-generation-did-you-mean-tpu7x",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(tpu="v9")),
+        ["tpuPools[0].tpu: 'v9' is not a TPU generation; expected one of v4, v5e, v5p, v6e, tpu7x"],
+        id="unknown-generation-no-close-match",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(machineType="ct5lp-hightpu-4", autoscaling=SCALE_0_4)),
+        [
+            "tpuPools[0].machineType: 'ct5lp-hightpu-4' is not a TPU machine type; v5e machine "
+            f"types: {V5E_MACHINES}; did you mean 'ct5lp-hightpu-4t'?"
+        ],
+        id="unknown-machine-type-did-you-mean",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(machineType="n2-standard-8", autoscaling=SCALE_0_4)),
+        [
+            "tpuPools[0].machineType: 'n2-standard-8' is not a TPU machine type; v5e machine "
+            f"types: {V5E_MACHINES}"
+        ],
+        id="non-tpu-machine-type",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(machineType="ct6e-standard-4t", autoscaling=SCALE_0_4)),
+        [
+            "tpuPools[0].machineType: 'ct6e-standard-4t' is a v6e machine type, not v5e; v5e "
+            f"machine types: {V5E_MACHINES}"
+        ],
+        id="machine-type-of-another-generation",
+    ),
+]
+
+
+TOPOLOGY = [
+    pytest.param(
+        pools_config(tpu_pool(topology="3x3")),
+        [f"tpuPools[0].topology: '3x3' is not a v5e topology; expected one of {V5E_TOPOLOGIES}"],
+        id="2d-not-a-shape-lists-all",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(topology="2x2x1")),
+        [f"tpuPools[0].topology: '2x2x1' is not a v5e topology; expected one of {V5E_TOPOLOGIES}"],
+        id="3d-shape-on-2d-generation",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(topology="4x2")),
+        [
+            f"tpuPools[0].topology: '4x2' is not a v5e topology; expected one of {V5E_TOPOLOGIES}"
+            "; did you mean '2x4'?"
+        ],
+        id="2d-unordered-permutation-hint",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(topology="4X4")),
+        [f"tpuPools[0].topology: '4X4' is not a v5e topology; expected one of {V5E_TOPOLOGIES}"],
+        id="malformed-upper-case-x",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(tpu="v4", topology="2x2"), cluster=cluster_entry("us-central2")),
+        [f"tpuPools[0].topology: '2x2' is not a v4 topology; expected one of {V4_TOPOLOGIES}"],
+        id="2d-shape-on-3d-generation-summary",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(tpu="v4", topology="2x2x1x1"), cluster=cluster_entry("us-central2")),
+        [f"tpuPools[0].topology: '2x2x1x1' is not a v4 topology; expected one of {V4_TOPOLOGIES}"],
+        id="malformed-four-dimensions",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(tpu="v4", topology="4x4x6"), cluster=cluster_entry("us-central2")),
+        [f"tpuPools[0].topology: '4x4x6' is not a v4 topology; expected one of {V4_TOPOLOGIES}"],
+        id="3d-not-a-multiple-of-4",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(tpu="v4", topology="4x2x2"), cluster=cluster_entry("us-central2")),
+        [
+            f"tpuPools[0].topology: '4x2x2' is not a v4 topology; expected one of {V4_TOPOLOGIES}"
+            "; did you mean '2x2x4'?"
+        ],
+        id="3d-unordered-permutation-hint",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(tpu="v4", topology="8x4x4"), cluster=cluster_entry("us-central2")),
+        [
+            f"tpuPools[0].topology: '8x4x4' is not a v4 topology; expected one of {V4_TOPOLOGIES}"
+            "; did you mean '4x4x8'?"
+        ],
+        id="3d-large-unordered-permutation-hint",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(machineType="ct5lp-hightpu-8t")),
+        [
+            "tpuPools[0].topology: '4x4' does not fit ct5lp-hightpu-8t; topologies on "
+            "ct5lp-hightpu-8t: 2x4"
+        ],
+        id="topology-does-not-fit-machine-type",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(topology="2x4", machineType="ct5lp-hightpu-1t")),
+        [
+            "tpuPools[0].topology: '2x4' does not fit ct5lp-hightpu-1t; topologies on "
+            "ct5lp-hightpu-1t: 1x1"
+        ],
+        id="single-host-machine-type-too-small",
+    ),
+]
+
+
+ZONE = [
+    pytest.param(
+        pools_config(tpu_pool(zone="us-east1-c")),
+        [
+            "tpuPools[0].zone: 'us-east1-c' is not in the cluster's region 'us-west4'; v5e "
+            "zones there: us-west4-a"
+        ],
+        id="zone-not-in-region-lists-documented",
+    ),
+    pytest.param(
+        pools_config(
+            tpu_pool(tpu="v4", topology="2x2x2", zone="us-east1-c"),
+            cluster=cluster_entry("us-east1"),
+        ),
+        [
+            "tpuPools[0].zone: 'us-east1-c' is not a documented v4 zone (documented: "
+            "us-central2-b); set allowUndocumentedZone: true if v4 is offered there"
+        ],
+        id="undocumented-zone-rejected",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(zone="us-west4-b")),
+        [
+            "tpuPools[0].zone: 'us-west4-b' is not a documented v5e zone (documented: "
+            "us-central1-a, us-east1-c, us-east5-b, us-south1-a, us-west1-c, us-west4-a); set "
+            "allowUndocumentedZone: true if v5e is offered there"
+        ],
+        id="undocumented-zone-in-region-with-documented-one",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(tpu="v4", topology="2x2x2"), cluster=cluster_entry("us-central1")),
+        [
+            "tpuPools[0].zone: required: no v4 zone is documented in region 'us-central1' "
+            "(documented: us-central2-b); set zone and allowUndocumentedZone: true"
+        ],
+        id="zone-omitted-none-documented",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(tpu="v6e"), cluster=cluster_entry("us-east5")),
+        ["tpuPools[0].zone: required: choose one of us-east5-a, us-east5-b"],
+        id="zone-omitted-several-documented",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(zone="us-west4")),
+        ["tpuPools[0].zone: 'us-west4': is not a zone name, such as 'us-east5-b'"],
+        id="zone-is-a-region",
+    ),
+]
+
+
+AUTOSCALING = [
+    pytest.param(
+        pools_config(tpu_pool(topology="2x2", autoscaling={"minNodes": 3, "maxNodes": 2})),
+        ["tpuPools[0].autoscaling.minNodes: 3 is greater than maxNodes 2"],
+        id="min-above-max",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(autoscaling={"minNodes": 1, "maxNodes": 4})),
+        [
+            "tpuPools[0].autoscaling.minNodes: 1 is not allowed: a 4x4 slice is 4 nodes and "
+            "scales only as a whole, so use 0 or 4"
+        ],
+        id="multi-host-min-not-0-or-slice",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(autoscaling={"minNodes": 0, "maxNodes": 3})),
+        [
+            "tpuPools[0].autoscaling.maxNodes: 3 is not allowed: a 4x4 slice is 4 nodes and "
+            "scales only as a whole, so use 0 or 4"
+        ],
+        id="multi-host-max-not-slice",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(autoscaling={"minNodes": 2, "maxNodes": 8})),
+        [
+            "tpuPools[0].autoscaling.minNodes: 2 is not allowed: a 4x4 slice is 4 nodes and "
+            "scales only as a whole, so use 0 or 4",
+            "tpuPools[0].autoscaling.maxNodes: 8 is not allowed: a 4x4 slice is 4 nodes and "
+            "scales only as a whole, so use 0 or 4",
+        ],
+        id="multi-host-both-bounds",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(topology="2x2", nodeCount=2, autoscaling=SCALE_0_1)),
+        [
+            "tpuPools[0].nodeCount: 2 cannot be combined with autoscaling: a pool has a fixed "
+            "size (nodeCount) or an autoscaled range (autoscaling); remove one"
+        ],
+        id="node-count-and-autoscaling",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(nodeCount=4)),
+        [
+            "tpuPools[0].nodeCount: 4 is not allowed: a 4x4 slice is 4 nodes by its topology; "
+            "remove nodeCount"
+        ],
+        id="node-count-on-a-slice",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(topology="2x2", nodeCount=0)),
+        ["tpuPools[0].nodeCount: 0: input should be greater than or equal to 1"],
+        id="node-count-0",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(topology="2x2", nodeCount=1001)),
+        ["tpuPools[0].nodeCount: 1001: input should be less than or equal to 1000"],
+        id="node-count-1001",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(topology="2x2", autoscaling={"minNodes": 0, "maxNodes": 1001})),
+        ["tpuPools[0].autoscaling.maxNodes: 1001: input should be less than or equal to 1000"],
+        id="max-nodes-1001",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(topology="2x2", autoscaling={"minNodes": 0, "maxNodes": 10**30})),
+        [
+            "tpuPools[0].autoscaling.maxNodes: 1000000000000000000000000000000: input should be "
+            "less than or equal to 1000"
+        ],
+        id="max-nodes-10-to-the-30",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(topology="2x2", autoscaling={"minNodes": 1001, "maxNodes": 1000})),
+        [
+            "tpuPools[0].autoscaling.minNodes: 1001: input should be less than or equal to 1000",
+        ],
+        id="min-nodes-1001",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(flexStart=True)),
+        ["tpuPools[0].autoscaling: required with flexStart: set minNodes: 0 and maxNodes: 4"],
+        id="flex-start-multi-host-without-autoscaling",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(topology="2x2", flexStart=True)),
+        ["tpuPools[0].autoscaling: required with flexStart: set minNodes: 0 and maxNodes"],
+        id="flex-start-single-host-without-autoscaling",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(queuedProvisioning=True)),
+        [
+            "tpuPools[0].autoscaling: required with queuedProvisioning: set minNodes: 0 and "
+            "maxNodes: 4"
+        ],
+        id="queued-without-autoscaling",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(flexStart=True, autoscaling={"minNodes": 4, "maxNodes": 4})),
+        [
+            "tpuPools[0].autoscaling.minNodes: 4 is not allowed with flexStart: GKE requires minNodes 0"
+        ],
+        id="flex-start-min-above-0",
+    ),
+    pytest.param(
+        pools_config(
+            tpu_pool(
+                topology="2x2", queuedProvisioning=True, autoscaling={"minNodes": 1, "maxNodes": 4}
+            )
+        ),
+        [
+            "tpuPools[0].autoscaling.minNodes: 1 is not allowed with queuedProvisioning: GKE "
+            "requires minNodes 0"
+        ],
+        id="queued-min-above-0",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(topology="2x2", autoscaling={"minNodes": -1, "maxNodes": 0})),
+        [
+            "tpuPools[0].autoscaling.minNodes: -1: input should be greater than or equal to 0",
+            "tpuPools[0].autoscaling.maxNodes: 0: input should be greater than or equal to 1",
+        ],
+        id="bounds-out-of-range",
+    ),
+]
+
+
+SLICES = [
+    pytest.param(
+        pools_config(tpu_pool(topology="2x2", slices=2, autoscaling=SCALE_0_1)),
+        [
+            "tpuPools[0].slices: 2 slices of a single-host 2x2 ct5lp-hightpu-4t slice: multislice "
+            "needs multi-host slices; use a larger topology or slices: 1"
+        ],
+        id="multislice-of-single-host",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(slices=0)),
+        ["tpuPools[0].slices: 0: input should be greater than or equal to 1"],
+        id="slices-0",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(slices=7501)),
+        ["tpuPools[0].slices: 7501: input should be less than or equal to 7500"],
+        id="slices-7501",
+    ),
+]
+
+
+NAMES = [
+    pytest.param(
+        pools_config(tpu_pool(name="Train")),
+        [f"tpuPools[0].name: 'Train': {BAD_NAME}"],
+        id="upper-case",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(name="train-")),
+        [f"tpuPools[0].name: 'train-': {BAD_NAME}"],
+        id="trailing-hyphen",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(name="t" * 41)),
+        [f"tpuPools[0].name: {'t' * 41!r}: is 41 characters long; at most 40 are allowed"],
+        id="too-long",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(name="t" * 39, slices=2)),
+        [
+            f"tpuPools[0].name: {'t' * 39!r} (as {'t' * 39 + '-0'!r}): is 41 characters long; "
+            "at most 40 are allowed"
+        ],
+        id="too-long-with-slice-suffix",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(name="t" * 38, slices=11)),
+        [
+            f"tpuPools[0].name: {'t' * 38!r} (as {'t' * 38 + '-10'!r}): is 41 characters long; "
+            "at most 40 are allowed"
+        ],
+        id="too-long-with-two-digit-slice-suffix",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(name="cpu")),
+        ["tpuPools[0].name: 'cpu' is the CPU pool's name; choose another"],
+        id="reserved-cpu",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(), tpu_pool()),
+        [
+            "tpuPools[1].name: 'train' gives node pool 'train', which tpuPools[0] also gives; "
+            "node pool names must be unique"
+        ],
+        id="duplicate",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(slices=2), tpu_pool(name="train-1")),
+        [
+            "tpuPools[1].name: 'train-1' gives node pool 'train-1', which tpuPools[0] also gives; "
+            "node pool names must be unique"
+        ],
+        id="duplicate-after-slice-expansion",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(name="train-1"), tpu_pool(slices=2)),
+        [
+            "tpuPools[1].name: 'train' gives node pool 'train-1', which tpuPools[0] also gives; "
+            "node pool names must be unique"
+        ],
+        id="duplicate-after-slice-expansion-later-entry",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [*GENERATION_AND_MACHINE, *TOPOLOGY, *ZONE, *AUTOSCALING, *SLICES, *NAMES],
+)
+def test_each_problem_names_path_value_and_fix(config: dict[str, str], expected: list[str]) -> None:
+    assert config_problems(config) == expected
+
+
+def test_undocumented_zone_is_accepted_with_a_warning_when_allowed() -> None:
+    spec = load_platform(
+        pools_config(
+            tpu_pool(
+                tpu="v4",
+                topology="2x2x1",
+                zone="us-central2-a",
+                allowUndocumentedZone=True,
+                autoscaling=SCALE_0_1,
+            ),
+            cluster=cluster_entry("us-central2"),
+        )
+    )
+    assert spec.tpu_pools[0].zone == "us-central2-a"
+    # The cost's warning of the CPU pool's unpriced machine type in us-central2 aside.
+    assert tuple(w for w in spec.warnings if w.startswith("tpuPools")) == (
+        "tpuPools[0].zone: 'us-central2-a' is not a documented v4 zone (documented: "
+        "us-central2-b); used because allowUndocumentedZone is true",
+    )
+
+
+def test_allowing_undocumented_zones_does_not_warn_about_a_documented_one() -> None:
+    spec = load_platform(
+        pools_config(
+            tpu_pool(
+                topology="2x2", zone="us-west4-a", allowUndocumentedZone=True, autoscaling=SCALE_0_1
+            )
+        )
+    )
+    assert spec.warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("pool", "region", "zone"),
+    [
+        pytest.param(tpu_pool(tpu="v4", topology="2x2x2"), "us-central2", "us-central2-b", id="v4"),
+        pytest.param(tpu_pool(), "us-west4", "us-west4-a", id="v5e"),
+        pytest.param(tpu_pool(tpu="v5p", topology="2x2x2"), "us-east5", "us-east5-a", id="v5p"),
+        pytest.param(
+            tpu_pool(tpu="tpu7x", topology="2x2x2"), "us-central1", "us-central1-c", id="tpu7x"
+        ),
+        pytest.param(
+            tpu_pool(tpu="v6e", zone="us-east5-b"), "us-east5", "us-east5-b", id="given-zone-kept"
+        ),
+    ],
+)
+def test_zone_is_derived_from_the_one_documented_zone_in_the_region(
+    pool: dict[str, Any], region: str, zone: str
+) -> None:
+    assert one_plan(pool, cluster=cluster_entry(region)).zone == zone
+
+
+def test_a_bad_machine_type_stops_the_rules_that_depend_on_it() -> None:
+    # The user meant a multi-host -4t slice: no single-host autoscaling complaint follows.
+    assert config_problems(
+        pools_config(tpu_pool(topology="2x4", machineType="ct5lp-hightpu-4"))
+    ) == [
+        "tpuPools[0].machineType: 'ct5lp-hightpu-4' is not a TPU machine type; v5e machine "
+        "types: ct5lp-hightpu-1t, ct5lp-hightpu-4t, ct5lp-hightpu-8t; did you mean "
+        "'ct5lp-hightpu-4t'?"
+    ]
+
+
+def test_topology_hint_finds_the_valid_order_of_the_same_dimensions() -> None:
+    problems = config_problems(
+        pools_config(tpu_pool(tpu="v4", topology="1x2x2"), cluster=cluster_entry("us-central2"))
+    )
+    assert len(problems) == 1
+    assert problems[0].startswith("tpuPools[0].topology: '1x2x2' is not a v4 topology")
+    assert problems[0].endswith("; did you mean '2x2x1'?")
+
+
+def test_cpu_is_reserved_only_as_an_actual_node_pool_name() -> None:
+    assert config_problems(pools_config(tpu_pool(name="cpu"))) == [
+        "tpuPools[0].name: 'cpu' is the CPU pool's name; choose another"
+    ]
+    spec = load_platform(pools_config(tpu_pool(name="cpu", slices=2)))
+    assert spec.tpu_pools[0].node_pool_names == ("cpu-0", "cpu-1")
+
+
+def test_a_topology_that_does_not_fit_the_machine_stops_the_size_rules() -> None:
+    assert config_problems(
+        pools_config(tpu_pool(topology="2x4", machineType="ct5lp-hightpu-1t", nodeCount=2))
+    ) == [
+        "tpuPools[0].topology: '2x4' does not fit ct5lp-hightpu-1t; topologies on "
+        "ct5lp-hightpu-1t: 1x1"
+    ]

@@ -1,0 +1,74 @@
+"""`tpuPools` entries and stacks for the TPU pool tests, and the messages they share."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from config.platform import load_platform
+from config.pool_plan import TpuPoolPlan
+
+ALLOWED_KEYS = (
+    "Allowed keys: name, tpu, topology, machineType, zone, allowUndocumentedZone, reservation, "
+    "spot, flexStart, queuedProvisioning, autoscaling, nodeCount, slices, maxPodsPerNode, "
+    "fallback, upgrade, hostMaintenance"
+)
+
+ONE_CAPACITY = (
+    "a pool takes one of reservation, spot, flexStart or queuedProvisioning, or flexStart with "
+    "queuedProvisioning (Spot and Dynamic Workload Scheduler VMs use no reservation)"
+)
+
+V4_TOPOLOGIES = (
+    "2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16, ... 12x16x16 (23 shapes: from "
+    "64 chips up, every dimension a multiple of 4, in non-decreasing order)"
+)
+
+V5E_TOPOLOGIES = "1x1, 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16"
+
+V5E_MACHINES = "ct5lp-hightpu-1t, ct5lp-hightpu-4t, ct5lp-hightpu-8t"
+
+NOT_A_RESERVATION = (
+    "is not a reservation: use its name, or projects/<project>/reservations/<name> for a shared "
+    "reservation of another project; either may end in "
+    "/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>]"
+)
+
+BAD_NAME = (
+    "must start with a lowercase letter, contain only lowercase letters, digits and hyphens, "
+    "and not end with a hyphen"
+)
+
+SCALE_0_4 = {"minNodes": 0, "maxNodes": 4}
+
+SCALE_0_1 = {"minNodes": 0, "maxNodes": 1}
+
+
+def cluster_entry(region: str = "us-west4", **extra: Any) -> dict[str, Any]:
+    return {"name": "tpu-dev", "region": region, **extra}
+
+
+def tpu_pool(
+    name: str = "train", tpu: str = "v5e", topology: str = "4x4", **extra: Any
+) -> dict[str, Any]:
+    """One `tpuPools` entry; default: a v5e 4x4 slice (4 ct5lp-hightpu-4t VMs) in us-west4-a."""
+    return {"name": name, "tpu": tpu, "topology": topology, **extra}
+
+
+def pools_config(*pools: dict[str, Any], cluster: dict[str, Any] | None = None) -> dict[str, str]:
+    config = {
+        "gcp:project": "gke-tpu-dev",
+        "gke-tpu:cluster": json.dumps(cluster if cluster is not None else cluster_entry()),
+        "gke-tpu:tpuPools": json.dumps(list(pools)),
+    }
+    # A queued-provisioning pool gets nodes only through a Kueue queue (tests/config/test_kueue.py).
+    queued = [p["name"] for p in pools if p.get("queuedProvisioning") is True and "name" in p]
+    if queued:
+        config["gke-tpu:kueue"] = json.dumps({"queues": [{"name": "q", "pools": queued}]})
+    return config
+
+
+def one_plan(*pools: dict[str, Any], cluster: dict[str, Any] | None = None) -> TpuPoolPlan:
+    spec = load_platform(pools_config(*pools, cluster=cluster))
+    assert len(spec.tpu_pools) == 1
+    return spec.tpu_pools[0]
