@@ -1,4 +1,5 @@
-"""Golden plans of the fixture stacks (tests/stacks/), and the shape of the outputs contract.
+"""Golden plans of the fixture stacks (tests/stacks/), their dashboards, and the shape of the
+outputs contract.
 
 `make goldens` (python -m gke_tpu_upkeep.goldens) rewrites them; the tests fail on any difference, showing
 it, so every change to what a stack creates or exports is reviewed. A change that breaks the
@@ -14,7 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from catalog.tokens import DASHBOARD
 from gke_tpu_plan.cli import ROOT
+from gke_tpu_plan.engine import Plan
 from gke_tpu_plan.render.text import plan_json
 from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
 
@@ -26,6 +29,22 @@ MAPS_BY_NAME = ("tpuPools",)
 
 def golden_path(stack: str) -> Path:
     return GOLDENS / f"{stack}.plan.json"
+
+
+def dashboard_path(stack: str) -> Path:
+    return GOLDENS / f"{stack}.dashboard.json"
+
+
+def dashboard_golden(plan: Plan) -> str | None:
+    """The stack's dashboard, indented: the plan holds it as one canonical line, which a diff
+    cannot show chart by chart. None without a dashboard (observability off)."""
+    dashboards = plan.of_type(DASHBOARD)
+    if not dashboards:
+        return None
+    (dashboard,) = dashboards
+    return (
+        json.dumps(json.loads(dashboard.inputs["dashboardJson"]), indent=2, sort_keys=True) + "\n"
+    )
 
 
 def shape(value: Any) -> Any:
@@ -120,6 +139,12 @@ def main() -> int:
     for stack, plan in plans.items():
         golden_path(stack).write_text(plan_json(plan))
         print(f"wrote {golden_path(stack).relative_to(ROOT)}")
+        dashboard = dashboard_golden(plan)
+        if dashboard is not None:
+            dashboard_path(stack).write_text(dashboard)
+            print(f"wrote {dashboard_path(stack).relative_to(ROOT)}")
+        else:
+            dashboard_path(stack).unlink(missing_ok=True)
     CONTRACT.write_text(render_contract(new_contract))
     print(f"wrote {CONTRACT.relative_to(ROOT)}")
     return 0

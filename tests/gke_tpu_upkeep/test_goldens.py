@@ -13,6 +13,8 @@ from gke_tpu_upkeep.goldens import (
     CONTRACT,
     breaking_changes,
     contract,
+    dashboard_golden,
+    dashboard_path,
     diff,
     golden_path,
     render_contract,
@@ -27,6 +29,14 @@ def test_plan_matches_its_golden(stack: str) -> None:
     actual = plan_json(platform_plan(stack))
     expected = golden_path(stack).read_text()
     assert actual == expected, f"{HINT}\n{diff(expected, actual, golden_path(stack).name)}"
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_dashboard_matches_its_golden(stack: str) -> None:
+    actual = dashboard_golden(platform_plan(stack))
+    assert actual is not None, "every shipped stack has observability on"
+    expected = dashboard_path(stack).read_text()
+    assert actual == expected, f"{HINT}\n{diff(expected, actual, dashboard_path(stack).name)}"
 
 
 def test_outputs_contract_matches_its_golden() -> None:
