@@ -142,3 +142,12 @@ def test_without_an_api_key_it_says_how_to_get_one(
 
     assert prices.main([], fetch=offline) == 2
     assert "set GCP_BILLING_API_KEY" in capsys.readouterr().err
+
+
+def test_the_shipped_tables_are_as_write_writes_them() -> None:
+    """So a refresh that changes no price changes no line but the dates it re-reads."""
+    for path, columns in (
+        (prices.TPU_PRICES_FILE, TPU_COLUMNS),
+        (prices.MACHINE_PRICES_FILE, MACHINE_COLUMNS),
+    ):
+        assert prices.render(read_rows(path, columns), columns) == path.read_text()
