@@ -32,7 +32,8 @@ def quota_needs(
     cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], *, private_nodes: bool
 ) -> tuple[QuotaNeed, ...]:
     """What the stack spends of each regional quota at its largest: every slice, every
-    autoscaling maximum, the CPU pool in each of its zones. Private nodes take no in-use
+    autoscaling maximum and the surge of a TPU pool's upgrades, the CPU pool in each of its
+    zones. Private nodes take no in-use
     (external) IP address. TPU chips count on-demand and Spot
     pools: a reservation holds its own quota, and flex-start and queued VMs wait for quota as
     they wait for capacity. An Autopilot cluster has no node pools of ours: GKE creates nodes per
@@ -52,7 +53,8 @@ def quota_needs(
     for path, pool in pool_paths(pools):
         if pool.per_workload:
             continue  # a ComputeClass's node pools: GKE creates them per workload, as above
-        nodes = pool.ref.max_node_count
+        # Every slice and autoscaling maximum, and the VMs an upgrade adds beside each.
+        nodes = pool.ref.max_node_count + pool.surge_nodes_per_node_pool * pool.slices
         shares[SSD_TOTAL_GB][path] += nodes * GKE_DEFAULT_BOOT_DISK_GB
         shares[IN_USE_ADDRESSES][path] += nodes * addresses
         chips = TPU_QUOTAS.get(pool.generation.name)

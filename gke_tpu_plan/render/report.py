@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import defaultdict
 from collections.abc import Mapping
@@ -103,8 +104,16 @@ def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
     reservations: dict[str, int] = defaultdict(int)
     # Private nodes have no external address: Cloud NAT's (static) addresses stand for them.
     external = not private_nodes(plan)
+    # The VMs a TPU pool's upgrades add beside each of its node pools, as its entry says.
+    surge = {
+        node_pool: ref.surge_nodes_per_node_pool
+        for name, entry in (plan.outputs.get("tpuPools") or {}).items()
+        for ref in (TpuPoolRef.parse(name, entry),)
+        for node_pool in ref.node_pools
+    }
     for resource in plan.of_type(NODE_POOL):
         pool = pool_capacity(resource)
+        pool = dataclasses.replace(pool, max_nodes=pool.max_nodes + surge.get(pool.name, 0))
         zones: tuple[str | None, ...] = pool.zones or (None,)
         per_zone = pool.max_nodes // len(zones)
         for zone in zones:

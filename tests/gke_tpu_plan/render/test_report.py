@@ -33,11 +33,12 @@ def prod() -> Plan:
 def test_dev_quota_needs(dev: Plan) -> None:
     needs, reservations = quota_needs(dev)
     # CPU pool: e2-standard-4, 1 node in each of the 3 zones GKE picks, 100 GB pd-balanced each.
-    # v5e-serve: up to 3 ct5lp-hightpu-1t (1 chip); v5e-train: one 4x4 slice = 4 VMs of 4 chips.
+    # v5e-serve: up to 3 ct5lp-hightpu-1t (1 chip) and GKE's surge of one more during an
+    # upgrade; v5e-train: one 4x4 slice = 4 VMs of 4 chips, recreated in place (no surge).
     assert needs == {
         None: Need(ssd_gb=3 * 100, ips=3, vcpus=3 * 4, tpu_chips={}),
         "us-east5-b": Need(
-            ssd_gb=(3 + 4) * 100, ips=3 + 4, vcpus=0, tpu_chips={"v5e": 3 * 1 + 4 * 4}
+            ssd_gb=(3 + 1 + 4) * 100, ips=3 + 1 + 4, vcpus=0, tpu_chips={"v5e": 4 * 1 + 4 * 4}
         ),
     }
     assert reservations == {}
@@ -46,12 +47,13 @@ def test_dev_quota_needs(dev: Plan) -> None:
 def test_prod_quota_needs(prod: Plan) -> None:
     needs, reservations = quota_needs(prod)
     # CPU pool: e2-standard-8 x 3 zones. v5p-train: 2 slices of 4x4x4 = 2 x 16 VMs x 4 chips,
-    # all from the reservation. v6e-serve: up to 8 ct6e-standard-4t (4 chips). The nodes are
+    # all from the reservation. v6e-serve: up to 8 ct6e-standard-4t (4 chips), and a surge VM
+    # during an upgrade. The nodes are
     # private: no in-use (external) IP address each; Cloud NAT's are counted apart.
     assert needs == {
         None: Need(ssd_gb=300, ips=0, vcpus=24, tpu_chips={}),
         "us-east5-a": Need(ssd_gb=32 * 100, ips=0, vcpus=0, tpu_chips={"v5p": 128}),
-        "us-east5-b": Need(ssd_gb=8 * 100, ips=0, vcpus=0, tpu_chips={"v6e": 32}),
+        "us-east5-b": Need(ssd_gb=9 * 100, ips=0, vcpus=0, tpu_chips={"v6e": 36}),
     }
     assert reservations == {"tpu-v5p-train": 128}
 
@@ -67,7 +69,7 @@ def test_prod_report_sections(prod: Plan) -> None:
         "| v6e-serve | v6e | ct6e-standard-4t | 2x2 | 4 | 1 | 1 | us-east5-b | on-demand | 1 to 8 |"
         in report
     )
-    assert "| **us-east5 total** | **4300** | **0** | **24** | **128** | **32** |" in report
+    assert "| **us-east5 total** | **4400** | **0** | **24** | **128** | **36** |" in report
     assert "| tpu-v5p-train | 128 |" in report
     assert "```mermaid\nflowchart LR\n" in report
     assert 'np_v5p_train_1["slice v5p-train-1<br/>16 x ct5p-hightpu-4t"]' in report
@@ -125,8 +127,9 @@ def test_a_fixed_single_host_pool_is_counted_at_its_size(run_plan: PlanRunner) -
         tpuPools=[{"name": "serve", "tpu": "v5e", "topology": "2x4", "nodeCount": 3}],
     )
     needs, _ = quota_needs(plan)
-    # 3 ct5lp-hightpu-8t VMs of 8 chips, 100 GB boot disks, in v5e's us-east5 zone.
-    assert needs["us-east5-b"] == Need(ssd_gb=300, ips=3, vcpus=0, tpu_chips={"v5e": 24})
+    # 3 ct5lp-hightpu-8t VMs of 8 chips, 100 GB boot disks, in v5e's us-east5 zone, and a
+    # fourth while an upgrade surges.
+    assert needs["us-east5-b"] == Need(ssd_gb=400, ips=4, vcpus=0, tpu_chips={"v5e": 32})
     report = plan_markdown(plan)
     assert (
         "| serve | v5e | ct5lp-hightpu-8t | 2x4 | 8 | 1 | 1 | us-east5-b | on-demand | fixed: 3 nodes |"
@@ -174,7 +177,7 @@ def test_the_preflight_section_shows_what_was_checked_against_the_snapshot() -> 
     assert "In-use IP addresses" not in section
     assert "| CPUs (`CPUS-per-project-region`) | 24 | 2400 | 16 | 2384 |" in section
     assert (
-        "| TPU chips of the CT6E family (`TPUS-PER-TPU-FAMILY-per-project-region`) | 32 | 32 | - | - |"
+        "| TPU chips of the CT6E family (`TPUS-PER-TPU-FAMILY-per-project-region`) | 36 | 40 | - | - |"
         in section
     )
 
@@ -264,7 +267,7 @@ def test_prod_report_shows_the_network_and_its_addresses(prod: Plan) -> None:
 def test_a_report_on_an_existing_network_has_no_network_parts(dev: Plan) -> None:
     report = plan_markdown(dev)
     assert "VPC" not in report and "Network addresses" not in report
-    assert "| **us-east5 total** | **1000** | **10** |" in report
+    assert "| **us-east5 total** | **1100** | **11** |" in report
 
 
 def test_nat_addresses_grow_with_the_nodes(run_plan: PlanRunner) -> None:
