@@ -205,11 +205,52 @@ def _values(ours: Mapping[str, str], problems: list[Problem]) -> dict[str, Any]:
     return values
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """A stack config with no problem: the parsed sections and the pools' and queues' plans."""
+
+    project: str
+    cluster: ClusterSpec
+    parsed: _Parsed
+    pools: tuple[TpuPoolPlan, ...]
+    paths: Mapping[str, str]
+    """Each planned pool's `tpuPools[<i>]`, by name."""
+    kueue: KueuePlan | None
+    observability: ObservabilitySpec
+    warnings: list[str]
+
+
 def load_platform(config: Mapping[str, str]) -> PlatformSpec:
     """Parse and check the stack config; raise one ConfigError listing every problem.
 
     `config` maps fully qualified keys to strings (objects as JSON), as Pulumi hands them over.
     """
+    return _plan(_check(config))
+
+
+def _cluster_facts(cluster: ClusterSpec | None, project: str | None) -> ClusterFacts:
+    """What the pools need of the cluster, from those of its fields that parsed."""
+    if cluster is None:
+        return ClusterFacts(project=project)
+    fields = {k: getattr(cluster, k) for k in cluster.model_fields_set}
+    return replace(ClusterFacts.of(fields), project=project)
+
+
+def _with_pods_per_node(
+    pools: tuple[TpuPoolPlan, ...], parsed: _Parsed, autopilot: bool
+) -> tuple[TpuPoolPlan, ...]:
+    """Pools without their own `maxPodsPerNode` take the network's `tpuMaxPodsPerNode` (on a
+    Standard cluster: Autopilot sets its nodes' Pods)."""
+    network: NetworkSpec | None = parsed.specs.get("network")
+    if network is None or autopilot or skipped(["network.tpuMaxPodsPerNode"], parsed.unparsed):
+        return pools
+    default = network.tpu_max_pods_per_node
+    return tuple(replace(p, max_pods_per_node=p.max_pods_per_node or default) for p in pools)
+
+
+def _check(config: Mapping[str, str]) -> _Checked:
+    """Every section parsed and checked on its own, the pools and queues planned, and the rules
+    across sections; one ConfigError with every problem if there is any."""
     project = config.get(PROJECT_KEY)
     problems = _project_problems(project)
     valid_project = None if problems else project
@@ -223,27 +264,17 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
     unparsed = parsed.unparsed
 
     cluster: ClusterSpec | None = parsed.specs.get("cluster")
-    facts = ClusterFacts(project=valid_project)
-    if cluster is not None:
-        fields = {k: getattr(cluster, k) for k in cluster.model_fields_set}
-        facts = replace(ClusterFacts.of(fields), project=valid_project)
+    facts = _cluster_facts(cluster, valid_project)
     entries = parsed.entries
     pools, pool_problems, pool_warnings = plan_tpu_pools(facts, entries)
     problems += pool_problems
     warnings += pool_warnings
-    network_spec: NetworkSpec | None = parsed.specs.get("network")
     autopilot = not skipped(["cluster.mode"], unparsed) and facts.mode == "autopilot"
-    if (
-        network_spec is not None
-        and not autopilot
-        and not skipped(["network.tpuMaxPodsPerNode"], unparsed)
-    ):
-        default = network_spec.tpu_max_pods_per_node
-        pools = tuple(replace(p, max_pods_per_node=p.max_pods_per_node or default) for p in pools)
+    pools = _with_pods_per_node(pools, parsed, autopilot)
     stack = Stack(
         cluster=cluster,
         facts=facts,
-        network=network_spec,
+        network=parsed.specs.get("network"),
         storage=parsed.specs.get("modelStorage"),
         entries=tuple(entries),
         entry_count=len(values.get("tpuPools", ())),
@@ -270,22 +301,31 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
 
     if problems or project is None or cluster is None or skipped(["cluster"], unparsed):
         raise ConfigError(sorted(problems, key=_path_order))
+    paths = {p.name: f"tpuPools[{index[p.name]}]" for p in pools}
+    return _Checked(project, cluster, parsed, pools, paths, kueue, observability, warnings)
+
+
+def _plan(checked: _Checked) -> PlatformSpec:
+    """What a checked stack becomes: each section's plan, and the warnings of the whole."""
+    project, cluster, pools, kueue = checked.project, checked.cluster, checked.pools, checked.kueue
+    specs, warnings = checked.parsed.specs, checked.warnings
     warnings += version_warnings(cluster, pools) + maintenance_warnings(cluster, pools)
     warnings += channel_version_warnings(cluster)
     cost = estimate_cost(
         project,
         cluster,
-        [(f"tpuPools[{index[p.name]}]", p) for p in pools],
-        parsed.specs.get(COST_KEY),
+        [(checked.paths[p.name], p) for p in pools],
+        specs.get(COST_KEY),
         warnings,
     )
-    storage_spec: ModelStorageSpec | None = parsed.specs.get("modelStorage")
+    storage_spec: ModelStorageSpec | None = specs.get("modelStorage")
     storage = (
         plan_model_storage(storage_spec, cluster.name, cluster.region) if storage_spec else None
     )
+    network_spec: NetworkSpec | None = specs.get("network")
     network = plan_network(network_spec, cluster.name, cluster.region) if network_spec else None
     monitoring, monitoring_warnings = plan_observability(
-        observability,
+        checked.observability,
         cluster,
         pools,
         kueue=kueue,
@@ -307,7 +347,7 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
         tpu_pools=pools,
         storage=storage,
         network=network,
-        preflight=parsed.specs.get("preflight", PreflightSpec()),
+        preflight=specs.get("preflight", PreflightSpec()),
         kueue=kueue,
         cost=cost,
         observability=monitoring,
