@@ -33,6 +33,11 @@ from gke_tpu_plan.preflight import PreflightReport
 from gke_tpu_plan.render.alerts_report import alerts_section
 from gke_tpu_plan.render.cost_report import baseline_section, cost_section
 from gke_tpu_plan.render.disruption_report import disruption_section
+from gke_tpu_plan.render.guardrails_report import (
+    guardrail_caution,
+    guardrails_section,
+    plan_verdicts,
+)
 from gke_tpu_plan.render.network_report import network_diagram, network_quotas, private_nodes
 from gke_tpu_plan.render.preflight_report import preflight_section
 
@@ -442,7 +447,9 @@ def plan_markdown(
     """The report of a plan; its Preflight section shows `preflight`, what the program's
     preflight found against a cloud snapshot (none: not checked offline), and a section what
     the change does against `baseline`, the base branch's plan document (none: no section)."""
-    lines = [f"# Plan of stack `{plan.stack}` ({plan.project})", ""]
+    lines = [f"# Plan of stack `{plan.stack}` (Pulumi project {plan.project})", ""]
+    found = plan_verdicts(plan)
+    lines += guardrail_caution(found)
     if plan.warnings:
         lines += ["> [!WARNING]", *(f"> - {w}" for w in plan.warnings), ""]
     lines += [f"{len(plan.resources)} resources to create (offline plan, fake cloud values).", ""]
@@ -450,5 +457,5 @@ def plan_markdown(
     lines += _summary(plan) + _fallback(plan) + _queues(plan) + _diagram(plan) + _quotas(plan)
     lines += cost_section(plan.cost)
     lines += preflight_section(preflight) + disruption_section(plan) + alerts_section(plan)
-    lines += _lifecycle(plan) + _before_up(plan)
+    lines += guardrails_section(plan, found) + _lifecycle(plan) + _before_up(plan)
     return "\n".join(lines)

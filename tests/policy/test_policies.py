@@ -12,15 +12,17 @@ from typing import Any
 import pytest
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
-from gke_tpu_plan.engine import Plan
-from policy.pack import (
+from catalog.tokens import (
     BUCKET,
     CLUSTER,
     NODE_POOL,
-    POLICIES,
     PROJECT_IAM_BINDING,
     PROJECT_IAM_MEMBER,
     PROJECT_IAM_POLICY,
+)
+from gke_tpu_plan.engine import Plan
+from policy.pack import (
+    POLICIES,
     cluster_master_authorized_networks,
     no_project_iam_grants,
     prod_cluster_deletion_protection,

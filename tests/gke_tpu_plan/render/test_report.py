@@ -60,7 +60,7 @@ def test_prod_quota_needs(prod: Plan) -> None:
 
 def test_prod_report_sections(prod: Plan) -> None:
     report = plan_markdown(prod)
-    assert report.startswith("# Plan of stack `prod` (gke-tpu)\n")
+    assert report.startswith("# Plan of stack `prod` (Pulumi project gke-tpu)\n")
     assert (
         "| v5p-train | v5p | ct5p-hightpu-4t | 4x4x4 | 4 | 16 | 2 | us-east5-a | reservation | fixed: 16 nodes |"
         in report
@@ -293,7 +293,10 @@ def test_public_nodes_on_a_network_of_their_own_need_no_nat(run_plan: PlanRunner
     plan = run_plan(network=network)
     report = plan_markdown(plan)
     assert '  subgraph vpc["VPC tpu-test-vpc"]' in report
-    assert "Cloud NAT" not in report and "internet" not in report and "authorized" not in report
+    assert "Cloud NAT" not in report and "internet" not in report
+    # The Guardrails section names the advisory on authorized networks; the diagram draws none.
+    diagram = report[report.index("```mermaid") : report.index("## Guardrails")]
+    assert "authorized" not in diagram
     # Public nodes take an in-use (external) address each: the 3 CPU nodes.
     assert sum(n.ips for n in quota_needs(plan)[0].values()) == 3
     assert "| nodes (subnet tpu-test-nodes) | 10.0.0.0/24 | 252 nodes | 3 nodes |" in report
