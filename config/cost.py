@@ -197,7 +197,9 @@ def _capacity_label(pool: _Pool, chain: Sequence[Step]) -> str:
     return "reservation" if pool.committed or pool.shared_from else pool.capacities[0]
 
 
-def _tpu_item(pool: _Pool, chain: Sequence[Step], warnings: list[str]) -> CostItem:
+def _tpu_item(
+    pool: _Pool, chain: Sequence[Step], warnings: list[str], nap_chips: int | None = None
+) -> CostItem:
     prices = {kind: chip_price(pool.generation, pool.region, kind) for kind in pool.capacities}
     unknown = [kind for kind, price in prices.items() if price is None]
     for kind in unknown:
@@ -233,6 +235,12 @@ def _tpu_item(pool: _Pool, chain: Sequence[Step], warnings: list[str]) -> CostIt
             f"{who} creates a slice per workload: the maximum is one slice running all month, "
             "each further one adds as much again"
         )
+        if nap_chips is not None and dearest is not None:
+            notes.append(
+                f"the cluster holds at most {nap_chips} {pool.generation} chips, its node pools' "
+                "included (cluster.autoProvisioning.maxTpuChips): this pool no more than "
+                f"{usd(_monthly(dearest, nap_chips) or 0)} a month at {rate(dearest)}"
+            )
     if pool.autopilot:
         notes.append("billed by the node it runs on")
     if len(prices) > 1:
@@ -311,12 +319,17 @@ def estimate_cost(
     items = [_cluster_item(cluster)]
     if cluster.mode != "autopilot":
         items.append(_cpu_item(cluster, warnings))
+    limits = cluster.auto_provisioning.max_tpu_chips if cluster.auto_provisioning else {}
     for path, plan in pools:
+        # In a Standard cluster, node auto-provisioning's limit bounds what a ComputeClass
+        # creates: the whole cluster's chips of the generation, shared with its other pools.
+        nap = limits.get(plan.generation.name) if plan.fallback and not plan.autopilot else None
         items.append(
             _tpu_item(
                 _pool(plan, path, cluster.region, project),
                 plan.chain if plan.fallback else (),
                 warnings,
+                nap,
             )
         )
     estimate = CostEstimate(

@@ -179,6 +179,10 @@ def test_a_fallback_chain_is_the_range_over_its_steps() -> None:
     assert (batch.monthly_min, batch.monthly_max) == (0.0, _dollars(V5E, 4))
     assert "range over the chain (spot $0.60, on-demand $1.20 per chip-hour)" in batch.note
     assert "its ComputeClass creates a slice per workload" in batch.note
+    assert (
+        "the cluster holds at most 8 v5e chips, its node pools' included "
+        "(cluster.autoProvisioning.maxTpuChips): this pool no more than $7,008 a month at $1.20"
+    ) in batch.note
 
 
 def test_an_autopilot_workload_is_priced_by_its_node_and_there_is_no_cpu_pool() -> None:
