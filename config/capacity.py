@@ -2,62 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
+from catalog.capacity import CAPACITY_KINDS, Capacity
 from config.tpu_pools import TpuPoolSpec
 from problems import Problem
 
-
-@dataclass(frozen=True)
-class Capacity:
-    """Where a pool's VMs come from, and what that asks of the node pool."""
-
-    label: str
-    """The pool's `capacity` in the `tpuPools` output."""
-    keys: frozenset[str]
-    """The config keys that ask for it."""
-    spot: bool = False
-    flex_start: bool = False
-    queued_provisioning: bool = False
-    affinity: Literal["SPECIFIC_RESERVATION", "NO_RESERVATION"] | None = None
-
-    @property
-    def dynamic_workload_scheduler(self) -> bool:
-        """Flex-start and queued VMs come when GKE finds them: from zero, never repaired."""
-        return self.flex_start or self.queued_provisioning
-
-
-ON_DEMAND = Capacity("on-demand", frozenset())
 #: Every capacity a pool can take, by the set of config keys that asks for it.
-CAPACITIES = {
-    c.keys: c
-    for c in (
-        ON_DEMAND,
-        Capacity("reservation", frozenset({"reservation"}), affinity="SPECIFIC_RESERVATION"),
-        # Spot, flex-start and queued VMs use no reservation.
-        Capacity("spot", frozenset({"spot"}), spot=True, affinity="NO_RESERVATION"),
-        Capacity(
-            "flex-start", frozenset({"flexStart"}), flex_start=True, affinity="NO_RESERVATION"
-        ),
-        Capacity(
-            "queued",
-            frozenset({"queuedProvisioning"}),
-            queued_provisioning=True,
-            affinity="NO_RESERVATION",
-        ),
-        # Flex-start VMs through queued ProvisioningRequests (cluster-toolkit's
-        # dws-flex-start-queued-provisioning example; GKE's provisioningrequest how-to).
-        Capacity(
-            "flex-start-queued",
-            frozenset({"flexStart", "queuedProvisioning"}),
-            flex_start=True,
-            queued_provisioning=True,
-            affinity="NO_RESERVATION",
-        ),
-    )
-}
+CAPACITIES = {c.keys: c for c in CAPACITY_KINDS}
+#: The entry's keys that choose its capacity, in the entry's order.
 CAPACITY_KEYS = ("reservation", "spot", "flexStart", "queuedProvisioning")
+_ALONE = f"{', '.join(CAPACITY_KEYS[:-1])} or {CAPACITY_KEYS[-1]}"
 
 
 def capacity_of(path: str, pool: TpuPoolSpec) -> tuple[Capacity | None, list[Problem]]:
@@ -74,8 +27,7 @@ def capacity_of(path: str, pool: TpuPoolSpec) -> tuple[Capacity | None, list[Pro
     return None, [
         Problem(
             f"{path}.{chosen[1]}",
-            f"cannot be combined with {chosen[0]}: a pool takes one of reservation, spot, "
-            f"flexStart or queuedProvisioning, or {combinations} (Spot and Dynamic Workload "
-            "Scheduler VMs use no reservation)",
+            f"cannot be combined with {chosen[0]}: a pool takes one of {_ALONE}, or "
+            f"{combinations} (Spot and Dynamic Workload Scheduler VMs use no reservation)",
         )
     ]

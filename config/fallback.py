@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from catalog import GENERATIONS, Generation
+from catalog.capacity import BY_KEY, CAPACITY_KINDS, FALLBACK_FORMS, FALLBACK_KEYS
 from catalog.gke import COMPUTE_CLASS_RESERVED_PREFIXES
-from config.tpu_pools import FALLBACK_FORMS, NOT_A_RESERVATION, is_reservation
+from config.tpu_pools import NOT_A_RESERVATION, is_reservation
 from problems import Problem, did_you_mean, show
 
 Kind = Literal["reservation", "flexStart", "spot", "onDemand"]
 #: The capacity a chain step can ask for, as `fallback` spells them.
-KINDS: tuple[Kind, ...] = ("reservation", "flexStart", "spot", "onDemand")
-_LABELS = {"flexStart": "flex-start", "spot": "spot", "onDemand": "on-demand"}
+KINDS = cast(tuple[Kind, ...], FALLBACK_KEYS)
 
 
 @dataclass(frozen=True)
@@ -58,17 +58,12 @@ class Step:
     def label(self) -> str:
         if self.kind == "reservation":
             return f"reservation {self.reservation}"
-        return _LABELS[self.kind]
+        return BY_KEY[self.kind].label
 
 
 #: The pool's own capacity (its `capacity` label) as the first step; queued capacities have
 #: none: node pool auto-creation does not queue ProvisioningRequests.
-OWN_KIND: dict[str, Kind] = {
-    "on-demand": "onDemand",
-    "reservation": "reservation",
-    "spot": "spot",
-    "flex-start": "flexStart",
-}
+OWN_KIND: dict[str, Kind] = {c.label: cast(Kind, c.key) for c in CAPACITY_KINDS if c.in_fallback}
 
 
 def _identity(step: Step, project: str | None) -> tuple[str | None, ...]:

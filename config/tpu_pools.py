@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt, StrictStr
 
+from catalog.capacity import FALLBACK_FORMS
 from catalog.gcp import RESOURCE_NAME
 from catalog.gke import MAX_NODES_PER_CLUSTER, MAX_NODES_PER_POOL_ZONE
 from catalog.network import MAX_PODS_PER_NODE, MIN_PODS_PER_NODE
@@ -51,9 +52,6 @@ def _reservation(value: str) -> str:
 
 
 Reservation = Annotated[str, AfterValidator(_reservation)]
-
-#: The forms of a `fallback` entry, as its errors list them (`config.fallback.KINDS`).
-FALLBACK_FORMS = "flexStart, spot, onDemand, or {reservation: <name>}"
 
 
 def _capacity_list(value: object) -> object:

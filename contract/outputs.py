@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from catalog.capacity import QUEUED_CAPACITIES
 from problems import ConfigError, Problem, did_you_mean
 
 #: Version of the contract this code writes and reads. Bump it when a change would break a
@@ -59,9 +60,6 @@ def _malformed(path: str, error: Exception) -> Problem:
 
 
 E = TypeVar("E")
-
-#: The `capacity` of pools whose nodes only come through a ProvisioningRequest.
-QUEUED_CAPACITIES = frozenset({"queued", "flex-start-queued"})
 
 
 def _whole(number: Any) -> int | None:

@@ -9,12 +9,11 @@ from typing import Any
 import pytest
 
 from catalog import GENERATIONS
-from config.fallback import KINDS, ReservationRef
+from config.fallback import ReservationRef
 from config.kube_objects import compute_class
 from config.platform import load_platform
 from config.pool_plan import TpuPoolPlan
 from config.pool_versions import version_minimums
-from config.tpu_pools import FALLBACK_FORMS
 from tests.conftest import config_problems
 
 STANDARD = {"name": "tpu-ft", "region": "us-east5"}
@@ -436,12 +435,6 @@ def test_an_entry_of_no_capacity_form_is_one_error_at_its_place_and_nothing_else
         f"tpuPools[1].fallback: 'spot': {listed}",
         f'tpuPools[2].fallback: {{"spot": true}}: {listed}',
     ]
-
-
-def test_the_forms_errors_list_are_the_capacities_a_chain_takes() -> None:
-    named = [k for k in KINDS if k != "reservation"]
-    assert FALLBACK_FORMS.split(", ")[:-1] == named
-    assert FALLBACK_FORMS.endswith(", or {reservation: <name>}")
 
 
 def test_flex_start_is_refused_for_v4_as_a_pool_s_capacity_or_in_its_chain() -> None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from config.capacity import CAPACITIES
-from contract.outputs import QUEUED_CAPACITIES, PlatformOutputs, QueueRef
+from contract.outputs import PlatformOutputs, QueueRef
 from problems import ConfigError
 
 BASE = {"outputsVersion": 1, "project": "p", "region": "us-east5", "clusterName": "c"}
@@ -61,7 +60,3 @@ def test_a_malformed_queue_is_one_clear_error() -> None:
         "platform stack.queues.train.chips: is missing: the platform's outputs do not follow "
         "contract version 1 (docs/outputs.md)"
     ]
-
-
-def test_queued_capacities_are_the_plan_capacities_with_queued_provisioning() -> None:
-    assert {c.label for c in CAPACITIES.values() if c.queued_provisioning} == QUEUED_CAPACITIES
