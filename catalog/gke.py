@@ -39,6 +39,15 @@ RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 # kubernetes-engine/docs/how-to/autopilot-spot-pods; flex-start:
 # kubernetes-engine/docs/how-to/dws-flex-start-training).
 SPOT_LABEL = "cloud.google.com/gke-spot"
+#: The taint GKE puts on the nodes of a queued-provisioning node pool
+#: (`cloud.google.com/gke-queued=true:NoSchedule`): Pods that do not tolerate it stay Pending on
+#: the very nodes brought up for them. GKE's queued provisioning how-to
+#: (kubernetes-engine/docs/how-to/provisioningrequest) has its Jobs tolerate it, and Google's TPU
+#: examples mark the toleration mandatory (GoogleCloudPlatform/cluster-toolkit
+#: examples/gke-consumption-options/dws-flex-start-queued-provisioning/gke-tpu-v6e/
+#: tpu-v6e-test-job.yaml: "Mandatory for Queued Provisioning").
+QUEUED_TAINT_KEY = "cloud.google.com/gke-queued"
+QUEUED_TAINT_VALUE = "true"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
 RESERVATION_NAME_LABEL = "cloud.google.com/reservation-name"
 RESERVATION_PROJECT_LABEL = "cloud.google.com/reservation-project"

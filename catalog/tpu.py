@@ -50,6 +50,13 @@ MULTISLICE_MIN_VERSION_AUTOPILOT = "1.29.2-gke.1521000"  # [MS]
 #: "To run TPUs, use GKE version 1.33.0-gke.1712000 or later" (GKE's flex-start provisioning
 #: page, kubernetes-engine/docs/concepts/dws).
 FLEX_START_MIN_VERSION = "1.33.0-gke.1712000"
+#: Queued provisioning of TPU node pools, which GKE takes only with flex-start VMs: GKE refused
+#: a TPU pool with both in December 2025 ("Flex start node pools don't support TPUs with queued
+#: provisioning", AI-Hypercomputer/xpk#900), and Google's blueprints that run them, for v6e and
+#: tpu7x only, pin GKE 1.35 (GoogleCloudPlatform/cluster-toolkit#5218,
+#: examples/gke-consumption-options/dws-flex-start-queued-provisioning: version_prefix "1.35.",
+#: enable_flex_start "Must be true"). No GKE page names a version: 1.35 is the safe side.
+QUEUED_FLEX_START_MIN_VERSION = "1.35.0-gke.0"
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,9 @@ class Generation:
     # Whether GKE offers flex-start VMs of it: "TPU v3 and v4 are not supported" (GKE's flex-start
     # provisioning page, kubernetes-engine/docs/concepts/dws).
     flex_start: bool = True
+    # Whether GKE takes queued provisioning (with flex-start) for its node pools: Google's
+    # blueprints show v6e and tpu7x (see QUEUED_FLEX_START_MIN_VERSION); the others are refused.
+    queued_provisioning: bool = False
     # Whether its node pools take a host maintenance interval (`--host-maintenance-interval`,
     # node_config.host_maintenance_policy): tensorflow/tpu's GKE Terraform sets it for v4 and
     # v5e pools (tools/kubernetes/terraform), xpk for every TPU pool it creates
@@ -265,6 +275,7 @@ _V6E = Generation(
     multi_host_machine_type="ct6e-standard-4t",
     tpu_type_prefix="v6e",
     min_version_auto_provisioning="1.31.1-gke.1146000",  # [NAP]
+    queued_provisioning=True,
 )
 
 # The GKE and Cloud TPU pages we found give no largest tpu7x slice. xpk (src/xpk/core/
@@ -290,6 +301,7 @@ _TPU7X = Generation(
     tpu_type_prefix="tpu7x",
     workload_policy_placement=True,
     host_maintenance_interval=False,
+    queued_provisioning=True,
 )
 
 GENERATIONS: Mapping[str, Generation] = MappingProxyType(

@@ -218,6 +218,31 @@ def flex_start_is_offered(entry: PoolEntry) -> Iterator[Problem]:
         )
 
 
+@rule(_TPU, "tpuPools.queuedProvisioning", "tpuPools.flexStart")
+def queued_provisioning_takes_flex_start(entry: PoolEntry) -> Iterator[Problem]:
+    """GKE takes queued provisioning of a TPU node pool only with flex-start VMs, and Google's
+    blueprints that do so are for v6e and tpu7x (catalog QUEUED_FLEX_START_MIN_VERSION)."""
+    capacity, generation = entry.capacity, entry.generation
+    if capacity is None or not capacity.queued_provisioning or entry.autopilot:
+        return
+    at = f"{entry.path}.queuedProvisioning"
+    if not generation.queued_provisioning:
+        offered = " and ".join(g.name for g in GENERATIONS.values() if g.queued_provisioning)
+        yield Problem(
+            at,
+            f"not offered for {generation.name}: GKE takes queued provisioning of TPU node "
+            f"pools only with flex-start VMs, and Google runs those on {offered} only; use "
+            "flexStart alone (flex-start VMs without a ProvisioningRequest) or one of those "
+            "generations",
+        )
+    elif not capacity.flex_start:
+        yield Problem(
+            at,
+            "needs flexStart: true: GKE refuses queued provisioning of TPU node pools without "
+            'flex-start VMs ("Queued_provisioning doesn\'t support TPUs"); add flexStart: true',
+        )
+
+
 @rule(_TPU)
 def cluster_version_runs_the_pool(entry: PoolEntry) -> list[Problem]:
     return version_problems(
@@ -227,6 +252,7 @@ def cluster_version_runs_the_pool(entry: PoolEntry) -> list[Problem]:
         entry.cluster,
         entry.has_fallback,
         entry.flex_start,
+        bool(entry.capacity and entry.capacity.queued_provisioning),
     )
 
 
@@ -316,6 +342,7 @@ POOL_RULES: tuple[Rule[PoolEntry], ...] = (
     fallback_is_a_chain,
     zone_offers_the_generation,
     flex_start_is_offered,
+    queued_provisioning_takes_flex_start,
     cluster_version_runs_the_pool,
     machine_type_is_the_generations,
     topology_fits_the_machine,

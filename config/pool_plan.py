@@ -8,6 +8,8 @@ from catalog import ACCELERATOR_LABEL, TOPOLOGY_LABEL, TPU_TAINT, Generation, Ma
 from catalog.gke import (
     COMPUTE_CLASS_LABEL,
     FLEX_START_LABEL,
+    QUEUED_TAINT_KEY,
+    QUEUED_TAINT_VALUE,
     RESERVATION_AFFINITY_LABEL,
     RESERVATION_KEY,
     RESERVATION_NAME_LABEL,
@@ -182,8 +184,11 @@ class TpuPoolPlan:
     @property
     def tolerations(self) -> tuple[dict[str, str], ...]:
         """The TPU taint; with a ComputeClass also the class's taint on the nodes GKE creates
-        for it, and the Spot taint when the chain has Spot."""
+        for it, and the Spot taint when the chain has Spot; with queued provisioning the taint
+        GKE puts on queued nodes."""
         taints = [(TPU_TAINT.key, TPU_TAINT.value)]
+        if self.capacity.queued_provisioning:
+            taints.append((QUEUED_TAINT_KEY, QUEUED_TAINT_VALUE))
         if self.compute_class:
             taints.append((COMPUTE_CLASS_LABEL, self.compute_class))
             if any(step.kind == "spot" for step in self.chain):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from catalog import (
     FLEX_START_MIN_VERSION,
     MULTISLICE_MIN_VERSION_STANDARD,
+    QUEUED_FLEX_START_MIN_VERSION,
     Generation,
     version_at_least,
 )
@@ -22,14 +23,23 @@ def version_problems(
     cluster: ClusterFacts,
     fallback: bool = False,
     flex_start: str | None = None,
+    queued: bool = False,
 ) -> list[Problem]:
-    """`flex_start`: the config path that asks for flex-start VMs, if any. A `slices` that did
-    not parse is the default, one slice."""
+    """`flex_start`: the config path that asks for flex-start VMs, if any; `queued`: whether the
+    pool asks for queued provisioning. A `slices` that did not parse is the default, one
+    slice."""
     version = cluster.min_master_version
     if version is None:
         return []
-    needs = version_minimums(generation, pool.slices, cluster.mode, fallback, bool(flex_start))
-    where = {generation.name: path, "multislice": f"{path}.slices", FLEX_START: flex_start}
+    needs = version_minimums(
+        generation, pool.slices, cluster.mode, fallback, bool(flex_start), queued
+    )
+    where = {
+        generation.name: path,
+        "multislice": f"{path}.slices",
+        FLEX_START: flex_start,
+        QUEUED: f"{path}.queuedProvisioning",
+    }
     return [
         Problem(
             "cluster.minMasterVersion",
@@ -44,6 +54,8 @@ def version_problems(
 
 #: What a pool with flex-start VMs (its own capacity or a fallback step) needs a version for.
 FLEX_START = "TPU flex-start"
+#: What a pool with queued provisioning needs a version for.
+QUEUED = "TPU queued provisioning"
 
 
 def version_minimums(
@@ -52,6 +64,7 @@ def version_minimums(
     mode: Mode | None = "standard",
     fallback: bool = False,
     flex_start: bool = False,
+    queued: bool = False,
 ) -> dict[str, str]:
     """The lowest GKE version for what a pool needs in the cluster's mode: its generation,
     multislice with several slices, with a fallback TPUs in custom ComputeClasses and, in a
@@ -73,6 +86,8 @@ def version_minimums(
             )
     if flex_start:
         needs[FLEX_START] = FLEX_START_MIN_VERSION
+    if queued:
+        needs[QUEUED] = QUEUED_FLEX_START_MIN_VERSION
     return {need: minimum for need, minimum in needs.items() if minimum}
 
 
@@ -85,7 +100,12 @@ def version_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> li
         k: v
         for p in plans
         for k, v in version_minimums(
-            p.generation, p.slices, cluster.mode, bool(p.fallback), p.flex_start
+            p.generation,
+            p.slices,
+            cluster.mode,
+            bool(p.fallback),
+            p.flex_start,
+            p.capacity.queued_provisioning,
         ).items()
     }
     channel = (

@@ -116,8 +116,9 @@ class TpuPoolSpec(Spec):
     needs `autoscaling` from 0 and GKE 1.33.0-gke.1712000 or later, and turns auto-repair off;
     not offered for v4. May be combined with `queuedProvisioning`."""
     queued_provisioning: StrictBool = False
-    """Queued provisioning (Dynamic Workload Scheduler ProvisioningRequest); needs
-    `autoscaling` from 0, and turns auto-repair off."""
+    """Queued provisioning (Dynamic Workload Scheduler ProvisioningRequest); GKE takes it for
+    TPUs only with `flexStart: true`, on v6e and tpu7x, from GKE 1.35. Needs `autoscaling` from
+    0, and turns auto-repair off."""
     autoscaling: Autoscaling | None = None
     """Node range of each slice's pool. A multi-host slice scales only as a whole, so each bound
     is 0 or its node count. Without it a pool has a fixed size."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from catalog import version_at_least, version_key
 from config.cluster import ClusterSpec
 from config.pool_plan import TpuPoolPlan
-from config.pool_versions import FLEX_START, version_minimums
+from config.pool_versions import FLEX_START, QUEUED, version_minimums
 from gke_tpu_preflight.facts import UNREADABLE, EngineVersions, pool_paths
 from problems import Problem
 
@@ -75,11 +75,13 @@ def version_checks(
             cluster.mode,
             fallback=bool(pool.fallback),
             flex_start=pool.flex_start,
+            queued=pool.capacity.queued_provisioning,
         )
         where = {
             pool.generation.name: path,
             "multislice": f"{path}.slices",
             FLEX_START: f"{path}.{pool.flex_start_key}",
+            QUEUED: f"{path}.queuedProvisioning",
         }
         for need, minimum in minimums.items():
             needs.setdefault(need, (minimum, where.get(need, f"{path}.fallback")))

@@ -21,8 +21,9 @@ KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
 SPOT = {"name": "spot", "tpu": "v5e", "topology": "4x4", "spot": True}
 QUEUED = {
     "name": "dws",
-    "tpu": "v5e",
+    "tpu": "v6e",
     "topology": "4x4",
+    "zone": "us-east5-a",
     "flexStart": True,
     "queuedProvisioning": True,
     "autoscaling": {"minNodes": 0, "maxNodes": 4},
@@ -98,16 +99,35 @@ def test_the_install_applies_the_pinned_release() -> None:
     }
 
 
-def test_a_flavor_per_pool_matches_its_nodes_and_tolerates_its_taint() -> None:
+QUEUED_TOLERATION = {
+    "key": "cloud.google.com/gke-queued",
+    "operator": "Equal",
+    "value": "true",
+    "effect": "NoSchedule",
+}
+
+
+def test_a_flavor_per_pool_matches_its_nodes_and_tolerates_its_taints() -> None:
     plan = _build(SHARED)
-    flavors = {f.inputs["metadata"]["name"]: f for f in _kind(plan, "ResourceFlavor")}
-    assert sorted(flavors) == ["dws", "spot"]
-    # Both pools have one shape: the pool's own label tells their nodes apart.
-    for name, flavor in flavors.items():
-        assert flavor.inputs["spec"] == {
-            "nodeLabels": {**V5E_4X4, "gke-tpu/pool": name},
+    flavors = {
+        f.inputs["metadata"]["name"]: f.inputs["spec"] for f in _kind(plan, "ResourceFlavor")
+    }
+    # The pool's own label tells nodes of one shape apart.
+    assert flavors == {
+        "spot": {
+            "nodeLabels": {**V5E_4X4, "gke-tpu/pool": "spot"},
             "tolerations": [TPU_TOLERATION],
-        }
+        },
+        # GKE taints queued nodes: Pods that Kueue admits there must tolerate it.
+        "dws": {
+            "nodeLabels": {
+                "cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice",
+                "cloud.google.com/gke-tpu-topology": "4x4",
+                "gke-tpu/pool": "dws",
+            },
+            "tolerations": [TPU_TOLERATION, QUEUED_TOLERATION],
+        },
+    }
 
 
 def test_a_flavor_of_a_pool_gke_creates_nodes_for_selects_what_its_pods_select() -> None:

@@ -178,13 +178,6 @@ def test_tpu7x_slices_are_placed_by_a_high_throughput_workload_policy(run_plan: 
             None,
         ),
         (
-            {"queuedProvisioning": True},
-            {"consumeReservationType": "NO_RESERVATION"},
-            {},
-            False,
-            {"enabled": True},
-        ),
-        (
             {"reservation": "projects/shared-host/reservations/tpu-r"},
             {
                 "consumeReservationType": "SPECIFIC_RESERVATION",
@@ -196,7 +189,7 @@ def test_tpu7x_slices_are_placed_by_a_high_throughput_workload_policy(run_plan: 
             None,
         ),
     ],
-    ids=["spot", "flex-start", "queued", "shared-reservation"],
+    ids=["spot", "flex-start", "shared-reservation"],
 )
 def test_capacity_options_reach_the_node_pool(
     run_plan: PlanRunner,
@@ -368,7 +361,7 @@ def test_a_single_host_pool_of_fixed_size_keeps_its_count_under_pulumi(
 
 def test_flex_start_with_queued_provisioning(run_plan: PlanRunner) -> None:
     plan = run_plan(
-        cluster={"name": "tpu-test", "region": "us-central1", "minMasterVersion": "1.34"},
+        cluster={"name": "tpu-test", "region": "us-central1", "minMasterVersion": "1.35"},
         tpuPools=[
             {
                 "name": "dws",
@@ -388,6 +381,16 @@ def test_flex_start_with_queued_provisioning(run_plan: PlanRunner) -> None:
     assert pool["management"] == {"autoRepair": False, "autoUpgrade": True}
     assert pool["autoscaling"] == {"minNodeCount": 0, "maxNodeCount": 2, "locationPolicy": "ANY"}
     assert plan.outputs["tpuPools"]["dws"]["capacity"] == "flex-start-queued"
+    # GKE taints queued nodes: the workload components apply the pool's tolerations.
+    assert plan.outputs["tpuPools"]["dws"]["tolerations"] == [
+        {"key": "google.com/tpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
+        {
+            "key": "cloud.google.com/gke-queued",
+            "operator": "Equal",
+            "value": "true",
+            "effect": "NoSchedule",
+        },
+    ]
 
 
 def test_a_pool_may_consume_a_block_of_a_shared_reservation(run_plan: PlanRunner) -> None:
@@ -557,11 +560,12 @@ def test_upgrade_settings_and_host_maintenance_reach_the_node_pool(run_plan: Pla
             },
             {
                 "name": "dws",
-                "tpu": "v5p",
-                "topology": "4x4x4",
+                "tpu": "v6e",
+                "topology": "4x4",
                 "zone": "us-east5-a",
+                "flexStart": True,
                 "queuedProvisioning": True,
-                "autoscaling": {"minNodes": 0, "maxNodes": 16},
+                "autoscaling": {"minNodes": 0, "maxNodes": 4},
             },
         ],
         kueue={"queues": [{"name": "q", "pools": ["dws"]}]},

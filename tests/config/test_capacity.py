@@ -10,7 +10,9 @@ import pytest
 from tests.config.tpu_pool_entries import (
     NOT_A_RESERVATION,
     ONE_CAPACITY,
+    QUEUED_V6E,
     SCALE_0_4,
+    cluster_entry,
     one_plan,
     pools_config,
     tpu_pool,
@@ -92,11 +94,11 @@ def test_each_problem_names_path_value_and_fix(config: dict[str, str], expected:
             id="flex-start",
         ),
         pytest.param(
-            {"queuedProvisioning": True, "autoscaling": SCALE_0_4},
-            "queued",
+            {**QUEUED_V6E, "autoscaling": SCALE_0_4},
+            "flex-start-queued",
             ("NO_RESERVATION", None, ()),
             False,
-            id="queued",
+            id="flex-start-queued",
         ),
     ],
 )
@@ -106,19 +108,31 @@ def test_capacity_reservation_affinity_and_auto_repair(
     affinity: tuple[str, str | None, tuple[str, ...]] | None,
     auto_repair: bool,
 ) -> None:
-    plan = one_plan(tpu_pool(**extra))
+    cluster = cluster_entry("us-east5") if extra.get("tpu") == "v6e" else None
+    plan = one_plan(tpu_pool(**extra), cluster=cluster)
     assert plan.capacity.label == plan.ref.capacity == capacity
     assert plan.reservation_affinity == affinity
     assert plan.auto_repair is auto_repair
 
 
 def test_flex_start_with_queued_provisioning_is_its_own_capacity() -> None:
-    plan = one_plan(tpu_pool(flexStart=True, queuedProvisioning=True, autoscaling=SCALE_0_4))
+    east5 = cluster_entry("us-east5")
+    plan = one_plan(tpu_pool(**QUEUED_V6E, autoscaling=SCALE_0_4), cluster=east5)
     assert plan.capacity.label == "flex-start-queued"
     assert (plan.capacity.flex_start, plan.capacity.queued_provisioning) == (True, True)
     assert plan.reservation_affinity == ("NO_RESERVATION", None, ())
     assert plan.auto_repair is False
-    assert config_problems(pools_config(tpu_pool(flexStart=True, queuedProvisioning=True))) == [
+    # GKE taints queued nodes; the pool's Pods (tpuPools output) tolerate it with the TPU taint.
+    assert plan.ref.tolerations == (
+        {"key": "google.com/tpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
+        {
+            "key": "cloud.google.com/gke-queued",
+            "operator": "Equal",
+            "value": "true",
+            "effect": "NoSchedule",
+        },
+    )
+    assert config_problems(pools_config(tpu_pool(**QUEUED_V6E), cluster=east5)) == [
         "tpuPools[0].autoscaling: required with flexStart and queuedProvisioning: set minNodes: "
         "0 and maxNodes: 4"
     ]

@@ -83,7 +83,13 @@ def test_a_fallback_where_gke_does_not_offer_it_is_refused() -> None:
     config = _config(
         _pool("big", "tpu7x", "2x2x1", zone="us-central1-c", fallback=["spot"]),
         _pool(
-            "queued", "v5e", "4x4", zone="us-central1-a", queuedProvisioning=True, fallback=["spot"]
+            "queued",
+            "v6e",
+            "4x4",
+            zone="us-central1-b",
+            flexStart=True,
+            queuedProvisioning=True,
+            fallback=["spot"],
         ),
         _pool("gke-serve", zone="us-central1-a", fallback=["spot"]),
         region="us-central1",

@@ -23,8 +23,9 @@ LIMITS = {"maxCpu": 1000, "maxMemoryGb": 4000, "maxTpuChips": {"v5e": 64}}
 SPOT = {"name": "spot", "tpu": "v5e", "topology": "4x4", "spot": True}
 QUEUED = {
     "name": "dws",
-    "tpu": "v5e",
+    "tpu": "v6e",
     "topology": "4x4",
+    "zone": "us-east5-a",
     "flexStart": True,
     "queuedProvisioning": True,
     "autoscaling": {"minNodes": 0, "maxNodes": 4},

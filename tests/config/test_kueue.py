@@ -13,10 +13,13 @@ from problems import ConfigError
 from tests.conftest import config_problems
 
 SPOT = {"name": "spot", "tpu": "v5e", "topology": "4x4", "spot": True}  # 1 slice, 4 VMs, 16 chips
+# Flex-start VMs through ProvisioningRequests: GKE queues TPU node pools only with flex-start.
 QUEUED = {
     "name": "dws",
-    "tpu": "v5e",
+    "tpu": "v6e",
     "topology": "4x4",
+    "zone": "us-east5-a",
+    "flexStart": True,
     "queuedProvisioning": True,
     "slices": 2,
     "autoscaling": {"minNodes": 0, "maxNodes": 4},  # two slices of 16 chips

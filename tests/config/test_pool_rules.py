@@ -10,6 +10,7 @@ import pytest
 from config.platform import load_platform
 from tests.config.tpu_pool_entries import (
     BAD_NAME,
+    QUEUED_V6E,
     SCALE_0_1,
     SCALE_0_4,
     V4_TOPOLOGIES,
@@ -292,12 +293,26 @@ AUTOSCALING = [
         id="flex-start-single-host-without-autoscaling",
     ),
     pytest.param(
-        pools_config(tpu_pool(queuedProvisioning=True)),
+        pools_config(tpu_pool(queuedProvisioning=True, autoscaling=SCALE_0_4)),
         [
-            "tpuPools[0].autoscaling: required with queuedProvisioning: set minNodes: 0 and "
-            "maxNodes: 4"
+            "tpuPools[0].queuedProvisioning: not offered for v5e: GKE takes queued provisioning "
+            "of TPU node pools only with flex-start VMs, and Google runs those on v6e and tpu7x "
+            "only; use flexStart alone (flex-start VMs without a ProvisioningRequest) or one of "
+            "those generations"
         ],
-        id="queued-without-autoscaling",
+        id="queued-on-v5e",
+    ),
+    pytest.param(
+        pools_config(
+            tpu_pool(tpu="v6e", zone="us-east5-a", queuedProvisioning=True, autoscaling=SCALE_0_4),
+            cluster=cluster_entry("us-east5"),
+        ),
+        [
+            "tpuPools[0].queuedProvisioning: needs flexStart: true: GKE refuses queued "
+            'provisioning of TPU node pools without flex-start VMs ("Queued_provisioning '
+            "doesn't support TPUs\"); add flexStart: true"
+        ],
+        id="queued-without-flex-start",
     ),
     pytest.param(
         pools_config(tpu_pool(flexStart=True, autoscaling={"minNodes": 4, "maxNodes": 4})),
@@ -308,13 +323,12 @@ AUTOSCALING = [
     ),
     pytest.param(
         pools_config(
-            tpu_pool(
-                topology="2x2", queuedProvisioning=True, autoscaling={"minNodes": 1, "maxNodes": 4}
-            )
+            tpu_pool(topology="2x2", **QUEUED_V6E, autoscaling={"minNodes": 1, "maxNodes": 4}),
+            cluster=cluster_entry("us-east5"),
         ),
         [
-            "tpuPools[0].autoscaling.minNodes: 1 is not allowed with queuedProvisioning: GKE "
-            "requires minNodes 0"
+            "tpuPools[0].autoscaling.minNodes: 1 is not allowed with flexStart and "
+            "queuedProvisioning: GKE requires minNodes 0"
         ],
         id="queued-min-above-0",
     ),

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.config.tpu_pool_entries import SCALE_0_4, cluster_entry, pools_config, tpu_pool
+from tests.config.tpu_pool_entries import (
+    QUEUED_V6E,
+    SCALE_0_4,
+    cluster_entry,
+    pools_config,
+    tpu_pool,
+)
 from tests.conftest import config_problems
 
 VERSION = [
@@ -63,14 +69,14 @@ VERSION = [
     ),
     pytest.param(
         pools_config(
-            tpu_pool(flexStart=True, queuedProvisioning=True, autoscaling=SCALE_0_4),
-            cluster=cluster_entry(minMasterVersion="1.32"),
+            tpu_pool(**QUEUED_V6E, autoscaling=SCALE_0_4),
+            cluster=cluster_entry("us-east5", minMasterVersion="1.34"),
         ),
         [
-            "cluster.minMasterVersion: '1.32' is below 1.33.0-gke.1712000, the lowest GKE "
-            "version for TPU flex-start (tpuPools[0].flexStart); raise it or leave it unset"
+            "cluster.minMasterVersion: '1.34' is below 1.35.0-gke.0, the lowest GKE version for "
+            "TPU queued provisioning (tpuPools[0].queuedProvisioning); raise it or leave it unset"
         ],
-        id="below-flex-start-minimum-queued",
+        id="below-queued-minimum",
     ),
 ]
 

@@ -12,6 +12,7 @@ from tests.config.tpu_pool_entries import (
     ALLOWED_KEYS,
     BAD_NAME,
     ONE_CAPACITY,
+    QUEUED_V6E,
     SCALE_0_1,
     SCALE_0_4,
     cluster_entry,
@@ -99,7 +100,9 @@ from tests.conftest import config_problems
             id="flex-start-0-to-slice",
         ),
         pytest.param(
-            pools_config(tpu_pool(queuedProvisioning=True, autoscaling=SCALE_0_4)),
+            pools_config(
+                tpu_pool(**QUEUED_V6E, autoscaling=SCALE_0_4), cluster=cluster_entry("us-east5")
+            ),
             id="queued-0-to-slice",
         ),
         pytest.param(

@@ -40,6 +40,8 @@ BAD_NAME = (
 )
 
 SCALE_0_4 = {"minNodes": 0, "maxNodes": 4}
+#: Queued provisioning as GKE takes it for TPUs: flex-start VMs of v6e (or tpu7x).
+QUEUED_V6E = {"tpu": "v6e", "zone": "us-east5-a", "flexStart": True, "queuedProvisioning": True}
 
 SCALE_0_1 = {"minNodes": 0, "maxNodes": 1}
 

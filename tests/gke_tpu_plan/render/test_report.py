@@ -220,8 +220,10 @@ def test_a_queued_provisioning_pool_is_marked_and_its_queue_says_so(run_plan: Pl
         tpuPools=[
             {
                 "name": "dws",
-                "tpu": "v5e",
+                "tpu": "v6e",
                 "topology": "4x4",
+                "zone": "us-east5-a",
+                "flexStart": True,
                 "queuedProvisioning": True,
                 "autoscaling": {"minNodes": 0, "maxNodes": 4},
             }
@@ -229,7 +231,10 @@ def test_a_queued_provisioning_pool_is_marked_and_its_queue_says_so(run_plan: Pl
         kueue={"queues": [{"name": "batch", "pools": ["dws"]}]},
     )
     report = plan_markdown(plan)
-    assert "| us-east5-b | queued (nodes only through a ProvisioningRequest) | 0 to 4 |" in report
+    assert (
+        "| us-east5-a | flex-start-queued (nodes only through a ProvisioningRequest) | 0 to 4 |"
+        in report
+    )
     assert "| batch | default | dws | 16 | ProvisioningRequest |" in report
 
 
