@@ -3,26 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
 from components.args import ClusterNetworkArgs, TpuPoolArgs
-from components.autopilot_cluster import AutopilotCluster, AutopilotClusterArgs
-from components.cloud_nat import CloudNat, CloudNatArgs
-from components.cluster_observability import ClusterObservability, ClusterObservabilityArgs
-from components.jobset_install import JobSetInstall, JobSetInstallArgs
-from components.kueue_install import KueueInstall, KueueInstallArgs
-from components.kueue_queues import KueueQueues, KueueQueuesArgs
-from components.model_volumes import ModelVolumes, ModelVolumesArgs
 from components.multi_host_tpu_pool import MultiHostTpuPool
 from components.regional_cluster import RegionalCluster, RegionalClusterArgs
 from components.single_host_tpu_pool import SingleHostTpuPool
-from components.storage_bucket import StorageBucket, StorageBucketArgs
-from components.tpu_compute_class import TpuComputeClass, TpuComputeClassArgs
-from components.vpc_network import VpcNetwork, VpcNetworkArgs
 from config.platform import PlatformSpec
 from contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_outputs
+
+# A component a stack does not use is not imported: each optional one is imported where it is
+# built, so that a plan pays only for the SDK modules its resources need (the Kubernetes SDK's
+# object types alone take longer to import than the GCP resources of a small stack to plan).
+if TYPE_CHECKING:
+    from components.autopilot_cluster import AutopilotCluster
+    from components.cloud_nat import CloudNat
+    from components.cluster_observability import ClusterObservability
+    from components.kueue_queues import KueueQueues
+    from components.model_volumes import ModelVolumes
+    from components.storage_bucket import StorageBucket
+    from components.tpu_compute_class import TpuComputeClass
+    from components.vpc_network import VpcNetwork
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,9 @@ def build_network(spec: PlatformSpec) -> tuple[VpcNetwork | None, CloudNat | Non
     plan = spec.network
     if plan is None:
         return None, None
+    from components.cloud_nat import CloudNat, CloudNatArgs
+    from components.vpc_network import VpcNetwork, VpcNetworkArgs
+
     name = spec.cluster.name
     network = VpcNetwork(name, VpcNetworkArgs(project=spec.project, plan=plan))
     nat = None
@@ -75,6 +81,8 @@ def build_platform(spec: PlatformSpec) -> Platform:
     )
     cluster: RegionalCluster | AutopilotCluster
     if spec.cluster_plan.autopilot:
+        from components.autopilot_cluster import AutopilotCluster, AutopilotClusterArgs
+
         cluster = AutopilotCluster(
             cluster_spec.name,
             AutopilotClusterArgs(plan=spec.cluster_plan, network=cluster_network),
@@ -87,6 +95,8 @@ def build_platform(spec: PlatformSpec) -> Platform:
     pools: dict[str, MultiHostTpuPool | SingleHostTpuPool | TpuComputeClass] = {}
     for plan in spec.tpu_pools:
         if plan.fallback:
+            from components.tpu_compute_class import TpuComputeClass, TpuComputeClassArgs
+
             pools[plan.name] = TpuComputeClass(
                 f"{cluster_spec.name}-{plan.name}",
                 TpuComputeClassArgs(plan=plan, provider=cluster.provider),
@@ -107,6 +117,9 @@ def build_platform(spec: PlatformSpec) -> Platform:
 
     storage = volumes = None
     if spec.storage is not None:
+        from components.model_volumes import ModelVolumes, ModelVolumesArgs
+        from components.storage_bucket import StorageBucket, StorageBucketArgs
+
         storage = StorageBucket(
             f"{cluster_spec.name}-models",
             StorageBucketArgs(
@@ -124,6 +137,10 @@ def build_platform(spec: PlatformSpec) -> Platform:
         )
     queues = kueue = None
     if spec.kueue is not None:
+        from components.jobset_install import JobSetInstall, JobSetInstallArgs
+        from components.kueue_install import KueueInstall, KueueInstallArgs
+        from components.kueue_queues import KueueQueues, KueueQueuesArgs
+
         on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
         # JobSet with Kueue, for multislice jobs to go through the queues too.
         jobset = JobSetInstall(f"{cluster_spec.name}-jobset", JobSetInstallArgs(), on_cluster)
@@ -145,6 +162,11 @@ def build_platform(spec: PlatformSpec) -> Platform:
         )
     observability = None
     if spec.observability is not None:
+        from components.cluster_observability import (
+            ClusterObservability,
+            ClusterObservabilityArgs,
+        )
+
         # The cluster only: no TPU pool holds the alerts back.
         observability = ClusterObservability(
             f"{cluster_spec.name}-observability",

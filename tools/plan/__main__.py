@@ -1,7 +1,5 @@
 """`python -m tools.plan ...`: the offline plan under its former name (`python -m gke_tpu_plan`)."""
 
-import sys
+import runpy
 
-from gke_tpu_plan.cli import main
-
-sys.exit(main())
+runpy.run_module("gke_tpu_plan", run_name="__main__", alter_sys=True)
