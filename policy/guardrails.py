@@ -12,6 +12,7 @@ from typing import Any
 
 from catalog.gke import RESERVATION_KEY
 from catalog.tokens import (
+    ALERT_POLICY,
     BUCKET,
     CLUSTER,
     NODE_POOL,
@@ -23,6 +24,7 @@ from policy.cost_rules import BUDGET_KEY, budget_problems
 from policy.rules import (
     PROD_STACK_PREFIX,
     Resource,
+    alert_policy_problems,
     authorized_networks_problems,
     bucket_problems,
     deletion_protection_problems,
@@ -161,6 +163,16 @@ CLUSTER_MASTER_AUTHORIZED_NETWORKS = Guardrail(
 )
 
 
+ALERT_POLICIES_IN_PROMQL = Guardrail(
+    "alert-policies-in-promql",
+    "Alert policy conditions are not MQL, which Cloud Monitoring stopped evaluating on"
+    " 2025-07-22 (PromQL instead), and a log-match condition comes with the notification rate"
+    " limit Cloud Monitoring demands of it.",
+    (ALERT_POLICY,),
+    lambda r: alert_policy_problems(r.props),
+)
+
+
 def _budget(
     resources: Sequence[Resource], config: Mapping[str, Any]
 ) -> list[tuple[str, str | None]]:
@@ -194,6 +206,7 @@ GUARDRAILS: tuple[Guardrail | StackGuardrail, ...] = (
     PROD_CLUSTER_DELETION_PROTECTION,
     PROD_CLUSTER_PRIVATE_NODES,
     CLUSTER_MASTER_AUTHORIZED_NETWORKS,
+    ALERT_POLICIES_IN_PROMQL,
     TPU_MONTHLY_BUDGET,
 )
 

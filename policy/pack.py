@@ -16,6 +16,7 @@ from pulumi_policy import (
 )
 
 from policy.guardrails import (
+    ALERT_POLICIES_IN_PROMQL,
     CLUSTER_MASTER_AUTHORIZED_NETWORKS,
     GUARDRAILS,
     NO_PRIVILEGED_CONTAINERS,
@@ -76,6 +77,7 @@ pinned_container_images = _resource_policy(PINNED_CONTAINER_IMAGES)
 prod_cluster_deletion_protection = _resource_policy(PROD_CLUSTER_DELETION_PROTECTION)
 prod_cluster_private_nodes = _resource_policy(PROD_CLUSTER_PRIVATE_NODES)
 cluster_master_authorized_networks = _resource_policy(CLUSTER_MASTER_AUTHORIZED_NETWORKS)
+alert_policies_in_promql = _resource_policy(ALERT_POLICIES_IN_PROMQL)
 tpu_monthly_budget = _stack_policy(TPU_MONTHLY_BUDGET)
 
 _BUILT = {
@@ -91,6 +93,7 @@ _BUILT = {
         prod_cluster_deletion_protection,
         prod_cluster_private_nodes,
         cluster_master_authorized_networks,
+        alert_policies_in_promql,
         tpu_monthly_budget,
     )
 }

@@ -335,4 +335,33 @@ def authorized_networks_problems(props: Mapping[str, Any]) -> list[str]:
     ]
 
 
+# 10. Alert policies -----------------------------------------------------------------------------
+
+#: Condition kinds Cloud Monitoring no longer evaluates: MQL support ended on 2025-07-22
+#: (https://cloud.google.com/monitoring/mql).
+RETIRED_CONDITIONS = {"conditionMonitoringQueryLanguage": "MQL"}
+
+
+def alert_policy_problems(props: Mapping[str, Any]) -> list[str]:
+    """Conditions in PromQL (or threshold, absence, log match), never MQL; a log-match
+    condition with the notification rate limit the API demands of it (AlertPolicyAlertStrategy)."""
+    problems: list[str] = []
+    for i, condition in enumerate(items(props.get("conditions"))):
+        for key, language in RETIRED_CONDITIONS.items():
+            if get(condition, key) is not None:
+                problems.append(
+                    f"conditions[{i}].{key} is an {language} condition, which Cloud Monitoring no"
+                    " longer evaluates (support ended on 2025-07-22): write it as"
+                    " conditionPrometheusQueryLanguage"
+                )
+        rate = get(props, "alertStrategy.notificationRateLimit.period")
+        if get(condition, "conditionMatchedLog") is not None and rate is None:
+            problems.append(
+                f"conditions[{i}].conditionMatchedLog needs alertStrategy.notificationRateLimit"
+                f".period (it is {shown(rate)}): Cloud Monitoring refuses a log-match policy"
+                " without a rate limit; set one such as '3600s'"
+            )
+    return problems
+
+
 # The policies -----------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ def test_policies_import_with_the_packs_requirements_only() -> None:
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "11"
+    assert result.stdout.strip() == "12"
 
 
 def test_pack_requirements_pin_the_programs_pulumi() -> None:

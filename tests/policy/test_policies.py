@@ -13,6 +13,7 @@ import pytest
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
 from catalog.tokens import (
+    ALERT_POLICY,
     BUCKET,
     CLUSTER,
     NODE_POOL,
@@ -23,6 +24,7 @@ from catalog.tokens import (
 from gke_tpu_plan.engine import Plan
 from policy.pack import (
     POLICIES,
+    alert_policies_in_promql,
     cluster_master_authorized_networks,
     no_project_iam_grants,
     prod_cluster_deletion_protection,
@@ -50,7 +52,7 @@ DEV_V5E_TRAIN = ("dev", NODE_POOL, "tpu-dev-v5e-train")  # multi-host ct5lp-high
 DEV_V5E_SERVE = ("dev", NODE_POOL, "tpu-dev-v5e-serve")  # single-host ct5lp-hightpu-1t
 
 
-def test_the_pack_holds_nine_mandatory_policies_and_two_advisory() -> None:
+def test_the_pack_holds_ten_mandatory_policies_and_two_advisory() -> None:
     assert [policy.name for policy in POLICIES] == [
         "no-project-iam-grants",
         "secure-storage-buckets",
@@ -62,6 +64,7 @@ def test_the_pack_holds_nine_mandatory_policies_and_two_advisory() -> None:
         "prod-cluster-deletion-protection",
         "prod-cluster-private-nodes",
         "cluster-master-authorized-networks",
+        "alert-policies-in-promql",
         "tpu-monthly-budget",
     ]
     advisory = [p.name for p in POLICIES if p.enforcement_level == EnforcementLevel.ADVISORY]
@@ -526,3 +529,39 @@ def test_a_planned_tpu7x_slice_and_fixed_single_host_pool_pass_every_policy(
     for policy in POLICIES:
         if isinstance(policy, ResourceValidationPolicy):
             assert [m for r in plan.resources for m in violations(policy, r)] == [], policy.name
+
+
+# 10. Alert policies: PromQL, and log matches with a rate limit.
+
+MQL = {"query": "fetch k8s_node_pool | metric 'kubernetes.io/node_pool/status'", "duration": "0s"}
+
+
+@pytest.mark.parametrize(
+    ("name", "changes", "expected"),
+    [
+        (
+            "tpu-dev-observability-idle-chips",
+            {"conditions": [{"displayName": "mql", "conditionMonitoringQueryLanguage": MQL}]},
+            [
+                "conditions[0].conditionMonitoringQueryLanguage is an MQL condition, which Cloud"
+                " Monitoring no longer evaluates (support ended on 2025-07-22): write it as"
+                " conditionPrometheusQueryLanguage"
+            ],
+        ),
+        (
+            "tpu-dev-observability-stockout",
+            {"alertStrategy": DELETE},
+            [
+                "conditions[0].conditionMatchedLog needs"
+                " alertStrategy.notificationRateLimit.period (it is unset): Cloud Monitoring"
+                " refuses a log-match policy without a rate limit; set one such as '3600s'"
+            ],
+        ),
+    ],
+)
+def test_alert_policies_are_promql_and_log_matches_rate_limited(
+    plans: dict[str, Plan], name: str, changes: dict[str, Any], expected: list[str]
+) -> None:
+    recorded = plans["dev"].one(ALERT_POLICY, name)
+    assert violations(alert_policies_in_promql, recorded) == []
+    assert violations(alert_policies_in_promql, changed(recorded, changes)) == expected
