@@ -193,6 +193,12 @@ def auto_provisioning(
     )
 
 
+def node_pools_scale(pools: Sequence[TpuPoolPlan]) -> bool:
+    """Whether the TPU pools' nodes come and go: a pool autoscales, or GKE creates its node
+    pools (a fallback)."""
+    return any(p.autoscaling or p.fallback for p in pools)
+
+
 def plan_cluster(
     project: str,
     spec: ClusterSpec,
@@ -204,7 +210,7 @@ def plan_cluster(
     program creates (`network`; None on an existing one) and its monitoring (None: GKE's)."""
     standard = spec.mode != "autopilot"
     provisioning = auto_provisioning(spec, pools)
-    optimize = any(p.autoscaling or p.fallback for p in pools) or provisioning is not None
+    optimize = node_pools_scale(pools) or provisioning is not None
     return ClusterPlan(
         project=project,
         name=spec.name,

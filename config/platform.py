@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from catalog.gcp import project_id_problem, project_id_warning
 from catalog.gke import workload_pool
 from config.cluster import ClusterFacts, ClusterSpec
-from config.cluster_plan import ClusterPlan, Monitoring, plan_cluster
+from config.cluster_plan import ClusterPlan, Monitoring, node_pools_scale, plan_cluster
 from config.cluster_rules import CLUSTER_RULES
 from config.cost import COST_KEY, CostEstimate, CostSpec, estimate_cost
 from config.kueue import KueuePlan, KueueSpec, plan_kueue
@@ -330,7 +330,7 @@ def _plan(checked: _Checked) -> PlatformSpec:
         pools,
         kueue=kueue,
         storage=storage,
-        scaling=cluster.mode == "autopilot" or any(p.autoscaling or p.fallback for p in pools),
+        scaling=cluster.mode == "autopilot" or node_pools_scale(pools),
     )
     warnings += monitoring_warnings
     cluster_plan = plan_cluster(
