@@ -33,6 +33,7 @@ from config.pool_rules import (
     named_machine,
     per_workload_problems,
     pool_zone,
+    range_problems,
     size_problems,
     topology_hint,
 )
@@ -295,6 +296,13 @@ def size_fits_the_slice(entry: PoolEntry) -> list[Problem]:
     return size_problems(entry.path, entry.pool, entry.capacity, entry.nodes, entry.multi_host)
 
 
+@rule("tpuPools.autoscaling")
+def autoscaling_range_is_ordered(entry: PoolEntry) -> list[Problem]:
+    if entry.per_workload:
+        return []  # no autoscaling of ours: refused with the node pool keys
+    return range_problems(entry.path, entry.pool)
+
+
 @rule(*_SHAPE, "tpuPools.slices")
 def multislice_is_multi_host(entry: PoolEntry) -> Iterator[Problem]:
     pool = entry.pool
@@ -347,6 +355,7 @@ POOL_RULES: tuple[Rule[PoolEntry], ...] = (
     machine_type_is_the_generations,
     topology_fits_the_machine,
     size_fits_the_slice,
+    autoscaling_range_is_ordered,
     multislice_is_multi_host,
     upgrade_fits_the_pool,
     host_maintenance_fits_the_generation,

@@ -175,6 +175,20 @@ def flex_start_path(
     return None
 
 
+def range_problems(path: str, pool: TpuPoolSpec) -> list[Problem]:
+    """An autoscaled range runs from minNodes up to maxNodes: a rule of its own, since it needs
+    neither the topology nor the machine type, so a pool with a bad one hears of both."""
+    scaling = pool.autoscaling
+    if scaling is None or scaling.min_nodes <= scaling.max_nodes:
+        return []
+    return [
+        Problem(
+            f"{path}.autoscaling.minNodes",
+            f"{scaling.min_nodes} is greater than maxNodes {scaling.max_nodes}",
+        )
+    ]
+
+
 def size_problems(
     path: str, pool: TpuPoolSpec, capacity: Capacity | None, nodes: int, multi_host: bool
 ) -> list[Problem]:
@@ -214,13 +228,6 @@ def size_problems(
             ]
         return []
     problems = []
-    if scaling.min_nodes > scaling.max_nodes:
-        problems.append(
-            Problem(
-                f"{path}.autoscaling.minNodes",
-                f"{scaling.min_nodes} is greater than maxNodes {scaling.max_nodes}",
-            )
-        )
     if multi_host:
         for key, value in (("minNodes", scaling.min_nodes), ("maxNodes", scaling.max_nodes)):
             if value not in (0, nodes):

@@ -210,6 +210,26 @@ AUTOSCALING = [
         ["tpuPools[0].autoscaling.minNodes: 3 is greater than maxNodes 2"],
         id="min-above-max",
     ),
+    # Min above max needs neither the topology nor the machine type: reported beside theirs.
+    pytest.param(
+        pools_config(tpu_pool(topology="3x3", autoscaling={"minNodes": 3, "maxNodes": 2})),
+        [
+            f"tpuPools[0].topology: '3x3' is not a v5e topology; expected one of {V5E_TOPOLOGIES}",
+            "tpuPools[0].autoscaling.minNodes: 3 is greater than maxNodes 2",
+        ],
+        id="min-above-max-with-a-bad-topology",
+    ),
+    pytest.param(
+        pools_config(
+            tpu_pool(machineType="ct5lp-hightpu-2t", autoscaling={"minNodes": 3, "maxNodes": 2})
+        ),
+        [
+            "tpuPools[0].machineType: 'ct5lp-hightpu-2t' is not a TPU machine type; v5e machine "
+            f"types: {V5E_MACHINES}; did you mean 'ct5lp-hightpu-8t'?",
+            "tpuPools[0].autoscaling.minNodes: 3 is greater than maxNodes 2",
+        ],
+        id="min-above-max-with-a-bad-machine-type",
+    ),
     pytest.param(
         pools_config(tpu_pool(autoscaling={"minNodes": 1, "maxNodes": 4})),
         [
