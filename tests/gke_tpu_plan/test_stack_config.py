@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gke_tpu_plan import go_yaml
 from gke_tpu_plan.go_yaml import MAX_DEPTH, MAX_VALUES, StackFileError, config_string, go_json, load
 from gke_tpu_plan.stack_config import SECRET_PLACEHOLDER, read_stack_config
 from problems import SHOWN_CHARACTERS
@@ -396,3 +397,22 @@ def test_a_missing_stack_lists_the_stacks_there_are(tmp_path: Path) -> None:
     # A --config-file that does not exist names only itself.
     with pytest.raises(StackFileError, match=r"missing.yaml: no such file$"):
         read_stack_config(tmp_path, "qa", tmp_path / "missing.yaml")
+
+
+def _stack_files() -> list[Path]:
+    root = Path(__file__).resolve().parents[2]
+    return sorted([*root.glob("Pulumi*.yaml"), *(root / "tests" / "stacks").rglob("Pulumi*.yaml")])
+
+
+@pytest.mark.parametrize("path", _stack_files(), ids=lambda path: path.name)
+def test_libyaml_and_the_python_reader_read_every_stack_file_alike(path: Path) -> None:
+    """A file that reads is read by libyaml's parser (go_yaml._FastLoader); what it reads is
+    what the Python reader, which words every refusal, reads."""
+    assert go_yaml._FastLoader is not None
+    data = path.read_bytes()
+    fast, slow = go_yaml._FastLoader(data), go_yaml._Loader(data)
+    try:
+        assert fast.get_single_data() == slow.get_single_data() == load(data)
+    finally:
+        fast.dispose()
+        slow.dispose()
