@@ -107,6 +107,32 @@ TPU_QUOTAS: dict[str, TpuQuotas] = {
 }
 
 
+#: How a TPU VM spends chip quota: its kind is what the report's columns and preflight's quota
+#: checks both split by. Spot VMs spend the preemptible quota, on-demand VMs the on-demand one
+#: (separate quotas: https://cloud.google.com/tpu/docs/quota); a specific reservation holds its
+#: own quota, and flex-start and queued VMs wait for quota as they wait for capacity.
+ON_DEMAND, SPOT, RESERVED, WAITING = "on-demand", "Spot", "reserved", "flex-start/queued"
+CHIP_KINDS = (ON_DEMAND, SPOT, RESERVED, WAITING)
+
+
+def chip_kind(*, spot: bool, reserved: bool, waits: bool) -> str:
+    """The kind of a TPU VM's chips: reserved, waiting (flex-start, queued), Spot or on-demand."""
+    if reserved:
+        return RESERVED
+    if waits:
+        return WAITING
+    return SPOT if spot else ON_DEMAND
+
+
+def chip_quota(generation: str, kind: str) -> Quota | None:
+    """The quota chips of this kind spend; None when they spend none or the catalog has no id
+    for the generation's."""
+    quotas = TPU_QUOTAS.get(generation)
+    if quotas is None:
+        return None
+    return {ON_DEMAND: quotas.on_demand, SPOT: quotas.preemptible}.get(kind)
+
+
 def all_quotas() -> tuple[Quota, ...]:
     """Every quota the catalog knows, each once."""
     tpu = [q for t in TPU_QUOTAS.values() for q in (t.on_demand, t.preemptible) if q]

@@ -7,7 +7,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, SSD_DISK_TYPES
-from catalog.quotas import IN_USE_ADDRESSES, SSD_TOTAL_GB, TPU_QUOTAS, Quota, cpu_quota, vcpus_of
+from catalog.quotas import (
+    IN_USE_ADDRESSES,
+    SSD_TOTAL_GB,
+    Quota,
+    chip_kind,
+    chip_quota,
+    cpu_quota,
+    vcpus_of,
+)
 from config.cluster import ClusterSpec
 from config.pool_plan import TpuPoolPlan
 from gke_tpu_preflight.facts import pool_paths
@@ -57,13 +65,13 @@ def quota_needs(
         nodes = pool.ref.max_node_count + pool.surge_nodes_per_node_pool * pool.slices
         shares[SSD_TOTAL_GB][path] += nodes * GKE_DEFAULT_BOOT_DISK_GB
         shares[IN_USE_ADDRESSES][path] += nodes * addresses
-        chips = TPU_QUOTAS.get(pool.generation.name)
         capacity = pool.capacity
-        if chips is None or capacity.affinity == "SPECIFIC_RESERVATION":
-            continue
-        if capacity.dynamic_workload_scheduler:
-            continue
-        quota = chips.preemptible if capacity.spot else chips.on_demand
+        kind = chip_kind(
+            spot=capacity.spot,
+            reserved=capacity.affinity == "SPECIFIC_RESERVATION",
+            waits=capacity.dynamic_workload_scheduler,
+        )
+        quota = chip_quota(pool.generation.name, kind)
         if quota is not None:
             shares[quota][path] += nodes * pool.machine.chips
     return tuple(

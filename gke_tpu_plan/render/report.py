@@ -16,7 +16,7 @@ from catalog.gke import (
     GKE_DEFAULT_BOOT_DISK_TYPE,
     SSD_DISK_TYPES,
 )
-from catalog.quotas import vcpus_of
+from catalog.quotas import CHIP_KINDS, RESERVED, WAITING, chip_kind, chip_quota, vcpus_of
 from catalog.services import deployer_roles, required_apis
 from catalog.tokens import (
     BUCKET,
@@ -65,6 +65,8 @@ class PoolCapacity:
     tpu_generation: str | None
     chips_per_node: int
     reservation: str | None
+    chip_kind: str
+    """Which chip quota its VMs spend (catalog.quotas.chip_kind): Spot and on-demand are two."""
 
 
 def pool_capacity(pool: RecordedResource) -> PoolCapacity:
@@ -90,6 +92,12 @@ def pool_capacity(pool: RecordedResource) -> PoolCapacity:
         if affinity.get("consumeReservationType") == "SPECIFIC_RESERVATION"
         else None
     )
+    queued = (inputs.get("queuedProvisioning") or {}).get("enabled", False)
+    kind = chip_kind(
+        spot=bool(config.get("spot") or config.get("preemptible")),
+        reserved=reservation is not None,
+        waits=bool(config.get("flexStart") or queued),
+    )
     return PoolCapacity(
         name=inputs.get("name", pool.name),
         zones=zones,
@@ -100,6 +108,7 @@ def pool_capacity(pool: RecordedResource) -> PoolCapacity:
         tpu_generation=tpu[0].name if tpu else None,
         chips_per_node=tpu[1].chips if tpu else 0,
         reservation=reservation,
+        chip_kind=kind,
     )
 
 
@@ -128,9 +137,8 @@ def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
             need.ips += per_zone if external else 0
             if pool.tpu_generation:
                 chips = per_zone * pool.chips_per_node
-                need.tpu_chips[pool.tpu_generation] = (
-                    need.tpu_chips.get(pool.tpu_generation, 0) + chips
-                )
+                column = chip_column(pool.tpu_generation, pool.chip_kind)
+                need.tpu_chips[column] = need.tpu_chips.get(column, 0) + chips
             else:
                 vcpus = vcpus_of(pool.machine)
                 if vcpus is None:
@@ -139,6 +147,39 @@ def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
         if pool.reservation:
             reservations[pool.reservation] += pool.max_nodes * pool.chips_per_node
     return dict(needs), dict(reservations)
+
+
+def chip_column(generation: str, kind: str) -> str:
+    """A column of the quota table: a generation's chips of one kind (one quota each)."""
+    return f"{generation} {kind}"
+
+
+def _chip_columns(needs: dict[str | None, Need]) -> list[str]:
+    used = {c for n in needs.values() for c in n.tpu_chips}
+    return [
+        chip_column(g, kind)
+        for g in sorted({c.split(" ", 1)[0] for c in used})
+        for kind in CHIP_KINDS
+        if chip_column(g, kind) in used
+    ]
+
+
+def _chip_legend(columns: list[str]) -> list[str]:
+    """What each chip column is counted against: Spot and on-demand chips are two quotas."""
+    lines = []
+    for column in columns:
+        generation, kind = column.split(" ", 1)
+        quota = chip_quota(generation, kind)
+        if quota is not None:
+            spends = f"quota `{quota.quota_id}` ({quota.label})"
+        elif kind == RESERVED:
+            spends = "the reservations below, which hold their own quota"
+        elif kind == WAITING:
+            spends = "no quota up front: flex-start and queued VMs wait for quota as for capacity"
+        else:
+            spends = "a quota the catalog has no id for: look it up in IAM & Admin > Quotas"
+        lines.append(f"- TPU {column} chips: {spends}.")
+    return ["", *lines] if lines else []
 
 
 def _cluster(plan: Plan) -> dict[str, Any]:
@@ -314,7 +355,7 @@ def _diagram(plan: Plan) -> list[str]:
 def _quotas(plan: Plan) -> list[str]:
     needs, reservations = quota_needs(plan)
     region = _cluster(plan).get("location", "")
-    generations = sorted({g for n in needs.values() for g in n.tpu_chips})
+    generations = _chip_columns(needs)
     header = "| where | Persistent Disk SSD GB | in-use IP addresses | CPU pool vCPUs |" + "".join(
         f" TPU {g} chips |" for g in generations
     )
@@ -345,6 +386,7 @@ def _quotas(plan: Plan) -> list[str]:
         f"| **{region} total** | **{total.ssd_gb}** | **{total.ips}** | **{total.vcpus}** |"
         + "".join(f" **{total.tpu_chips.get(g, 0)}** |" for g in generations)
     )
+    lines += _chip_legend(generations)
     unknown = sorted({m for n in needs.values() for m in n.unknown_machines})
     if unknown:
         lines += ["", f"vCPUs of {', '.join(unknown)} are not counted: look them up."]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.quotas import vcpus_of
+from catalog.quotas import chip_quota, vcpus_of
 from config.platform import load_platform
 from gke_tpu_plan.cli import ROOT, main, plan_checked, plan_stack
 from gke_tpu_plan.engine import Plan, RecordedResource
@@ -34,11 +34,15 @@ def test_dev_quota_needs(dev: Plan) -> None:
     needs, reservations = quota_needs(dev)
     # CPU pool: e2-standard-4, 1 node in each of the 3 zones GKE picks, 100 GB pd-balanced each.
     # v5e-serve: up to 3 ct5lp-hightpu-1t (1 chip) and GKE's surge of one more during an
-    # upgrade; v5e-train: one 4x4 slice = 4 VMs of 4 chips, recreated in place (no surge).
+    # upgrade, on demand; v5e-train: one 4x4 slice = 4 VMs of 4 chips on Spot, recreated in
+    # place (no surge). Spot and on-demand chips are two quotas: two columns.
     assert needs == {
         None: Need(ssd_gb=3 * 100, ips=3, vcpus=3 * 4, tpu_chips={}),
         "us-east5-b": Need(
-            ssd_gb=(3 + 1 + 4) * 100, ips=3 + 1 + 4, vcpus=0, tpu_chips={"v5e": 4 * 1 + 4 * 4}
+            ssd_gb=(3 + 1 + 4) * 100,
+            ips=3 + 1 + 4,
+            vcpus=0,
+            tpu_chips={"v5e on-demand": 4 * 1, "v5e Spot": 4 * 4},
         ),
     }
     assert reservations == {}
@@ -52,8 +56,8 @@ def test_prod_quota_needs(prod: Plan) -> None:
     # private: no in-use (external) IP address each; Cloud NAT's are counted apart.
     assert needs == {
         None: Need(ssd_gb=300, ips=0, vcpus=24, tpu_chips={}),
-        "us-east5-a": Need(ssd_gb=32 * 100, ips=0, vcpus=0, tpu_chips={"v5p": 128}),
-        "us-east5-b": Need(ssd_gb=9 * 100, ips=0, vcpus=0, tpu_chips={"v6e": 36}),
+        "us-east5-a": Need(ssd_gb=32 * 100, ips=0, vcpus=0, tpu_chips={"v5p reserved": 128}),
+        "us-east5-b": Need(ssd_gb=9 * 100, ips=0, vcpus=0, tpu_chips={"v6e on-demand": 36}),
     }
     assert reservations == {"tpu-v5p-train": 128}
 
@@ -129,7 +133,7 @@ def test_a_fixed_single_host_pool_is_counted_at_its_size(run_plan: PlanRunner) -
     needs, _ = quota_needs(plan)
     # 3 ct5lp-hightpu-8t VMs of 8 chips, 100 GB boot disks, in v5e's us-east5 zone, and a
     # fourth while an upgrade surges.
-    assert needs["us-east5-b"] == Need(ssd_gb=400, ips=4, vcpus=0, tpu_chips={"v5e": 32})
+    assert needs["us-east5-b"] == Need(ssd_gb=400, ips=4, vcpus=0, tpu_chips={"v5e on-demand": 32})
     report = plan_markdown(plan)
     assert (
         "| serve | v5e | ct5lp-hightpu-8t | 2x4 | 8 | 1 | 1 | us-east5-b | on-demand | fixed: 3 nodes |"
@@ -203,6 +207,50 @@ def test_preflight_counts_quota_as_the_quota_table_does(prod: Plan, dev: Plan) -
             n.ips for n in needs.values()
         )
         assert by_id["CPUS-per-project-region"] == sum(n.vcpus for n in needs.values())
+        # Each chip column is one quota, and preflight asks for the same amount of it.
+        columns = {c for n in needs.values() for c in n.tpu_chips}
+        chips = {
+            quota.quota_id: sum(n.tpu_chips.get(column, 0) for n in needs.values())
+            for column in columns
+            if (quota := chip_quota(*column.split(" ", 1))) is not None
+        }
+        assert chips == {k: v for k, v in by_id.items() if k in chips}
+        assert {k for k in by_id if "TPU" in k} == set(chips)
+
+
+def test_spot_and_on_demand_chips_are_separate_columns_with_their_quotas(dev: Plan) -> None:
+    report = plan_markdown(dev)
+    assert (
+        "| where | Persistent Disk SSD GB | in-use IP addresses | CPU pool vCPUs | TPU v5e on-demand "
+        "chips | TPU v5e Spot chips |\n|---|---|---|---|---|---|\n| us-east5-b | 800 | 8 | 0 | 4 | 16 |"
+    ) in report
+    assert "| **us-east5 total** | **1100** | **11** | **12** | **4** | **16** |" in report
+    assert (
+        "- TPU v5e on-demand chips: quota `TPU-LITE-PODSLICE-V5-per-project-region` (TPU v5 Lite "
+        "PodSlice chips).\n- TPU v5e Spot chips: quota "
+        "`PREEMPTIBLE-TPU-LITE-PODSLICE-V5-per-project-region` (Preemptible TPU v5 Lite PodSlice "
+        "chips).\n"
+    ) in report
+
+
+def test_reserved_and_waiting_chips_spend_no_chip_quota(run_plan: PlanRunner) -> None:
+    plan = run_plan(
+        cluster={"name": "tpu-test", "region": "us-east5", "minMasterVersion": "1.34"},
+        tpuPools=[
+            {"name": "r", "tpu": "v5p", "topology": "2x2x2", "reservation": "res"},
+            {"name": "f", "tpu": "v5e", "topology": "2x2", "flexStart": True,
+             "autoscaling": {"minNodes": 0, "maxNodes": 2}},
+        ],
+    )  # fmt: skip
+    assert plan.errors == []
+    chips = {c: n for need in quota_needs(plan)[0].values() for c, n in need.tpu_chips.items()}
+    assert chips == {"v5p reserved": 8, "v5e flex-start/queued": 8}
+    report = plan_markdown(plan)
+    assert "- TPU v5p reserved chips: the reservations below, which hold their own quota." in report
+    assert (
+        "- TPU v5e flex-start/queued chips: no quota up front: flex-start and queued VMs wait for "
+        "quota as for capacity." in report
+    )
 
 
 def test_dev_report_lists_the_queues_and_their_chip_quotas(dev: Plan) -> None:
