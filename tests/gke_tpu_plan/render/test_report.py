@@ -12,7 +12,8 @@ from catalog.quotas import chip_quota, vcpus_of
 from config.platform import load_platform
 from gke_tpu_plan.cli import ROOT, main, plan_checked, plan_stack
 from gke_tpu_plan.engine import Plan, RecordedResource
-from gke_tpu_plan.render.report import Need, plan_markdown, pool_capacity, quota_needs
+from gke_tpu_plan.render.quota_report import Need, pool_capacity, quota_needs
+from gke_tpu_plan.render.report import plan_markdown
 from gke_tpu_plan.snapshot.read import read_snapshot, snapshot_of
 from gke_tpu_plan.stack_config import read_stack_config
 from gke_tpu_preflight.quotas import quota_needs as preflight_quota_needs
