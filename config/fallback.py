@@ -88,9 +88,21 @@ def _spelling(step: Step, other: Step, project: str | None) -> str:
     return f"{other.reservation!r}: both name reservation {name!r} of {where}{blocks}"
 
 
+def compute_class_name_problems(path: str, pool_name: str) -> list[Problem]:
+    """A pool with a fallback names its ComputeClass: GKE reserves some prefixes."""
+    if not pool_name.startswith(COMPUTE_CLASS_RESERVED_PREFIXES):
+        return []
+    return [
+        Problem(
+            f"{path}.name",
+            f"{pool_name!r} names the pool's ComputeClass, and GKE reserves names starting "
+            f"with {' or '.join(COMPUTE_CLASS_RESERVED_PREFIXES)}; rename the pool",
+        )
+    ]
+
+
 def fallback_chain(
     path: str,
-    pool_name: str,
     own: str | None,
     own_reservation: str | None,
     fallback: Sequence[str | Mapping[str, Any]],
@@ -120,14 +132,6 @@ def fallback_chain(
                 f"not offered for {generation.name} in a Standard cluster: GKE documents no node "
                 f"auto-provisioning of {generation.name}, which creates a ComputeClass's node "
                 f"pools there; use {', '.join(offered)}, or cluster.mode autopilot",
-            )
-        )
-    if pool_name.startswith(COMPUTE_CLASS_RESERVED_PREFIXES):
-        problems.append(
-            Problem(
-                f"{path}.name",
-                f"{pool_name!r} names the pool's ComputeClass, and GKE reserves names starting "
-                f"with {' or '.join(COMPUTE_CLASS_RESERVED_PREFIXES)}; rename the pool",
             )
         )
     first = Step(own_kind, own_reservation) if own_kind else None

@@ -22,7 +22,7 @@ from catalog import (
 )
 from config.capacity import CAPACITY_KEYS, Capacity, capacity_of
 from config.cluster import ClusterFacts
-from config.fallback import Step, fallback_chain
+from config.fallback import Step, compute_class_name_problems, fallback_chain
 from config.pool_rules import (
     AUTOPILOT_WHY,
     FALLBACK_WHY,
@@ -177,6 +177,13 @@ def autopilot_knows_the_generation(entry: PoolEntry) -> Iterator[Problem]:
         )
 
 
+@rule("tpuPools.name", "tpuPools.fallback")
+def compute_class_name_is_not_reserved(entry: PoolEntry) -> list[Problem]:
+    if not entry.has_fallback:
+        return []
+    return compute_class_name_problems(entry.path, entry.pool.name)
+
+
 @rule(_TPU, "tpuPools.fallback")
 def fallback_is_a_chain(entry: PoolEntry) -> list[Problem]:
     if not entry.has_fallback:
@@ -184,7 +191,6 @@ def fallback_is_a_chain(entry: PoolEntry) -> list[Problem]:
     pool = entry.pool
     entry.steps, problems = fallback_chain(
         entry.path,
-        pool.name,
         entry.capacity.label if entry.capacity else None,
         pool.reservation,
         pool.fallback,
@@ -347,6 +353,7 @@ POOL_RULES: tuple[Rule[PoolEntry], ...] = (
     fallback_has_no_node_pool_keys,
     tpu_is_a_generation,
     autopilot_knows_the_generation,
+    compute_class_name_is_not_reserved,
     fallback_is_a_chain,
     zone_offers_the_generation,
     flex_start_is_offered,

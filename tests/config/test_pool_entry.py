@@ -58,3 +58,13 @@ def test_a_fallback_works_out_its_steps_after_the_pools_own_capacity() -> None:
     assert problems == []
     assert [step.label for step in entry.steps] == ["on-demand"]
     assert entry.per_workload
+
+
+def test_a_name_that_did_not_parse_hides_only_the_compute_class_name_rule() -> None:
+    _, problems = _run({**SLICE, "name": None, "topology": "2x2", "fallback": ["spot", "x"]})
+    assert [p.split(":")[0] for p in problems] == ["tpuPools[0].name", "tpuPools[0].fallback[1]"]
+
+
+def test_a_compute_class_name_gke_reserves_is_refused_beside_the_fallbacks_problems() -> None:
+    _, problems = _run({**SLICE, "name": "gke-x", "topology": "2x2", "fallback": ["x"]})
+    assert [p.split(":")[0] for p in problems] == ["tpuPools[0].name", "tpuPools[0].fallback[0]"]
