@@ -36,7 +36,8 @@ from gke_tpu_upkeep.fixture_stacks import STACKS
 from gke_tpu_upkeep.goldens import golden_path
 from problems.models import innermost_model
 
-FILES = (ROOT / "README.md", ROOT / "docs" / "outputs.md")
+#: README and every page of docs/: each may hold generated parts, and a `contents` part.
+FILES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
 _PART = re.compile(r"(<!-- generated: ([a-z-]+) -->\n)(.*?)(<!-- end: \2 -->)", re.S)
 #: The golden plan whose values the examples show.
 EXAMPLE_STACK = "dev"
@@ -191,9 +192,51 @@ PARTS: dict[str, Callable[[], str]] = {
 }
 
 
+#: The part that lists a page's own sections; it is written last, from the rewritten page.
+CONTENTS = "contents"
+_FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+_HEADING = re.compile(r"^(##|###) (.+)$", re.M)
+
+
+def anchor(heading: str, seen: dict[str, int] | None = None) -> str:
+    """GitHub's anchor of a heading: lowercase, punctuation but `-` and `_` dropped, spaces as
+    hyphens, and `-1`, `-2` after the first of equal ones (counted in `seen`)."""
+    slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+    if seen is None:
+        return slug
+    count = seen.get(slug, 0)
+    seen[slug] = count + 1
+    return slug if count == 0 else f"{slug}-{count}"
+
+
+def anchors(text: str) -> set[str]:
+    """Every heading's anchor in a Markdown page (headings inside code blocks are none)."""
+    seen: dict[str, int] = {}
+    bare = _FENCE.sub("", text)
+    return {anchor(h, seen) for h in re.findall(r"^#{1,6} (.+)$", bare, re.M)}
+
+
+def contents(text: str) -> str:
+    """The page's sections (##) and their subsections (###) after the contents part, linked."""
+    seen: dict[str, int] = {}
+    bare = _FENCE.sub("", text)
+    for h in re.findall(r"^#{1,6} (.+)$", bare.split(f"<!-- end: {CONTENTS} -->", 1)[0], re.M):
+        anchor(h, seen)  # headings above the contents count for the suffixes
+    after = bare.split(f"<!-- end: {CONTENTS} -->", 1)[-1]
+    lines = []
+    for level, heading in _HEADING.findall(after):
+        indent = "" if level == "##" else "  "
+        lines.append(f"{indent}- [{heading}](#{anchor(heading, seen)})")
+    return "\n".join(lines)
+
+
 def regenerate(text: str) -> str:
-    """`text` with every generated part rewritten. KeyError for an unknown part."""
-    return _PART.sub(lambda m: f"{m[1]}{PARTS[m[2]]()}\n{m[4]}", text)
+    """`text` with every generated part rewritten, the contents last. KeyError for an unknown
+    part."""
+    text = _PART.sub(lambda m: m[0] if m[2] == CONTENTS else f"{m[1]}{PARTS[m[2]]()}\n{m[4]}", text)
+    return _PART.sub(
+        lambda m: f"{m[1]}{contents(text)}\n{m[4]}" if m[2] == CONTENTS else m[0], text
+    )
 
 
 def stale_files() -> list[Path]:
