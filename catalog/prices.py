@@ -29,6 +29,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal, get_args
 
+from catalog.capacity import Capacity
 from catalog.tpu import GENERATIONS
 
 PriceKind = Literal["on-demand", "spot", "flex-start", "commit-1y", "commit-3y"]
@@ -179,6 +180,17 @@ PRICES_AS_OF = max(
     + [GKE_CLUSTER_FEE_AS_OF]
 )
 """The day of the newest figure in the tables: a cost's `pricesAsOf`."""
+
+
+def price_kind(capacity: Capacity) -> PriceKind:
+    """How a kind of capacity is billed: Spot at Spot prices; flex-start and queued VMs
+    (Dynamic Workload Scheduler) at flex-start prices; a reservation's VMs at the list price,
+    less a committed use discount the plan cannot see; on-demand at the list price."""
+    if capacity.spot:
+        return "spot"
+    if capacity.dynamic_workload_scheduler:
+        return "flex-start"
+    return "on-demand"
 
 
 def chip_price(generation: str, region: str, capacity: PriceKind) -> ChipPrice | None:

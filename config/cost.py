@@ -15,12 +15,13 @@ is deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictFloat
 
+from catalog.capacity import BY_KEY
 from catalog.gke import CPU_POOL_NAME
 from catalog.prices import (
     GKE_CLUSTER_FEE_USD_PER_HOUR,
@@ -29,35 +30,18 @@ from catalog.prices import (
     PriceKind,
     chip_price,
     machine_price,
+    price_kind,
     rate,
     starting_price,
     usd,
 )
 from config.cluster import ClusterSpec
-from config.fallback import Kind, ReservationRef, Step
-from config.tpu_plan import TpuPoolPlan
+from config.fallback import ReservationRef, Step
+from config.pool_plan import TpuPoolPlan
 from problems.models import Spec
 
 CURRENCY = "USD"
 COST_KEY = "cost"
-
-#: How each capacity a pool or a fallback step asks for is billed. A reservation's VMs are
-#: billed at the list price (less any committed use discount, which the plan cannot see);
-#: queued provisioning is Dynamic Workload Scheduler capacity, billed as flex-start.
-PRICE_OF_STEP: Mapping[Kind, PriceKind] = {
-    "onDemand": "on-demand",
-    "reservation": "on-demand",
-    "spot": "spot",
-    "flexStart": "flex-start",
-}
-PRICE_OF_CAPACITY: Mapping[str, PriceKind] = {
-    "on-demand": "on-demand",
-    "reservation": "on-demand",
-    "spot": "spot",
-    "flex-start": "flex-start",
-    "queued": "flex-start",
-    "flex-start-queued": "flex-start",
-}
 
 Budget = Annotated[StrictFloat, Field(gt=0, allow_inf_nan=False)]
 
@@ -163,9 +147,9 @@ def _pool(pool: TpuPoolPlan, path: str, region: str, project: str) -> _Pool:
         low = high = (pool.node_count or 0) * pool.slices
     chain = pool.chain if pool.fallback else ()
     capacities: tuple[PriceKind, ...] = (
-        tuple(PRICE_OF_STEP[step.kind] for step in chain)
+        tuple(price_kind(BY_KEY[step.kind]) for step in chain)
         if chain
-        else (PRICE_OF_CAPACITY[pool.capacity.label],)
+        else (price_kind(pool.capacity),)
     )
     owner = ReservationRef.parse(pool.reservation).project if pool.reservation else None
     shared_from = owner if owner not in (None, project) else None

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from catalog.capacity import CAPACITY_KINDS
 from catalog.prices import (
     MACHINE_PRICES,
     PRICES_AS_OF,
@@ -13,6 +14,7 @@ from catalog.prices import (
     TPU_PRICES,
     chip_price,
     machine_price,
+    price_kind,
     read_rows,
     starting_price,
 )
@@ -88,3 +90,14 @@ def test_a_bad_price_file_is_refused_with_every_problem(tmp_path: Path) -> None:
     assert "line 3: no source" in message
     assert "line 3: generation 'v9' is not in the TPU catalog" in message
     assert "('v5e', 'us-east5', 'spot') is listed twice" in message
+
+
+def test_each_kind_of_capacity_is_billed_at_a_price_of_the_table() -> None:
+    assert {c.key: price_kind(c) for c in CAPACITY_KINDS} == {
+        "reservation": "on-demand",
+        "flexStart": "flex-start",
+        "spot": "spot",
+        "onDemand": "on-demand",
+        "queued": "flex-start",
+        "flexStartQueued": "flex-start",
+    }
