@@ -36,6 +36,7 @@ from catalog.network import (
     usable_node_addresses,
 )
 from config.cluster import ClusterSpec
+from config.demand import node_pool_demand
 from config.pool_plan import TpuPoolPlan
 from problems import Problem
 from problems.models import Spec
@@ -51,9 +52,6 @@ DEFAULT_NAT_MIN_PORTS = 1024
 DEFAULT_NAT_MAX_PORTS = MAX_NAT_PORTS
 #: Cloud NAT logs only what failed (dropped connections for lack of ports), when logging is on.
 NAT_LOG_FILTER = "ERRORS_ONLY"
-#: Upgrades recreate nodes: the CPU pool's surge (GKE's default) adds one node per zone at a
-#: time.
-SURGE_NODES = 1
 
 _NETWORK_LIST = ", ".join(str(r) for r in PRIVATE_RANGES[:3])
 
@@ -256,23 +254,21 @@ class NodeGroup:
 def node_groups(
     cluster: ClusterSpec, pools: Sequence[TpuPoolPlan], default_max_pods: int
 ) -> list[NodeGroup]:
-    """Every node the cluster can have: the CPU pool in each of its zones, every slice and
-    autoscaling maximum. Surge is what an upgrade adds beside a node pool: one node per zone
-    of the CPU pool, and for a TPU pool what its upgrade settings add (config.upgrades: none by
-    default on a reservation or a slice, a whole slice when a slice's maxSurge is above 0, none
-    for flex-start and queued nodes)."""
-    cpu = cluster.cpu_pool
-    groups = [NodeGroup("CPU", cpu.node_count, SURGE_NODES * cpu.zone_count, default_max_pods)]
-    for pool in pools:
-        groups.append(
-            NodeGroup(
-                pool.name,
-                pool.ref.max_node_count,
-                pool.surge_nodes_per_node_pool * pool.slices,
-                pool.max_pods_per_node or GKE_DEFAULT_MAX_PODS_PER_NODE,
-            )
+    """Every node the cluster can have, as `config.demand` counts them: the CPU pool in each of
+    its zones, every slice and autoscaling maximum, and beside them the surge of upgrades (one
+    node per zone of the CPU pool; for a TPU pool what its upgrade settings add), including the
+    node pools GKE creates for a pool with a fallback. The TPU pools take GKE's default Pods
+    per node unless they set theirs."""
+    return [
+        NodeGroup(
+            row.name,
+            row.nodes,
+            row.surge,
+            row.max_pods_per_node
+            or (default_max_pods if row.generation is None else GKE_DEFAULT_MAX_PODS_PER_NODE),
         )
-    return groups
+        for row in node_pool_demand(cluster, pools)
+    ]
 
 
 def sizing_problems(network: NetworkSpec, groups: Sequence[NodeGroup]) -> list[Problem]:

@@ -20,6 +20,7 @@ from config.cluster import ClusterFacts, ClusterSpec
 from config.cluster_plan import ClusterPlan, Monitoring, node_pools_scale, plan_cluster
 from config.cluster_rules import CLUSTER_RULES
 from config.cost import COST_KEY, CostEstimate, CostSpec, estimate_cost
+from config.demand import PoolDemand, node_pool_demand
 from config.kueue import KueuePlan, KueueSpec, plan_kueue
 from config.kueue_rules import KUEUE_RULES
 from config.network import NetworkPlan, NetworkSpec, plan_network
@@ -81,6 +82,11 @@ class PlatformSpec:
     @property
     def workload_pool(self) -> str:
         return workload_pool(self.project)
+
+    @property
+    def demand(self) -> tuple[PoolDemand, ...]:
+        """Every node pool at the most (config.demand), which quotas and ranges fold."""
+        return node_pool_demand(self.cluster, self.tpu_pools)
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,7 @@ def plan_checked(
             plan = run()
     spec = specs[-1] if specs else None
     plan.cost = spec.cost.as_dict() if spec is not None and spec.cost is not None else None
+    plan.demand = spec.demand if spec is not None else ()
     # Preflight is skipped for a stack that plans; one that does not would not reach it.
     plan.warnings = [*config.warnings, *([] if plan.errors else skipped), *plan.warnings]
     # Like the CLI, a key Pulumi.yaml declares without a default must be set. The program ran

@@ -67,6 +67,10 @@ class Plan:
     cost: dict[str, Any] | None = None
     """What the platform stack costs a month, as the program's own config parsed it
     (`CostEstimate.as_dict`); None for another project or a stack that does not plan."""
+    #: Every node pool at the most as the program's own config parsed it (the platform's
+    #: `PlatformSpec.demand` rows), for the report's quota and network tables; empty for another
+    #: project or a stack that does not plan. Not part of the plan document.
+    demand: tuple[Any, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {

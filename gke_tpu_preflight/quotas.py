@@ -6,19 +6,18 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, SSD_DISK_TYPES
+from catalog.gke import SSD_DISK_TYPES
 from catalog.quotas import (
     IN_USE_ADDRESSES,
     SSD_TOTAL_GB,
     Quota,
-    chip_kind,
     chip_quota,
     cpu_quota,
     vcpus_of,
 )
 from config.cluster import ClusterSpec
+from config.demand import node_pool_demand
 from config.pool_plan import TpuPoolPlan
-from gke_tpu_preflight.facts import pool_paths
 from problems import Problem
 
 
@@ -39,41 +38,30 @@ class QuotaRow:
 def quota_needs(
     cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], *, private_nodes: bool
 ) -> tuple[QuotaNeed, ...]:
-    """What the stack spends of each regional quota at its largest: every slice, every
-    autoscaling maximum and the surge of a TPU pool's upgrades, the CPU pool in each of its
-    zones. Private nodes take no in-use
-    (external) IP address. TPU chips count on-demand and Spot
-    pools: a reservation holds its own quota, and flex-start and queued VMs wait for quota as
-    they wait for capacity. An Autopilot cluster has no node pools of ours: GKE creates nodes per
-    workload, and the stack itself spends nothing (as the report's quota table counts it)."""
-    if cluster.mode == "autopilot":
-        return ()
+    """What the stack spends of each regional quota at its largest, folding `config.demand`:
+    every node of the CPU pool and of each TPU pool at its most, with the nodes upgrades add
+    beside them (surge VMs take quota as any VM does). Private nodes take no in-use (external)
+    IP address. TPU chips count on-demand and Spot pools: a reservation holds its own quota, and
+    flex-start and queued VMs wait for quota as they wait for capacity. The node pools GKE
+    creates for a pool's ComputeClass, and every node on Autopilot, are created per workload:
+    the stack itself spends nothing for them (as the report's quota table counts it)."""
     shares: dict[Quota, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    cpu = cluster.cpu_pool
-    cpu_nodes = cpu.node_count
-    if cpu.disk_type in SSD_DISK_TYPES:
-        shares[SSD_TOTAL_GB]["cluster.cpuPool"] += cpu_nodes * cpu.disk_size_gb
     addresses = 0 if private_nodes else 1
-    shares[IN_USE_ADDRESSES]["cluster.cpuPool"] += cpu_nodes * addresses
-    cpus, vcpus = cpu_quota(cpu.machine_type), vcpus_of(cpu.machine_type)
-    if cpus and vcpus:
-        shares[cpus]["cluster.cpuPool"] += cpu_nodes * vcpus
-    for path, pool in pool_paths(pools):
-        if pool.per_workload:
-            continue  # a ComputeClass's node pools: GKE creates them per workload, as above
-        # Every slice and autoscaling maximum, and the VMs an upgrade adds beside each.
-        nodes = pool.ref.max_node_count + pool.surge_nodes_per_node_pool * pool.slices
-        shares[SSD_TOTAL_GB][path] += nodes * GKE_DEFAULT_BOOT_DISK_GB
-        shares[IN_USE_ADDRESSES][path] += nodes * addresses
-        capacity = pool.capacity
-        kind = chip_kind(
-            spot=capacity.spot,
-            reserved=capacity.affinity == "SPECIFIC_RESERVATION",
-            waits=capacity.dynamic_workload_scheduler,
-        )
-        quota = chip_quota(pool.generation.name, kind)
-        if quota is not None:
-            shares[quota][path] += nodes * pool.machine.chips
+    for row in node_pool_demand(cluster, pools):
+        if row.created_by_gke:
+            continue
+        nodes = row.most
+        if row.boot_disk_type in SSD_DISK_TYPES:
+            shares[SSD_TOTAL_GB][row.path] += nodes * row.boot_disk_gb
+        shares[IN_USE_ADDRESSES][row.path] += nodes * addresses
+        if row.generation is not None:
+            quota = chip_quota(row.generation, row.chip_kind)
+            if quota is not None:
+                shares[quota][row.path] += nodes * row.chips_per_node
+            continue
+        cpus, vcpus = cpu_quota(row.machine), vcpus_of(row.machine)
+        if cpus and vcpus:
+            shares[cpus][row.path] += nodes * vcpus
     return tuple(
         QuotaNeed(
             quota,

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from config.platform import load_platform
+from gke_tpu_plan.cli import parsed_config
 from gke_tpu_plan.engine import Plan, run_program
 from gke_tpu_plan.preflight import offline_config
 from gke_tpu_plan.snapshot.read import CloudSnapshot
@@ -65,8 +66,12 @@ def run_plan() -> PlanRunner:
             sections.setdefault("cluster", BASE_CLUSTER)
             config = stack_config(**sections)
         values, _ = offline_config(PROJECT, config, cloud_snapshot)
-        return run_program(
-            MAIN, project=PROJECT, stack=stack, config=values, cloud_snapshot=cloud_snapshot
-        )
+        with parsed_config(of_platform=True) as specs:
+            plan = run_program(
+                MAIN, project=PROJECT, stack=stack, config=values, cloud_snapshot=cloud_snapshot
+            )
+        # As the offline plan does (gke_tpu_plan.cli.plan_checked), for the report's tables.
+        plan.demand = specs[-1].demand if specs else ()
+        return plan
 
     return run

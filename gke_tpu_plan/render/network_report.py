@@ -4,7 +4,7 @@ they hold beside what the node pools can take."""
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from catalog.network import (
@@ -14,7 +14,8 @@ from catalog.network import (
     pod_block_size,
     usable_node_addresses,
 )
-from catalog.tokens import CLUSTER, NETWORK, NODE_POOL, ROUTER_NAT, SUBNETWORK
+from catalog.tokens import CLUSTER, NETWORK, ROUTER_NAT, SUBNETWORK
+from config.demand import PoolDemand
 from gke_tpu_plan.engine import Plan
 
 
@@ -67,30 +68,34 @@ def network_diagram(plan: Plan) -> list[str]:
     return lines
 
 
-def _pool_nodes_and_pods(plan: Plan, max_nodes: Mapping[str, int]) -> tuple[int, int]:
-    """Nodes at the most, and the Pod addresses their blocks take."""
+def _pool_nodes_and_pods(plan: Plan, demand: Sequence[PoolDemand]) -> tuple[int, int]:
+    """Nodes at the most with surge, as the range check counts them (`config.network.
+    node_groups`, from the same rows), and the Pod addresses their blocks take."""
     default = _cluster(plan).get("defaultMaxPodsPerNode") or GKE_DEFAULT_MAX_PODS_PER_NODE
     nodes = pods = 0
-    for resource in plan.of_type(NODE_POOL):
-        most = max_nodes[resource.urn]
+    for row in demand:
+        most = row.most
+        per_node = row.max_pods_per_node or (
+            default if row.generation is None else GKE_DEFAULT_MAX_PODS_PER_NODE
+        )
         nodes += most
-        pods += most * pod_block_size(int(resource.inputs.get("maxPodsPerNode") or default))
+        pods += most * pod_block_size(per_node)
     return nodes, pods
 
 
-def network_quotas(plan: Plan, max_nodes: Mapping[str, int]) -> list[str]:
-    """The network's addresses beside what the node pools can take at the most (`max_nodes`:
-    each node pool's most nodes, by URN)."""
+def network_quotas(plan: Plan, demand: Sequence[PoolDemand]) -> list[str]:
+    """The network's addresses beside what the node pools can take at the most (`demand`: the
+    program's rows, `config.demand`)."""
     subnets = plan.of_type(SUBNETWORK)
     if not subnets:
         return []
     subnet = subnets[0].inputs
-    nodes, pods = _pool_nodes_and_pods(plan, max_nodes)
+    nodes, pods = _pool_nodes_and_pods(plan, demand)
     ranges = _ranges(subnet)
     cidrs = list(ranges.items())
     lines = [
         "",
-        "Network addresses (upgrades add surge nodes, which the config check counts too):",
+        "Network addresses (at the most, with the surge nodes upgrades add, as the config check counts them):",
         "",
         "| range | CIDR | holds | the node pools take at the most |",
         "|---|---|---|---|",

@@ -1,11 +1,11 @@
 """The report's Quota needs section: what the stack spends of each regional quota at the most,
-from what GKE is asked for (the node pools' inputs), with a column per chip quota: Spot and
-on-demand TPU chips are two quotas (catalog.quotas.chip_kind, as preflight splits them).
+folding the program's demand rows (config.demand, as preflight and the range check do), with a
+column per chip quota: Spot and on-demand TPU chips are two quotas (catalog.quotas.chip_kind,
+as preflight splits them).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -17,7 +17,8 @@ from catalog.gke import (
     SSD_DISK_TYPES,
 )
 from catalog.quotas import CHIP_KINDS, RESERVED, WAITING, chip_kind, chip_quota, vcpus_of
-from catalog.tokens import CLUSTER, NODE_POOL
+from catalog.tokens import CLUSTER
+from config.demand import PoolDemand
 from contract.outputs import TpuPoolRef
 from gke_tpu_plan.engine import Plan, RecordedResource
 from gke_tpu_plan.render.network_report import network_quotas, private_nodes
@@ -94,39 +95,36 @@ def pool_capacity(pool: RecordedResource) -> PoolCapacity:
 
 
 def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
-    """Needs by zone (None: zones GKE picks), and TPU chips by reservation."""
+    """Needs by zone (None: zones GKE picks), and TPU chips by reservation, folding the
+    program's demand rows (`config.demand`) as preflight's quota check does: every node of our
+    node pools at its most, with the nodes upgrades add beside them. The node pools GKE creates
+    for a pool's ComputeClass are per workload (`_per_workload_needs`)."""
     needs: dict[str | None, Need] = defaultdict(Need)
     reservations: dict[str, int] = defaultdict(int)
     # Private nodes have no external address: Cloud NAT's (static) addresses stand for them.
     external = not private_nodes(plan)
-    # The VMs a TPU pool's upgrades add beside each of its node pools, as its entry says.
-    surge = {
-        node_pool: ref.surge_nodes_per_node_pool
-        for name, entry in (plan.outputs.get("tpuPools") or {}).items()
-        for ref in (TpuPoolRef.parse(name, entry),)
-        for node_pool in ref.node_pools
-    }
-    for resource in plan.of_type(NODE_POOL):
-        pool = pool_capacity(resource)
-        pool = dataclasses.replace(pool, max_nodes=pool.max_nodes + surge.get(pool.name, 0))
-        zones: tuple[str | None, ...] = pool.zones or (None,)
-        per_zone = pool.max_nodes // len(zones)
+    rows: tuple[PoolDemand, ...] = plan.demand
+    for row in rows:
+        if row.created_by_gke:
+            continue
+        zones: tuple[str | None, ...] = row.zones or (None,)
+        per_zone = row.most // len(zones)
         for zone in zones:
             need = needs[zone]
-            if pool.ssd:
-                need.ssd_gb += per_zone * pool.disk_gb
+            if row.boot_disk_type in SSD_DISK_TYPES:
+                need.ssd_gb += per_zone * row.boot_disk_gb
             need.ips += per_zone if external else 0
-            if pool.tpu_generation:
-                chips = per_zone * pool.chips_per_node
-                column = chip_column(pool.tpu_generation, pool.chip_kind)
+            if row.generation:
+                chips = per_zone * row.chips_per_node
+                column = chip_column(row.generation, row.chip_kind)
                 need.tpu_chips[column] = need.tpu_chips.get(column, 0) + chips
             else:
-                vcpus = vcpus_of(pool.machine)
+                vcpus = vcpus_of(row.machine)
                 if vcpus is None:
-                    need.unknown_machines.add(pool.machine)
+                    need.unknown_machines.add(row.machine)
                 need.vcpus += per_zone * (vcpus or 0)
-        if pool.reservation:
-            reservations[pool.reservation] += pool.max_nodes * pool.chips_per_node
+        if row.reservation:
+            reservations[row.reservation] += row.chips
     return dict(needs), dict(reservations)
 
 
@@ -206,9 +204,7 @@ def quota_section(plan: Plan) -> list[str]:
         lines += ["", "| reservation | TPU chips it must hold |", "|---|---|"]
         lines += [f"| {name} | {chips} |" for name, chips in sorted(reservations.items())]
     lines += _per_workload_needs(plan)
-    lines += network_quotas(
-        plan, {r.urn: pool_capacity(r).max_nodes for r in plan.of_type(NODE_POOL)}
-    )
+    lines += network_quotas(plan, plan.demand)
     lines.append("")
     return lines
 

@@ -77,8 +77,8 @@ def test_every_failing_check_is_reported_at_once_before_any_resource(
         "us-east5 decides, which is below 1.31.2-gke.1115000, the lowest GKE version for v6e "
         "(tpuPools[1]); set minMasterVersion to 1.31.2-gke.1115000 or newer",
         "tpuPools[0]: In-use IP addresses (IN-USE-ADDRESSES-per-project-region) in us-east5: the "
-        "stack needs up to 44 (tpuPools[0] 32, tpuPools[1] 9, cluster.cpuPool 3) and the quota is "
-        "30: 14 short; request more (IAM & Admin > Quotas) or make the pools smaller",
+        "stack needs up to 47 (tpuPools[0] 32, tpuPools[1] 9, cluster.cpuPool 6) and the quota is "
+        "30: 17 short; request more (IAM & Admin > Quotas) or make the pools smaller",
         "tpuPools[0].reservation: 'tpu-v5p-train' has 12 free VMs (32 reserved, 20 in use); the "
         "pools that consume it need 32 (v5p-train 32): 20 short",
         "tpuPools[0].reservation: 'tpu-v5p-train' is CREATING, not READY: it cannot be consumed yet",

@@ -33,12 +33,13 @@ def prod() -> Plan:
 
 def test_dev_quota_needs(dev: Plan) -> None:
     needs, reservations = quota_needs(dev)
-    # CPU pool: e2-standard-4, 1 node in each of the 3 zones GKE picks, 100 GB pd-balanced each.
+    # CPU pool: e2-standard-4, 1 node in each of the 3 zones GKE picks and a surge node beside
+    # each during an upgrade, 100 GB pd-balanced each.
     # v5e-serve: up to 3 ct5lp-hightpu-1t (1 chip) and GKE's surge of one more during an
     # upgrade, on demand; v5e-train: one 4x4 slice = 4 VMs of 4 chips on Spot, recreated in
     # place (no surge). Spot and on-demand chips are two quotas: two columns.
     assert needs == {
-        None: Need(ssd_gb=3 * 100, ips=3, vcpus=3 * 4, tpu_chips={}),
+        None: Need(ssd_gb=(3 + 3) * 100, ips=3 + 3, vcpus=(3 + 3) * 4, tpu_chips={}),
         "us-east5-b": Need(
             ssd_gb=(3 + 1 + 4) * 100,
             ips=3 + 1 + 4,
@@ -51,12 +52,12 @@ def test_dev_quota_needs(dev: Plan) -> None:
 
 def test_prod_quota_needs(prod: Plan) -> None:
     needs, reservations = quota_needs(prod)
-    # CPU pool: e2-standard-8 x 3 zones. v5p-train: 2 slices of 4x4x4 = 2 x 16 VMs x 4 chips,
+    # CPU pool: e2-standard-8 x 3 zones, and a surge node in each. v5p-train: 2 slices of 4x4x4 = 2 x 16 VMs x 4 chips,
     # all from the reservation. v6e-serve: up to 8 ct6e-standard-4t (4 chips), and a surge VM
     # during an upgrade. The nodes are
     # private: no in-use (external) IP address each; Cloud NAT's are counted apart.
     assert needs == {
-        None: Need(ssd_gb=300, ips=0, vcpus=24, tpu_chips={}),
+        None: Need(ssd_gb=600, ips=0, vcpus=48, tpu_chips={}),
         "us-east5-a": Need(ssd_gb=32 * 100, ips=0, vcpus=0, tpu_chips={"v5p reserved": 128}),
         "us-east5-b": Need(ssd_gb=9 * 100, ips=0, vcpus=0, tpu_chips={"v6e on-demand": 36}),
     }
@@ -74,7 +75,7 @@ def test_prod_report_sections(prod: Plan) -> None:
         "| v6e-serve | v6e | ct6e-standard-4t | 2x2 | 4 | 1 | 1 | us-east5-b | on-demand | 1 to 8 |"
         in report
     )
-    assert "| **us-east5 total** | **4400** | **0** | **24** | **128** | **36** |" in report
+    assert "| **us-east5 total** | **4700** | **0** | **48** | **128** | **36** |" in report
     assert "| tpu-v5p-train | 128 |" in report
     assert "```mermaid\nflowchart LR\n" in report
     assert 'np_v5p_train_1["slice v5p-train-1<br/>16 x ct5p-hightpu-4t"]' in report
@@ -180,7 +181,7 @@ def test_the_preflight_section_shows_what_was_checked_against_the_snapshot() -> 
     # The prod nodes are private: they take no in-use (external) IP address, so that quota is
     # not asked for.
     assert "In-use IP addresses" not in section
-    assert "| CPUs (`CPUS-per-project-region`) | 24 | 2400 | 16 | 2384 |" in section
+    assert "| CPUs (`CPUS-per-project-region`) | 48 | 2400 | 16 | 2384 |" in section
     assert (
         "| TPU chips of the CT6E family (`TPUS-PER-TPU-FAMILY-per-project-region`) | 36 | 40 | - | - |"
         in section
@@ -225,7 +226,7 @@ def test_spot_and_on_demand_chips_are_separate_columns_with_their_quotas(dev: Pl
         "| where | Persistent Disk SSD GB | in-use IP addresses | CPU pool vCPUs | TPU v5e on-demand "
         "chips | TPU v5e Spot chips |\n|---|---|---|---|---|---|\n| us-east5-b | 800 | 8 | 0 | 4 | 16 |"
     ) in report
-    assert "| **us-east5 total** | **1100** | **11** | **12** | **4** | **16** |" in report
+    assert "| **us-east5 total** | **1400** | **14** | **24** | **4** | **16** |" in report
     assert (
         "- TPU v5e on-demand chips: quota `TPU-LITE-PODSLICE-V5-per-project-region` (TPU v5 Lite "
         "PodSlice chips).\n- TPU v5e Spot chips: quota "
@@ -302,18 +303,19 @@ def test_prod_report_shows_the_network_and_its_addresses(prod: Plan) -> None:
         "  authorized -- control plane --> cluster",
     ):
         assert line + "\n" in diagram
-    # 43 nodes at the most: 3 CPU (a /24 of Pods each at 110), 32 v5p and 8 v6e (a /26 each at
-    # the TPU pools' 32): 3 x 256 + 40 x 64 = 3,328 Pod addresses.
+    # 47 nodes at the most, as the range check counts them: 3 CPU and a surge node beside each
+    # (a /24 of Pods each at 110), 32 v5p, 8 v6e and the v6e pool's surge VM (a /26 each at the
+    # TPU pools' 32): 6 x 256 + 41 x 64 = 4,160 Pod addresses.
     for row in (
-        "| nodes (subnet tpu-prod-nodes) | 10.10.0.0/22 | 1020 nodes | 43 nodes |",
-        "| Pods (tpu-prod-pods) | 10.16.0.0/16 | 65536 addresses | 3328 addresses |",
+        "| nodes (subnet tpu-prod-nodes) | 10.10.0.0/22 | 1020 nodes | 47 nodes |",
+        "| Pods (tpu-prod-pods) | 10.16.0.0/16 | 65536 addresses | 4160 addresses |",
         "| Services (tpu-prod-services) | 10.20.0.0/20 | 4096 Services | - |",
     ):
         assert row in report
-    # 64,512 ports per NAT address / 1,024 per node = 63 nodes per address: one for 43.
+    # 64,512 ports per NAT address / 1,024 per node = 63 nodes per address: one for 47.
     assert (
         "Cloud NAT tpu-prod-nat reserves static regional external addresses (the static IP "
-        "addresses quota) for 1024 ports per node, 63 nodes each: **1** for 43 nodes. Private "
+        "addresses quota) for 1024 ports per node, 63 nodes each: **1** for 47 nodes. Private "
         "nodes take no in-use IP address."
     ) in report
 
@@ -321,7 +323,7 @@ def test_prod_report_shows_the_network_and_its_addresses(prod: Plan) -> None:
 def test_a_report_on_an_existing_network_has_no_network_parts(dev: Plan) -> None:
     report = plan_markdown(dev)
     assert "VPC" not in report and "Network addresses" not in report
-    assert "| **us-east5 total** | **1100** | **11** |" in report
+    assert "| **us-east5 total** | **1400** | **14** |" in report
 
 
 def test_nat_addresses_grow_with_the_nodes(run_plan: PlanRunner) -> None:
@@ -333,8 +335,9 @@ def test_nat_addresses_grow_with_the_nodes(run_plan: PlanRunner) -> None:
     }
     pools = [{"name": "serve", "tpu": "v4", "topology": "2x2x1", "nodeCount": 60}]
     report = plan_markdown(run_plan(network=network, tpuPools=pools))
-    # 3 CPU + 60 TPU nodes at 4,096 ports: 15 nodes per address, so 5 addresses.
-    assert "for 4096 ports per node, 15 nodes each: **5** for 63 nodes." in report
+    # 3 CPU, their 3 surge nodes and 60 TPU VMs with GKE's surge of one at 4,096 ports: 15
+    # nodes per address, so 5 addresses.
+    assert "for 4096 ports per node, 15 nodes each: **5** for 67 nodes." in report
 
 
 def test_public_nodes_on_a_network_of_their_own_need_no_nat(run_plan: PlanRunner) -> None:
@@ -351,9 +354,9 @@ def test_public_nodes_on_a_network_of_their_own_need_no_nat(run_plan: PlanRunner
     # The Guardrails section names the advisory on authorized networks; the diagram draws none.
     diagram = report[report.index("```mermaid") : report.index("## Guardrails")]
     assert "authorized" not in diagram
-    # Public nodes take an in-use (external) address each: the 3 CPU nodes.
-    assert sum(n.ips for n in quota_needs(plan)[0].values()) == 3
-    assert "| nodes (subnet tpu-test-nodes) | 10.0.0.0/24 | 252 nodes | 3 nodes |" in report
+    # Public nodes take an in-use (external) address each: the 3 CPU nodes and their surge.
+    assert sum(n.ips for n in quota_needs(plan)[0].values()) == 3 + 3
+    assert "| nodes (subnet tpu-test-nodes) | 10.0.0.0/24 | 252 nodes | 6 nodes |" in report
 
 
 def test_the_report_shows_each_capacity_chain(dev: Plan) -> None:
@@ -371,7 +374,7 @@ def test_the_report_shows_each_capacity_chain(dev: Plan) -> None:
     assert "## Capacity fallback" not in plan_markdown(platform_plan("prod"))
 
 
-@pytest.mark.parametrize(("disk_type", "ssd_gb"), [("pd-standard", 0), ("pd-balanced", 3 * 50), ("pd-ssd", 3 * 50)])  # fmt: skip
+@pytest.mark.parametrize(("disk_type", "ssd_gb"), [("pd-standard", 0), ("pd-balanced", (3 + 3) * 50), ("pd-ssd", (3 + 3) * 50)])  # fmt: skip
 def test_a_cpu_pool_s_disk_counts_against_ssd_quota_alike_in_the_report_and_preflight(
     run_plan: PlanRunner, disk_type: str, ssd_gb: int
 ) -> None:

@@ -1,0 +1,134 @@
+"""The one demand (`config/demand.py`): every node pool at the most, its surge, disk, machine,
+chips, capacity and reservation, with its config path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from catalog.capacity import BY_LABEL
+from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, GKE_DEFAULT_BOOT_DISK_TYPE
+from config.demand import PoolDemand, cpu_pool_demand
+from config.platform import load_platform
+from tests.config.tpu_pool_entries import SCALE_0_4, cluster_entry, pools_config, tpu_pool
+
+AUTO_PROVISIONING = {"maxCpu": 1000, "maxMemoryGb": 10000, "maxTpuChips": {"v5e": 64}}
+
+
+def _rows(*pools: dict[str, Any], **cluster: Any) -> tuple[PoolDemand, ...]:
+    return load_platform(pools_config(*pools, cluster=cluster_entry(**cluster))).demand
+
+
+def _tpu(
+    name: str = "train",
+    *,
+    nodes: int,
+    surge: int = 0,
+    machine: str = "ct5lp-hightpu-4t",
+    chips: int = 4,
+    capacity: str = "on-demand",
+    reservation: str | None = None,
+    created_by_gke: bool = False,
+) -> PoolDemand:
+    return PoolDemand(
+        path="tpuPools[0]",
+        name=name,
+        zones=("us-west4-a",),
+        nodes=nodes,
+        surge=surge,
+        boot_disk_gb=GKE_DEFAULT_BOOT_DISK_GB,
+        boot_disk_type=GKE_DEFAULT_BOOT_DISK_TYPE,
+        machine=machine,
+        generation="v5e",
+        chips_per_node=chips,
+        capacity=BY_LABEL[capacity],
+        reservation=reservation,
+        max_pods_per_node=None,
+        created_by_gke=created_by_gke,
+    )
+
+
+def test_the_cpu_pool_comes_first_with_a_surge_node_in_each_zone() -> None:
+    (cpu,) = _rows()
+    assert cpu == PoolDemand(
+        path="cluster.cpuPool",
+        name="CPU",
+        zones=(),
+        nodes=3,
+        surge=3,
+        boot_disk_gb=100,
+        boot_disk_type="pd-balanced",
+        machine="e2-standard-4",
+        generation=None,
+        chips_per_node=0,
+        capacity=BY_LABEL["on-demand"],
+        reservation=None,
+        max_pods_per_node=None,
+    )
+    assert (cpu.most, cpu.chips) == (6, 0)
+
+
+def test_a_cpu_pool_in_its_own_zones_counts_its_disk_and_nodes_in_each() -> None:
+    cpu_pool = {
+        "zones": ["us-west4-a", "us-west4-b"],
+        "nodesPerZone": 2,
+        "diskSizeGb": 50,
+        "diskType": "pd-ssd",
+        "machineType": "n2-standard-8",
+    }
+    spec = load_platform(pools_config(cluster=cluster_entry(cpuPool=cpu_pool)))
+    cpu = cpu_pool_demand(spec.cluster)
+    assert (cpu.zones, cpu.nodes, cpu.surge) == (("us-west4-a", "us-west4-b"), 4, 2)
+    assert (cpu.boot_disk_gb, cpu.boot_disk_type, cpu.machine) == (50, "pd-ssd", "n2-standard-8")
+
+
+@pytest.mark.parametrize(
+    ("pool", "expected"),
+    [
+        pytest.param(tpu_pool(), _tpu(nodes=4), id="slice-recreated-in-place"),
+        pytest.param(tpu_pool(slices=3), _tpu(nodes=12), id="every-slice"),
+        pytest.param(
+            tpu_pool(upgrade={"maxSurge": 1, "maxUnavailable": 0}),
+            _tpu(nodes=4, surge=4),
+            id="a-slice-s-surge-is-a-second-slice",
+        ),
+        pytest.param(
+            tpu_pool(topology="2x2", autoscaling={"minNodes": 0, "maxNodes": 5}),
+            _tpu(nodes=5, surge=1),
+            id="single-host-maximum-and-gke-s-surge",
+        ),
+        pytest.param(
+            tpu_pool(reservation="r"),
+            _tpu(nodes=4, capacity="reservation", reservation="r"),
+            id="reservation",
+        ),
+        pytest.param(tpu_pool(spot=True), _tpu(nodes=4, capacity="spot"), id="spot"),
+        pytest.param(
+            tpu_pool(flexStart=True, autoscaling=SCALE_0_4),
+            _tpu(nodes=4, capacity="flex-start"),
+            id="flex-start-no-surge",
+        ),
+    ],
+)
+def test_a_tpu_pool_at_its_most(pool: dict[str, Any], expected: PoolDemand) -> None:
+    _, row = _rows(pool)
+    assert row == expected
+
+
+def test_a_pool_with_a_fallback_counts_one_slice_of_the_node_pools_gke_creates() -> None:
+    _, row = _rows(tpu_pool(spot=True, fallback=["onDemand"]), autoProvisioning=AUTO_PROVISIONING)
+    assert row == _tpu(nodes=4, surge=4, capacity="spot", created_by_gke=True)
+
+
+def test_rows_follow_the_config_order_with_their_paths() -> None:
+    rows = _rows(tpu_pool("a"), tpu_pool("b", topology="2x2", nodeCount=2))
+    assert [(r.path, r.name, r.nodes) for r in rows] == [
+        ("cluster.cpuPool", "CPU", 3),
+        ("tpuPools[0]", "a", 4),
+        ("tpuPools[1]", "b", 2),
+    ]
+
+
+def test_autopilot_has_no_node_pools_of_ours() -> None:
+    assert _rows(tpu_pool(), mode="autopilot") == ()
