@@ -165,8 +165,8 @@ CLUSTER_MASTER_AUTHORIZED_NETWORKS = Guardrail(
 
 ALERT_POLICIES_IN_PROMQL = Guardrail(
     "alert-policies-in-promql",
-    "Alert policy conditions are not MQL, which Cloud Monitoring stopped evaluating on"
-    " 2025-07-22 (PromQL instead), and a log-match condition comes with the notification rate"
+    "Alert policy conditions are not MQL, which is deprecated and unsupported since 2025-07-22"
+    " (PromQL instead), and a log-match condition comes with the notification rate"
     " limit Cloud Monitoring demands of it.",
     (ALERT_POLICY,),
     lambda r: alert_policy_problems(r.props),

@@ -337,8 +337,10 @@ def authorized_networks_problems(props: Mapping[str, Any]) -> list[str]:
 
 # 10. Alert policies -----------------------------------------------------------------------------
 
-#: Condition kinds Cloud Monitoring no longer evaluates: MQL support ended on 2025-07-22
-#: (https://cloud.google.com/monitoring/mql).
+#: Condition kinds Google has retired: MQL is deprecated, and since 2025-07-22 the console creates
+#: no MQL dashboard or alert and Google Cloud support for it has ended; existing MQL policies still
+#: run (https://cloud.google.com/stackdriver/docs/deprecations/mql), PromQL is what Google points
+#: to instead.
 RETIRED_CONDITIONS = {"conditionMonitoringQueryLanguage": "MQL"}
 
 
@@ -350,8 +352,8 @@ def alert_policy_problems(props: Mapping[str, Any]) -> list[str]:
         for key, language in RETIRED_CONDITIONS.items():
             if get(condition, key) is not None:
                 problems.append(
-                    f"conditions[{i}].{key} is an {language} condition, which Cloud Monitoring no"
-                    " longer evaluates (support ended on 2025-07-22): write it as"
+                    f"conditions[{i}].{key} is an {language} condition: {language} is deprecated"
+                    " and Google Cloud support for it ended on 2025-07-22; write it as"
                     " conditionPrometheusQueryLanguage"
                 )
         rate = get(props, "alertStrategy.notificationRateLimit.period")

@@ -543,8 +543,8 @@ MQL = {"query": "fetch k8s_node_pool | metric 'kubernetes.io/node_pool/status'",
             "tpu-dev-observability-idle-chips",
             {"conditions": [{"displayName": "mql", "conditionMonitoringQueryLanguage": MQL}]},
             [
-                "conditions[0].conditionMonitoringQueryLanguage is an MQL condition, which Cloud"
-                " Monitoring no longer evaluates (support ended on 2025-07-22): write it as"
+                "conditions[0].conditionMonitoringQueryLanguage is an MQL condition: MQL is"
+                " deprecated and Google Cloud support for it ended on 2025-07-22; write it as"
                 " conditionPrometheusQueryLanguage"
             ],
         ),
