@@ -37,7 +37,7 @@ def raw_pools(count: int) -> list[container.NodePool]:
     components, only the cluster and service account whose outputs they take."""
     cluster = container.Cluster("bench", name="bench", location="us-central2", initial_node_count=1)
     account = serviceaccount.Account("bench-nodes", account_id="bench-nodes")
-    node_pools = []
+    node_pools: list[container.NodePool] = []
     for pool in pools(count):
         multi_host = pool["topology"] == "2x2x2"
         node_pools.append(

@@ -52,7 +52,7 @@ def _fields(value: str) -> dict[str, dict[str, str]]:
             "masterAuthorizedNetworks": [AUTHORIZED | {k: value}]}} for k in (
             "cidrBlock", "displayName")},
     }  # fmt: skip
-    out = {}
+    out: dict[str, dict[str, str]] = {}
     for field, sections in configs.items():
         config = {"gcp:project": sections.pop("project", "gke-tpu-dev")}
         sections.setdefault("cluster", CLUSTER)

@@ -56,7 +56,7 @@ def check_preflight(
 ) -> Preflight:
     problems: list[Problem] = []
     warnings: list[str] = []
-    reservation_rows = []
+    reservation_rows: list[ReservationRow] = []
     needs = reservation_needs(project, pools)
     cluster_pools = facts.cluster_pools
     if needs and isinstance(cluster_pools, str):
@@ -89,7 +89,7 @@ def check_preflight(
             warnings += reservation_warnings(users, found)
     version_problems, version_rows = version_checks(cluster, pools, facts.versions)
     problems += version_problems
-    quota_rows = []
+    quota_rows: list[QuotaRow] = []
     for need in quota_needs(cluster, pools, private_nodes=private_nodes):
         limit = facts.quota_limits.get(need.quota.quota_id)
         quota_rows.append(QuotaRow(need, limit))

@@ -139,12 +139,16 @@ class EngineVersions:
 class CloudFacts:
     """The cloud's answers; a string is the error of a question it did not answer."""
 
-    reservations: Mapping[ReservationKey, Reservation | str] = field(default_factory=dict)
+    reservations: Mapping[ReservationKey, Reservation | str] = field(
+        default_factory=dict[ReservationKey, Reservation | str]
+    )
     cluster_pools: tuple[ClusterPool, ...] | str = ()
     """The node pools of the stack's cluster that consume a specific reservation; none when the
     cluster does not exist yet."""
     versions: EngineVersions | str | None = None
-    quota_limits: Mapping[str, int | str | None] = field(default_factory=dict)
+    quota_limits: Mapping[str, int | str | None] = field(
+        default_factory=dict[str, int | str | None]
+    )
     """Each quota's value in the region by quota id; None when no value applies to it."""
 
 

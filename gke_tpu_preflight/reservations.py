@@ -71,7 +71,7 @@ def reservation_needs(
     """The pools that consume each reservation, in the pool's own capacity or its fallback."""
     found: dict[ReservationKey, list[Consumer]] = defaultdict(list)
     for path, pool in pool_paths(pools):
-        named = []
+        named: list[tuple[str, str]] = []
         if pool.reservation and pool.capacity.affinity == "SPECIFIC_RESERVATION":
             named.append((f"{path}.reservation", pool.reservation))
         # A valid config's fallback steps are its entries, in order.
@@ -162,7 +162,7 @@ def reservation_problems(
     path, shown = users[0].path, users[0].reservation
     if isinstance(found, str):
         return [_unreadable_reservation(key, users[0], found)]
-    problems = []
+    problems: list[Problem] = []
     if found.status != READY:
         problems.append(
             Problem(path, f"{shown!r} is {found.status}, not {READY}: it cannot be consumed yet")
@@ -185,7 +185,7 @@ def reservation_problems(
 
 def reservation_warnings(users: list[Consumer], found: Reservation) -> list[str]:
     where = f"{users[0].path}: {users[0].reservation!r}"
-    warnings = []
+    warnings: list[str] = []
     if found.aggregate:
         warnings.append(
             f"{where} reserves no specific VM shape (an aggregate reservation, as Compute Engine "
@@ -215,7 +215,8 @@ def reservation_use(
     still being created hold none). Any other node pool that consumes it is others' use."""
     names = {name for u in users for name in u.pool.node_pool_names}
     classes = {u.pool.compute_class for u in users if u.pool.compute_class}
-    own, undeclared = 0, []
+    own = 0
+    undeclared: list[tuple[str, int]] = []
     for pool in pools:
         if not pool.consumes(key, project):
             continue

@@ -95,7 +95,7 @@ def version_checks(
                 )
             ], rows
         return [], rows
-    problems = []
+    problems: list[Problem] = []
     given = cluster.min_master_version
     if given is not None and not _is_valid_version(given, versions.valid_master_versions):
         newest = ", ".join(versions.valid_master_versions[:3])
