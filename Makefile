@@ -13,7 +13,7 @@ VENV := venv
 PY := $(VENV)/bin/python
 
 .DEFAULT_GOAL := help
-.PHONY: help plan plan-workloads report snapshot test lint typecheck pytest scan bench goldens docs prices clean
+.PHONY: help plan plan-workloads report snapshot test lint typecheck pytest scan bench goldens docs prices mutants clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
@@ -27,6 +27,8 @@ help:
 	@echo "make bench             scale figures of the offline plan and of the config checks"
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
 	@echo "make docs              rewrite the generated parts of README.md and docs/"
+	@echo "make mutants [MODULES=planning|<files>] [BASE=main] [SAMPLE=60] [SEED=26] [BUDGET=900]"
+	@echo "                       a sampled mutation pass over the modules changed against BASE"
 	@echo "make prices [WRITE=1]  (online, GCP_BILLING_API_KEY) the price tables from the Cloud"
 	@echo "                       Billing Catalog API: the diff; WRITE=1 rewrites catalog/*_prices.csv"
 
@@ -90,6 +92,15 @@ goldens: $(VENV)/.runtime
 
 docs: $(VENV)/.runtime
 	$(PY) -m gke_tpu_upkeep.generated_docs
+
+# Files or folders to mutate (planning: the planning code); default the files changed since BASE.
+MODULES ?=
+BASE ?= main
+MUTANTS_ARGS := $(if $(MODULES),--modules $(MODULES),--base $(BASE)) $(if $(SAMPLE),--sample $(SAMPLE),) \
+	$(if $(SEED),--seed $(SEED),) $(if $(BUDGET),--budget $(BUDGET),)
+
+mutants: $(VENV)/.dev
+	$(PY) -m gke_tpu_upkeep.mutants $(MUTANTS_ARGS)
 
 prices: $(VENV)/.runtime
 	$(PY) -m gke_tpu_upkeep.prices $(if $(WRITE),--write,)

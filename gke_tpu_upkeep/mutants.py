@@ -1,0 +1,528 @@
+"""A sampled mutation pass: would the tests notice if a line of logic were wrong?
+
+`make mutants` (python -m gke_tpu_upkeep.mutants) makes single-token changes to the lines of
+logic of the modules a change touches (the Python files changed against a base, `main` unless
+told, or the files and folders given): a comparison turned to its neighbour (`<=` to `<`, `==`
+to `!=`, `in` to `not in`), `and` to `or`, a `not` dropped, `True` to `False`, `+` to `-`, an
+integer constant one up or one down. A seeded sample of them is run, one at a time, in a copy of
+the repository, each against the tests that import the mutated module (`pytest -x`), within a
+time budget. A mutant the tests fail on is killed; one they pass survived: either a gap in the
+tests or a change that cannot be told apart (an equivalent mutant). Reviewed equivalent mutants
+are listed in `equivalent_mutants.txt` beside this file, with the reason. The last line is the
+figure: killed / survived / equivalent-or-timeout, and the share of non-equivalent mutants
+caught.
+
+Written for this repository instead of using mutmut, whose runs trampoline every function of
+the mutated modules and first run the whole suite to map tests: on a small shared machine, a
+narrow test selection per mutant and a sample are what fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tokenize
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from io import StringIO
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EQUIVALENTS = Path(__file__).resolve().parent / "equivalent_mutants.txt"
+
+#: What `--modules planning` names: the code that decides a stack (config and its rules, the
+#: catalog, preflight's checks), the components that turn Kueue, ComputeClass and network
+#: decisions into resources, and the shape check of a cloud snapshot.
+PLANNING = (
+    "catalog",
+    "config",
+    "gke_tpu_preflight",
+    "components/kueue_install.py",
+    "components/kueue_queues.py",
+    "components/tpu_compute_class.py",
+    "components/vpc_network.py",
+    "components/cloud_nat.py",
+    "gke_tpu_plan/snapshot/shape.py",
+)
+#: Where a changed file is code a pass mutates; tests, bench and docs are not.
+CODE_ROOTS = (
+    "catalog",
+    "components",
+    "config",
+    "contract",
+    "gke_tpu_plan",
+    "gke_tpu_preflight",
+    "gke_tpu_upkeep",
+    "policy",
+    "problems",
+    "stacks",
+)
+#: Mutants run per pass unless told: about ten minutes of narrow test runs on two cores.
+DEFAULT_SAMPLE = 60
+DEFAULT_SEED = 26
+#: Seconds the whole pass may take; mutants not started by then are not counted.
+DEFAULT_BUDGET = 900.0
+#: A mutant's tests may take this many times the unmutated run (plus a floor) before they count
+#: as a timeout, which a mutant that loops forever needs.
+TIMEOUT_FACTOR = 3.0
+TIMEOUT_FLOOR = 10.0
+#: Not copied into the scratch copy (or linked, for the shared environments).
+SKIPPED = ("venv", ".tools", ".git", "build", "__pycache__", ".pytest_cache", ".ruff_cache")
+LINKED = ("venv", ".tools")
+
+_COMPARE = {
+    ast.Lt: "<=",
+    ast.LtE: "<",
+    ast.Gt: ">=",
+    ast.GtE: ">",
+    ast.Eq: "!=",
+    ast.NotEq: "==",
+    ast.In: "not in",
+    ast.NotIn: "in",
+    ast.Is: "is not",
+    ast.IsNot: "is",
+}
+_COMPARE_TEXT = {
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+}
+_ARITHMETIC = {
+    ast.Add: ("+", "-"),
+    ast.Sub: ("-", "+"),
+    ast.Mult: ("*", "/"),
+    ast.Div: ("/", "*"),
+    ast.FloorDiv: ("//", "*"),
+    ast.Mod: ("%", "//"),
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One single-token change: `path` relative to the root, 1-based `line`, character columns."""
+
+    path: str
+    line: int
+    start: int
+    end: int
+    original: str
+    replacement: str
+    source_line: str
+    #: Which of the identical changes of the same line this is (0 for the first).
+    nth: int = 0
+
+    def key(self) -> str:
+        """How `equivalent_mutants.txt` names it: by the line's text, not its number, so that
+        the entry outlives edits elsewhere in the file."""
+        return "\t".join(
+            (self.path, self.source_line.strip(), self.original, self.replacement, str(self.nth))
+        )
+
+    def describe(self) -> str:
+        return f"{self.path}:{self.line}: {self.source_line.strip()}   [{self.original} -> {self.replacement}]"
+
+    def apply(self, source: str) -> str:
+        lines = source.splitlines(keepends=True)
+        text = lines[self.line - 1]
+        lines[self.line - 1] = text[: self.start] + self.replacement + text[self.end :]
+        return "".join(lines)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    mutant: Mutant
+    verdict: str  # killed, survived, equivalent, timeout
+    seconds: float
+
+
+# --- Finding mutants ---------------------------------------------------------------------------
+
+
+def _char_col(line: str, byte_col: int) -> int:
+    """ast's columns count UTF-8 bytes; tokenize's and str's count characters."""
+    return len(line.encode()[:byte_col].decode(errors="ignore"))
+
+
+def _skipped_nodes(tree: ast.AST) -> set[int]:
+    """Nodes whose insides are not logic: annotations, docstrings, f-strings, TYPE_CHECKING."""
+    skipped: set[int] = set()
+
+    def skip(node: ast.AST | None) -> None:
+        if node is not None:
+            skipped.update(id(n) for n in ast.walk(node))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign | ast.arg):
+            skip(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            skip(node.returns)
+        elif isinstance(node, ast.JoinedStr) or (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Name)
+            and node.test.id == "TYPE_CHECKING"
+        ):
+            skip(node)
+    return skipped
+
+
+class _Finder:
+    def __init__(self, path: str, source: str) -> None:
+        self.path = path
+        self.lines = source.splitlines(keepends=True)
+        self.tokens = [
+            t
+            for t in tokenize.generate_tokens(StringIO(source).readline)
+            if t.type in (tokenize.OP, tokenize.NAME)
+        ]
+        self.found: list[Mutant] = []
+
+    def pos(self, line: int, byte_col: int) -> tuple[int, int]:
+        return line, _char_col(self.lines[line - 1], byte_col)
+
+    def after(self, node: ast.expr) -> tuple[int, int]:
+        assert node.end_lineno is not None and node.end_col_offset is not None
+        return self.pos(node.end_lineno, node.end_col_offset)
+
+    def before(self, node: ast.expr) -> tuple[int, int]:
+        return self.pos(node.lineno, node.col_offset)
+
+    def add(self, start: tuple[int, int], end: tuple[int, int], replacement: str) -> None:
+        if start[0] != end[0]:
+            return
+        line = self.lines[start[0] - 1]
+        original = line[start[1] : end[1]]
+        self.found.append(
+            Mutant(self.path, start[0], start[1], end[1], original, replacement, line)
+        )
+
+    def token_span(
+        self, low: tuple[int, int], high: tuple[int, int], text: str
+    ) -> tuple[tuple[int, int], tuple[int, int]] | None:
+        """Where the operator `text` (one or two words) lies between two operands."""
+        words = text.split()
+        between = [t for t in self.tokens if low <= t.start and t.end <= high]
+        for i, token in enumerate(between):
+            if [t.string for t in between[i : i + len(words)]] == words:
+                return token.start, between[i + len(words) - 1].end
+        return None
+
+    def visit(self, tree: ast.AST) -> None:
+        skipped = _skipped_nodes(tree)
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            if isinstance(node, ast.Compare):
+                self.compare(node)
+            elif isinstance(node, ast.BoolOp):
+                self.boolean(node)
+            elif isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in _ARITHMETIC:
+                self.arithmetic(node)
+            elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+                self.add(self.before(node), self.before(node.operand), "")
+            elif isinstance(node, ast.Constant):
+                self.constant(node)
+
+    def compare(self, node: ast.Compare) -> None:
+        left = node.left
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            span = self.token_span(self.after(left), self.before(right), _COMPARE_TEXT[type(op)])
+            if span:
+                self.add(*span, _COMPARE[type(op)])
+            left = right
+
+    def boolean(self, node: ast.BoolOp) -> None:
+        word, other = ("and", "or") if isinstance(node.op, ast.And) else ("or", "and")
+        for left, right in zip(node.values, node.values[1:], strict=False):
+            span = self.token_span(self.after(left), self.before(right), word)
+            if span:
+                self.add(*span, other)
+
+    def arithmetic(self, node: ast.BinOp | ast.AugAssign) -> None:
+        text, other = _ARITHMETIC[type(node.op)]
+        if isinstance(node, ast.BinOp):
+            low, high = self.after(node.left), self.before(node.right)
+        else:
+            low, high = self.after(node.target), self.before(node.value)
+            text, other = text + "=", other + "="
+        span = self.token_span(low, high, text)
+        if span:
+            self.add(*span, other)
+
+    def constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, bool):
+            self.add(self.before(node), self.after(node), str(not node.value))
+        elif type(node.value) is int:
+            for value in (node.value + 1, node.value - 1):
+                if value >= 0:
+                    self.add(self.before(node), self.after(node), str(value))
+
+
+def find_mutants(path: str, source: str) -> list[Mutant]:
+    """Every single-token mutant of a module's logic, in the order of the source; mutants that
+    would not compile are left out."""
+    finder = _Finder(path, source)
+    finder.visit(ast.parse(source))
+    seen: dict[tuple[str, str, str], int] = {}
+    mutants: list[Mutant] = []
+    for mutant in sorted(finder.found, key=lambda m: (m.line, m.start, m.replacement)):
+        which = (mutant.source_line.strip(), mutant.original, mutant.replacement)
+        nth = seen.get(which, 0)
+        seen[which] = nth + 1
+        numbered = Mutant(**{**mutant.__dict__, "nth": nth})
+        try:
+            ast.parse(numbered.apply(source))
+        except SyntaxError:
+            continue
+        mutants.append(numbered)
+    return mutants
+
+
+# --- Choosing modules and tests ----------------------------------------------------------------
+
+
+def _python_files(root: Path, names: Iterable[str]) -> list[str]:
+    files: set[str] = set()
+    for name in names:
+        target = root / name
+        if target.is_dir():
+            files.update(str(p.relative_to(root)) for p in target.rglob("*.py"))
+        elif target.suffix == ".py" and target.is_file():
+            files.add(name)
+    return sorted(f for f in files if "__pycache__" not in f)
+
+
+def changed_modules(root: Path, base: str) -> list[str]:
+    """The code files changed since the branch left `base` (committed or not)."""
+    merge_base = subprocess.run(
+        ["git", "merge-base", base, "HEAD"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    names = subprocess.run(
+        ["git", "diff", "--name-only", merge_base, "--", "*.py"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return [n for n in _python_files(root, names) if n.split("/")[0] in CODE_ROOTS]
+
+
+def module_name(path: str) -> str:
+    parts = path.removesuffix(".py").split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def tests_for(root: Path, path: str) -> list[str]:
+    """The tests of the module's folder (tests/<folder>/, which mirrors it) and the test files
+    elsewhere that import it (by its dotted name, or its package's `from x import name`), the
+    mirroring test_<name>.py first so that most mutants are caught in its first seconds."""
+    name = module_name(path)
+    package, _, leaf = name.rpartition(".")
+    patterns = [rf"\b{re.escape(name)}\b"]
+    if package:
+        patterns.append(rf"from {re.escape(package)} import [^\n]*\b{re.escape(leaf)}\b")
+    found = re.compile("|".join(patterns))
+    folder = Path("tests", *Path(path).parent.parts)
+    mirror = str(folder / f"test_{Path(path).stem}.py")
+    tests = {str(p.relative_to(root)) for p in (root / folder).glob("test_*.py")}
+    for test in (root / "tests").rglob("*.py"):
+        if "__pycache__" in test.parts:
+            continue
+        if found.search(test.read_text(encoding="utf-8")):
+            tests.add(str(test.relative_to(root)))
+    # A helper module under tests/ is run through the tests that import it: keep test files.
+    return sorted(
+        (t for t in tests if Path(t).name.startswith("test_")), key=lambda t: (t != mirror, t)
+    )
+
+
+# --- Running ---------------------------------------------------------------------------------
+
+
+def load_equivalents(path: Path = EQUIVALENTS) -> set[str]:
+    """Keys of reviewed equivalent mutants: path, line text, original, replacement, nth, then the
+    reason, tab-separated; `#` starts a comment line."""
+    if not path.is_file():
+        return set()
+    keys: set[str] = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            keys.add("\t".join(line.split("\t")[:5]))
+    return keys
+
+
+def scratch_copy(root: Path, into: Path) -> Path:
+    """The repository copied (without environments and caches, which are linked)."""
+    copy = into / "repo"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(*SKIPPED), symlinks=True)
+    for name in LINKED:
+        if (root / name).exists():
+            (copy / name).symlink_to((root / name).resolve())
+    return copy
+
+
+def _pytest(copy: Path, tests: Sequence[str], timeout: float | None) -> tuple[int | None, float]:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    began = time.monotonic()
+    try:
+        result = subprocess.run(command, cwd=copy, env=env, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, time.monotonic() - began
+    return result.returncode, time.monotonic() - began
+
+
+def choose(everything: Sequence[Mutant], sample: int | None, seed: int) -> list[Mutant]:
+    """The seeded sample, in the order of the files: the same seed, the same mutants."""
+    if sample is None or sample >= len(everything):
+        return list(everything)
+    picked = random.Random(seed).sample(list(everything), sample)
+    return sorted(picked, key=lambda m: (m.path, m.line, m.start, m.replacement))
+
+
+def run_pass(
+    root: Path,
+    modules: Sequence[str],
+    *,
+    sample: int | None = DEFAULT_SAMPLE,
+    seed: int = DEFAULT_SEED,
+    budget: float = DEFAULT_BUDGET,
+    tests: Sequence[str] = (),
+    equivalents: set[str] | None = None,
+    out: Callable[[str], None] = print,
+) -> list[Outcome]:
+    """Sample the modules' mutants and run each against its tests; prints as it goes."""
+    equivalents = load_equivalents() if equivalents is None else equivalents
+    everything: list[Mutant] = []
+    for path in modules:
+        everything.extend(find_mutants(path, (root / path).read_text(encoding="utf-8")))
+    chosen = choose(everything, sample, seed)
+    out(
+        f"mutants of {len(modules)} module(s): {len(everything)}; running {len(chosen)} "
+        f"(seed {seed}, budget {budget:.0f} s)"
+    )
+    began = time.monotonic()
+    outcomes: list[Outcome] = []
+    with tempfile.TemporaryDirectory(prefix="mutants-") as scratch:
+        copy = scratch_copy(root, Path(scratch))
+        selections: dict[str, tuple[list[str], float]] = {}
+        for mutant in chosen:
+            if time.monotonic() - began > budget:
+                out(f"budget spent: {len(chosen) - len(outcomes)} mutant(s) not run")
+                break
+            if mutant.key() in equivalents:
+                outcomes.append(Outcome(mutant, "equivalent", 0.0))
+                out(f"EQUIVALENT {mutant.describe()}")
+                continue
+            if mutant.path not in selections:
+                selected = list(tests) or tests_for(root, mutant.path)
+                if not selected:
+                    out(f"no tests import {mutant.path}: its mutants survive")
+                code, seconds = _pytest(copy, selected, None) if selected else (0, 0.0)
+                if code != 0:
+                    raise SystemExit(f"the tests of {mutant.path} fail unmutated: {selected}")
+                selections[mutant.path] = (selected, seconds)
+            selected, baseline = selections[mutant.path]
+            target = copy / mutant.path
+            source = target.read_text(encoding="utf-8")
+            try:
+                target.write_text(mutant.apply(source), encoding="utf-8")
+                if selected:
+                    limit = baseline * TIMEOUT_FACTOR + TIMEOUT_FLOOR
+                    code, seconds = _pytest(copy, selected, limit)
+                else:
+                    code, seconds = 0, 0.0
+            finally:
+                target.write_text(source, encoding="utf-8")
+            verdict = "timeout" if code is None else "survived" if code == 0 else "killed"
+            outcomes.append(Outcome(mutant, verdict, seconds))
+            out(f"{verdict.upper():10} {mutant.describe()}")
+    out(figure(outcomes))
+    return outcomes
+
+
+def figure(outcomes: Sequence[Outcome]) -> str:
+    count = {
+        v: sum(o.verdict == v for o in outcomes)
+        for v in ("killed", "survived", "equivalent", "timeout")
+    }
+    caught = count["killed"] + count["survived"]
+    share = 100.0 * count["killed"] / caught if caught else 100.0
+    return (
+        f"killed {count['killed']} / survived {count['survived']} / equivalent-or-timeout "
+        f"{count['equivalent'] + count['timeout']} ({count['equivalent']} equivalent, "
+        f"{count['timeout']} timeout) of {len(outcomes)}: {share:.1f}% of non-equivalent "
+        "mutants caught"
+    )
+
+
+def survivors_file(outcomes: Sequence[Outcome]) -> Iterator[str]:
+    """Survivors as lines for equivalent_mutants.txt, once reviewed (add the reason)."""
+    for outcome in outcomes:
+        if outcome.verdict == "survived":
+            yield outcome.mutant.key() + "\t"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gke_tpu_upkeep.mutants", description=__doc__)
+    parser.add_argument(
+        "--modules",
+        nargs="*",
+        default=None,
+        help="files or folders; `planning` for the planning code",
+    )
+    parser.add_argument(
+        "--base", default="main", help="without --modules: files changed since this branch"
+    )
+    parser.add_argument("--sample", type=int, default=DEFAULT_SAMPLE, help="mutants run (0: all)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help="seconds")
+    parser.add_argument(
+        "--tests",
+        nargs="*",
+        default=(),
+        help="the tests each mutant runs (default: those importing its module)",
+    )
+    parser.add_argument(
+        "--fail-under", type=float, default=0.0, help="exit 1 below this share caught"
+    )
+    args = parser.parse_args(argv)
+    if args.modules:
+        names = [n for m in args.modules for n in (PLANNING if m == "planning" else (m,))]
+        modules = _python_files(ROOT, names)
+    else:
+        modules = changed_modules(ROOT, args.base)
+    if not modules:
+        print(f"no code changed against {args.base}: nothing to mutate")
+        return 0
+    outcomes = run_pass(
+        ROOT,
+        modules,
+        sample=args.sample or None,
+        seed=args.seed,
+        budget=args.budget,
+        tests=args.tests,
+    )
+    killed = sum(o.verdict == "killed" for o in outcomes)
+    caught = killed + sum(o.verdict == "survived" for o in outcomes)
+    return 1 if caught and 100.0 * killed / caught < args.fail_under else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from gke_tpu_upkeep import mutants
+
+SOURCE = '''LIMIT = 18
+
+
+def fits(value: str, strict: bool = False) -> bool:
+    """A docstring with < and 1."""
+    if not value or strict and len(value) > LIMIT:
+        return False
+    return len(value) + 1 <= LIMIT * 2 and value not in ("x",)
+'''
+
+
+def test_every_kind_of_single_token_change_is_found_but_in_docstrings_and_annotations() -> None:
+    found = [(m.line, m.original, m.replacement) for m in mutants.find_mutants("m.py", SOURCE)]
+
+    assert found == [
+        (1, "18", "17"),
+        (1, "18", "19"),
+        (4, "False", "True"),
+        (6, "not ", ""),
+        (6, "or", "and"),
+        (6, "and", "or"),
+        (6, ">", ">="),
+        (7, "False", "True"),
+        (8, "+", "-"),
+        (8, "1", "0"),
+        (8, "1", "2"),
+        (8, "<=", "<"),
+        (8, "*", "/"),
+        (8, "2", "1"),
+        (8, "2", "3"),
+        (8, "and", "or"),
+        (8, "not in", "in"),
+    ]
+
+
+def test_a_mutant_changes_only_its_token_and_counts_its_twins_on_the_line() -> None:
+    source = "def f(a, b):\n    return a or b or a\n"
+    ors = [m for m in mutants.find_mutants("f.py", source) if m.original == "or"]
+
+    assert [m.nth for m in ors] == [0, 1]
+    assert ors[1].apply(source) == "def f(a, b):\n    return a or b and a\n"
+    assert ors[0].key() != ors[1].key()
+
+
+def test_a_pass_kills_what_the_tests_pin_and_reports_the_rest(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "limits.py").write_text(
+        "def fits(n):\n    return n <= 18\n\n\ndef label(n):\n    return 'big' if n > 100 else 'small'\n"
+    )
+    (tmp_path / "tests" / "pkg").mkdir(parents=True)
+    (tmp_path / "tests" / "pkg" / "test_limits.py").write_text(
+        "from pkg.limits import fits, label\n\n\n"
+        "def test_fits_at_the_limit_and_past_it():\n    assert fits(18)\n    assert not fits(19)\n\n\n"
+        "def test_label():\n    assert label(500) == 'big'\n"
+    )
+    found = mutants.find_mutants("pkg/limits.py", (tmp_path / "pkg" / "limits.py").read_text())
+    equivalent = next(m for m in found if m.replacement == "101")
+    lines: list[str] = []
+
+    outcomes = mutants.run_pass(
+        tmp_path,
+        ["pkg/limits.py"],
+        sample=None,
+        equivalents={equivalent.key()},
+        out=lines.append,
+    )
+
+    verdicts = {
+        (o.mutant.line, o.mutant.original, o.mutant.replacement): o.verdict for o in outcomes
+    }
+    assert verdicts == {
+        (2, "<=", "<"): "killed",
+        (2, "18", "17"): "killed",
+        (2, "18", "19"): "killed",
+        (6, ">", ">="): "survived",
+        (6, "100", "99"): "survived",
+        (6, "100", "101"): "equivalent",
+    }
+    assert lines[-1] == (
+        "killed 3 / survived 2 / equivalent-or-timeout 1 (1 equivalent, 0 timeout) of 6: "
+        "60.0% of non-equivalent mutants caught"
+    )
+    # The repository itself is never mutated: the pass runs in a copy.
+    assert (
+        (tmp_path / "pkg" / "limits.py").read_text().startswith("def fits(n):\n    return n <= 18")
+    )
+
+
+def test_a_seeded_sample_is_the_same_sample(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    runs = [
+        mutants.run_pass(tmp_path, ["m.py"], sample=3, seed=7, budget=0.0, out=lambda _: None)
+        for _ in range(2)
+    ]
+    assert runs == [[], []]  # no budget: nothing run, but the choice is made before running
+    chosen = [mutants.choose(mutants.find_mutants("m.py", SOURCE), 3, 7) for _ in range(2)]
+    assert chosen[0] == chosen[1]
+    assert len(chosen[0]) == 3
+
+
+def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_mirror_first(
+    tmp_path: Path,
+) -> None:
+    for name, text in {
+        "tests/config/test_network.py": "",
+        "tests/config/test_other.py": "",
+        "tests/stacks/test_stack.py": "from config.network import plan\n",
+        "tests/stacks/test_unrelated.py": "import config.networks\n",
+        "tests/stacks/helpers.py": "from config import network\n",
+        "tests/gke_tpu_plan/test_engine.py": "from config import cluster, network\n",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+
+    assert mutants.tests_for(tmp_path, "config/network.py") == [
+        "tests/config/test_network.py",
+        "tests/config/test_other.py",
+        "tests/gke_tpu_plan/test_engine.py",
+        "tests/stacks/test_stack.py",
+    ]
+
+
+def test_reviewed_equivalents_are_read_by_key_and_the_listed_ones_are_still_in_the_code() -> None:
+    keys = mutants.load_equivalents()
+    for key in keys:
+        path = key.split("\t")[0]
+        source = (mutants.ROOT / path).read_text(encoding="utf-8")
+        assert key in {m.key() for m in mutants.find_mutants(path, source)}, key
