@@ -20,7 +20,6 @@ narrow test selection per mutant and a sample are what fit.
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import random
 import re
@@ -29,11 +28,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import tokenize
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from io import StringIO
 from pathlib import Path
+
+from gke_tpu_upkeep.mutations import Mutant, find_mutants
 
 ROOT = Path(__file__).resolve().parent.parent
 EQUIVALENTS = Path(__file__).resolve().parent / "equivalent_mutants.txt"
@@ -78,218 +77,12 @@ TIMEOUT_FLOOR = 10.0
 SKIPPED = ("venv", ".tools", ".git", "build", "__pycache__", ".pytest_cache", ".ruff_cache")
 LINKED = ("venv", ".tools")
 
-_COMPARE = {
-    ast.Lt: "<=",
-    ast.LtE: "<",
-    ast.Gt: ">=",
-    ast.GtE: ">",
-    ast.Eq: "!=",
-    ast.NotEq: "==",
-    ast.In: "not in",
-    ast.NotIn: "in",
-    ast.Is: "is not",
-    ast.IsNot: "is",
-}
-_COMPARE_TEXT = {
-    ast.Lt: "<",
-    ast.LtE: "<=",
-    ast.Gt: ">",
-    ast.GtE: ">=",
-    ast.Eq: "==",
-    ast.NotEq: "!=",
-    ast.In: "in",
-    ast.NotIn: "not in",
-    ast.Is: "is",
-    ast.IsNot: "is not",
-}
-_ARITHMETIC = {
-    ast.Add: ("+", "-"),
-    ast.Sub: ("-", "+"),
-    ast.Mult: ("*", "/"),
-    ast.Div: ("/", "*"),
-    ast.FloorDiv: ("//", "*"),
-    ast.Mod: ("%", "//"),
-}
-
-
-@dataclass(frozen=True)
-class Mutant:
-    """One single-token change: `path` relative to the root, 1-based `line`, character columns."""
-
-    path: str
-    line: int
-    start: int
-    end: int
-    original: str
-    replacement: str
-    source_line: str
-    #: Which of the identical changes of the same line this is (0 for the first).
-    nth: int = 0
-
-    def key(self) -> str:
-        """How `equivalent_mutants.txt` names it: by the line's text, not its number, so that
-        the entry outlives edits elsewhere in the file."""
-        return "\t".join(
-            (self.path, self.source_line.strip(), self.original, self.replacement, str(self.nth))
-        )
-
-    def describe(self) -> str:
-        return f"{self.path}:{self.line}: {self.source_line.strip()}   [{self.original} -> {self.replacement}]"
-
-    def apply(self, source: str) -> str:
-        lines = source.splitlines(keepends=True)
-        text = lines[self.line - 1]
-        lines[self.line - 1] = text[: self.start] + self.replacement + text[self.end :]
-        return "".join(lines)
-
 
 @dataclass(frozen=True)
 class Outcome:
     mutant: Mutant
     verdict: str  # killed, survived, equivalent, timeout
     seconds: float
-
-
-# --- Finding mutants ---------------------------------------------------------------------------
-
-
-def _char_col(line: str, byte_col: int) -> int:
-    """ast's columns count UTF-8 bytes; tokenize's and str's count characters."""
-    return len(line.encode()[:byte_col].decode(errors="ignore"))
-
-
-def _skipped_nodes(tree: ast.AST) -> set[int]:
-    """Nodes whose insides are not logic: annotations, docstrings, f-strings, TYPE_CHECKING."""
-    skipped: set[int] = set()
-
-    def skip(node: ast.AST | None) -> None:
-        if node is not None:
-            skipped.update(id(n) for n in ast.walk(node))
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.AnnAssign | ast.arg):
-            skip(node.annotation)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            skip(node.returns)
-        elif isinstance(node, ast.JoinedStr) or (
-            isinstance(node, ast.If)
-            and isinstance(node.test, ast.Name)
-            and node.test.id == "TYPE_CHECKING"
-        ):
-            skip(node)
-    return skipped
-
-
-class _Finder:
-    def __init__(self, path: str, source: str) -> None:
-        self.path = path
-        self.lines = source.splitlines(keepends=True)
-        self.tokens = [
-            t
-            for t in tokenize.generate_tokens(StringIO(source).readline)
-            if t.type in (tokenize.OP, tokenize.NAME)
-        ]
-        self.found: list[Mutant] = []
-
-    def pos(self, line: int, byte_col: int) -> tuple[int, int]:
-        return line, _char_col(self.lines[line - 1], byte_col)
-
-    def after(self, node: ast.expr) -> tuple[int, int]:
-        assert node.end_lineno is not None and node.end_col_offset is not None
-        return self.pos(node.end_lineno, node.end_col_offset)
-
-    def before(self, node: ast.expr) -> tuple[int, int]:
-        return self.pos(node.lineno, node.col_offset)
-
-    def add(self, start: tuple[int, int], end: tuple[int, int], replacement: str) -> None:
-        if start[0] != end[0]:
-            return
-        line = self.lines[start[0] - 1]
-        original = line[start[1] : end[1]]
-        self.found.append(
-            Mutant(self.path, start[0], start[1], end[1], original, replacement, line)
-        )
-
-    def token_span(
-        self, low: tuple[int, int], high: tuple[int, int], text: str
-    ) -> tuple[tuple[int, int], tuple[int, int]] | None:
-        """Where the operator `text` (one or two words) lies between two operands."""
-        words = text.split()
-        between = [t for t in self.tokens if low <= t.start and t.end <= high]
-        for i, token in enumerate(between):
-            if [t.string for t in between[i : i + len(words)]] == words:
-                return token.start, between[i + len(words) - 1].end
-        return None
-
-    def visit(self, tree: ast.AST) -> None:
-        skipped = _skipped_nodes(tree)
-        for node in ast.walk(tree):
-            if id(node) in skipped:
-                continue
-            if isinstance(node, ast.Compare):
-                self.compare(node)
-            elif isinstance(node, ast.BoolOp):
-                self.boolean(node)
-            elif isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in _ARITHMETIC:
-                self.arithmetic(node)
-            elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-                self.add(self.before(node), self.before(node.operand), "")
-            elif isinstance(node, ast.Constant):
-                self.constant(node)
-
-    def compare(self, node: ast.Compare) -> None:
-        left = node.left
-        for op, right in zip(node.ops, node.comparators, strict=True):
-            span = self.token_span(self.after(left), self.before(right), _COMPARE_TEXT[type(op)])
-            if span:
-                self.add(*span, _COMPARE[type(op)])
-            left = right
-
-    def boolean(self, node: ast.BoolOp) -> None:
-        word, other = ("and", "or") if isinstance(node.op, ast.And) else ("or", "and")
-        for left, right in zip(node.values, node.values[1:], strict=False):
-            span = self.token_span(self.after(left), self.before(right), word)
-            if span:
-                self.add(*span, other)
-
-    def arithmetic(self, node: ast.BinOp | ast.AugAssign) -> None:
-        text, other = _ARITHMETIC[type(node.op)]
-        if isinstance(node, ast.BinOp):
-            low, high = self.after(node.left), self.before(node.right)
-        else:
-            low, high = self.after(node.target), self.before(node.value)
-            text, other = text + "=", other + "="
-        span = self.token_span(low, high, text)
-        if span:
-            self.add(*span, other)
-
-    def constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, bool):
-            self.add(self.before(node), self.after(node), str(not node.value))
-        elif type(node.value) is int:
-            for value in (node.value + 1, node.value - 1):
-                if value >= 0:
-                    self.add(self.before(node), self.after(node), str(value))
-
-
-def find_mutants(path: str, source: str) -> list[Mutant]:
-    """Every single-token mutant of a module's logic, in the order of the source; mutants that
-    would not compile are left out."""
-    finder = _Finder(path, source)
-    finder.visit(ast.parse(source))
-    seen: dict[tuple[str, str, str], int] = {}
-    mutants: list[Mutant] = []
-    for mutant in sorted(finder.found, key=lambda m: (m.line, m.start, m.replacement)):
-        which = (mutant.source_line.strip(), mutant.original, mutant.replacement)
-        nth = seen.get(which, 0)
-        seen[which] = nth + 1
-        numbered = Mutant(**{**mutant.__dict__, "nth": nth})
-        try:
-            ast.parse(numbered.apply(source))
-        except SyntaxError:
-            continue
-        mutants.append(numbered)
-    return mutants
 
 
 # --- Choosing modules and tests ----------------------------------------------------------------

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gke_tpu_upkeep import mutants
+from gke_tpu_upkeep import mutants, mutations
 
 SOURCE = '''LIMIT = 18
 
@@ -16,7 +16,7 @@ def fits(value: str, strict: bool = False) -> bool:
 
 
 def test_every_kind_of_single_token_change_is_found_but_in_docstrings_and_annotations() -> None:
-    found = [(m.line, m.original, m.replacement) for m in mutants.find_mutants("m.py", SOURCE)]
+    found = [(m.line, m.original, m.replacement) for m in mutations.find_mutants("m.py", SOURCE)]
 
     assert found == [
         (1, "18", "17"),
@@ -41,7 +41,7 @@ def test_every_kind_of_single_token_change_is_found_but_in_docstrings_and_annota
 
 def test_a_mutant_changes_only_its_token_and_counts_its_twins_on_the_line() -> None:
     source = "def f(a, b):\n    return a or b or a\n"
-    ors = [m for m in mutants.find_mutants("f.py", source) if m.original == "or"]
+    ors = [m for m in mutations.find_mutants("f.py", source) if m.original == "or"]
 
     assert [m.nth for m in ors] == [0, 1]
     assert ors[1].apply(source) == "def f(a, b):\n    return a or b and a\n"
@@ -60,7 +60,7 @@ def test_a_pass_kills_what_the_tests_pin_and_reports_the_rest(tmp_path: Path) ->
         "def test_fits_at_the_limit_and_past_it():\n    assert fits(18)\n    assert not fits(19)\n\n\n"
         "def test_label():\n    assert label(500) == 'big'\n"
     )
-    found = mutants.find_mutants("pkg/limits.py", (tmp_path / "pkg" / "limits.py").read_text())
+    found = mutations.find_mutants("pkg/limits.py", (tmp_path / "pkg" / "limits.py").read_text())
     equivalent = next(m for m in found if m.replacement == "101")
     lines: list[str] = []
 
@@ -100,7 +100,7 @@ def test_a_seeded_sample_is_the_same_sample(tmp_path: Path) -> None:
         for _ in range(2)
     ]
     assert runs == [[], []]  # no budget: nothing run, but the choice is made before running
-    chosen = [mutants.choose(mutants.find_mutants("m.py", SOURCE), 3, 7) for _ in range(2)]
+    chosen = [mutants.choose(mutations.find_mutants("m.py", SOURCE), 3, 7) for _ in range(2)]
     assert chosen[0] == chosen[1]
     assert len(chosen[0]) == 3
 
@@ -132,4 +132,4 @@ def test_reviewed_equivalents_are_read_by_key_and_the_listed_ones_are_still_in_t
     for key in keys:
         path = key.split("\t")[0]
         source = (mutants.ROOT / path).read_text(encoding="utf-8")
-        assert key in {m.key() for m in mutants.find_mutants(path, source)}, key
+        assert key in {m.key() for m in mutations.find_mutants(path, source)}, key
