@@ -101,6 +101,11 @@ class Generation:
     # Whether GKE offers flex-start VMs of it: "TPU v3 and v4 are not supported" (GKE's flex-start
     # provisioning page, kubernetes-engine/docs/concepts/dws).
     flex_start: bool = True
+    # The zones where GKE offers its flex-start VMs (GKE's flex-start provisioning page,
+    # kubernetes-engine/docs/concepts/dws, "Flex-start supports the following version and
+    # zones": v6e asia-northeast1-b, us-east5-a, us-east5-b; v5e us-west4-a; v5p us-east5-a;
+    # Cloud TPU's own flex-start page agrees for v6e and v5e). None listed: tpu7x.
+    flex_start_zones: tuple[str, ...] = ()
     # Whether GKE takes queued provisioning (with flex-start) for its node pools: Google's
     # blueprints show v6e and tpu7x (see QUEUED_FLEX_START_MIN_VERSION); the others are refused.
     queued_provisioning: bool = False
@@ -234,6 +239,7 @@ _V5E = Generation(
     multi_host_machine_type="ct5lp-hightpu-4t",
     tpu_type_prefix="v5litepod",
     min_version_auto_provisioning="1.27.6",  # [NAP]
+    flex_start_zones=("us-west4-a",),
 )
 
 _V5P = Generation(
@@ -253,6 +259,7 @@ _V5P = Generation(
     multi_host_machine_type="ct5p-hightpu-4t",
     tpu_type_prefix="v5p",
     min_version_auto_provisioning="1.28.7-gke.1020000",  # [NAP]; on 1.29: 1.29.2-gke.1035000
+    flex_start_zones=("us-east5-a",),
 )
 
 _V6E = Generation(
@@ -275,6 +282,7 @@ _V6E = Generation(
     multi_host_machine_type="ct6e-standard-4t",
     tpu_type_prefix="v6e",
     min_version_auto_provisioning="1.31.1-gke.1146000",  # [NAP]
+    flex_start_zones=("asia-northeast1-b", "us-east5-a", "us-east5-b"),
     queued_provisioning=True,
 )
 

@@ -225,6 +225,30 @@ def flex_start_is_offered(entry: PoolEntry) -> Iterator[Problem]:
         )
 
 
+@rule(_TPU, "tpuPools.zone", "tpuPools.allowUndocumentedZone")
+def flex_start_zone_is_offered(entry: PoolEntry) -> Iterator[Problem]:
+    """GKE offers flex-start VMs of a generation in some zones only (catalog
+    Generation.flex_start_zones); the pool's zone is also where a fallback step's nodes go."""
+    generation, zone, at = entry.generation, entry.zone, entry.flex_start
+    if at is None or zone is None or not generation.flex_start:
+        return
+    if zone in generation.flex_start_zones:
+        return
+    listed = ", ".join(generation.flex_start_zones) or "none"
+    message = (
+        f"{zone!r} is not a zone where GKE documents flex-start {generation.name} VMs "
+        f"(documented: {listed})"
+    )
+    if entry.pool.allow_undocumented_zone:
+        entry.warnings.append(f"{at}: {message}; used because allowUndocumentedZone is true")
+        return
+    yield Problem(
+        at,
+        f"{message}; move the pool to one of them, use another capacity, or set "
+        "allowUndocumentedZone: true if flex-start is offered there",
+    )
+
+
 @rule(_TPU, "tpuPools.queuedProvisioning", "tpuPools.flexStart")
 def queued_provisioning_takes_flex_start(entry: PoolEntry) -> Iterator[Problem]:
     """GKE takes queued provisioning of a TPU node pool only with flex-start VMs, and Google's
@@ -357,6 +381,7 @@ POOL_RULES: tuple[Rule[PoolEntry], ...] = (
     fallback_is_a_chain,
     zone_offers_the_generation,
     flex_start_is_offered,
+    flex_start_zone_is_offered,
     queued_provisioning_takes_flex_start,
     cluster_version_runs_the_pool,
     machine_type_is_the_generations,

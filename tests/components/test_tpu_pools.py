@@ -367,6 +367,7 @@ def test_flex_start_with_queued_provisioning(run_plan: PlanRunner) -> None:
                 "name": "dws",
                 "tpu": "tpu7x",
                 "topology": "2x2x2",
+                "allowUndocumentedZone": True,  # GKE lists no flex-start tpu7x zone
                 "flexStart": True,
                 "queuedProvisioning": True,
                 "autoscaling": {"minNodes": 0, "maxNodes": 2},

@@ -203,7 +203,16 @@ def test_the_capacity_becomes_the_selectors_autopilot_creates_nodes_from(
 
 
 def test_flex_start_needs_no_autoscaling_on_autopilot() -> None:
-    plan = _plan({"name": "train", "tpu": "v5e", "topology": "4x4", "flexStart": True})
+    # GKE documents flex-start v5p in us-east5-a (Generation.flex_start_zones).
+    plan = _plan(
+        {
+            "name": "train",
+            "tpu": "v5p",
+            "topology": "2x2x4",
+            "zone": "us-east5-a",
+            "flexStart": True,
+        }
+    )
     assert (plan.capacity.label, plan.autoscaling) == ("flex-start", None)
 
 

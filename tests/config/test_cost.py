@@ -198,8 +198,9 @@ def test_an_unknown_price_is_null_and_a_warning_never_zero() -> None:
     spec = _spec(
         {
             "name": "flex",
-            "tpu": "v5e",
+            "tpu": "v6e",
             "topology": "1x1",
+            "zone": "us-east5-b",
             "flexStart": True,
             "autoscaling": {"minNodes": 0, "maxNodes": 2},
         },
@@ -214,7 +215,7 @@ def test_an_unknown_price_is_null_and_a_warning_never_zero() -> None:
     assert spec.cost is not None
     assert (spec.cost.monthly_min, spec.cost.monthly_max) == (None, None)
     assert (
-        "tpuPools[0]: no published flex-start price for TPU v5e in us-east5 in "
+        "tpuPools[0]: no published flex-start price for TPU v6e in us-east5 in "
         "catalog/tpu_prices.csv: the plan's cost leaves the pool's figures null "
         "(`make prices` refreshes the table)"
     ) in spec.warnings

@@ -16,7 +16,7 @@ from config.pool_plan import TpuPoolPlan
 from config.pool_versions import version_minimums
 from tests.conftest import config_problems
 
-STANDARD = {"name": "tpu-ft", "region": "us-east5"}
+STANDARD = {"name": "tpu-ft", "region": "us-west4"}
 LIMITS = {"maxCpu": 10000, "maxMemoryGb": 40000, "maxTpuChips": {"v5e": 64, "v6e": 64}}
 V5E_1X1 = {
     "machineType": "ct5lp-hightpu-1t",
@@ -87,6 +87,7 @@ def test_a_fallback_where_gke_does_not_offer_it_is_refused() -> None:
             "v6e",
             "4x4",
             zone="us-central1-b",
+            allowUndocumentedZone=True,  # GKE lists no flex-start v6e zone in us-central1
             flexStart=True,
             queuedProvisioning=True,
             fallback=["spot"],
@@ -310,7 +311,7 @@ def test_a_chain_becomes_a_compute_class_of_the_shape_under_each_capacity() -> N
     assert ref.node_selector == {
         "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
         "cloud.google.com/gke-tpu-topology": "1x1",
-        "topology.kubernetes.io/zone": "us-east5-b",
+        "topology.kubernetes.io/zone": "us-west4-a",
         "cloud.google.com/compute-class": "serve",
     }
     assert [t["key"] for t in ref.tolerations] == [
@@ -372,7 +373,7 @@ def test_without_min_master_version_the_channel_must_reach_tpu_flex_start() -> N
     assert flex_warnings("STABLE", chain) == [
         "cluster.minMasterVersion: unset, so the STABLE channel's default version decides; TPU "
         "flex-start needs GKE 1.33.0-gke.1712000 or newer: check the channel's default (gcloud "
-        "container get-server-config --region us-east5) or set minMasterVersion to "
+        "container get-server-config --region us-west4) or set minMasterVersion to "
         "1.33.0-gke.1712000"
     ]
     assert flex_warnings("REGULAR", chain) == []

@@ -384,7 +384,13 @@ def test_the_pods_range_may_be_exactly_full_and_each_pool_counts_its_own_maximum
 def test_flex_start_pools_add_no_surge_and_cpu_zones_count() -> None:
     # Flex-start nodes are upgraded without surge; two CPU zones of 2 nodes take 4 + 2 surge.
     cluster = {**CLUSTER, "cpuPool": {"zones": ["us-east5-a", "us-east5-b"], "nodesPerZone": 2}}
-    flex = {**BIG_SLICE, "flexStart": True, "autoscaling": {"minNodes": 0, "maxNodes": 64}}
+    # v6e: GKE documents flex-start v6e, not v5e, in us-east5-b.
+    flex = {
+        **BIG_SLICE,
+        "tpu": "v6e",
+        "flexStart": True,
+        "autoscaling": {"minNodes": 0, "maxNodes": 64},
+    }
     assert _problems({**RANGES, "nodesCidr": "10.0.0.0/26"}, [flex], cluster=cluster) == [
         "network.nodesCidr: '10.0.0.0/26' holds 60 nodes; the cluster can have 70 at the most, "
         "counting surge during upgrades (CPU 4 + 2 surge, big 64): use a /25 or wider, such as "

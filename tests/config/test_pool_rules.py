@@ -544,3 +544,39 @@ def test_a_topology_that_does_not_fit_the_machine_stops_the_size_rules() -> None
         "tpuPools[0].topology: '2x4' does not fit ct5lp-hightpu-1t; topologies on "
         "ct5lp-hightpu-1t: 1x1"
     ]
+
+
+FLEX_IN_EAST5 = (
+    "'us-east5-b' is not a zone where GKE documents flex-start v5e VMs (documented: us-west4-a)"
+)
+
+
+@pytest.mark.parametrize(
+    ("pool", "at"),
+    [
+        pytest.param({"flexStart": True, "autoscaling": SCALE_0_4}, "flexStart", id="own-capacity"),
+        pytest.param({"fallback": ["spot", "flexStart"]}, "fallback[1]", id="fallback-step"),
+    ],
+)
+def test_flex_start_is_refused_in_a_zone_gke_does_not_list_for_it(
+    pool: dict[str, Any], at: str
+) -> None:
+    limits = {"maxCpu": 1000, "maxMemoryGb": 4000, "maxTpuChips": {"v5e": 64}}
+    extra = {"autoProvisioning": limits} if "fallback" in pool else {}
+    cluster = cluster_entry("us-east5", **extra)
+    entry = tpu_pool(zone="us-east5-b", **pool)
+    assert config_problems(pools_config(entry, cluster=cluster)) == [
+        f"tpuPools[0].{at}: {FLEX_IN_EAST5}; move the pool to one of them, use another "
+        "capacity, or set allowUndocumentedZone: true if flex-start is offered there"
+    ]
+    allowed = load_platform(
+        pools_config({**entry, "allowUndocumentedZone": True}, cluster=cluster)
+    ).warnings
+    assert f"tpuPools[0].{at}: {FLEX_IN_EAST5}; used because allowUndocumentedZone is true" in (
+        allowed
+    )
+    # In a zone GKE lists, nothing is said.
+    listed = load_platform(
+        pools_config(tpu_pool(**pool), cluster={**cluster, "region": "us-west4"})
+    )
+    assert not [w for w in listed.warnings if "flex-start v5e VMs" in w]

@@ -52,9 +52,10 @@ def test_flex_start_is_held_against_the_channels_default_version(run_plan: PlanR
     """Flex-start TPUs need GKE 1.33.0-gke.1712000: a channel whose default is older fails
     preflight at the pool's flexStart; the snapshot's own defaults are newer and pass."""
     flex = {
-        "name": "v5e-flex",
-        "tpu": "v5e",
+        "name": "v6e-flex",
+        "tpu": "v6e",
         "topology": "2x4",
+        "zone": "us-east5-b",
         "flexStart": True,
         "autoscaling": {"minNodes": 0, "maxNodes": 2},
     }
