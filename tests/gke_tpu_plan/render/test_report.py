@@ -240,17 +240,18 @@ def test_reserved_and_waiting_chips_spend_no_chip_quota(run_plan: PlanRunner) ->
         cluster={"name": "tpu-test", "region": "us-east5", "minMasterVersion": "1.34"},
         tpuPools=[
             {"name": "r", "tpu": "v5p", "topology": "2x2x2", "reservation": "res"},
-            {"name": "f", "tpu": "v5e", "topology": "2x2", "flexStart": True,
+            # v6e: GKE lists flex-start v6e, not v5e, in us-east5-b.
+            {"name": "f", "tpu": "v6e", "topology": "2x2", "zone": "us-east5-b", "flexStart": True,
              "autoscaling": {"minNodes": 0, "maxNodes": 2}},
         ],
     )  # fmt: skip
     assert plan.errors == []
     chips = {c: n for need in quota_needs(plan)[0].values() for c, n in need.tpu_chips.items()}
-    assert chips == {"v5p reserved": 8, "v5e flex-start/queued": 8}
+    assert chips == {"v5p reserved": 8, "v6e flex-start/queued": 8}
     report = plan_markdown(plan)
     assert "- TPU v5p reserved chips: the reservations below, which hold their own quota." in report
     assert (
-        "- TPU v5e flex-start/queued chips: no quota up front: flex-start and queued VMs wait for "
+        "- TPU v6e flex-start/queued chips: no quota up front: flex-start and queued VMs wait for "
         "quota as for capacity." in report
     )
 
