@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from catalog import (
     FLEX_START_MIN_VERSION,
     MULTISLICE_MIN_VERSION_STANDARD,
@@ -10,10 +12,80 @@ from catalog import (
     version_at_least,
 )
 from catalog.gke import CHANNEL_FLOORS, COMPUTE_CLASS_TPU_MIN_VERSION
-from config.cluster import ClusterFacts, ClusterSpec, Mode
+from config.cluster import ClusterFacts, ClusterSpec
 from config.pool_plan import TpuPoolPlan
 from config.tpu_pools import TpuPoolSpec
 from problems import Problem
+
+#: What a pool with flex-start VMs (its own capacity or a fallback step) needs a version for.
+FLEX_START = "TPU flex-start"
+#: What a pool with queued provisioning needs a version for.
+QUEUED = "TPU queued provisioning"
+COMPUTE_CLASS = "TPUs in custom ComputeClasses"
+
+
+@dataclass(frozen=True)
+class VersionNeed:
+    """A GKE version a pool needs, and the config that asks for it."""
+
+    what: str
+    """What needs it: the generation's name, `multislice`, `TPU flex-start`..."""
+    minimum: str
+    path: str
+    """The config path that asks for it."""
+
+
+def version_needs(
+    path: str,
+    generation: Generation,
+    *,
+    autopilot: bool,
+    slices: int = 1,
+    fallback: bool = False,
+    flex_start: str | None = None,
+    queued: bool = False,
+) -> tuple[VersionNeed, ...]:
+    """The lowest GKE versions for what entry `path` needs in the cluster's mode, each with the
+    config that asks for it: its generation; multislice with several slices (Standard); with a
+    fallback TPUs in custom ComputeClasses and, in a Standard cluster, node auto-provisioning of
+    the generation; TPU flex-start when any of its VMs may be flex-start (`flex_start`: the
+    config path that asks for them); queued provisioning. A minimum the catalog does not know is
+    refused where it is needed, so it adds nothing here."""
+    needs: list[tuple[str, str | None, str]] = []
+    if autopilot:
+        needs.append((generation.name, generation.min_version_autopilot, path))
+    else:
+        needs.append((generation.name, generation.min_version_standard, path))
+        if slices > 1:
+            needs.append(("multislice", MULTISLICE_MIN_VERSION_STANDARD, f"{path}.slices"))
+    if fallback:
+        needs.append((COMPUTE_CLASS, COMPUTE_CLASS_TPU_MIN_VERSION, f"{path}.fallback"))
+        if not autopilot:
+            needs.append(
+                (
+                    f"node auto-provisioning of {generation.name}",
+                    generation.min_version_auto_provisioning,
+                    f"{path}.fallback",
+                )
+            )
+    if flex_start:
+        needs.append((FLEX_START, FLEX_START_MIN_VERSION, flex_start))
+    if queued:
+        needs.append((QUEUED, QUEUED_FLEX_START_MIN_VERSION, f"{path}.queuedProvisioning"))
+    return tuple(VersionNeed(what, minimum, where) for what, minimum, where in needs if minimum)
+
+
+def plan_version_needs(path: str, plan: TpuPoolPlan) -> tuple[VersionNeed, ...]:
+    """What a planned pool (entry `path`) needs, as its entry's rule holds it."""
+    return version_needs(
+        path,
+        plan.generation,
+        autopilot=plan.autopilot,
+        slices=plan.slices,
+        fallback=bool(plan.fallback),
+        flex_start=f"{path}.{plan.flex_start_key}" if plan.flex_start_key else None,
+        queued=plan.capacity.queued_provisioning,
+    )
 
 
 def version_problems(
@@ -25,70 +97,30 @@ def version_problems(
     flex_start: str | None = None,
     queued: bool = False,
 ) -> list[Problem]:
-    """`flex_start`: the config path that asks for flex-start VMs, if any; `queued`: whether the
-    pool asks for queued provisioning. A `slices` that did not parse is the default, one
-    slice."""
+    """The cluster's minMasterVersion against each need of entry `path` (`flex_start`: the
+    config path that asks for flex-start VMs, if any; `queued`: whether the pool asks for queued
+    provisioning). A `slices` that did not parse is the default, one slice."""
     version = cluster.min_master_version
     if version is None:
         return []
-    needs = version_minimums(
-        generation, pool.slices, cluster.mode, fallback, bool(flex_start), queued
+    needs = version_needs(
+        path,
+        generation,
+        autopilot=cluster.mode == "autopilot",
+        slices=pool.slices,
+        fallback=fallback,
+        flex_start=flex_start,
+        queued=queued,
     )
-    where = {
-        generation.name: path,
-        "multislice": f"{path}.slices",
-        FLEX_START: flex_start,
-        QUEUED: f"{path}.queuedProvisioning",
-    }
     return [
         Problem(
             "cluster.minMasterVersion",
-            f"{version!r} is below {minimum}, the lowest GKE version for "
-            + (pool.tpu if need == generation.name else need)
-            + f" ({where.get(need, f'{path}.fallback')}); raise it or leave it unset",
+            f"{version!r} is below {need.minimum}, the lowest GKE version for {need.what} "
+            f"({need.path}); raise it or leave it unset",
         )
-        for need, minimum in needs.items()
-        if not version_at_least(version, minimum)
+        for need in needs
+        if not version_at_least(version, need.minimum)
     ]
-
-
-#: What a pool with flex-start VMs (its own capacity or a fallback step) needs a version for.
-FLEX_START = "TPU flex-start"
-#: What a pool with queued provisioning needs a version for.
-QUEUED = "TPU queued provisioning"
-
-
-def version_minimums(
-    generation: Generation,
-    slices: int,
-    mode: Mode | None = "standard",
-    fallback: bool = False,
-    flex_start: bool = False,
-    queued: bool = False,
-) -> dict[str, str]:
-    """The lowest GKE version for what a pool needs in the cluster's mode: its generation,
-    multislice with several slices, with a fallback TPUs in custom ComputeClasses and, in a
-    Standard cluster, node auto-provisioning of the generation, and TPU flex-start when any of
-    its VMs may be flex-start. A minimum the catalog does not know is refused where it is
-    needed, so it adds nothing here."""
-    needs: dict[str, str | None] = {}
-    if mode == "autopilot":
-        needs[generation.name] = generation.min_version_autopilot
-    else:
-        needs[generation.name] = generation.min_version_standard
-        if slices > 1:
-            needs["multislice"] = MULTISLICE_MIN_VERSION_STANDARD
-    if fallback:
-        needs["TPUs in custom ComputeClasses"] = COMPUTE_CLASS_TPU_MIN_VERSION
-        if mode != "autopilot":
-            needs[f"node auto-provisioning of {generation.name}"] = (
-                generation.min_version_auto_provisioning
-            )
-    if flex_start:
-        needs[FLEX_START] = FLEX_START_MIN_VERSION
-    if queued:
-        needs[QUEUED] = QUEUED_FLEX_START_MIN_VERSION
-    return {need: minimum for need, minimum in needs.items() if minimum}
 
 
 def version_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> list[str]:
@@ -97,16 +129,9 @@ def version_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> li
     if cluster.min_master_version is not None:
         return []
     needs = {
-        k: v
-        for p in plans
-        for k, v in version_minimums(
-            p.generation,
-            p.slices,
-            cluster.mode,
-            bool(p.fallback),
-            p.flex_start,
-            p.capacity.queued_provisioning,
-        ).items()
+        need.what: need.minimum
+        for i, plan in enumerate(plans)
+        for need in plan_version_needs(f"tpuPools[{i}]", plan)
     }
     channel = (
         f"the {cluster.release_channel} channel's default version"

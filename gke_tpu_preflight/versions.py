@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from catalog import version_at_least, version_key
 from config.cluster import ClusterSpec
 from config.pool_plan import TpuPoolPlan
-from config.pool_versions import FLEX_START, QUEUED, version_minimums
+from config.pool_versions import plan_version_needs
 from gke_tpu_preflight.facts import UNREADABLE, EngineVersions, pool_paths
 from problems import Problem
 
@@ -69,22 +69,8 @@ def version_checks(
 ) -> tuple[list[Problem], list[VersionRow]]:
     needs: dict[str, tuple[str, str]] = {}
     for path, pool in pool_paths(pools):
-        minimums = version_minimums(
-            pool.generation,
-            pool.slices,
-            cluster.mode,
-            fallback=bool(pool.fallback),
-            flex_start=pool.flex_start,
-            queued=pool.capacity.queued_provisioning,
-        )
-        where = {
-            pool.generation.name: path,
-            "multislice": f"{path}.slices",
-            FLEX_START: f"{path}.{pool.flex_start_key}",
-            QUEUED: f"{path}.queuedProvisioning",
-        }
-        for need, minimum in minimums.items():
-            needs.setdefault(need, (minimum, where.get(need, f"{path}.fallback")))
+        for need in plan_version_needs(path, pool):
+            needs.setdefault(need.what, (need.minimum, need.path))
     if not isinstance(versions, EngineVersions):
         rows = [VersionRow(need, minimum, None) for need, (minimum, _) in sorted(needs.items())]
         if isinstance(versions, str):

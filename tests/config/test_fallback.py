@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
-from catalog import GENERATIONS
+from catalog import FLEX_START_MIN_VERSION, GENERATIONS
+from catalog.gke import COMPUTE_CLASS_TPU_MIN_VERSION
 from config.fallback import ReservationRef
 from config.kube_objects import compute_class
 from config.platform import load_platform
 from config.pool_plan import TpuPoolPlan
-from config.pool_versions import version_minimums
+from config.pool_versions import VersionNeed, version_needs
 from tests.conftest import config_problems
 
 STANDARD = {"name": "tpu-ft", "region": "us-west4"}
@@ -260,16 +261,18 @@ def test_min_master_version_must_reach_custom_compute_classes(mode: str) -> None
 
 
 def test_standard_needs_node_auto_provisioning_of_the_generation() -> None:
-    v6e = GENERATIONS["v6e"]
-    assert version_minimums(v6e, 1, "standard", fallback=True) == {
-        "v6e": "1.31.2-gke.1115000",
-        "TPUs in custom ComputeClasses": "1.31.2-gke.1518000",
-        "node auto-provisioning of v6e": "1.31.1-gke.1146000",
-    }
-    assert version_minimums(GENERATIONS["v5e"], 1, "autopilot", fallback=True) == {
-        "v5e": "1.29.2-gke.1521000",
-        "TPUs in custom ComputeClasses": "1.31.2-gke.1518000",
-    }
+    v6e, v5e = GENERATIONS["v6e"], GENERATIONS["v5e"]
+    assert version_needs("p", v6e, autopilot=False, fallback=True) == (
+        VersionNeed("v6e", v6e.min_version_standard or "", "p"),
+        VersionNeed("TPUs in custom ComputeClasses", COMPUTE_CLASS_TPU_MIN_VERSION, "p.fallback"),
+        VersionNeed(
+            "node auto-provisioning of v6e", v6e.min_version_auto_provisioning or "", "p.fallback"
+        ),
+    )
+    assert version_needs("p", v5e, autopilot=True, fallback=True) == (
+        VersionNeed("v5e", v5e.min_version_autopilot or "", "p"),
+        VersionNeed("TPUs in custom ComputeClasses", COMPUTE_CLASS_TPU_MIN_VERSION, "p.fallback"),
+    )
 
 
 def test_a_chain_becomes_a_compute_class_of_the_shape_under_each_capacity() -> None:
@@ -380,13 +383,14 @@ def test_without_min_master_version_the_channel_must_reach_tpu_flex_start() -> N
     assert flex_warnings("STABLE", _pool(fallback=["spot"])) == []
 
 
-def test_version_minimums_name_tpu_flex_start_where_a_pool_may_use_it() -> None:
+def test_version_needs_name_tpu_flex_start_where_a_pool_asks_for_it() -> None:
     v5e = GENERATIONS["v5e"]
-    assert version_minimums(v5e, 1, "autopilot", flex_start=True) == {
-        "v5e": "1.29.2-gke.1521000",
-        "TPU flex-start": "1.33.0-gke.1712000",
-    }
-    assert "TPU flex-start" not in version_minimums(v5e, 1, "standard", fallback=True)
+    assert version_needs("p", v5e, autopilot=True, flex_start="p.fallback[1]") == (
+        VersionNeed("v5e", v5e.min_version_autopilot or "", "p"),
+        VersionNeed("TPU flex-start", FLEX_START_MIN_VERSION, "p.fallback[1]"),
+    )
+    whats = [n.what for n in version_needs("p", v5e, autopilot=False, fallback=True)]
+    assert "TPU flex-start" not in whats
 
 
 def test_one_reservation_spelled_two_ways_is_one_capacity() -> None:
