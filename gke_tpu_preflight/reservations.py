@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from config.demand import tpu_pool_demand
 from config.pool_plan import TpuPoolPlan
 from gke_tpu_preflight.facts import (
     READY,
@@ -59,10 +60,8 @@ class Consumer:
         """What the pool can take of it: every slice at its most, or one slice of a pool whose
         nodes GKE creates per workload; and, through its own reservation, the surge nodes its
         upgrade settings add beside each node pool (GKE creates them with the same affinity)."""
-        nodes = self.pool.ref.max_node_count
-        if ".fallback[" not in self.path:
-            nodes += self.pool.surge_nodes_per_node_pool * self.pool.slices
-        return nodes
+        row = tpu_pool_demand(self.path, self.pool)
+        return row.nodes if ".fallback[" in self.path else row.most
 
 
 def reservation_needs(
