@@ -9,7 +9,7 @@ decides what it counts, and says so.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from catalog.capacity import ON_DEMAND, Capacity
@@ -54,8 +54,9 @@ class PoolDemand:
     max_pods_per_node: int | None
     """None: the cluster's default."""
     created_by_gke: bool = False
-    """The node pools GKE creates for the pool's ComputeClass (a pool with a fallback): one
-    slice (or VM) at a time counts, with GKE's own surge."""
+    """The node pools GKE creates for the pool's ComputeClass (a pool with a fallback): as many
+    nodes as node auto-provisioning may make of the pool (`gke_created_nodes`), with GKE's own
+    surge."""
 
     @property
     def most(self) -> int:
@@ -98,15 +99,33 @@ def cpu_pool_demand(cluster: ClusterSpec) -> PoolDemand:
     )
 
 
-def tpu_pool_demand(path: str, pool: TpuPoolPlan) -> PoolDemand:
-    """A TPU pool's node pools: every slice at its most, and each one's surge. The TPU pools
-    set no boot disk: GKE's default applies."""
+def gke_created_nodes(pool: TpuPoolPlan, limits: Mapping[str, int] | None) -> int:
+    """The nodes GKE may create for a pool's ComputeClass: node auto-provisioning makes node
+    pools of the pool's shape, each workload's, until the cluster reaches
+    `autoProvisioning.maxTpuChips` of the generation, so it counts that limit over the chips
+    per VM, in whole slices, as an autoscaled pool counts its maximum. Counting one slice left
+    the nodes and Pods ranges short, and GKE fails such scale-ups with IP_SPACE_EXHAUSTED
+    (kubernetes-engine/docs/how-to/cluster-autoscaler-visibility). Without a limit (it did not
+    parse: its problem says so), one slice."""
+    per_slice = pool.nodes_per_slice
+    chips = (limits or {}).get(pool.generation.name, 0)
+    slices = chips // (per_slice * pool.machine.chips)
+    return max(slices, 1) * per_slice
+
+
+def tpu_pool_demand(
+    path: str, pool: TpuPoolPlan, nap_tpu_chips: Mapping[str, int] | None = None
+) -> PoolDemand:
+    """A TPU pool's node pools: every slice at its most, and each one's surge; for a pool with
+    a fallback, what node auto-provisioning may create of it (`nap_tpu_chips`: the cluster's
+    `autoProvisioning.maxTpuChips`). The TPU pools set no boot disk: GKE's default applies."""
     own = pool.capacity.affinity == "SPECIFIC_RESERVATION"
+    nodes = gke_created_nodes(pool, nap_tpu_chips) if pool.fallback else pool.ref.max_node_count
     return PoolDemand(
         path=path,
         name=pool.name,
         zones=(pool.zone,),
-        nodes=pool.ref.max_node_count,
+        nodes=nodes,
         surge=pool.surge_nodes_per_node_pool * pool.slices,
         boot_disk_gb=GKE_DEFAULT_BOOT_DISK_GB,
         boot_disk_type=GKE_DEFAULT_BOOT_DISK_TYPE,
@@ -126,7 +145,8 @@ def node_pool_demand(cluster: ClusterSpec, pools: Sequence[TpuPoolPlan]) -> tupl
     Autopilot there are none: GKE creates each node a workload asks for."""
     if cluster.mode == "autopilot":
         return ()
+    limits = cluster.auto_provisioning.max_tpu_chips if cluster.auto_provisioning else None
     return (
         cpu_pool_demand(cluster),
-        *(tpu_pool_demand(f"tpuPools[{i}]", pool) for i, pool in enumerate(pools)),
+        *(tpu_pool_demand(f"tpuPools[{i}]", pool, limits) for i, pool in enumerate(pools)),
     )

@@ -116,9 +116,21 @@ def test_a_tpu_pool_at_its_most(pool: dict[str, Any], expected: PoolDemand) -> N
     assert row == expected
 
 
-def test_a_pool_with_a_fallback_counts_one_slice_of_the_node_pools_gke_creates() -> None:
+def test_a_pool_with_a_fallback_counts_what_auto_provisioning_may_create_of_it() -> None:
+    # maxTpuChips v5e 64 over 4x4 slices of 16 chips: 4 slices of 4 VMs, as an autoscaled pool
+    # counts its maximum, so the ranges hold every node GKE may create for the ComputeClass.
     _, row = _rows(tpu_pool(spot=True, fallback=["onDemand"]), autoProvisioning=AUTO_PROVISIONING)
-    assert row == _tpu(nodes=4, surge=4, capacity="spot", created_by_gke=True)
+    assert row == _tpu(nodes=16, surge=4, capacity="spot", created_by_gke=True)
+    # In whole slices: 40 chips make 2 slices of 16, not 2.5.
+    limits = {**AUTO_PROVISIONING, "maxTpuChips": {"v5e": 40}}
+    _, row = _rows(tpu_pool(spot=True, fallback=["onDemand"]), autoProvisioning=limits)
+    assert row.nodes == 8
+    # Single-host VMs: 64 chips of 1-chip VMs.
+    _, row = _rows(
+        tpu_pool(topology="1x1", spot=True, fallback=["onDemand"]),
+        autoProvisioning=AUTO_PROVISIONING,
+    )
+    assert row.nodes == 64
 
 
 def test_rows_follow_the_config_order_with_their_paths() -> None:

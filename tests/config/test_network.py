@@ -459,3 +459,17 @@ def test_pods_per_node_are_gke_s_on_autopilot() -> None:
         "tpuPools[0].maxPodsPerNode: not allowed with cluster.mode autopilot, where there are no "
         "node pools of ours: GKE sets the Pods per node of the nodes it creates; remove it",
     ]
+
+
+def test_a_pool_with_a_fallback_counts_every_node_auto_provisioning_may_create() -> None:
+    # maxTpuChips v5e 256 over 1-chip VMs: GKE may create 256 nodes for the ComputeClass, not 1.
+    limits = {"maxCpu": 10000, "maxMemoryGb": 100000, "maxTpuChips": {"v5e": 256}}
+    cluster = {**CLUSTER, "autoProvisioning": limits}
+    serve = {"name": "serve", "tpu": "v5e", "topology": "1x1", "zone": "us-east5-b",
+             "spot": True, "fallback": ["onDemand"]}  # fmt: skip
+    problems = _problems({**RANGES, "nodesCidr": "10.0.0.0/24"}, [serve], cluster=cluster)
+    assert [p for p in problems if p.startswith("network.nodesCidr")] == [
+        "network.nodesCidr: '10.0.0.0/24' holds 252 nodes; the cluster can have 263 at the most, "
+        "counting surge during upgrades (CPU 3 + 3 surge, serve 256 + 1 surge): use a /23 or "
+        "wider, such as '10.0.0.0/23'"
+    ]
