@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import Any, cast
 
 import pulumi
 from pulumi_gcp import container, serviceaccount
@@ -83,15 +84,16 @@ def raw_pools(count: int) -> list[container.NodePool]:
 class _StockMocks(pulumi.runtime.Mocks):
     """The mocks of Pulumi's unit-testing docs: every resource returns its inputs and a name."""
 
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
-        return f"{args.name}-id", {"name": args.name, **args.inputs}
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        inputs = cast("dict[str, Any]", args.inputs)  # pyright: ignore[reportUnknownMemberType]
+        return f"{args.name}-id", {"name": args.name, **inputs}
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, None]:
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], None]:
         return {}, None
 
 
 def stock(count: int) -> Callable[[], object]:
-    @pulumi.runtime.test
+    @pulumi.runtime.test  # pyright: ignore[reportUnknownMemberType]
     def program() -> pulumi.Output[list[str]]:
         return pulumi.Output.all(*[pool.urn for pool in raw_pools(count)])
 
