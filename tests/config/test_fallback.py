@@ -15,6 +15,7 @@ from config.kube_objects import compute_class
 from config.platform import load_platform
 from config.pool_plan import TpuPoolPlan
 from config.pool_versions import VersionNeed, version_needs
+from tests.config.tpu_pool_entries import GENERATION_NAMES
 from tests.conftest import config_problems
 
 STANDARD = {"name": "tpu-ft", "region": "us-west4"}
@@ -152,7 +153,7 @@ def test_standard_mode_requires_limits_that_admit_the_whole_cluster() -> None:
     small = {"maxCpu": 507, "maxMemoryGb": 911, "maxTpuChips": {"v5e": 17, "v5": 8}}
     assert config_problems(_config(*pools, autoProvisioning=small)) == [
         "cluster.autoProvisioning.maxTpuChips.v5: 'v5' is not a TPU generation; expected one of "
-        "v4, v5e, v5p, v6e, tpu7x; did you mean 'v5p'?",
+        f"{GENERATION_NAMES}; did you mean 'v5p'?",
         f"cluster.autoProvisioning.maxTpuChips.v5e: 17 is too few: the cluster needs 18 v5e "
         f"chips ({counted}); allow at least 18",
         f"cluster.autoProvisioning.maxCpu: 507 is too few: the cluster needs 508 vCPUs "

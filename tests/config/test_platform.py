@@ -15,6 +15,7 @@ from config.cluster import (
 )
 from config.platform import load_platform
 from problems import ConfigError
+from tests.config.tpu_pool_entries import GENERATION_NAMES
 from tests.conftest import config_problems
 
 CLUSTER = {"name": "tpu-dev", "region": "us-central2"}
@@ -338,7 +339,7 @@ def test_a_missing_cluster_does_not_hide_a_missing_project_or_pool_problems() ->
     assert config_problems(config) == [
         "gcp:project: required; set it with `pulumi config set gcp:project <id>`",
         "gke-tpu:cluster: required; set the `gke-tpu:cluster` object in the stack file",
-        "tpuPools[0].tpu: 'v9' is not a TPU generation; expected one of v4, v5e, v5p, v6e, tpu7x",
+        f"tpuPools[0].tpu: 'v9' is not a TPU generation; expected one of {GENERATION_NAMES}",
     ]
 
 

@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 
+from catalog import GENERATIONS
 from config.platform import load_platform
 from tests.config.tpu_pool_entries import (
     BAD_NAME,
+    GENERATION_NAMES,
     QUEUED_V6E,
     SCALE_0_1,
     SCALE_0_4,
@@ -20,6 +22,7 @@ from tests.config.tpu_pool_entries import (
     one_plan,
     pools_config,
     tpu_pool,
+    zones_of,
 )
 from tests.conftest import config_problems
 
@@ -50,7 +53,7 @@ GENERATION_AND_MACHINE = [
     ),
     pytest.param(
         pools_config(tpu_pool(tpu="v9")),
-        ["tpuPools[0].tpu: 'v9' is not a TPU generation; expected one of v4, v5e, v5p, v6e, tpu7x"],
+        [f"tpuPools[0].tpu: 'v9' is not a TPU generation; expected one of {GENERATION_NAMES}"],
         id="unknown-generation-no-close-match",
     ),
     pytest.param(
@@ -170,7 +173,7 @@ ZONE = [
         ),
         [
             "tpuPools[0].zone: 'us-east1-c' is not a documented v4 zone (documented: "
-            "us-central2-b); set allowUndocumentedZone: true if v4 is offered there"
+            f"{zones_of('v4')}); set allowUndocumentedZone: true if v4 is offered there"
         ],
         id="undocumented-zone-rejected",
     ),
@@ -178,8 +181,7 @@ ZONE = [
         pools_config(tpu_pool(zone="us-west4-b")),
         [
             "tpuPools[0].zone: 'us-west4-b' is not a documented v5e zone (documented: "
-            "us-central1-a, us-east1-c, us-east5-b, us-south1-a, us-west1-c, us-west4-a); set "
-            "allowUndocumentedZone: true if v5e is offered there"
+            f"{zones_of('v5e')}); set allowUndocumentedZone: true if v5e is offered there"
         ],
         id="undocumented-zone-in-region-with-documented-one",
     ),
@@ -187,7 +189,7 @@ ZONE = [
         pools_config(tpu_pool(tpu="v4", topology="2x2x2"), cluster=cluster_entry("us-central1")),
         [
             "tpuPools[0].zone: required: no v4 zone is documented in region 'us-central1' "
-            "(documented: us-central2-b); set zone and allowUndocumentedZone: true"
+            f"(documented: {zones_of('v4')}); set zone and allowUndocumentedZone: true"
         ],
         id="zone-omitted-none-documented",
     ),
@@ -474,7 +476,7 @@ def test_undocumented_zone_is_accepted_with_a_warning_when_allowed() -> None:
     # The cost's warning of the CPU pool's unpriced machine type in us-central2 aside.
     assert tuple(w for w in spec.warnings if w.startswith("tpuPools")) == (
         "tpuPools[0].zone: 'us-central2-a' is not a documented v4 zone (documented: "
-        "us-central2-b); used because allowUndocumentedZone is true",
+        f"{zones_of('v4')}); used because allowUndocumentedZone is true",
     )
 
 
@@ -547,7 +549,8 @@ def test_a_topology_that_does_not_fit_the_machine_stops_the_size_rules() -> None
 
 
 FLEX_IN_EAST5 = (
-    "'us-east5-b' is not a zone where GKE documents flex-start v5e VMs (documented: us-west4-a)"
+    "'us-east5-b' is not a zone where GKE documents flex-start v5e VMs (documented: "
+    f"{', '.join(GENERATIONS['v5e'].flex_start_zones)})"
 )
 
 

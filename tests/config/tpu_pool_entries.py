@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from catalog import GENERATIONS
 from config.platform import load_platform
 from config.pool_plan import TpuPoolPlan
 
@@ -19,14 +20,21 @@ ONE_CAPACITY = (
     "queuedProvisioning (Spot and Dynamic Workload Scheduler VMs use no reservation)"
 )
 
+#: Catalog facts as the messages list them.
+GENERATION_NAMES = ", ".join(GENERATIONS)
+_V4_SHAPES = GENERATIONS["v4"].topologies
 V4_TOPOLOGIES = (
-    "2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16, ... 12x16x16 (23 shapes: from "
-    "64 chips up, every dimension a multiple of 4, in non-decreasing order)"
+    f"{', '.join(_V4_SHAPES[:8])}, ... {_V4_SHAPES[-1]} ({len(_V4_SHAPES)} shapes: from 64 chips "
+    "up, every dimension a multiple of 4, in non-decreasing order)"
 )
+V5E_TOPOLOGIES = ", ".join(GENERATIONS["v5e"].topologies)
+V5E_MACHINES = ", ".join(m.name for m in GENERATIONS["v5e"].machine_types)
 
-V5E_TOPOLOGIES = "1x1, 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16"
 
-V5E_MACHINES = "ct5lp-hightpu-1t, ct5lp-hightpu-4t, ct5lp-hightpu-8t"
+def zones_of(tpu: str) -> str:
+    """A generation's documented zones, as the zone rules list them."""
+    return ", ".join(GENERATIONS[tpu].zones)
+
 
 NOT_A_RESERVATION = (
     "is not a reservation: use its name, or projects/<project>/reservations/<name> for a shared "
