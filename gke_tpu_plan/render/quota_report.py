@@ -9,18 +9,16 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from catalog import machine_type
 from catalog.gke import (
     DEFAULT_REGIONAL_ZONES,
     GKE_DEFAULT_BOOT_DISK_GB,
-    GKE_DEFAULT_BOOT_DISK_TYPE,
     SSD_DISK_TYPES,
 )
-from catalog.quotas import CHIP_KINDS, RESERVED, WAITING, chip_kind, chip_quota, vcpus_of
+from catalog.quotas import CHIP_KINDS, RESERVED, WAITING, chip_quota, vcpus_of
 from catalog.tokens import CLUSTER
 from config.demand import PoolDemand
 from contract.outputs import TpuPoolRef
-from gke_tpu_plan.engine import Plan, RecordedResource
+from gke_tpu_plan.engine import Plan
 from gke_tpu_plan.render.network_report import network_quotas, private_nodes
 
 
@@ -34,64 +32,6 @@ class Need:
     tpu_chips: dict[str, int] = field(default_factory=dict)
     unknown_machines: set[str] = field(default_factory=set)
     """CPU machine types whose vCPUs cannot be derived from the name (not counted)."""
-
-
-@dataclass(frozen=True)
-class PoolCapacity:
-    name: str
-    zones: tuple[str, ...] | None
-    max_nodes: int
-    disk_gb: int
-    ssd: bool
-    machine: str
-    tpu_generation: str | None
-    chips_per_node: int
-    reservation: str | None
-    chip_kind: str
-    """Which chip quota its VMs spend (catalog.quotas.chip_kind): Spot and on-demand are two."""
-
-
-def pool_capacity(pool: RecordedResource) -> PoolCapacity:
-    """The most a node pool can hold, from what GKE is asked for: every slice and autoscaling
-    maximum counts. A regional pool without zones spans GKE's default zones."""
-    inputs = pool.inputs
-    config = inputs.get("nodeConfig", {})
-    zones = tuple(inputs["nodeLocations"]) if inputs.get("nodeLocations") else None
-    zone_count = len(zones) if zones else DEFAULT_REGIONAL_ZONES
-    scaling = inputs.get("autoscaling") or {}
-    if "totalMaxNodeCount" in scaling:
-        max_nodes = scaling["totalMaxNodeCount"]
-    elif "maxNodeCount" in scaling:
-        max_nodes = scaling["maxNodeCount"] * zone_count
-    elif "nodeCount" in inputs:
-        max_nodes = inputs["nodeCount"] * zone_count
-    else:
-        max_nodes = inputs.get("initialNodeCount", 0) * zone_count
-    tpu = machine_type(config.get("machineType", ""))
-    affinity = config.get("reservationAffinity") or {}
-    reservation = (
-        affinity["values"][0]
-        if affinity.get("consumeReservationType") == "SPECIFIC_RESERVATION"
-        else None
-    )
-    queued = (inputs.get("queuedProvisioning") or {}).get("enabled", False)
-    kind = chip_kind(
-        spot=bool(config.get("spot") or config.get("preemptible")),
-        reserved=reservation is not None,
-        waits=bool(config.get("flexStart") or queued),
-    )
-    return PoolCapacity(
-        name=inputs.get("name", pool.name),
-        zones=zones,
-        max_nodes=int(max_nodes),
-        disk_gb=int(config.get("diskSizeGb", GKE_DEFAULT_BOOT_DISK_GB)),
-        ssd=config.get("diskType", GKE_DEFAULT_BOOT_DISK_TYPE) in SSD_DISK_TYPES,
-        machine=config.get("machineType", ""),
-        tpu_generation=tpu[0].name if tpu else None,
-        chips_per_node=tpu[1].chips if tpu else 0,
-        reservation=reservation,
-        chip_kind=kind,
-    )
 
 
 def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:

@@ -6,16 +6,17 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from catalog.gke import CPU_POOL_NAME
 from catalog.services import deployer_roles, required_apis
 from catalog.tokens import (
     BUCKET,
     BUCKET_IAM_MEMBER,
     CLUSTER,
     COMPUTE_CLASS,
-    NODE_POOL,
     SERVICE_ACCOUNT,
     SERVICE_ACCOUNT_IAM_MEMBER,
 )
+from config.demand import PoolDemand
 from contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu_plan.engine import Plan
 from gke_tpu_plan.preflight import PreflightReport
@@ -29,7 +30,7 @@ from gke_tpu_plan.render.guardrails_report import (
 )
 from gke_tpu_plan.render.network_report import network_diagram
 from gke_tpu_plan.render.preflight_report import preflight_section
-from gke_tpu_plan.render.quota_report import pool_capacity, quota_section
+from gke_tpu_plan.render.quota_report import quota_section
 
 
 def _cluster(plan: Plan) -> dict[str, Any]:
@@ -153,13 +154,14 @@ def _diagram(plan: Plan) -> list[str]:
     name = cluster.get("name", "cluster")
     lines.append(f'  cluster["GKE cluster {name}<br/>{cluster.get("location", "")}"]')
     pools = plan.outputs.get("tpuPools") or {}
-    for resource in plan.of_type(NODE_POOL):
-        pool = pool_capacity(resource)
-        if pool.tpu_generation is None:
+    demand: tuple[PoolDemand, ...] = plan.demand
+    for row in demand:
+        if row.generation is None:
+            node = _id("pool_" + CPU_POOL_NAME)
             lines.append(
-                f'  {_id("pool_" + pool.name)}["CPU pool {pool.name}<br/>{pool.machine}, up to {pool.max_nodes} nodes"]'
+                f'  {node}["CPU pool {CPU_POOL_NAME}<br/>{row.machine}, up to {row.nodes} nodes"]'
             )
-            lines.append(f"  cluster --> {_id('pool_' + pool.name)}")
+            lines.append(f"  cluster --> {node}")
     for key, p in pools.items():
         group = _id(f"tpu_{key}")
         lines.append(

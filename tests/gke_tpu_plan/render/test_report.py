@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -11,8 +10,8 @@ import pytest
 from catalog.quotas import chip_quota, vcpus_of
 from config.platform import load_platform
 from gke_tpu_plan.cli import ROOT, main, plan_checked, plan_stack
-from gke_tpu_plan.engine import Plan, RecordedResource
-from gke_tpu_plan.render.quota_report import Need, pool_capacity, quota_needs
+from gke_tpu_plan.engine import Plan
+from gke_tpu_plan.render.quota_report import Need, quota_needs
 from gke_tpu_plan.render.report import plan_markdown
 from gke_tpu_plan.snapshot.read import read_snapshot, snapshot_of
 from gke_tpu_plan.stack_config import read_stack_config
@@ -78,6 +77,8 @@ def test_prod_report_sections(prod: Plan) -> None:
     assert "| **us-east5 total** | **4700** | **0** | **48** | **128** | **36** |" in report
     assert "| tpu-v5p-train | 128 |" in report
     assert "```mermaid\nflowchart LR\n" in report
+    # The CPU pool at its most: a node in each of the 3 zones GKE picks (cpuPool.nodesPerZone 1).
+    assert 'pool_cpu["CPU pool cpu<br/>e2-standard-8, up to 3 nodes"]' in report
     assert 'np_v5p_train_1["slice v5p-train-1<br/>16 x ct5p-hightpu-4t"]' in report
     assert (
         "ksa_tpu_workloads_model_writer -- workloadIdentityUser --> gsa_tpu_prod_models_writer"
@@ -393,23 +394,6 @@ def test_a_cpu_pool_s_disk_counts_against_ssd_quota_alike_in_the_report_and_pref
         sum(n.amount for n in found if n.quota.quota_id == "SSD-TOTAL-GB-per-project-region")
         == ssd_gb
     )
-
-
-def test_a_pool_that_sets_no_disk_type_counts_as_gke_s_default_pd_balanced() -> None:
-    pool = RecordedResource(
-        urn="urn:pulumi:s::p::gcp:container/nodePool:NodePool::np",
-        type="gcp:container/nodePool:NodePool",
-        name="np",
-        custom=True,
-        parent=None,
-        dependencies=(),
-        provider=None,
-        inputs={"name": "np", "nodeCount": 2, "nodeLocations": ["us-east5-a"], "nodeConfig": {}},
-        options={},
-    )
-    assert pool_capacity(pool).ssd is True
-    standard = {**pool.inputs, "nodeConfig": {"diskType": "pd-standard"}}
-    assert pool_capacity(dataclasses.replace(pool, inputs=standard)).ssd is False
 
 
 def test_the_preflight_section_of_a_deployed_stack_tells_its_own_use_from_others() -> None:
