@@ -21,7 +21,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictFloat
 
-from catalog.capacity import BY_KEY
 from catalog.gke import CPU_POOL_NAME
 from catalog.prices import (
     GKE_CLUSTER_FEE_USD_PER_HOUR,
@@ -36,7 +35,8 @@ from catalog.prices import (
     usd,
 )
 from config.cluster import ClusterSpec
-from config.fallback import ReservationRef, Step
+from config.demand import PoolDemand, node_pool_demand, tpu_pool_demand
+from config.fallback import ReservationRef
 from config.pool_plan import TpuPoolPlan
 from problems.models import Spec
 
@@ -114,118 +114,66 @@ def _total(values: Sequence[float | None]) -> float | None:
     return None if any(v is None for v in values) else round(sum(v or 0.0 for v in values), 2)
 
 
-@dataclass(frozen=True)
-class _Pool:
-    """What the cost reads of one TPU pool."""
-
-    name: str
-    path: str
-    generation: str
-    region: str
-    chips_per_node: int
-    min_nodes: int
-    max_nodes: int
-    capacities: tuple[PriceKind, ...]
-    """Each capacity the pool may be billed at, in the order GKE tries them."""
-    committed: bool
-    shared_from: str | None
-    """The project that owns the pool's reservation, when another project's."""
-    per_workload: bool
-    autopilot: bool
-
-
-def _pool(pool: TpuPoolPlan, path: str, region: str, project: str) -> _Pool:
-    if pool.per_workload:
-        # GKE creates a slice (or VM) per workload: none when idle, one per workload running.
-        low, high = 0, pool.nodes_per_slice
-    elif pool.autoscaling is not None:
-        low, high = (
-            pool.autoscaling.min_nodes * pool.slices,
-            pool.autoscaling.max_nodes * pool.slices,
-        )
-    else:
-        low = high = (pool.node_count or 0) * pool.slices
-    chain = pool.chain if pool.fallback else ()
-    capacities: tuple[PriceKind, ...] = (
-        tuple(price_kind(BY_KEY[step.kind]) for step in chain)
-        if chain
-        else (price_kind(pool.capacity),)
-    )
-    owner = ReservationRef.parse(pool.reservation).project if pool.reservation else None
-    shared_from = owner if owner not in (None, project) else None
-    # Another project's reservation bills its idle capacity to that project, this one's VMs here.
-    committed = pool.reservation is not None and not chain and shared_from is None
-    return _Pool(
-        name=pool.name,
-        path=path,
-        generation=pool.generation.name,
-        region=region,
-        chips_per_node=pool.machine.chips,
-        min_nodes=high if committed else low,
-        max_nodes=high,
-        capacities=capacities,
-        committed=committed,
-        shared_from=shared_from,
-        per_workload=pool.per_workload,
-        autopilot=pool.autopilot,
-    )
-
-
-def _chain_label(steps: Sequence[Step]) -> str:
-    return ", ".join(step.label for step in steps)
-
-
-def _capacity_label(pool: _Pool, chain: Sequence[Step]) -> str:
-    if chain:
-        return _chain_label(chain)
-    return "reservation" if pool.committed or pool.shared_from else pool.capacities[0]
+def _shared_from(row: PoolDemand, project: str) -> str | None:
+    """The project owning the row's reservation, when it is another project's."""
+    owner = ReservationRef.parse(row.reservation).project if row.reservation else None
+    return owner if owner not in (None, project) else None
 
 
 def _tpu_item(
-    pool: _Pool, chain: Sequence[Step], warnings: list[str], nap_chips: int | None = None
+    row: PoolDemand,
+    region: str,
+    project: str,
+    autopilot: bool,
+    warnings: list[str],
+    nap_chips: int | None = None,
 ) -> CostItem:
-    prices = {kind: chip_price(pool.generation, pool.region, kind) for kind in pool.capacities}
+    generation = row.generation or ""
+    kinds: tuple[PriceKind, ...] = tuple(dict.fromkeys(price_kind(c) for c in row.chain))
+    prices = {kind: chip_price(generation, region, kind) for kind in kinds}
     unknown = [kind for kind, price in prices.items() if price is None]
     for kind in unknown:
         warnings.append(
-            f"{pool.path}: no published {kind} price for TPU {pool.generation} in {pool.region}"
+            f"{row.path}: no published {kind} price for TPU {generation} in {region}"
             " in catalog/tpu_prices.csv: the plan's cost leaves the pool's figures null"
             " (`make prices` refreshes the table)"
         )
     known = [p.usd_per_chip_hour for p in prices.values() if p is not None]
     cheapest = min(known) if known and not unknown else None
     dearest = max(known) if known and not unknown else None
-    chips_low, chips_high = (
-        pool.min_nodes * pool.chips_per_node,
-        pool.max_nodes * pool.chips_per_node,
-    )
+    shared_from = _shared_from(row, project)
+    # Another project's reservation bills its idle capacity to that project, this one's VMs
+    # here; the stack's own is billed whether its VMs run or not.
+    committed = row.reservation is not None and len(row.chain) == 1 and shared_from is None
+    per_workload = autopilot or row.created_by_gke
+    fewest = row.nodes if committed else row.fewest
     notes = []
-    if pool.committed:
+    if committed:
         notes.append(
             "committed: the reservation is billed whether its VMs run or not, at the list price "
             "less your commitment's discount"
         )
-        commitment = starting_price(pool.generation, "commit-1y")
+        commitment = starting_price(generation, "commit-1y")
         if commitment is not None:
             notes[-1] += f" (1 year: from {rate(commitment.usd_per_chip_hour)} per chip-hour)"
-    if pool.shared_from:
+    if shared_from:
         notes.append(
-            f"a reservation of {pool.shared_from}: its VMs are billed here while they run, its "
+            f"a reservation of {shared_from}: its VMs are billed here while they run, its "
             "idle capacity to its owner"
         )
-    if pool.per_workload:
-        who = "Autopilot" if pool.autopilot else "its ComputeClass"
+    if per_workload:
+        who = "Autopilot" if autopilot else "its ComputeClass"
         notes.append(
             f"{who} creates a slice per workload: the maximum is one slice running all month, "
             "each further one adds as much again"
         )
         if nap_chips is not None and dearest is not None:
             notes.append(
-                f"the cluster holds at most {nap_chips} {pool.generation} chips, its node pools' "
+                f"the cluster holds at most {nap_chips} {generation} chips, its node pools' "
                 "included (cluster.autoProvisioning.maxTpuChips): this pool no more than "
                 f"{usd(_monthly(dearest, nap_chips) or 0)} a month at {rate(dearest)}"
             )
-    if pool.autopilot:
+    if autopilot:
         notes.append("billed by the node it runs on")
     if len(prices) > 1:
         steps = ", ".join(
@@ -237,37 +185,36 @@ def _tpu_item(
         notes.append("Spot prices are dynamic: they may change once every 30 days")
     return CostItem(
         kind="tpu",
-        name=pool.name,
-        capacity=_capacity_label(pool, chain),
-        chips=chips_high,
+        name=row.name,
+        capacity=", ".join(c.label for c in row.chain),
+        chips=row.nodes * row.chips_per_node,
         usd_per_chip_hour=dearest,
-        monthly_min=_monthly(cheapest, chips_low),
-        monthly_max=_monthly(dearest, chips_high),
+        monthly_min=_monthly(cheapest, fewest * row.chips_per_node),
+        monthly_max=_monthly(dearest, row.nodes * row.chips_per_node),
         note="; ".join(notes),
     )
 
 
-def _cpu_item(cluster: ClusterSpec, warnings: list[str]) -> CostItem:
-    cpu = cluster.cpu_pool
-    price = machine_price(cpu.machine_type, cluster.region, "on-demand")
+def _cpu_item(row: PoolDemand, region: str, warnings: list[str]) -> CostItem:
+    price = machine_price(row.machine, region, "on-demand")
     if price is None:
         warnings.append(
-            f"cluster.cpuPool.machineType: no published price for {cpu.machine_type} in "
-            f"{cluster.region} in catalog/machine_prices.csv: the plan's cost leaves the CPU "
+            f"{row.path}.machineType: no published price for {row.machine} in "
+            f"{region} in catalog/machine_prices.csv: the plan's cost leaves the CPU "
             "pool's figures null"
         )
-    monthly = _monthly(price.usd_per_hour if price else None, cpu.node_count)
+    hourly = price.usd_per_hour if price else None
     return CostItem(
         kind="cpu",
         name=CPU_POOL_NAME,
         capacity="on-demand",
         chips=None,
         usd_per_chip_hour=None,
-        monthly_min=monthly,
-        monthly_max=monthly,
-        note=f"{cpu.node_count} x {cpu.machine_type}"
+        monthly_min=_monthly(hourly, row.fewest),
+        monthly_max=_monthly(hourly, row.nodes),
+        note=f"{row.nodes} x {row.machine}"
         + (f" at {rate(price.usd_per_hour)} an hour" if price else "")
-        + "; boot disks not included",
+        + "; boot disks and upgrades' surge nodes not included",
     )
 
 
@@ -294,28 +241,31 @@ def _cluster_item(cluster: ClusterSpec) -> CostItem:
 def estimate_cost(
     project: str,
     cluster: ClusterSpec,
-    pools: Sequence[tuple[str, TpuPoolPlan]],
+    pools: Sequence[TpuPoolPlan],
     spec: CostSpec | None,
     warnings: list[str],
 ) -> CostEstimate:
-    """The stack's monthly cost: `pools` are each pool's config path and plan. Appends a
-    warning for each unknown price and when the maximum is above the budget."""
-    items = [_cluster_item(cluster)]
-    if cluster.mode != "autopilot":
-        items.append(_cpu_item(cluster, warnings))
+    """The stack's monthly cost, folding the demand rows (config.demand) of `pools`, every
+    entry's plan in config order. Appends a warning for each unknown price and when the
+    maximum is above the budget."""
+    autopilot = cluster.mode == "autopilot"
+    # On Autopilot there are no node pools of ours (node_pool_demand has no rows), but each
+    # workload's node is billed as a pool's VM would be: the same rows, priced alike.
+    rows = (
+        tuple(tpu_pool_demand(f"tpuPools[{i}]", pool) for i, pool in enumerate(pools))
+        if autopilot
+        else node_pool_demand(cluster, pools)
+    )
     limits = cluster.auto_provisioning.max_tpu_chips if cluster.auto_provisioning else {}
-    for path, plan in pools:
+    items = [_cluster_item(cluster)]
+    for row in rows:
+        if row.generation is None:
+            items.append(_cpu_item(row, cluster.region, warnings))
+            continue
         # In a Standard cluster, node auto-provisioning's limit bounds what a ComputeClass
         # creates: the whole cluster's chips of the generation, shared with its other pools.
-        nap = limits.get(plan.generation.name) if plan.fallback and not plan.autopilot else None
-        items.append(
-            _tpu_item(
-                _pool(plan, path, cluster.region, project),
-                plan.chain if plan.fallback else (),
-                warnings,
-                nap,
-            )
-        )
+        nap = limits.get(row.generation) if row.created_by_gke and not autopilot else None
+        items.append(_tpu_item(row, cluster.region, project, autopilot, warnings, nap))
     estimate = CostEstimate(
         items=tuple(items),
         monthly_min=_total([i.monthly_min for i in items]),

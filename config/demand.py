@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from catalog.capacity import ON_DEMAND, Capacity
+from catalog.capacity import BY_KEY, ON_DEMAND, Capacity
 from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, GKE_DEFAULT_BOOT_DISK_TYPE
 from catalog.quotas import chip_kind
 from config.cluster import ClusterSpec
@@ -57,6 +57,12 @@ class PoolDemand:
     """The node pools GKE creates for the pool's ComputeClass (a pool with a fallback): as many
     nodes as node auto-provisioning may make of the pool (`gke_created_nodes`), with GKE's own
     surge."""
+    fewest: int = 0
+    """Every node at the least: the autoscaling minimums (or the fixed size) of every slice; 0
+    when GKE creates the nodes per workload. The cost's idle figure folds it."""
+    chain: tuple[Capacity, ...] = ()
+    """Every capacity its nodes may come from, in the order GKE tries them: the pool's own,
+    then its fallback's steps (a pool without a fallback: its own alone)."""
 
     @property
     def most(self) -> int:
@@ -96,6 +102,8 @@ def cpu_pool_demand(cluster: ClusterSpec) -> PoolDemand:
         capacity=ON_DEMAND,
         reservation=None,
         max_pods_per_node=None,
+        fewest=cpu.node_count,
+        chain=(ON_DEMAND,),
     )
 
 
@@ -136,6 +144,8 @@ def tpu_pool_demand(
         reservation=pool.reservation if own else None,
         max_pods_per_node=pool.max_pods_per_node,
         created_by_gke=bool(pool.fallback),
+        fewest=0 if pool.per_workload else pool.initial_node_count * pool.slices,
+        chain=(pool.capacity, *(BY_KEY[step.kind] for step in pool.fallback)),
     )
 
 

@@ -317,13 +317,7 @@ def _plan(checked: _Checked) -> PlatformSpec:
     specs, warnings = checked.parsed.specs, checked.warnings
     warnings += version_warnings(cluster, pools) + maintenance_warnings(cluster, pools)
     warnings += channel_version_warnings(cluster)
-    cost = estimate_cost(
-        project,
-        cluster,
-        [(checked.paths[p.name], p) for p in pools],
-        specs.get(COST_KEY),
-        warnings,
-    )
+    cost = estimate_cost(project, cluster, pools, specs.get(COST_KEY), warnings)
     storage_spec: ModelStorageSpec | None = specs.get("modelStorage")
     storage = (
         plan_model_storage(storage_spec, cluster.name, cluster.region) if storage_spec else None

@@ -90,7 +90,7 @@ def test_a_standard_stack_costs_its_cluster_fee_cpu_pool_and_pools() -> None:
                 "usdPerChipHour": None,
                 "monthlyMin": cpu,
                 "monthlyMax": cpu,
-                "note": "3 x e2-standard-4 at $0.13402 an hour; boot disks not included",
+                "note": "3 x e2-standard-4 at $0.13402 an hour; boot disks and upgrades' surge nodes not included",
             },
             {
                 "kind": "tpu",

@@ -30,7 +30,10 @@ def _tpu(
     capacity: str = "on-demand",
     reservation: str | None = None,
     created_by_gke: bool = False,
+    fewest: int | None = None,
+    chain: tuple[str, ...] | None = None,
 ) -> PoolDemand:
+    """A row; `fewest` defaults to `nodes` (a fixed size), `chain` to the capacity alone."""
     return PoolDemand(
         path="tpuPools[0]",
         name=name,
@@ -46,6 +49,8 @@ def _tpu(
         reservation=reservation,
         max_pods_per_node=None,
         created_by_gke=created_by_gke,
+        fewest=nodes if fewest is None else fewest,
+        chain=tuple(BY_LABEL[c] for c in chain or (capacity,)),
     )
 
 
@@ -65,6 +70,8 @@ def test_the_cpu_pool_comes_first_with_a_surge_node_in_each_zone() -> None:
         capacity=BY_LABEL["on-demand"],
         reservation=None,
         max_pods_per_node=None,
+        fewest=3,
+        chain=(BY_LABEL["on-demand"],),
     )
     assert (cpu.most, cpu.chips) == (6, 0)
 
@@ -95,7 +102,7 @@ def test_a_cpu_pool_in_its_own_zones_counts_its_disk_and_nodes_in_each() -> None
         ),
         pytest.param(
             tpu_pool(topology="2x2", autoscaling={"minNodes": 0, "maxNodes": 5}),
-            _tpu(nodes=5, surge=1),
+            _tpu(nodes=5, surge=1, fewest=0),
             id="single-host-maximum-and-gke-s-surge",
         ),
         pytest.param(
@@ -106,7 +113,7 @@ def test_a_cpu_pool_in_its_own_zones_counts_its_disk_and_nodes_in_each() -> None
         pytest.param(tpu_pool(spot=True), _tpu(nodes=4, capacity="spot"), id="spot"),
         pytest.param(
             tpu_pool(flexStart=True, autoscaling=SCALE_0_4),
-            _tpu(nodes=4, capacity="flex-start"),
+            _tpu(nodes=4, capacity="flex-start", fewest=0),
             id="flex-start-no-surge",
         ),
     ],
@@ -120,7 +127,14 @@ def test_a_pool_with_a_fallback_counts_what_auto_provisioning_may_create_of_it()
     # maxTpuChips v5e 64 over 4x4 slices of 16 chips: 4 slices of 4 VMs, as an autoscaled pool
     # counts its maximum, so the ranges hold every node GKE may create for the ComputeClass.
     _, row = _rows(tpu_pool(spot=True, fallback=["onDemand"]), autoProvisioning=AUTO_PROVISIONING)
-    assert row == _tpu(nodes=16, surge=4, capacity="spot", created_by_gke=True)
+    assert row == _tpu(
+        nodes=16,
+        surge=4,
+        capacity="spot",
+        created_by_gke=True,
+        fewest=0,  # GKE creates the nodes per workload: none when idle
+        chain=("spot", "on-demand"),
+    )
     # In whole slices: 40 chips make 2 slices of 16, not 2.5.
     limits = {**AUTO_PROVISIONING, "maxTpuChips": {"v5e": 40}}
     _, row = _rows(tpu_pool(spot=True, fallback=["onDemand"]), autoProvisioning=limits)
