@@ -126,8 +126,10 @@ def _tpu_item(
     project: str,
     autopilot: bool,
     warnings: list[str],
-    nap_chips: int | None = None,
+    room: int | None = None,
 ) -> CostItem:
+    """`room`: for a ComputeClass pool in a Standard cluster, the chips of its generation that
+    node auto-provisioning's limit leaves beside the cluster's own node pools at their most."""
     generation = row.generation or ""
     kinds: tuple[PriceKind, ...] = tuple(dict.fromkeys(price_kind(c) for c in row.chain))
     prices = {kind: chip_price(generation, region, kind) for kind in kinds}
@@ -146,7 +148,13 @@ def _tpu_item(
     # here; the stack's own is billed whether its VMs run or not.
     committed = row.reservation is not None and len(row.chain) == 1 and shared_from is None
     per_workload = autopilot or row.created_by_gke
-    fewest = row.nodes if committed else row.fewest
+    most = row.nodes
+    if room is not None:
+        # The limit counts every node of the cluster: what the other pools take is not this
+        # one's to create. Whole slices, at least one.
+        slice_chips = row.nodes_per_slice * row.chips_per_node
+        most = min(most, max(room // slice_chips, 1) * row.nodes_per_slice)
+    fewest = most if committed else row.fewest
     notes = []
     if committed:
         notes.append(
@@ -161,18 +169,18 @@ def _tpu_item(
             f"a reservation of {shared_from}: its VMs are billed here while they run, its "
             "idle capacity to its owner"
         )
-    if per_workload:
-        who = "Autopilot" if autopilot else "its ComputeClass"
+    if autopilot:
         notes.append(
-            f"{who} creates a slice per workload: the maximum is one slice running all month, "
-            "each further one adds as much again"
+            "Autopilot creates a slice per workload: the maximum is one slice running all "
+            "month, each further one adds as much again"
         )
-        if nap_chips is not None and dearest is not None:
-            notes.append(
-                f"the cluster holds at most {nap_chips} {generation} chips, its node pools' "
-                "included (cluster.autoProvisioning.maxTpuChips): this pool no more than "
-                f"{usd(_monthly(dearest, nap_chips) or 0)} a month at {rate(dearest)}"
-            )
+    elif per_workload:
+        notes.append(
+            "its ComputeClass creates slices per workload, as many as node auto-provisioning's "
+            f"limit (cluster.autoProvisioning.maxTpuChips) leaves beside the cluster's own "
+            f"{generation} node pools: {most * row.chips_per_node} chips at the most, shared "
+            f"with any other ComputeClass pool of {generation}"
+        )
     if autopilot:
         notes.append("billed by the node it runs on")
     if len(prices) > 1:
@@ -187,10 +195,10 @@ def _tpu_item(
         kind="tpu",
         name=row.name,
         capacity=", ".join(c.label for c in row.chain),
-        chips=row.nodes * row.chips_per_node,
+        chips=most * row.chips_per_node,
         usd_per_chip_hour=dearest,
         monthly_min=_monthly(cheapest, fewest * row.chips_per_node),
-        monthly_max=_monthly(dearest, row.nodes * row.chips_per_node),
+        monthly_max=_monthly(dearest, most * row.chips_per_node),
         note="; ".join(notes),
     )
 
@@ -257,15 +265,22 @@ def estimate_cost(
         else node_pool_demand(cluster, pools)
     )
     limits = cluster.auto_provisioning.max_tpu_chips if cluster.auto_provisioning else {}
+    own_chips: dict[str, int] = {}
+    for row in rows:
+        if row.generation is not None and not row.created_by_gke:
+            own_chips[row.generation] = (
+                own_chips.get(row.generation, 0) + row.nodes * row.chips_per_node
+            )
     items = [_cluster_item(cluster)]
     for row in rows:
         if row.generation is None:
             items.append(_cpu_item(row, cluster.region, warnings))
             continue
         # In a Standard cluster, node auto-provisioning's limit bounds what a ComputeClass
-        # creates: the whole cluster's chips of the generation, shared with its other pools.
-        nap = limits.get(row.generation) if row.created_by_gke and not autopilot else None
-        items.append(_tpu_item(row, cluster.region, project, autopilot, warnings, nap))
+        # creates: the whole cluster's chips of the generation, its own node pools' included.
+        limit = limits.get(row.generation) if row.created_by_gke and not autopilot else None
+        room = None if limit is None else limit - own_chips.get(row.generation, 0)
+        items.append(_tpu_item(row, cluster.region, project, autopilot, warnings, room))
     estimate = CostEstimate(
         items=tuple(items),
         monthly_min=_total([i.monthly_min for i in items]),

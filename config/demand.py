@@ -63,6 +63,8 @@ class PoolDemand:
     chain: tuple[Capacity, ...] = ()
     """Every capacity its nodes may come from, in the order GKE tries them: the pool's own,
     then its fallback's steps (a pool without a fallback: its own alone)."""
+    nodes_per_slice: int = 1
+    """Nodes of one slice (1: single-host VMs, and the CPU pool): nodes come and go by it."""
 
     @property
     def most(self) -> int:
@@ -146,6 +148,7 @@ def tpu_pool_demand(
         created_by_gke=bool(pool.fallback),
         fewest=0 if pool.per_workload else pool.initial_node_count * pool.slices,
         chain=(pool.capacity, *(BY_KEY[step.kind] for step in pool.fallback)),
+        nodes_per_slice=pool.nodes_per_slice,
     )
 
 

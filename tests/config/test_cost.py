@@ -175,14 +175,36 @@ def test_a_fallback_chain_is_the_range_over_its_steps() -> None:
         },
     )
     batch = _item(spec, "batch")
-    assert (batch.capacity, batch.chips, batch.usd_per_chip_hour) == ("spot, on-demand", 4, V5E)
-    assert (batch.monthly_min, batch.monthly_max) == (0.0, _dollars(V5E, 4))
+    # Node auto-provisioning may create 8 v5e chips: two 2x2 VMs, all month at on-demand.
+    assert (batch.capacity, batch.chips, batch.usd_per_chip_hour) == ("spot, on-demand", 8, V5E)
+    assert (batch.monthly_min, batch.monthly_max) == (0.0, _dollars(V5E, 8))
     assert "range over the chain (spot $0.60, on-demand $1.20 per chip-hour)" in batch.note
-    assert "its ComputeClass creates a slice per workload" in batch.note
     assert (
-        "the cluster holds at most 8 v5e chips, its node pools' included "
-        "(cluster.autoProvisioning.maxTpuChips): this pool no more than $7,008 a month at $1.20"
+        "its ComputeClass creates slices per workload, as many as node auto-provisioning's "
+        "limit (cluster.autoProvisioning.maxTpuChips) leaves beside the cluster's own v5e node "
+        "pools: 8 chips at the most"
     ) in batch.note
+
+
+def test_auto_provisioning_s_limit_is_shared_with_the_cluster_s_own_node_pools() -> None:
+    spec = _spec(
+        {"name": "serve", "tpu": "v5e", "topology": "2x2", "nodeCount": 1},
+        {"name": "batch", "tpu": "v5e", "topology": "2x4", "spot": True, "fallback": ["onDemand"]},
+        cluster={
+            "autoProvisioning": {"maxCpu": 1000, "maxMemoryGb": 4000, "maxTpuChips": {"v5e": 28}}
+        },
+    )
+    # 28 chips less serve's 4 leave 24: three 8-chip VMs of batch.
+    assert _item(spec, "batch").chips == 24
+    # With no room left beside them, one VM is still counted: GKE creates it when it can.
+    tight = _spec(
+        {"name": "serve", "tpu": "v5e", "topology": "2x2", "nodeCount": 2},
+        {"name": "batch", "tpu": "v5e", "topology": "2x2", "spot": True, "fallback": ["onDemand"]},
+        cluster={
+            "autoProvisioning": {"maxCpu": 1000, "maxMemoryGb": 4000, "maxTpuChips": {"v5e": 12}}
+        },
+    )
+    assert _item(tight, "batch").chips == 4
 
 
 def test_an_autopilot_workload_is_priced_by_its_node_and_there_is_no_cpu_pool() -> None:

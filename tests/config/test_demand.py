@@ -32,6 +32,7 @@ def _tpu(
     created_by_gke: bool = False,
     fewest: int | None = None,
     chain: tuple[str, ...] | None = None,
+    nodes_per_slice: int = 4,
 ) -> PoolDemand:
     """A row; `fewest` defaults to `nodes` (a fixed size), `chain` to the capacity alone."""
     return PoolDemand(
@@ -51,6 +52,7 @@ def _tpu(
         created_by_gke=created_by_gke,
         fewest=nodes if fewest is None else fewest,
         chain=tuple(BY_LABEL[c] for c in chain or (capacity,)),
+        nodes_per_slice=nodes_per_slice,
     )
 
 
@@ -102,7 +104,7 @@ def test_a_cpu_pool_in_its_own_zones_counts_its_disk_and_nodes_in_each() -> None
         ),
         pytest.param(
             tpu_pool(topology="2x2", autoscaling={"minNodes": 0, "maxNodes": 5}),
-            _tpu(nodes=5, surge=1, fewest=0),
+            _tpu(nodes=5, surge=1, fewest=0, nodes_per_slice=1),
             id="single-host-maximum-and-gke-s-surge",
         ),
         pytest.param(
