@@ -22,6 +22,9 @@ GKE_DEFAULT_BOOT_DISK_GB = 100
 GKE_DEFAULT_BOOT_DISK_TYPE = "pd-balanced"
 #: Boot disk types that count against the Persistent Disk SSD quota (SSD_TOTAL_GB).
 SSD_DISK_TYPES = frozenset({"pd-balanced", "pd-ssd"})
+#: Boot disks that count against Hyperdisk Balanced capacity, a quota of their own
+#: (HYPERDISK_BALANCED_TOTAL_GB, not SSD_TOTAL_GB: compute/resource-usage, "Disk quotas").
+HYPERDISK_BALANCED = "hyperdisk-balanced"
 #: The label gke-tpu puts on the nodes of each TPU node pool of its own, naming the `tpuPools`
 #: entry: Kueue's flavors select a pool's nodes by it, which GKE's own labels (accelerator and
 #: topology) cannot do for two pools of one shape.

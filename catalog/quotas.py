@@ -30,6 +30,15 @@ class Quota:
 
 
 SSD_TOTAL_GB = Quota("SSD-TOTAL-GB-per-project-region", "Persistent Disk SSD (GB)", "SSD_TOTAL_GB")
+#: Hyperdisk Balanced boot disks (v6e, tpu7x) count against their own capacity quota, not
+#: SSD_TOTAL_GB (compute/resource-usage, "Disk quotas": Hyperdisk Balanced capacity per region).
+#: The id follows the Cloud Quotas spelling of the other disk quotas; preflight warns if the
+#: project has no quota by that id.
+HYPERDISK_BALANCED_TOTAL_GB = Quota(
+    "HYPERDISK-BALANCED-TOTAL-GB-per-project-region",
+    "Hyperdisk Balanced capacity (GB)",
+    "HYPERDISK_BALANCED_TOTAL_GB",
+)
 IN_USE_ADDRESSES = Quota(
     "IN-USE-ADDRESSES-per-project-region", "In-use IP addresses", "IN_USE_ADDRESSES"
 )
@@ -136,5 +145,11 @@ def chip_quota(generation: str, kind: str) -> Quota | None:
 def all_quotas() -> tuple[Quota, ...]:
     """Every quota the catalog knows, each once."""
     tpu = [q for t in TPU_QUOTAS.values() for q in (t.on_demand, t.preemptible) if q]
-    found = [SSD_TOTAL_GB, IN_USE_ADDRESSES, *_CPU_QUOTAS.values(), *tpu]
+    found = [
+        SSD_TOTAL_GB,
+        HYPERDISK_BALANCED_TOTAL_GB,
+        IN_USE_ADDRESSES,
+        *_CPU_QUOTAS.values(),
+        *tpu,
+    ]
     return tuple(dict.fromkeys(found))

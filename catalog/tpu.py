@@ -59,6 +59,17 @@ FLEX_START_MIN_VERSION = "1.33.0-gke.1712000"
 QUEUED_FLEX_START_MIN_VERSION = "1.35.0-gke.0"
 
 
+#: Boot disk types of TPU machine families, the first the default. Persistent Disk for v4, v5e and
+#: v5p, as GKE's default (pd-balanced) and xpk's node pools use. Trillium (ct6e) and Ironwood
+#: (tpu7x) take Hyperdisk: Google's blueprints set `disk_type: hyperdisk-balanced` on their node
+#: pools (GoogleCloudPlatform/cluster-toolkit examples/gke-consumption-options/
+#: dws-flex-start-queued-provisioning/gke-tpu-v6e/gke-tpu-v6e.yaml and gke-tpu-7x/gke-tpu-7x.yaml),
+#: and users report tpu7x node pools refused with Persistent Disk. No page lists Hyperdisk for
+#: the older families, so it is not offered there (the safe side).
+PD_BOOT_DISKS = ("pd-balanced", "pd-ssd", "pd-standard")
+HYPERDISK_BOOT_DISKS = ("hyperdisk-balanced",)
+
+
 @dataclass(frozen=True)
 class Taint:
     key: str
@@ -106,6 +117,8 @@ class Generation:
     # zones": v6e asia-northeast1-b, us-east5-a, us-east5-b; v5e us-west4-a; v5p us-east5-a;
     # Cloud TPU's own flex-start page agrees for v6e and v5e). None listed: tpu7x.
     flex_start_zones: tuple[str, ...] = ()
+    # Boot disk types its machines take, the first the default (PD_BOOT_DISKS).
+    boot_disk_types: tuple[str, ...] = PD_BOOT_DISKS
     # Whether GKE takes queued provisioning (with flex-start) for its node pools: Google's
     # blueprints show v6e and tpu7x (see QUEUED_FLEX_START_MIN_VERSION); the others are refused.
     queued_provisioning: bool = False
@@ -283,6 +296,7 @@ _V6E = Generation(
     tpu_type_prefix="v6e",
     min_version_auto_provisioning="1.31.1-gke.1146000",  # [NAP]
     flex_start_zones=("asia-northeast1-b", "us-east5-a", "us-east5-b"),
+    boot_disk_types=HYPERDISK_BOOT_DISKS,
     queued_provisioning=True,
 )
 
@@ -309,6 +323,7 @@ _TPU7X = Generation(
     tpu_type_prefix="tpu7x",
     workload_policy_placement=True,
     host_maintenance_interval=False,
+    boot_disk_types=HYPERDISK_BOOT_DISKS,
     queued_provisioning=True,
 )
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from catalog.capacity import BY_KEY, ON_DEMAND, Capacity
-from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, GKE_DEFAULT_BOOT_DISK_TYPE
+from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB
 from catalog.quotas import chip_kind
 from config.cluster import ClusterSpec
 from config.pool_plan import TpuPoolPlan
@@ -128,7 +128,8 @@ def tpu_pool_demand(
 ) -> PoolDemand:
     """A TPU pool's node pools: every slice at its most, and each one's surge; for a pool with
     a fallback, what node auto-provisioning may create of it (`nap_tpu_chips`: the cluster's
-    `autoProvisioning.maxTpuChips`). The TPU pools set no boot disk: GKE's default applies."""
+    `autoProvisioning.maxTpuChips`). The TPU pools set no boot disk size: GKE's default applies;
+    their type is the pool's (config.pool_plan.TpuPoolPlan.boot_disk_type)."""
     own = pool.capacity.affinity == "SPECIFIC_RESERVATION"
     nodes = gke_created_nodes(pool, nap_tpu_chips) if pool.fallback else pool.ref.max_node_count
     return PoolDemand(
@@ -138,7 +139,7 @@ def tpu_pool_demand(
         nodes=nodes,
         surge=pool.surge_nodes_per_node_pool * pool.slices,
         boot_disk_gb=GKE_DEFAULT_BOOT_DISK_GB,
-        boot_disk_type=GKE_DEFAULT_BOOT_DISK_TYPE,
+        boot_disk_type=pool.boot_disk_type,
         machine=pool.machine.name,
         generation=pool.generation.name,
         chips_per_node=pool.machine.chips,

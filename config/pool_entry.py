@@ -225,6 +225,20 @@ def flex_start_is_offered(entry: PoolEntry) -> Iterator[Problem]:
         )
 
 
+@rule(_TPU, "tpuPools.diskType")
+def boot_disk_fits_the_machine(entry: PoolEntry) -> Iterator[Problem]:
+    """A machine family takes some boot disk types only (catalog Generation.boot_disk_types)."""
+    wanted, generation = entry.pool.disk_type, entry.generation
+    if wanted is None or wanted in generation.boot_disk_types:
+        return
+    yield Problem(
+        f"{entry.path}.diskType",
+        f"{wanted!r}: {generation.name} machines take {', '.join(generation.boot_disk_types)} "
+        "boot disks only; choose one of them, or leave diskType unset for "
+        f"{generation.boot_disk_types[0]}",
+    )
+
+
 @rule(_TPU, "tpuPools.zone", "tpuPools.allowUndocumentedZone")
 def flex_start_zone_is_offered(entry: PoolEntry) -> Iterator[Problem]:
     """GKE offers flex-start VMs of a generation in some zones only (catalog
@@ -381,6 +395,7 @@ POOL_RULES: tuple[Rule[PoolEntry], ...] = (
     fallback_is_a_chain,
     zone_offers_the_generation,
     flex_start_is_offered,
+    boot_disk_fits_the_machine,
     flex_start_zone_is_offered,
     queued_provisioning_takes_flex_start,
     cluster_version_runs_the_pool,

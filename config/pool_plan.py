@@ -87,6 +87,8 @@ class TpuPoolPlan:
     (short-lived flex-start and queued nodes, node pools GKE creates)."""
     maintenance_interval: MaintenanceInterval | None = None
     """The nodes' host maintenance interval; None: Compute Engine's default."""
+    boot_disk_type: str = "pd-balanced"
+    """The nodes' boot disk type: the pool's `diskType`, or its machine family's default."""
 
     @property
     def surge_nodes_per_node_pool(self) -> int:

@@ -50,6 +50,7 @@ _NODE_POOL_KEYS = {
     "maxPodsPerNode": "GKE sets the Pods per node of the nodes it creates",
     "upgrade": "GKE upgrades the node pools it creates with settings of its own",
     "hostMaintenance": "GKE creates its nodes with the default host maintenance interval",
+    "diskType": "GKE picks the boot disks of the nodes it creates",
 }
 
 

@@ -82,6 +82,7 @@ def plan_pool(
         fallback=entry.steps,
         upgrade=entry.upgrade,
         maintenance_interval=entry.interval,
+        boot_disk_type=pool.disk_type or generation.boot_disk_types[0],
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt, StrictStr
 
@@ -14,6 +14,8 @@ from catalog.network import MAX_PODS_PER_NODE, MIN_PODS_PER_NODE
 from config.cluster import Zone
 from config.upgrades import HostMaintenanceSpec, UpgradeSpec
 from problems.models import Spec
+
+BootDiskType = Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"]
 
 #: One slice per entry unless said otherwise; more slices make a multislice set.
 DEFAULT_SLICES = 1
@@ -106,6 +108,10 @@ class TpuPoolSpec(Spec):
     there."""
     allow_undocumented_zone: StrictBool = False
     """Accept a zone the catalog does not list for the generation (the plan warns)."""
+    disk_type: BootDiskType | None = None
+    """Boot disk type of the nodes; default: the machine family's, `hyperdisk-balanced` for
+    v6e and tpu7x (their machines take no Persistent Disk), else GKE's `pd-balanced`. One the
+    machine does not take is refused."""
     reservation: Reservation | None = None
     """Consume this SPECIFIC reservation: a name, or `projects/<p>/reservations/<name>` for one
     shared by another project, either optionally ending in `/reservationBlocks/<block>`."""

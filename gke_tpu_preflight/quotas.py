@@ -6,8 +6,9 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from catalog.gke import SSD_DISK_TYPES
+from catalog.gke import HYPERDISK_BALANCED, SSD_DISK_TYPES
 from catalog.quotas import (
+    HYPERDISK_BALANCED_TOTAL_GB,
     IN_USE_ADDRESSES,
     SSD_TOTAL_GB,
     Quota,
@@ -53,6 +54,8 @@ def quota_needs(
         nodes = row.most
         if row.boot_disk_type in SSD_DISK_TYPES:
             shares[SSD_TOTAL_GB][row.path] += nodes * row.boot_disk_gb
+        elif row.boot_disk_type == HYPERDISK_BALANCED:
+            shares[HYPERDISK_BALANCED_TOTAL_GB][row.path] += nodes * row.boot_disk_gb
         shares[IN_USE_ADDRESSES][row.path] += nodes * addresses
         if row.generation is not None:
             quota = chip_quota(row.generation, row.chip_kind)

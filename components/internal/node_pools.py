@@ -5,7 +5,7 @@ from __future__ import annotations
 import pulumi
 from pulumi_gcp import container
 
-from catalog.gke import POOL_LABEL
+from catalog.gke import GKE_DEFAULT_BOOT_DISK_TYPE, POOL_LABEL
 from components.args import TpuPoolArgs
 from components.internal.clusters import NODE_OAUTH_SCOPES
 from config.pool_plan import TpuPoolPlan
@@ -21,6 +21,10 @@ def node_config(
     capacity = plan.capacity
     return container.NodePoolNodeConfigArgs(
         machine_type=plan.machine.name,
+        # Only where it is not GKE's default, which the provider leaves unset.
+        disk_type=None
+        if plan.boot_disk_type == GKE_DEFAULT_BOOT_DISK_TYPE
+        else plan.boot_disk_type,
         labels={POOL_LABEL: plan.name},
         service_account=service_account,
         oauth_scopes=list(NODE_OAUTH_SCOPES),

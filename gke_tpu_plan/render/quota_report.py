@@ -12,9 +12,17 @@ from dataclasses import dataclass, field
 from catalog.gke import (
     DEFAULT_REGIONAL_ZONES,
     GKE_DEFAULT_BOOT_DISK_GB,
+    HYPERDISK_BALANCED,
     SSD_DISK_TYPES,
 )
-from catalog.quotas import CHIP_KINDS, RESERVED, WAITING, chip_quota, vcpus_of
+from catalog.quotas import (
+    CHIP_KINDS,
+    HYPERDISK_BALANCED_TOTAL_GB,
+    RESERVED,
+    WAITING,
+    chip_quota,
+    vcpus_of,
+)
 from catalog.tokens import CLUSTER
 from config.demand import PoolDemand
 from contract.outputs import TpuPoolRef
@@ -27,6 +35,8 @@ class Need:
     """Quota needs of one zone (or of zones GKE picks in the region, `zone=None`)."""
 
     ssd_gb: int = 0
+    hyperdisk_gb: int = 0
+    """Hyperdisk Balanced boot disks (v6e, tpu7x): a capacity quota of their own."""
     ips: int = 0
     vcpus: int = 0
     tpu_chips: dict[str, int] = field(default_factory=dict)
@@ -53,6 +63,8 @@ def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
             need = needs[zone]
             if row.boot_disk_type in SSD_DISK_TYPES:
                 need.ssd_gb += per_zone * row.boot_disk_gb
+            elif row.boot_disk_type == HYPERDISK_BALANCED:
+                need.hyperdisk_gb += per_zone * row.boot_disk_gb
             need.ips += per_zone if external else 0
             if row.generation:
                 chips = per_zone * row.chips_per_node
@@ -128,6 +140,7 @@ def quota_section(plan: Plan) -> list[str]:
             + "".join(f" {need.tpu_chips.get(g, 0)} |" for g in generations)
         )
         total.ssd_gb += need.ssd_gb
+        total.hyperdisk_gb += need.hyperdisk_gb
         total.ips += need.ips
         total.vcpus += need.vcpus
         for g, chips in need.tpu_chips.items():
@@ -137,6 +150,12 @@ def quota_section(plan: Plan) -> list[str]:
         + "".join(f" **{total.tpu_chips.get(g, 0)}** |" for g in generations)
     )
     lines += _chip_legend(generations)
+    if total.hyperdisk_gb:
+        lines += [
+            "",
+            f"Hyperdisk Balanced boot disks (v6e, tpu7x): {total.hyperdisk_gb} GB in "
+            f"{region}, quota `{HYPERDISK_BALANCED_TOTAL_GB.quota_id}`, not Persistent Disk SSD.",
+        ]
     unknown = sorted({m for n in needs.values() for m in n.unknown_machines})
     if unknown:
         lines += ["", f"vCPUs of {', '.join(unknown)} are not counted: look them up."]

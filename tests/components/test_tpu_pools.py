@@ -584,3 +584,19 @@ def test_upgrade_settings_and_host_maintenance_reach_the_node_pool(run_plan: Pla
     dws = _pool(plan, "dws").inputs
     assert "upgradeSettings" not in dws
     assert "hostMaintenancePolicy" not in dws["nodeConfig"]
+
+
+def test_a_v6e_pool_boots_from_hyperdisk_and_a_v5e_pool_from_gke_s_default(
+    run_plan: PlanRunner,
+) -> None:
+    plan = run_plan(
+        cluster={"name": "tpu-test", "region": "us-east5"},
+        tpuPools=[
+            {"name": "trillium", "tpu": "v6e", "topology": "2x2", "zone": "us-east5-b"},
+            {"name": "lite", "tpu": "v5e", "topology": "2x2", "zone": "us-east5-b"},
+        ],
+    )
+    assert plan.errors == []
+    # ct6e machines take no Persistent Disk: GKE's default pd-balanced would be refused.
+    assert _pool(plan, "trillium").inputs["nodeConfig"]["diskType"] == "hyperdisk-balanced"
+    assert "diskType" not in _pool(plan, "lite").inputs["nodeConfig"]

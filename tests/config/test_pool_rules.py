@@ -583,3 +583,41 @@ def test_flex_start_is_refused_in_a_zone_gke_does_not_list_for_it(
         pools_config(tpu_pool(**pool), cluster={**cluster, "region": "us-west4"})
     )
     assert not [w for w in listed.warnings if "flex-start v5e VMs" in w]
+
+
+def test_a_boot_disk_type_the_machine_does_not_take_is_refused() -> None:
+    east5 = cluster_entry("us-east5")
+    v6e = tpu_pool(tpu="v6e", zone="us-east5-b", topology="2x2", diskType="pd-balanced")
+    assert config_problems(pools_config(v6e, cluster=east5)) == [
+        "tpuPools[0].diskType: 'pd-balanced': v6e machines take hyperdisk-balanced boot disks "
+        "only; choose one of them, or leave diskType unset for hyperdisk-balanced"
+    ]
+    assert config_problems(pools_config(tpu_pool(diskType="hyperdisk-balanced"))) == [
+        "tpuPools[0].diskType: 'hyperdisk-balanced': v5e machines take pd-balanced, pd-ssd, "
+        "pd-standard boot disks only; choose one of them, or leave diskType unset for pd-balanced"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("pool", "cluster", "disk"),
+    [
+        pytest.param(tpu_pool(), None, "pd-balanced", id="v5e-default"),
+        pytest.param(tpu_pool(diskType="pd-ssd"), None, "pd-ssd", id="v5e-chosen"),
+        pytest.param(
+            tpu_pool(tpu="v6e", zone="us-east5-b", topology="2x2"),
+            cluster_entry("us-east5"),
+            "hyperdisk-balanced",
+            id="v6e-default",
+        ),
+        pytest.param(
+            tpu_pool(tpu="tpu7x", zone="us-central1-c", topology="2x2x1"),
+            cluster_entry("us-central1", minMasterVersion="1.34.1"),
+            "hyperdisk-balanced",
+            id="tpu7x-default",
+        ),
+    ],
+)
+def test_the_boot_disk_type_is_the_pools_or_its_machine_familys(
+    pool: dict[str, Any], cluster: dict[str, Any] | None, disk: str
+) -> None:
+    assert one_plan(pool, cluster=cluster).boot_disk_type == disk

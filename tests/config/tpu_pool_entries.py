@@ -10,7 +10,8 @@ from config.platform import load_platform
 from config.pool_plan import TpuPoolPlan
 
 ALLOWED_KEYS = (
-    "Allowed keys: name, tpu, topology, machineType, zone, allowUndocumentedZone, reservation, "
+    "Allowed keys: name, tpu, topology, machineType, zone, allowUndocumentedZone, diskType, "
+    "reservation, "
     "spot, flexStart, queuedProvisioning, autoscaling, nodeCount, slices, maxPodsPerNode, "
     "fallback, upgrade, hostMaintenance"
 )

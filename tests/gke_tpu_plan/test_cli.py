@@ -233,8 +233,10 @@ def test_a_cloud_snapshot_answers_preflight_and_the_document_lists_its_invokes(
     argv = ["--stack", "prod", "--config-file", prod, "--cloud-snapshot", snapshot]
     assert main([*argv, "--json", str(out)]) == 0
     document = json.loads(out.read_text())
-    # SSD, CPUs and the v6e family's chips; prod's private nodes take no in-use IP address.
+    # SSD, Hyperdisk Balanced (v6e boot disks), CPUs and the v6e family's chips; prod's
+    # private nodes take no in-use IP address.
     assert [i["token"] for i in document["invokes"]] == [
+        "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo",
         "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo",
         "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo",
         "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo",

@@ -71,7 +71,7 @@ def test_the_report_gets_the_programs_own_preflight_result(
         q.need.quota.quota_id: snapshot.usage("us-east5", q.need.quota.quota_id)
         for q in report.found.quotas
     }
-    assert len(report.quota_usage) == 3
+    assert len(report.quota_usage) == 4  # with the v6e pool's Hyperdisk Balanced boot disks
     assert preflight.observers == []
 
 

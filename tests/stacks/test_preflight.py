@@ -32,6 +32,7 @@ def test_a_stack_the_project_can_hold_plans_and_lists_every_invoke(run_plan: Pla
     assert plan.warnings == []
     assert plan.invokes == [
         quota_invoke("CPUS-per-project-region"),
+        quota_invoke("HYPERDISK-BALANCED-TOTAL-GB-per-project-region"),  # v6e boot disks
         quota_invoke("IN-USE-ADDRESSES-per-project-region"),
         quota_invoke("SSD-TOTAL-GB-per-project-region"),
         quota_invoke("TPUS-PER-TPU-FAMILY-per-project-region"),
@@ -186,3 +187,19 @@ def test_preflight_hands_its_result_to_observers_before_it_refuses(
         assert not found.problems
     else:  # each other case reaches a check that finds something
         assert found.problems or found.warnings
+
+
+def test_hyperdisk_boot_disks_count_against_their_own_quota(run_plan: PlanRunner) -> None:
+    document = prod_snapshot()
+    for quota in document["regions"]["us-east5"]["quotas"]:
+        if quota["metric"] == "HYPERDISK_BALANCED_TOTAL_GB":
+            quota["limit"] = 500.0
+    plan = plan_against(run_plan, document, SERVE)
+    # SERVE: a v6e pool of up to 8 nodes and 1 surge node, each with a 100 GB Hyperdisk
+    # Balanced boot disk.
+    assert plan.errors == [
+        "tpuPools[0]: Hyperdisk Balanced capacity (GB) "
+        "(HYPERDISK-BALANCED-TOTAL-GB-per-project-region) in us-east5: the stack needs up to 900 "
+        "(tpuPools[0] 900) and the quota is 500: 400 short; request more (IAM & Admin > Quotas) "
+        "or make the pools smaller"
+    ]

@@ -58,7 +58,8 @@ def test_prod_quota_needs(prod: Plan) -> None:
     assert needs == {
         None: Need(ssd_gb=600, ips=0, vcpus=48, tpu_chips={}),
         "us-east5-a": Need(ssd_gb=32 * 100, ips=0, vcpus=0, tpu_chips={"v5p reserved": 128}),
-        "us-east5-b": Need(ssd_gb=9 * 100, ips=0, vcpus=0, tpu_chips={"v6e on-demand": 36}),
+        # v6e boot disks are Hyperdisk Balanced: a quota of their own, not Persistent Disk SSD.
+        "us-east5-b": Need(hyperdisk_gb=9 * 100, ips=0, vcpus=0, tpu_chips={"v6e on-demand": 36}),
     }
     assert reservations == {"tpu-v5p-train": 128}
 
@@ -74,7 +75,11 @@ def test_prod_report_sections(prod: Plan) -> None:
         "| v6e-serve | v6e | ct6e-standard-4t | 2x2 | 4 | 1 | 1 | us-east5-b | on-demand | 1 to 8 |"
         in report
     )
-    assert "| **us-east5 total** | **4700** | **0** | **48** | **128** | **36** |" in report
+    assert "| **us-east5 total** | **3800** | **0** | **48** | **128** | **36** |" in report
+    assert (
+        "Hyperdisk Balanced boot disks (v6e, tpu7x): 900 GB in us-east5, quota "
+        "`HYPERDISK-BALANCED-TOTAL-GB-per-project-region`, not Persistent Disk SSD." in report
+    )
     assert "| tpu-v5p-train | 128 |" in report
     assert "```mermaid\nflowchart LR\n" in report
     # The CPU pool at its most: a node in each of the 3 zones GKE picks (cpuPool.nodesPerZone 1).
