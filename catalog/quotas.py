@@ -87,7 +87,7 @@ class TpuQuotas:
 # also in `gcloud compute regions describe` (TPU_LITE_PODSLICE_V5, PREEMPTIBLE_...). v5p and v6e
 # are only in Cloud Quotas; v6e has no on-demand quota of its own and spends the TPU family
 # quota with tpu_family=CT6E. No id was found for v4 and tpu7x chips: they are not checked.
-# See README.md, "Preflight", for the sources.
+# See docs/configuration.md, `gke-tpu:preflight`, for the sources.
 TPU_QUOTAS: dict[str, TpuQuotas] = {
     "v5e": TpuQuotas(
         on_demand=Quota(

@@ -40,7 +40,7 @@ def alerts_section(plan: Plan) -> list[str]:
     lines = [
         "## Alerts",
         "",
-        f"{len(policies)} alert policies (README, `gke-tpu:observability`, says what to do when "
+        f"{len(policies)} alert policies (docs/configuration.md, `gke-tpu:observability`, says what to do when "
         "each fires).",
         "",
         "| policy | severity | fires when | condition | channels |",

@@ -46,6 +46,8 @@ def test_every_file_has_its_parts() -> None:
             "config-cost",
             "stack-costs",
             "config-observability",
+            # README and every docs/ page but the outputs contract list their own sections.
+            *["contents"] * (len(FILES) - 1),
         ]
     )
     with pytest.raises(KeyError):
@@ -141,7 +143,7 @@ def test_the_report_names_the_apis_and_roles_of_its_own_stack(tpu7x: Plan) -> No
 
 
 def test_config_reference_has_every_key_with_its_default_and_docstring() -> None:
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "configuration.md").read_text()
     assert (
         "| `releaseChannel` | `RAPID` | GKE release channel; default `RAPID`, where TPU features "
         "land first."
@@ -160,7 +162,7 @@ def test_outputs_examples_are_the_dev_goldens() -> None:
     docs = (ROOT / "docs" / "outputs.md").read_text()
     assert f'| `clusterEndpoint` | `"{outputs["clusterEndpoint"]}"` |' in docs
     assert f'"topology": "{outputs["tpuPools"]["v5e-train"]["topology"]}"' in docs
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "workloads.md").read_text()
     assert f'| `region` | `"{outputs["region"]}"` |' in readme
     assert "| `modelWriterServiceAccount` |" in readme
 
@@ -168,3 +170,26 @@ def test_outputs_examples_are_the_dev_goldens() -> None:
 def test_every_output_the_platform_writes_has_a_meaning_and_every_meaning_an_output() -> None:
     written = {key for stack in STACKS for key in platform_plan(stack).outputs}
     assert set(OUTPUT_MEANINGS) == written
+
+
+def test_the_readme_is_a_walk_through_of_at_most_400_lines_with_its_contents() -> None:
+    """The path a user walks, in this order; the reference is in docs/, each page with its
+    own contents."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 400
+    sections = re.findall(r"^## (.+)$", re.sub(r"^```.*?^```", "", readme, flags=re.S | re.M), re.M)
+    assert sections == [
+        "Contents",
+        "What it is",
+        "The two commands",
+        "Your own stack",
+        "Deploy (the checklist)",
+        "Operate",
+        "Costs",
+        "Tear down",
+        "Troubleshooting",
+    ]
+    for page in ("configuration", "offline-plan", "workloads", "development"):
+        text = (ROOT / "docs" / f"{page}.md").read_text()
+        assert "## Contents\n\n<!-- generated: contents -->\n- [" in text, page
+        assert f"(docs/{page}.md)" in readme, page

@@ -24,7 +24,7 @@ def test_every_policy_with_its_threshold_severity_and_channels(run_plan: PlanRun
     assert lines[:6] == [
         "## Alerts",
         "",
-        "6 alert policies (README, `gke-tpu:observability`, says what to do when each fires).",
+        "6 alert policies (docs/configuration.md, `gke-tpu:observability`, says what to do when each fires).",
         "",
         "| policy | severity | fires when | condition | channels |",
         "|---|---|---|---|---|",
