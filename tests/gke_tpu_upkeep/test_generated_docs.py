@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -193,3 +194,16 @@ def test_the_readme_is_a_walk_through_of_at_most_400_lines_with_its_contents() -
         text = (ROOT / "docs" / f"{page}.md").read_text()
         assert "## Contents\n\n<!-- generated: contents -->\n- [" in text, page
         assert f"(docs/{page}.md)" in readme, page
+
+
+def test_the_readmes_own_stack_example_plans_without_a_warning_of_its_own(tmp_path: Path) -> None:
+    """The keys a new user copies first: they plan, and say nothing but that preflight was
+    skipped offline."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("The keys to change:\n\n```yaml\n", 1)[1].split("```", 1)[0]
+    stack = tmp_path / "Pulumi.mine.yaml"
+    stack.write_text(block)
+    plan = plan_stack("mine", config_file=stack)
+    assert plan.errors == []
+    assert [w for w in plan.warnings if not w.startswith("preflight skipped")] == []
+    assert plan.outputs["project"] == "my-project-id"
