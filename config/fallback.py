@@ -31,9 +31,15 @@ class ReservationRef:
 
     @classmethod
     def parse(cls, reservation: str) -> ReservationRef:
+        """Also what a node pool's affinity holds as the cloud reports it, which config's rules
+        never checked: Compute Engine's zonal path (`projects/<p>/zones/<z>/reservations/<name>`)
+        reads as its reservation, and a path too short to name a project's reservation
+        (`projects/<p>`) as a name, which matches none, instead of failing."""
         parts = reservation.split("/")
-        project = parts[1] if parts[0] == "projects" else None
-        rest = parts[3:] if project else parts
+        project = parts[1] if parts[0] == "projects" and len(parts) > 3 else None
+        rest = parts if project is None else parts[3:]
+        if project is not None and "reservations" in parts[2:]:
+            rest = parts[parts.index("reservations", 2) + 1 :] or [""]
         return cls(
             name=rest[0],
             project=project,

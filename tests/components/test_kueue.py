@@ -68,27 +68,34 @@ def _kind(plan: Plan, kind: str) -> list[RecordedResource]:
     return plan.of_type(f"{KUEUE}:{kind}")
 
 
-SHARED = _kueue_plan(
-    {
-        "queues": [
-            {"name": "research", "pools": [{"pool": "spot", "chips": 16}, "dws"], "cohort": "lab"},
-            {
-                "name": "prod",
-                "pools": [{"pool": "spot", "chips": 16}],
-                "cohort": "lab",
-                "borrowingLimit": 0,
-                "namespaces": ["team-a", "default"],
-                "preemption": {"withinQueue": "Never", "reclaimWithinCohort": "Any"},
-            },
-        ]
-    },
-    {**SPOT, "slices": 2},
-    QUEUED,
-)
+@pytest.fixture(scope="module")
+def shared() -> KueuePlan:
+    """Two queues of one cohort sharing a Spot pool, and a queued pool."""
+    return _kueue_plan(
+        {
+            "queues": [
+                {
+                    "name": "research",
+                    "pools": [{"pool": "spot", "chips": 16}, "dws"],
+                    "cohort": "lab",
+                },
+                {
+                    "name": "prod",
+                    "pools": [{"pool": "spot", "chips": 16}],
+                    "cohort": "lab",
+                    "borrowingLimit": 0,
+                    "namespaces": ["team-a", "default"],
+                    "preemption": {"withinQueue": "Never", "reclaimWithinCohort": "Any"},
+                },
+            ]
+        },
+        {**SPOT, "slices": 2},
+        QUEUED,
+    )
 
 
-def test_the_install_applies_the_pinned_release() -> None:
-    plan = _build(SHARED)
+def test_the_install_applies_the_pinned_release(shared: KueuePlan) -> None:
+    plan = _build(shared)
     manifest = plan.one(CONFIG_FILE)
     assert manifest.inputs == {
         "file": "https://github.com/kubernetes-sigs/kueue/releases/download/v0.19.2/manifests.yaml"
@@ -107,8 +114,8 @@ QUEUED_TOLERATION = {
 }
 
 
-def test_a_flavor_per_pool_matches_its_nodes_and_tolerates_its_taints() -> None:
-    plan = _build(SHARED)
+def test_a_flavor_per_pool_matches_its_nodes_and_tolerates_its_taints(shared: KueuePlan) -> None:
+    plan = _build(shared)
     flavors = {
         f.inputs["metadata"]["name"]: f.inputs["spec"] for f in _kind(plan, "ResourceFlavor")
     }
@@ -180,14 +187,14 @@ def test_the_pool_label_a_flavor_selects_is_on_the_pools_nodes(run_plan: PlanRun
     assert flavors == {"spot": "spot", "spot-2": "spot-2"}
 
 
-def test_a_namespace_the_queues_create_outlives_them() -> None:
-    plan = _build(SHARED)
+def test_a_namespace_the_queues_create_outlives_them(shared: KueuePlan) -> None:
+    plan = _build(shared)
     (namespace,) = plan.of_type("kubernetes:core/v1:Namespace")
     assert namespace.options["retainOnDelete"] is True
 
 
-def test_cluster_queues_get_their_chip_shares_cohort_and_preemption() -> None:
-    plan = _build(SHARED)
+def test_cluster_queues_get_their_chip_shares_cohort_and_preemption(shared: KueuePlan) -> None:
+    plan = _build(shared)
     queues = {q.inputs["metadata"]["name"]: q.inputs["spec"] for q in _kind(plan, "ClusterQueue")}
     research = queues["research"]
     (group,) = research["resourceGroups"]
@@ -216,8 +223,10 @@ def test_cluster_queues_get_their_chip_shares_cohort_and_preemption() -> None:
     assert prod["preemption"] == {"withinClusterQueue": "Never", "reclaimWithinCohort": "Any"}
 
 
-def test_only_queued_provisioning_flavors_wait_for_a_provisioning_request() -> None:
-    plan = _build(SHARED)
+def test_only_queued_provisioning_flavors_wait_for_a_provisioning_request(
+    shared: KueuePlan,
+) -> None:
+    plan = _build(shared)
     queues = {q.inputs["metadata"]["name"]: q for q in _kind(plan, "ClusterQueue")}
     assert queues["research"].inputs["spec"]["admissionChecksStrategy"] == {
         "admissionChecks": [{"name": "queued-provisioning", "onFlavors": ["dws"]}]
@@ -255,8 +264,8 @@ def test_no_admission_check_without_a_queued_provisioning_pool() -> None:
     assert _kind(plan, "AdmissionCheck") == [] and _kind(plan, "ProvisioningRequestConfig") == []
 
 
-def test_objects_wait_for_kueue_and_are_deleted_in_order() -> None:
-    plan = _build(SHARED)
+def test_objects_wait_for_kueue_and_are_deleted_in_order(shared: KueuePlan) -> None:
+    plan = _build(shared)
     manifest = plan.one(CONFIG_FILE).urn
     objects = [r for r in plan.resources if r.type.startswith(KUEUE)]
     assert len(objects) == 2 + 2 + 3 + 2  # flavors, cluster queues, local queues, check + config
@@ -270,8 +279,8 @@ def test_objects_wait_for_kueue_and_are_deleted_in_order() -> None:
         assert queues[local.inputs["spec"]["clusterQueue"]].urn in local.dependencies
 
 
-def test_local_queues_in_each_namespace_and_namespaces_created_once() -> None:
-    plan = _build(SHARED)
+def test_local_queues_in_each_namespace_and_namespaces_created_once(shared: KueuePlan) -> None:
+    plan = _build(shared)
     locals_ = sorted(
         (
             q.inputs["metadata"]["namespace"],
@@ -310,8 +319,8 @@ def test_namespaces_of_the_platform_or_not_to_create_are_not_created() -> None:
     ]
 
 
-def test_every_object_fits_its_crd_schema() -> None:
-    plan = _build(SHARED)
+def test_every_object_fits_its_crd_schema(shared: KueuePlan) -> None:
+    plan = _build(shared)
     objects = [r.inputs for r in plan.resources if r.type.startswith(KUEUE)]
     assert {o["kind"] for o in objects} == {
         "ResourceFlavor",
@@ -353,8 +362,8 @@ def test_dotted_names_and_a_zero_share_fit_the_crd_schema() -> None:
         validate_custom_resource(resource)
 
 
-def test_the_schema_check_catches_a_malformed_queue() -> None:
-    plan = _build(SHARED)
+def test_the_schema_check_catches_a_malformed_queue(shared: KueuePlan) -> None:
+    plan = _build(shared)
     queue = _kind(plan, "ClusterQueue")[0].inputs
     broken = {**queue, "spec": {**queue["spec"], "resourceGroups": [{"flavors": []}]}}
     with pytest.raises(jsonschema.ValidationError):
@@ -365,8 +374,8 @@ def test_the_schema_check_catches_a_malformed_queue() -> None:
     "typo",
     [{"cohort": "lab"}, {"typoField": 1}],  # `cohort` is v1beta1's name; v1beta2 has cohortName
 )
-def test_the_schema_check_refuses_unknown_fields(typo: dict[str, Any]) -> None:
-    queue = _kind(_build(SHARED), "ClusterQueue")[0].inputs
+def test_the_schema_check_refuses_unknown_fields(shared: KueuePlan, typo: dict[str, Any]) -> None:
+    queue = _kind(_build(shared), "ClusterQueue")[0].inputs
     with pytest.raises(jsonschema.ValidationError, match="Additional properties"):
         validate_custom_resource({**queue, "spec": {**queue["spec"], **typo}})
 

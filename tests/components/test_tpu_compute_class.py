@@ -46,6 +46,10 @@ def test_a_pool_with_a_fallback_is_a_compute_class_and_no_node_pool(run_plan: Pl
     validate_compute_class(resource.inputs)
     assert resource.provider == plan.one(KUBERNETES_PROVIDER).urn
     assert resource.parent == plan.one(COMPONENT).urn
+    assert plan.component_outputs[plan.one(COMPONENT).urn] == {
+        "computeClass": "batch",
+        "chain": ["spot", "on-demand"],
+    }
     entry = plan.outputs["tpuPools"]["batch"]
     assert (entry["computeClass"], entry["fallback"], entry["nodePools"]) == (
         "batch",

@@ -16,16 +16,34 @@ from components.model_conversion_job import ModelConversionJob, ModelConversionJ
 from components.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
 from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
 from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
-from contract.outputs import PlatformOutputs, QueueRef
+from contract.outputs import PlatformOutputs, QueueRef, TpuPoolRef
 from gke_tpu_plan.engine import Plan, run_program
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 from problems.pulumi import InvalidInput
 from tests.crd import validate_custom_resource
 from tests.gke_tpu_plan.render.test_manifests import KUBERNETES_VERSION
 
-PROD = PlatformOutputs.parse(platform_plan("prod").outputs)
-TRAIN = PROD.pool("v5p-train")  # two v5p 4x4x4 slices of 16 VMs
-SERVE = PROD.pool("v6e-serve")  # single-host v6e 2x2, up to 8 VMs
+
+@dataclasses.dataclass(frozen=True)
+class Pools:
+    """The prod fixture's pools, as an app reads them from the platform's outputs."""
+
+    train: TpuPoolRef
+    """Two v5p 4x4x4 slices of 16 VMs."""
+    serve: TpuPoolRef
+    """Single-host v6e 2x2, up to 8 VMs."""
+
+    @property
+    def queued_train(self) -> TpuPoolRef:
+        return dataclasses.replace(self.train, capacity="queued")
+
+
+@pytest.fixture(scope="module")
+def pools() -> Pools:
+    prod = PlatformOutputs.parse(platform_plan("prod").outputs)
+    return Pools(train=prod.pool("v5p-train"), serve=prod.pool("v6e-serve"))
+
+
 IMAGE = ContainerSpec(image="us-docker.pkg.dev/p/train/jax:2026.11.0")
 
 
@@ -33,13 +51,13 @@ def _run(build: Callable[[], None]) -> Plan:
     return run_program(build, project="app", stack="test", config={})
 
 
-def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices() -> None:
+def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices(pools: Pools) -> None:
     def build() -> None:
         install = JobSetInstall("jobset", JobSetInstallArgs())
         MultisliceJobSet(
             "llm",
             MultisliceJobSetArgs(
-                pool=TRAIN, namespace="tpu-workloads", container=IMAGE, jobset=install
+                pool=pools.train, namespace="tpu-workloads", container=IMAGE, jobset=install
             ),
         )
 
@@ -114,12 +132,12 @@ def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices() -> None:
     )
 
 
-def test_a_jobsets_restarts_exit_codes_and_grace_are_the_callers() -> None:
+def test_a_jobsets_restarts_exit_codes_and_grace_are_the_callers(pools: Pools) -> None:
     def build() -> None:
         MultisliceJobSet(
             "llm",
             MultisliceJobSetArgs(
-                pool=TRAIN,
+                pool=pools.train,
                 namespace="ns",
                 container=IMAGE,
                 max_restarts=0,
@@ -137,12 +155,12 @@ def test_a_jobsets_restarts_exit_codes_and_grace_are_the_callers() -> None:
     validate_custom_resource(jobset)
 
 
-def test_a_training_job_replaces_a_disrupted_worker_without_failing() -> None:
+def test_a_training_job_replaces_a_disrupted_worker_without_failing(pools: Pools) -> None:
     def build() -> None:
         TpuTrainingJob(
             "t",
             TpuTrainingJobArgs(
-                pool=TRAIN, namespace="ns", container=IMAGE, termination_grace_seconds=3600
+                pool=pools.train, namespace="ns", container=IMAGE, termination_grace_seconds=3600
             ),
         )
 
@@ -163,11 +181,11 @@ def test_a_training_job_replaces_a_disrupted_worker_without_failing() -> None:
     )
 
 
-def _serving(**kwargs: object) -> None:
+def _serving(pools: Pools, **kwargs: object) -> None:
     TpuServingDeployment(
         "bert",
         TpuServingDeploymentArgs(
-            pool=SERVE,
+            pool=pools.serve,
             namespace="serving",
             container=ContainerSpec(image="bert:1.0", ports=(8500,)),
             model=ModelMount("models"),
@@ -176,8 +194,8 @@ def _serving(**kwargs: object) -> None:
     )
 
 
-def test_serving_has_a_disruption_budget_of_one_replica_by_default() -> None:
-    plan = _run(_serving)
+def test_serving_has_a_disruption_budget_of_one_replica_by_default(pools: Pools) -> None:
+    plan = _run(lambda: _serving(pools))
     budget = plan.one("kubernetes:policy/v1:PodDisruptionBudget")
     assert budget.inputs == {
         "apiVersion": "policy/v1",
@@ -189,12 +207,12 @@ def test_serving_has_a_disruption_budget_of_one_replica_by_default() -> None:
     kubernetes_validate.validate(budget.inputs, KUBERNETES_VERSION, strict=True)
 
 
-def test_serving_budget_takes_a_percentage_or_none() -> None:
-    budget = _run(lambda: _serving(max_unavailable="25%")).one(
+def test_serving_budget_takes_a_percentage_or_none(pools: Pools) -> None:
+    budget = _run(lambda: _serving(pools, max_unavailable="25%")).one(
         "kubernetes:policy/v1:PodDisruptionBudget"
     )
     assert budget.inputs["spec"]["maxUnavailable"] == "25%"
-    plan = _run(lambda: _serving(max_unavailable=None))
+    plan = _run(lambda: _serving(pools, max_unavailable=None))
     assert plan.of_type("kubernetes:policy/v1:PodDisruptionBudget") == []
 
 
@@ -206,12 +224,12 @@ def test_jobset_install_applies_a_pinned_release_fetched_by_the_provider() -> No
     }
 
 
-def test_privileged_mode_only_for_old_clusters() -> None:
+def test_privileged_mode_only_for_old_clusters(pools: Pools) -> None:
     def build() -> None:
         TpuTrainingJob(
             "old",
             TpuTrainingJobArgs(
-                pool=TRAIN, namespace="ns", container=IMAGE, cluster_version="1.27.4-gke.900"
+                pool=pools.train, namespace="ns", container=IMAGE, cluster_version="1.27.4-gke.900"
             ),
         )
 
@@ -220,13 +238,13 @@ def test_privileged_mode_only_for_old_clusters() -> None:
     assert container["securityContext"] == {"privileged": True}
 
 
-REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
+REJECTIONS: list[tuple[str, Callable[[Pools], object], list[str]]] = [
     (
         "training-chips-workers-latest",
-        lambda: TpuTrainingJob(
+        lambda pools: TpuTrainingJob(
             "t",
             TpuTrainingJobArgs(
-                pool=TRAIN,
+                pool=pools.train,
                 namespace="ns",
                 container=ContainerSpec(image="jax:latest"),
                 workers=4,
@@ -241,10 +259,10 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
     ),
     (
         "serving-replicas",
-        lambda: TpuServingDeployment(
+        lambda pools: TpuServingDeployment(
             "s",
             TpuServingDeploymentArgs(
-                pool=SERVE,
+                pool=pools.serve,
                 namespace="ns",
                 container=IMAGE,
                 model=ModelMount("models"),
@@ -258,10 +276,10 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
     ),
     (
         "serving-tpu-ports",
-        lambda: TpuServingDeployment(
+        lambda pools: TpuServingDeployment(
             "s",
             TpuServingDeploymentArgs(
-                pool=SERVE, namespace="ns", container=IMAGE, model=ModelMount("m")
+                pool=pools.serve, namespace="ns", container=IMAGE, model=ModelMount("m")
             ),
         ),
         [
@@ -270,10 +288,10 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
     ),
     (
         "serving-on-a-slice",
-        lambda: TpuServingDeployment(
+        lambda pools: TpuServingDeployment(
             "s",
             TpuServingDeploymentArgs(
-                pool=TRAIN,
+                pool=pools.train,
                 namespace="ns",
                 container=IMAGE,
                 model=ModelMount("m"),
@@ -286,10 +304,10 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
     ),
     (
         "multislice-too-many",
-        lambda: MultisliceJobSet(
+        lambda pools: MultisliceJobSet(
             "m",
             MultisliceJobSetArgs(
-                pool=TRAIN, namespace="ns", container=IMAGE, slices=3, topology="4x4x8"
+                pool=pools.train, namespace="ns", container=IMAGE, slices=3, topology="4x4x8"
             ),
         ),
         [
@@ -299,7 +317,7 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
     ),
     (
         "conversion-read-only",
-        lambda: ModelConversionJob(
+        lambda pools: ModelConversionJob(
             "c",
             ModelConversionJobArgs(
                 namespace="ns",
@@ -315,10 +333,10 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
     ),
     (
         "interruption-settings",
-        lambda: MultisliceJobSet(
+        lambda pools: MultisliceJobSet(
             "m",
             MultisliceJobSetArgs(
-                pool=TRAIN,
+                pool=pools.train,
                 namespace="ns",
                 container=IMAGE,
                 max_restarts=-1,
@@ -335,10 +353,10 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
     ),
     (
         "no-application-exit-codes",
-        lambda: MultisliceJobSet(
+        lambda pools: MultisliceJobSet(
             "m",
             MultisliceJobSetArgs(
-                pool=TRAIN, namespace="ns", container=IMAGE, application_exit_codes=()
+                pool=pools.train, namespace="ns", container=IMAGE, application_exit_codes=()
             ),
         ),
         [
@@ -347,10 +365,10 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
     ),
     (
         "training-grace",
-        lambda: TpuTrainingJob(
+        lambda pools: TpuTrainingJob(
             "t",
             TpuTrainingJobArgs(
-                pool=TRAIN, namespace="ns", container=IMAGE, termination_grace_seconds=-5
+                pool=pools.train, namespace="ns", container=IMAGE, termination_grace_seconds=-5
             ),
         ),
         [
@@ -359,19 +377,19 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
     ),
     (
         "serving-budget-zero",
-        lambda: _serving(max_unavailable=0),
+        lambda pools: _serving(pools, max_unavailable=0),
         [
             "TpuServingDeployment 'bert'.max_unavailable: 0: allow at least 1 replica (or a percentage) to be unavailable; 0 blocks every drain, and GKE evicts anyway after an upgrade's one-hour wait. None creates no PodDisruptionBudget"
         ],
     ),
     (
         "serving-budget-percent",
-        lambda: _serving(max_unavailable="0%"),
+        lambda pools: _serving(pools, max_unavailable="0%"),
         ["TpuServingDeployment 'bert'.max_unavailable: '0%' is not a percentage from 1% to 100%"],
     ),
     (
         "jobset-version",
-        lambda: JobSetInstall("j", JobSetInstallArgs(version="latest")),
+        lambda pools: JobSetInstall("j", JobSetInstallArgs(version="latest")),
         ["JobSetInstall 'j'.version: 'latest': pin a release such as 'v0.12.0'"],
     ),
 ]
@@ -380,16 +398,15 @@ REJECTIONS: list[tuple[str, Callable[[], object], list[str]]] = [
 # --- Through a Kueue queue ----------------------------------------------------------------------
 
 QUEUE = QueueRef(name="train", namespaces=("tpu-workloads",), chips={"v5p-train": 128})
-QUEUED_TRAIN = dataclasses.replace(TRAIN, capacity="queued")
 
 
-def test_a_queued_training_job_is_labelled_and_created_suspended() -> None:
+def test_a_queued_training_job_is_labelled_and_created_suspended(pools: Pools) -> None:
     plan = _run(
         lambda: (
             TpuTrainingJob(
                 "llm",
                 TpuTrainingJobArgs(
-                    pool=TRAIN, namespace="tpu-workloads", container=IMAGE, queue=QUEUE
+                    pool=pools.train, namespace="tpu-workloads", container=IMAGE, queue=QUEUE
                 ),
             )
             and None
@@ -400,11 +417,12 @@ def test_a_queued_training_job_is_labelled_and_created_suspended() -> None:
     assert job["spec"]["suspend"] is True
 
 
-def test_without_a_queue_a_job_is_neither_labelled_nor_suspended() -> None:
+def test_without_a_queue_a_job_is_neither_labelled_nor_suspended(pools: Pools) -> None:
     plan = _run(
         lambda: (
             TpuTrainingJob(
-                "llm", TpuTrainingJobArgs(pool=TRAIN, namespace="tpu-workloads", container=IMAGE)
+                "llm",
+                TpuTrainingJobArgs(pool=pools.train, namespace="tpu-workloads", container=IMAGE),
             )
             and None
         )
@@ -414,13 +432,13 @@ def test_without_a_queue_a_job_is_neither_labelled_nor_suspended() -> None:
     assert "suspend" not in job["spec"]
 
 
-def test_a_queued_jobset_is_labelled_and_suspended_but_not_its_jobs() -> None:
+def test_a_queued_jobset_is_labelled_and_suspended_but_not_its_jobs(pools: Pools) -> None:
     plan = _run(
         lambda: (
             MultisliceJobSet(
                 "llm",
                 MultisliceJobSetArgs(
-                    pool=QUEUED_TRAIN, namespace="tpu-workloads", container=IMAGE, queue=QUEUE
+                    pool=pools.queued_train, namespace="tpu-workloads", container=IMAGE, queue=QUEUE
                 ),
             )
             and None
@@ -434,14 +452,14 @@ def test_a_queued_jobset_is_labelled_and_suspended_but_not_its_jobs() -> None:
     validate_custom_resource(jobset)
 
 
-def test_a_queued_serving_deployment_is_labelled() -> None:
+def test_a_queued_serving_deployment_is_labelled(pools: Pools) -> None:
     queue = QueueRef(name="serve", namespaces=("tpu-workloads",), chips={"v6e-serve": 32})
     plan = _run(
         lambda: (
             TpuServingDeployment(
                 "bert",
                 TpuServingDeploymentArgs(
-                    pool=SERVE,
+                    pool=pools.serve,
                     namespace="tpu-workloads",
                     container=ContainerSpec(image="bert:1.0", ports=(8500,)),
                     model=ModelMount("models"),
@@ -461,8 +479,9 @@ def test_a_queued_serving_deployment_is_labelled() -> None:
 QUEUE_REJECTIONS = [
     (
         "queued-pool-without-queue",
-        lambda: TpuTrainingJob(
-            "j", TpuTrainingJobArgs(pool=QUEUED_TRAIN, namespace="tpu-workloads", container=IMAGE)
+        lambda pools: TpuTrainingJob(
+            "j",
+            TpuTrainingJobArgs(pool=pools.queued_train, namespace="tpu-workloads", container=IMAGE),
         ),
         [
             "TpuTrainingJob 'j'.queue: is required: pool 'v5p-train' gets nodes only through a "
@@ -473,10 +492,10 @@ QUEUE_REJECTIONS = [
     ),
     (
         "queue-not-over-pool-nor-namespace",
-        lambda: MultisliceJobSet(
+        lambda pools: MultisliceJobSet(
             "j",
             MultisliceJobSetArgs(
-                pool=TRAIN,
+                pool=pools.train,
                 namespace="team-b",
                 container=IMAGE,
                 queue=QueueRef(name="other", namespaces=("team-a",), chips={"v6e-serve": 8}),
@@ -491,10 +510,10 @@ QUEUE_REJECTIONS = [
     ),
     (
         "serving-on-a-queued-pool",
-        lambda: TpuServingDeployment(
+        lambda pools: TpuServingDeployment(
             "s",
             TpuServingDeploymentArgs(
-                pool=dataclasses.replace(SERVE, capacity="flex-start-queued"),
+                pool=dataclasses.replace(pools.serve, capacity="flex-start-queued"),
                 namespace="tpu-workloads",
                 container=ContainerSpec(image="bert:1.0", ports=(8500,)),
                 model=ModelMount("models"),
@@ -515,13 +534,13 @@ QUEUE_REJECTIONS = [
     ids=[c for c, _, _ in REJECTIONS + QUEUE_REJECTIONS],
 )
 def test_rejected_before_anything_is_registered(
-    case: str, build: Callable[[], object], expected: list[str]
+    pools: Pools, case: str, build: Callable[[Pools], object], expected: list[str]
 ) -> None:
     raised: list[InvalidInput] = []
 
     def program() -> None:
         try:
-            build()
+            build(pools)
         except InvalidInput as error:
             raised.append(error)
             raise

@@ -476,6 +476,13 @@ def test_flex_start_is_refused_for_v4_as_a_pool_s_capacity_or_in_its_chain() -> 
             "projects/p/reservations/r/reservationBlocks/b/reservationSubBlocks/s",
             ReservationRef("r", "p", "b", "s"),
         ),
+        # As the cloud may report a node pool's affinity: never an error.
+        ("projects/p/zones/us-east5-a/reservations/r", ReservationRef("r", "p", None, None)),
+        ("projects/p/reservations/reservations", ReservationRef("reservations", "p", None, None)),
+        ("projects/p/reservations/", ReservationRef("", "p", None, None)),
+        ("projects/p/zones/z", ReservationRef("z", "p", None, None)),
+        ("projects/p", ReservationRef("projects", None, None, None)),
+        ("projects", ReservationRef("projects", None, None, None)),
     ],
 )
 def test_a_reservation_path_is_read_to_its_sub_block(written: str, parsed: ReservationRef) -> None:

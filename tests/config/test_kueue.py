@@ -422,3 +422,50 @@ def test_shares_of_auto_provisioned_pools_fit_the_clusters_tpu_limit() -> None:
         "cluster.autoProvisioning.maxTpuChips.v5e is 32 and the cluster's own v5e node pools "
         "take 16; lower the shares or raise the limit"
     ]
+
+
+def test_a_release_written_out_is_taken() -> None:
+    plan = _plan({"version": "v0.19.2", "queues": [{"name": "q", "pools": ["spot"]}]}, SPOT)
+    assert plan.version == "v0.19.2"
+
+
+def test_a_share_of_all_its_pools_chips_is_taken_and_one_slice_more_is_not() -> None:
+    plan = _plan({"queues": [{"name": "q", "pools": [{"pool": "spot", "chips": 16}]}]}, SPOT)
+    assert [s.chips for s in plan.queues[0].shares] == [16]
+    assert _problems({"queues": [{"name": "q", "pools": [{"pool": "spot", "chips": 32}]}]}) == [
+        "kueue.queues[0].pools[0].chips: 32 chips: pool 'spot' has 16 at most"
+    ]
+
+
+def test_shares_of_a_generation_with_only_fallback_pools_fit_the_clusters_tpu_limit() -> None:
+    """No node pool of the cluster's own takes any of the generation's limit: all of it is
+    left for the pools auto-provisioning creates, and no more."""
+    batch = {
+        "name": "batch",
+        "tpu": "v5e",
+        "topology": "2x2",
+        "spot": True,
+        "fallback": ["onDemand"],
+    }
+
+    def config(chips: int) -> dict[str, str]:
+        limits = {"maxCpu": 1000, "maxMemoryGb": 4000, "maxTpuChips": {"v5e": 16}}
+        return {
+            "gcp:project": "gke-tpu-dev",
+            "gke-tpu:cluster": json.dumps(
+                {"name": "tpu-dev", "region": "us-east5", "autoProvisioning": limits}
+            ),
+            "gke-tpu:tpuPools": json.dumps([batch]),
+            "gke-tpu:kueue": json.dumps(
+                {"queues": [{"name": "a", "pools": [{"pool": "batch", "chips": chips}]}]}
+            ),
+        }
+
+    plan = load_platform(config(16)).kueue
+    assert plan is not None and [s.chips for s in plan.queues[0].shares] == [16]
+    assert config_problems(config(20)) == [
+        "kueue.queues[0].pools[0].chips: the queues claim 20 v5e chips of pools with a fallback "
+        "(a 20 of batch), but node auto-provisioning creates at most 16: "
+        "cluster.autoProvisioning.maxTpuChips.v5e is 16 and the cluster's own v5e node pools "
+        "take 0; lower the shares or raise the limit"
+    ]

@@ -52,6 +52,14 @@ def test_other_times_are_refused_with_the_reason(text: str, reason: str) -> None
     assert str(caught.value).startswith(reason)
 
 
+#: A valid rule of 500 characters, the most GKE takes.
+LONGEST_RULE = "FREQ=WEEKLY;BYDAY=SA;BYHOUR=" + ",".join(["1"] * 235) + ",12"
+
+
+def test_the_longest_rule_is_500_characters() -> None:
+    assert len(LONGEST_RULE) == 500
+
+
 @pytest.mark.parametrize(
     "rule",
     [
@@ -59,6 +67,7 @@ def test_other_times_are_refused_with_the_reason(text: str, reason: str) -> None
         "FREQ=DAILY",
         "FREQ=MONTHLY;BYSETPOS=1;BYDAY=SA,SU",
         "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
+        LONGEST_RULE,
     ],
 )
 def test_valid_recurrences(rule: str) -> None:
@@ -72,6 +81,7 @@ def test_valid_recurrences(rule: str) -> None:
             "FREQ=HOURLY",
             "uses FREQ=HOURLY, which GKE does not support; use DAILY, WEEKLY or MONTHLY",
         ),
+        ("FREQ=HOURLY;INTERVAL=6", "uses FREQ=HOURLY, which GKE does not support"),
         ("FREQ=MINUTELY", "uses FREQ=MINUTELY, which GKE does not support"),
         ("FREQ=SECONDLY", "uses FREQ=SECONDLY, which GKE does not support"),
         ("FREQ=FORTNIGHTLY", "is not a valid RRULE: invalid 'FREQ': FORTNIGHTLY"),
@@ -81,6 +91,7 @@ def test_valid_recurrences(rule: str) -> None:
         ("freq=daily", "is not an RFC 5545 RRULE such as"),
         ("FREQ=DAILY\nDTSTART=X", "is not an RFC 5545 RRULE such as"),
         ("FREQ=DAILY;" + "BYHOUR=1;" * 100, "is not an RFC 5545 RRULE such as"),
+        (LONGEST_RULE[:-2] + "1,1", "is not an RFC 5545 RRULE such as"),  # 501 characters
         ("FREQ=DAILY;COUNT=0", "has no occurrence"),
     ],
 )

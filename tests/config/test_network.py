@@ -17,7 +17,7 @@ from catalog.network import (
     prefix_for_nodes,
     usable_node_addresses,
 )
-from config.network import AuthorizedNetwork
+from config.network import AuthorizedNetwork, NetworkSpec
 from config.platform import load_platform
 from gke_tpu_plan.cli import main
 from problems import ConfigError
@@ -473,3 +473,32 @@ def test_a_pool_with_a_fallback_counts_every_node_auto_provisioning_may_create()
         "counting surge during upgrades (CPU 3 + 3 surge, serve 256 + 1 surge): use a /23 or "
         "wider, such as '10.0.0.0/23'"
     ]
+
+
+def test_each_range_is_taken_at_its_bounds() -> None:
+    """The longest CIDR (18 characters), the narrowest subnet range (/29) and the widest (/8)."""
+    spec = NetworkSpec.model_validate(
+        {
+            "nodesCidr": "10.0.0.0/29",
+            "podsCidr": "10.0.0.0/8",
+            "servicesCidr": "192.168.0.0/29",
+            "masterAuthorizedNetworks": [
+                {"cidrBlock": "203.113.100.200/32", "displayName": "bastion"}
+            ],
+        }
+    )
+    assert (spec.nodes_cidr, spec.pods_cidr) == ("10.0.0.0/29", "10.0.0.0/8")
+    assert spec.master_authorized_networks[0].cidr_block == "203.113.100.200/32"
+
+
+def test_a_cidr_of_19_characters_is_refused_though_it_reads_as_a_range() -> None:
+    # ipaddress reads the prefix "0000000020" as 20: only the length bound refuses it.
+    assert _problems({**RANGES, "nodesCidr": "10.0.0.0/0000000020"}) == [
+        f"network.nodesCidr: '10.0.0.0/0000000020': {NOT_CIDR}"
+    ]
+
+
+@pytest.mark.parametrize("services", ["10.8.0.0/27", "10.8.0.0/16"])
+def test_the_services_range_is_taken_at_its_narrowest_and_widest(services: str) -> None:
+    network = load_platform(_config({**RANGES, "servicesCidr": services})).network
+    assert network is not None and network.services_cidr == services

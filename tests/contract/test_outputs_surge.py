@@ -7,30 +7,32 @@ from typing import Any
 
 import pytest
 
-from contract.outputs import PlatformOutputs, TpuPoolRef
+from contract.outputs import PlatformOutputs
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 
-PROD = PlatformOutputs.parse(platform_plan("prod").outputs)
-SLICE = PROD.pool("v5p-train")  # 16-VM slices on a reservation: maxSurge 0 by default
-SERVE = PROD.pool("v6e-serve")  # up to 8 single-host VMs: GKE's surge of one
+SLICE = "v5p-train"  # 16-VM slices on a reservation: maxSurge 0 by default
+SERVE = "v6e-serve"  # up to 8 single-host VMs: GKE's surge of one
 
 
-def _with(pool: TpuPoolRef, **changes: Any) -> TpuPoolRef:
-    return dataclasses.replace(pool, **changes)
+@pytest.fixture(scope="module")
+def prod() -> PlatformOutputs:
+    return PlatformOutputs.parse(platform_plan("prod").outputs)
 
 
 @pytest.mark.parametrize(
-    ("pool", "surge"),
+    ("pool", "changes", "surge"),
     [
-        (SLICE, 0),
-        (SERVE, 1),
-        (_with(SLICE, upgrade={"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0}), 16),
-        (_with(SERVE, upgrade={"strategy": "SURGE", "maxSurge": 20, "maxUnavailable": 0}), 8),
-        (_with(SERVE, upgrade={"strategy": "BLUE_GREEN", "maxSurge": None}), 8),
-        (_with(SERVE, upgrade=None), 0),  # short-lived flex-start or queued nodes
-        (_with(SERVE, upgrade=None, compute_class="c", node_pools=()), 1),
-        (_with(SLICE, upgrade=None, autopilot=True, node_pools=()), 16),
+        (SLICE, {}, 0),
+        (SERVE, {}, 1),
+        (SLICE, {"upgrade": {"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0}}, 16),
+        (SERVE, {"upgrade": {"strategy": "SURGE", "maxSurge": 20, "maxUnavailable": 0}}, 8),
+        (SERVE, {"upgrade": {"strategy": "BLUE_GREEN", "maxSurge": None}}, 8),
+        (SERVE, {"upgrade": None}, 0),  # short-lived flex-start or queued nodes
+        (SERVE, {"upgrade": None, "compute_class": "c", "node_pools": ()}, 1),
+        (SLICE, {"upgrade": None, "autopilot": True, "node_pools": ()}, 16),
     ],
 )
-def test_surge_nodes_per_node_pool(pool: TpuPoolRef, surge: int) -> None:
-    assert pool.surge_nodes_per_node_pool == surge
+def test_surge_nodes_per_node_pool(
+    prod: PlatformOutputs, pool: str, changes: dict[str, Any], surge: int
+) -> None:
+    assert dataclasses.replace(prod.pool(pool), **changes).surge_nodes_per_node_pool == surge

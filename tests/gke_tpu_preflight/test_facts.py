@@ -66,6 +66,14 @@ KEY = ReservationKey("app", "us-east5-a", "r")
         (ClusterPool("a", ("projects/host/reservations/r",), ("us-east5-a",), 4), False),
         (ClusterPool("a", ("r",), ("us-east5-b",), 4), False),
         (ClusterPool("a", ("other",), ("us-east5-a",), 4), False),
+        # Values the cloud reports, which config never checked, are read and never fail.
+        (
+            ClusterPool("a", ("projects/app/zones/us-east5-a/reservations/r",), ("us-east5-a",), 4),
+            True,
+        ),
+        (ClusterPool("a", ("projects/app", "r"), ("us-east5-a",), 4), True),
+        (ClusterPool("a", ("projects/app",), ("us-east5-a",), 4), False),
+        (ClusterPool("a", ("projects",), ("us-east5-a",), 4), False),
     ],
 )
 def test_a_cluster_pool_consumes_the_reservation_its_affinity_names_in_its_zone(

@@ -3,8 +3,12 @@ checks in the program against the quota values in a snapshot of the project."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from catalog.quotas import SSD_TOTAL_GB, TPU_QUOTAS
-from gke_tpu_preflight.quotas import quota_limit
+from config.platform import load_platform
+from gke_tpu_preflight.quotas import quota_limit, quota_needs
 from tests.conftest import PlanRunner
 from tests.gke_tpu_preflight.prod_project import (
     SERVE,
@@ -61,3 +65,47 @@ def test_a_quota_it_cannot_read_is_a_warning_and_not_checked(run_plan: PlanRunne
         "snapshot` (quotaId)); " + UNREADABLE
     ]
     assert plan.resources
+
+
+def _needs(cpu_pool: dict[str, Any], *, private_nodes: bool) -> dict[str, tuple[int, Any]]:
+    spec = load_platform(
+        {
+            "gcp:project": "gke-tpu-test",
+            "gke-tpu:cluster": json.dumps({"name": "c", "region": "us-east5", "cpuPool": cpu_pool}),
+            "gke-tpu:tpuPools": json.dumps([SERVE_POOL]),
+        }
+    )
+    needs = quota_needs(spec.cluster, spec.tpu_pools, private_nodes=private_nodes)
+    return {need.quota.quota_id: (need.amount, need.shares) for need in needs}
+
+
+#: Up to 3 single-host v6e VMs of 4 chips, and GKE's surge of one beside them.
+SERVE_POOL = {
+    "name": "serve",
+    "tpu": "v6e",
+    "topology": "2x2",
+    "zone": "us-east5-b",
+    "autoscaling": {"minNodes": 0, "maxNodes": 3},
+}
+
+
+def test_each_quota_share_is_reported_under_the_config_path_that_spends_it() -> None:
+    # The CPU pool: 2 nodes in each of 3 zones and a surge node in each, 9 e2-standard-4 VMs.
+    needs = _needs(
+        {"diskType": "pd-ssd", "diskSizeGb": 200, "nodesPerZone": 2}, private_nodes=False
+    )
+    assert needs == {
+        "SSD-TOTAL-GB-per-project-region": (
+            2200,
+            (("cluster.cpuPool", 1800), ("tpuPools[0]", 400)),
+        ),
+        "IN-USE-ADDRESSES-per-project-region": (13, (("cluster.cpuPool", 9), ("tpuPools[0]", 4))),
+        "CPUS-per-project-region": (36, (("cluster.cpuPool", 36),)),
+        "TPUS-PER-TPU-FAMILY-per-project-region": (16, (("tpuPools[0]", 16),)),
+    }
+
+
+def test_a_cpu_pool_on_standard_disks_and_private_nodes_spend_no_ssd_or_address() -> None:
+    needs = _needs({"diskType": "pd-standard", "nodesPerZone": 2}, private_nodes=True)
+    assert needs["SSD-TOTAL-GB-per-project-region"] == (400, (("tpuPools[0]", 400),))
+    assert "IN-USE-ADDRESSES-per-project-region" not in needs

@@ -8,8 +8,11 @@ import copy
 import json
 from typing import Any
 
+import pytest
+
 from catalog.tokens import GET_RESERVATION
 from config.platform import load_platform
+from config.pool_plan import TpuPoolPlan
 from gke_tpu_preflight.facts import ClusterPool, Reservation, ReservationKey
 from gke_tpu_preflight.reservations import (
     Consumer,
@@ -374,23 +377,28 @@ def test_a_surge_on_a_reservation_needs_room_in_it(run_plan: PlanRunner) -> None
     ]
 
 
-POOL = load_platform(
-    {
-        "gcp:project": "gke-tpu-test",
-        "gke-tpu:cluster": json.dumps({"name": "c", "region": "us-east5"}),
-        "gke-tpu:tpuPools": json.dumps(
-            [
-                {
-                    "name": "t",
-                    "tpu": "v5p",
-                    "topology": "4x4x4",
-                    "zone": "us-east5-a",
-                    "reservation": "r",
-                }
-            ]
-        ),
-    }
-).tpu_pools[0]
+@pytest.fixture(scope="module")
+def pool() -> TpuPoolPlan:
+    """A v5p slice on reservation `r`, which asks for the AS_NEEDED maintenance interval."""
+    return load_platform(
+        {
+            "gcp:project": "gke-tpu-test",
+            "gke-tpu:cluster": json.dumps({"name": "c", "region": "us-east5"}),
+            "gke-tpu:tpuPools": json.dumps(
+                [
+                    {
+                        "name": "t",
+                        "tpu": "v5p",
+                        "topology": "4x4x4",
+                        "zone": "us-east5-a",
+                        "reservation": "r",
+                    }
+                ]
+            ),
+        }
+    ).tpu_pools[0]
+
+
 FOUND = Reservation(
     status="READY",
     machine_type="ct5p-hightpu-4t",
@@ -401,15 +409,15 @@ FOUND = Reservation(
 )
 
 
-def _problems(path: str) -> list[str]:
-    users = [Consumer(path, "r", POOL)]
+def _problems(pool: TpuPoolPlan, path: str) -> list[str]:
+    users = [Consumer(path, "r", pool)]
     return [str(p) for p in reservation_problems(None, users, FOUND, ReservationUse())]  # type: ignore[arg-type]
 
 
-def test_the_pools_own_reservation_is_compared() -> None:
-    (problem,) = _problems("tpuPools[0].reservation")
+def test_the_pools_own_reservation_is_compared(pool: TpuPoolPlan) -> None:
+    (problem,) = _problems(pool, "tpuPools[0].reservation")
     assert "host maintenance interval PERIODIC; the pool asks for AS_NEEDED" in problem
 
 
-def test_a_fallback_step_is_not_since_gke_creates_those_nodes() -> None:
-    assert _problems("tpuPools[0].fallback[1].reservation") == []
+def test_a_fallback_step_is_not_since_gke_creates_those_nodes(pool: TpuPoolPlan) -> None:
+    assert _problems(pool, "tpuPools[0].fallback[1].reservation") == []

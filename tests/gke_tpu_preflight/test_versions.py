@@ -166,3 +166,30 @@ def test_a_cluster_in_no_channel_asks_for_no_channels_versions(run_plan: PlanRun
     assert [i["args"] for i in plan.invokes if i["token"] == GET_ENGINE_VERSIONS] == [
         {"location": "us-east5", "project": PROJECT}
     ]
+
+
+def test_a_cluster_in_no_channel_without_a_minimum_is_held_to_gkes_default_version(
+    run_plan: PlanRunner,
+) -> None:
+    """Without a channel or a minMasterVersion, GKE's default version decides: the snapshot's
+    passes the flex-start minimum, an older one fails it, named as GKE's default."""
+    flex = {
+        "name": "v5e-flex",
+        "tpu": "v5e",
+        "topology": "2x4",
+        "flexStart": True,
+        "autoscaling": {"minNodes": 0, "maxNodes": 2},
+    }
+    cluster = {**CLUSTER, "releaseChannel": "NONE"}
+    assert plan_against(run_plan, prod_snapshot(), flex, cluster=cluster).errors == []
+    document = prod_snapshot()
+    for config in document["serverConfig"].values():
+        config["defaultClusterVersion"] = "1.32.9-gke.1000"
+        for channel in config["channels"]:
+            channel["defaultVersion"] = "1.35.0-gke.1795000"  # a channel's is not the one read
+    plan = plan_against(run_plan, document, flex, cluster=cluster)
+    assert plan.errors == [
+        "cluster.minMasterVersion: unset, so GKE's default 1.32.9-gke.1000 in us-east5 decides, "
+        "which is below 1.33.0-gke.1712000, the lowest GKE version for TPU flex-start "
+        "(tpuPools[0].flexStart); set minMasterVersion to 1.33.0-gke.1712000 or newer"
+    ]
