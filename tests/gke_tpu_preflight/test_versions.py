@@ -174,9 +174,10 @@ def test_a_cluster_in_no_channel_without_a_minimum_is_held_to_gkes_default_versi
     """Without a channel or a minMasterVersion, GKE's default version decides: the snapshot's
     passes the flex-start minimum, an older one fails it, named as GKE's default."""
     flex = {
-        "name": "v5e-flex",
-        "tpu": "v5e",
+        "name": "v6e-flex",
+        "tpu": "v6e",
         "topology": "2x4",
+        "zone": "us-east5-b",
         "flexStart": True,
         "autoscaling": {"minNodes": 0, "maxNodes": 2},
     }
