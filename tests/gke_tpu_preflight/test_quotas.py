@@ -90,15 +90,14 @@ SERVE_POOL = {
 
 
 def test_each_quota_share_is_reported_under_the_config_path_that_spends_it() -> None:
-    # The CPU pool: 2 nodes in each of 3 zones and a surge node in each, 9 e2-standard-4 VMs.
+    # The CPU pool: 2 nodes in each of 3 zones and a surge node in each, 9 e2-standard-4 VMs on
+    # SSD; the v6e VMs boot from Hyperdisk Balanced.
     needs = _needs(
         {"diskType": "pd-ssd", "diskSizeGb": 200, "nodesPerZone": 2}, private_nodes=False
     )
     assert needs == {
-        "SSD-TOTAL-GB-per-project-region": (
-            2200,
-            (("cluster.cpuPool", 1800), ("tpuPools[0]", 400)),
-        ),
+        "SSD-TOTAL-GB-per-project-region": (1800, (("cluster.cpuPool", 1800),)),
+        "HYPERDISK-BALANCED-TOTAL-GB-per-project-region": (400, (("tpuPools[0]", 400),)),
         "IN-USE-ADDRESSES-per-project-region": (13, (("cluster.cpuPool", 9), ("tpuPools[0]", 4))),
         "CPUS-per-project-region": (36, (("cluster.cpuPool", 36),)),
         "TPUS-PER-TPU-FAMILY-per-project-region": (16, (("tpuPools[0]", 16),)),
@@ -107,5 +106,6 @@ def test_each_quota_share_is_reported_under_the_config_path_that_spends_it() -> 
 
 def test_a_cpu_pool_on_standard_disks_and_private_nodes_spend_no_ssd_or_address() -> None:
     needs = _needs({"diskType": "pd-standard", "nodesPerZone": 2}, private_nodes=True)
-    assert needs["SSD-TOTAL-GB-per-project-region"] == (400, (("tpuPools[0]", 400),))
+    assert "SSD-TOTAL-GB-per-project-region" not in needs
     assert "IN-USE-ADDRESSES-per-project-region" not in needs
+    assert needs["CPUS-per-project-region"] == (36, (("cluster.cpuPool", 36),))
