@@ -121,28 +121,58 @@ def module_name(path: str) -> str:
     return ".".join(parts)
 
 
-def tests_for(root: Path, path: str) -> list[str]:
-    """The tests of the module's folder (tests/<folder>/, which mirrors it) and the test files
-    elsewhere that import it (by its dotted name, or its package's `from x import name`), the
-    mirroring test_<name>.py first so that most mutants are caught in its first seconds."""
-    name = module_name(path)
+def _imports(name: str) -> re.Pattern[str]:
+    """An import of the module `name`: `from a.b import x`, `import a.b`, `from a import b`."""
     package, _, leaf = name.rpartition(".")
-    patterns = [rf"\b{re.escape(name)}\b"]
+    patterns = [rf"^\s*(from|import)\s+{re.escape(name)}(\s|,|$)"]
     if package:
-        patterns.append(rf"from {re.escape(package)} import [^\n]*\b{re.escape(leaf)}\b")
-    found = re.compile("|".join(patterns))
+        patterns.append(rf"^\s*from\s+{re.escape(package)}\s+import\s[^\n]*\b{re.escape(leaf)}\b")
+    return re.compile("|".join(patterns), re.MULTILINE)
+
+
+def _texts(root: Path, folders: Iterable[str]) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): p.read_text(encoding="utf-8")
+        for folder in folders
+        for p in sorted((root / folder).rglob("*.py"))
+        if "__pycache__" not in p.parts
+    }
+
+
+#: How far up the imports a module's tests are looked for: its importers' importers (a catalog
+#: fact is mostly tested through the config rule that reads it), a package's `__init__` that
+#: re-exports it not counting as a step.
+IMPORT_STEPS = 2
+
+
+def tests_for(root: Path, path: str) -> list[str]:
+    """The tests of the module's folder (tests/<folder>/, which mirrors it), then the test files
+    that import it or a module within IMPORT_STEPS imports of it, nearest first, the mirroring
+    test_<name>.py first of all, so that most mutants are caught in their first seconds."""
+    code = _texts(root, CODE_ROOTS)
+    tests = {t: x for t, x in _texts(root, ("tests",)).items() if Path(t).name.startswith("test_")}
+    steps = {path: 0}
+    frontier = [path]
+    while frontier:
+        current = frontier.pop(0)
+        pattern = _imports(module_name(current))
+        for importer, text in code.items():
+            if importer in steps or not pattern.search(text):
+                continue
+            step = steps[current] + (0 if importer.endswith("__init__.py") else 1)
+            if step <= IMPORT_STEPS:
+                steps[importer] = step
+                frontier.append(importer)
     folder = Path("tests", *Path(path).parent.parts)
     mirror = str(folder / f"test_{Path(path).stem}.py")
-    tests = {str(p.relative_to(root)) for p in (root / folder).glob("test_*.py")}
-    for test in (root / "tests").rglob("*.py"):
-        if "__pycache__" in test.parts:
-            continue
-        if found.search(test.read_text(encoding="utf-8")):
-            tests.add(str(test.relative_to(root)))
-    # A helper module under tests/ is run through the tests that import it: keep test files.
-    return sorted(
-        (t for t in tests if Path(t).name.startswith("test_")), key=lambda t: (t != mirror, t)
-    )
+    nearest = {t: -1 for t in tests if Path(t).parent == folder}
+    nearest[mirror] = -2
+    for module, step in steps.items():
+        pattern = _imports(module_name(module))
+        for test, text in tests.items():
+            if pattern.search(text) and nearest.get(test, IMPORT_STEPS + 1) > step:
+                nearest[test] = step
+    return sorted((t for t in nearest if t in tests), key=lambda t: (nearest[t], t))
 
 
 # --- Running ---------------------------------------------------------------------------------

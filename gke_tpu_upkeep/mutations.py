@@ -1,8 +1,8 @@
 """Single-token mutations of a module's lines of logic, for the mutation pass (`mutants.py`): a
 comparison turned to its neighbour, `and` and `or` swapped, a `not` dropped, `True` and `False`
 swapped, an arithmetic operator turned to its opposite, an integer constant one up or one down.
-Docstrings, annotations, f-strings and `if TYPE_CHECKING:` blocks are not logic and are left
-alone; a mutant that would not compile is left out."""
+Docstrings, annotations, decorators, f-strings and `if TYPE_CHECKING:` blocks are not logic
+and are left alone; a mutant that would not compile is left out."""
 
 from __future__ import annotations
 
@@ -94,6 +94,10 @@ def _skipped_nodes(tree: ast.AST) -> set[int]:
             skip(node.annotation)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             skip(node.returns)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            # `@dataclass(frozen=True)` and the like say how a class is built, not what it decides.
+            for decorator in node.decorator_list:
+                skip(decorator)
         elif isinstance(node, ast.JoinedStr) or (
             isinstance(node, ast.If)
             and isinstance(node.test, ast.Name)

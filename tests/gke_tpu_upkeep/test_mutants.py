@@ -105,16 +105,25 @@ def test_a_seeded_sample_is_the_same_sample(tmp_path: Path) -> None:
     assert len(chosen[0]) == 3
 
 
-def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_mirror_first(
+def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_nearest_first(
     tmp_path: Path,
 ) -> None:
     for name, text in {
+        "config/network.py": "",
+        "config/__init__.py": "from config.network import plan\n",
+        "stacks/platform.py": "from config.network import plan\n",
+        "stacks/app.py": "import stacks.platform\n",
+        "stacks/far.py": "from stacks import app\n",
         "tests/config/test_network.py": "",
         "tests/config/test_other.py": "",
         "tests/stacks/test_stack.py": "from config.network import plan\n",
         "tests/stacks/test_unrelated.py": "import config.networks\n",
         "tests/stacks/helpers.py": "from config import network\n",
+        "tests/stacks/test_platform.py": "from stacks.platform import build\n",
+        "tests/stacks/test_app.py": "from stacks import app\n",
+        "tests/stacks/test_far.py": "import stacks.far\n",
         "tests/gke_tpu_plan/test_engine.py": "from config import cluster, network\n",
+        "tests/gke_tpu_plan/test_package.py": "from config import plan_network\n",
     }.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
@@ -122,8 +131,13 @@ def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_mirror_fir
     assert mutants.tests_for(tmp_path, "config/network.py") == [
         "tests/config/test_network.py",
         "tests/config/test_other.py",
+        # Importing it, or the package that re-exports it (no step of its own).
         "tests/gke_tpu_plan/test_engine.py",
+        "tests/gke_tpu_plan/test_package.py",
         "tests/stacks/test_stack.py",
+        # A module importing it, then one importing that; not one step further.
+        "tests/stacks/test_platform.py",
+        "tests/stacks/test_app.py",
     ]
 
 
