@@ -502,3 +502,13 @@ def test_a_cidr_of_19_characters_is_refused_though_it_reads_as_a_range() -> None
 def test_the_services_range_is_taken_at_its_narrowest_and_widest(services: str) -> None:
     network = load_platform(_config({**RANGES, "servicesCidr": services})).network
     assert network is not None and network.services_cidr == services
+
+
+def test_an_authorized_network_s_name_is_taken_at_100_characters_and_refused_at_101() -> None:
+    named = {"cidrBlock": "198.51.100.0/24", "displayName": "n" * 100}
+    spec = NetworkSpec.model_validate({**RANGES, "masterAuthorizedNetworks": [named]})
+    assert spec.master_authorized_networks[0].display_name == "n" * 100
+    with pytest.raises(ValueError, match="at most 100 characters"):
+        NetworkSpec.model_validate(
+            {**RANGES, "masterAuthorizedNetworks": [{**named, "displayName": "n" * 101}]}
+        )
