@@ -119,7 +119,9 @@ TPU_QUOTAS: dict[str, TpuQuotas] = {
 #: How a TPU VM spends chip quota: its kind is what the report's columns and preflight's quota
 #: checks both split by. Spot VMs spend the preemptible quota, on-demand VMs the on-demand one
 #: (separate quotas: https://cloud.google.com/tpu/docs/quota); a specific reservation holds its
-#: own quota, and flex-start and queued VMs wait for quota as they wait for capacity.
+#: own quota, and flex-start and queued VMs spend the preemptible quota as Spot VMs do ("you
+#: must have enough preemptible quota to use flex-start":
+#: https://cloud.google.com/tpu/docs/request-using-flex-start, "Before you begin").
 ON_DEMAND, SPOT, RESERVED, WAITING = "on-demand", "Spot", "reserved", "flex-start/queued"
 CHIP_KINDS = (ON_DEMAND, SPOT, RESERVED, WAITING)
 
@@ -139,7 +141,11 @@ def chip_quota(generation: str, kind: str) -> Quota | None:
     quotas = TPU_QUOTAS.get(generation)
     if quotas is None:
         return None
-    return {ON_DEMAND: quotas.on_demand, SPOT: quotas.preemptible}.get(kind)
+    # Flex-start (and queued provisioning, flex-start for TPUs) draws on the preemptible quota:
+    # https://cloud.google.com/tpu/docs/request-using-flex-start, "Before you begin".
+    return {ON_DEMAND: quotas.on_demand, SPOT: quotas.preemptible, WAITING: quotas.preemptible}.get(
+        kind
+    )
 
 
 def all_quotas() -> tuple[Quota, ...]:

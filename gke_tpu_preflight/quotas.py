@@ -42,8 +42,8 @@ def quota_needs(
     """What the stack spends of each regional quota at its largest, folding `config.demand`:
     every node of the CPU pool and of each TPU pool at its most, with the nodes upgrades add
     beside them (surge VMs take quota as any VM does). Private nodes take no in-use (external)
-    IP address. TPU chips count on-demand and Spot pools: a reservation holds its own quota, and
-    flex-start and queued VMs wait for quota as they wait for capacity. The node pools GKE
+    IP address. TPU chips count on-demand, Spot, flex-start and queued pools (the last two spend
+    the preemptible quota, `catalog.quotas.chip_quota`); a reservation holds its own quota. The node pools GKE
     creates for a pool's ComputeClass, and every node on Autopilot, are created per workload:
     the stack itself spends nothing for them (as the report's quota table counts it)."""
     shares: dict[Quota, dict[str, int]] = defaultdict(lambda: defaultdict(int))

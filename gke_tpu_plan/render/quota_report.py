@@ -101,12 +101,12 @@ def _chip_legend(columns: list[str]) -> list[str]:
     for column in columns:
         generation, kind = column.split(" ", 1)
         quota = chip_quota(generation, kind)
-        if quota is not None:
+        if quota is not None and kind == WAITING:
+            spends = f"quota `{quota.quota_id}` ({quota.label}), the one Spot chips spend too"
+        elif quota is not None:
             spends = f"quota `{quota.quota_id}` ({quota.label})"
         elif kind == RESERVED:
             spends = "the reservations below, which hold their own quota"
-        elif kind == WAITING:
-            spends = "no quota up front: flex-start and queued VMs wait for quota as for capacity"
         else:
             spends = "a quota the catalog has no id for: look it up in IAM & Admin > Quotas"
         lines.append(f"- TPU {column} chips: {spends}.")

@@ -18,5 +18,7 @@ def test_a_tpu_vm_spends_one_chip_quota_by_its_kind() -> None:
     assert _id(chip_quota("v5e", "Spot")) == "PREEMPTIBLE-TPU-LITE-PODSLICE-V5-per-project-region"
     assert _id(chip_quota("v5e", "on-demand")) == "TPU-LITE-PODSLICE-V5-per-project-region"
     assert _id(chip_quota("v6e", "on-demand")) == "TPUS-PER-TPU-FAMILY-per-project-region"
-    assert [chip_quota("v5e", kind) for kind in ("reserved", "flex-start/queued")] == [None, None]
+    assert chip_quota("v5e", "reserved") is None
+    # Flex-start and queued chips spend the preemptible quota, as Spot chips do.
+    assert chip_quota("v5e", "flex-start/queued") == chip_quota("v5e", "Spot")
     assert chip_quota("v4", "on-demand") is None  # no id known for v4 chips

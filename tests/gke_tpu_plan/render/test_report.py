@@ -241,7 +241,9 @@ def test_spot_and_on_demand_chips_are_separate_columns_with_their_quotas(dev: Pl
     ) in report
 
 
-def test_reserved_and_waiting_chips_spend_no_chip_quota(run_plan: PlanRunner) -> None:
+def test_reserved_chips_spend_no_chip_quota_and_waiting_ones_the_preemptible(
+    run_plan: PlanRunner,
+) -> None:
     plan = run_plan(
         cluster={"name": "tpu-test", "region": "us-east5", "minMasterVersion": "1.34"},
         tpuPools=[
@@ -257,8 +259,8 @@ def test_reserved_and_waiting_chips_spend_no_chip_quota(run_plan: PlanRunner) ->
     report = plan_markdown(plan)
     assert "- TPU v5p reserved chips: the reservations below, which hold their own quota." in report
     assert (
-        "- TPU v6e flex-start/queued chips: no quota up front: flex-start and queued VMs wait for "
-        "quota as for capacity." in report
+        "- TPU v6e flex-start/queued chips: quota `PREEMPTIBLE-TPU-V6E-per-project-region` "
+        "(Preemptible TPU v6e chips), the one Spot chips spend too." in report
     )
 
 
