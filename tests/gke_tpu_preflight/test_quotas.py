@@ -109,3 +109,37 @@ def test_a_cpu_pool_on_standard_disks_and_private_nodes_spend_no_ssd_or_address(
     assert "SSD-TOTAL-GB-per-project-region" not in needs
     assert "IN-USE-ADDRESSES-per-project-region" not in needs
     assert needs["CPUS-per-project-region"] == (36, (("cluster.cpuPool", 36),))
+
+
+def test_flex_start_pools_count_against_the_preemptible_quota(run_plan: PlanRunner) -> None:
+    """Flex-start VMs spend the preemptible chip quota, as Spot VMs do
+    (https://cloud.google.com/tpu/docs/request-using-flex-start, "Before you begin")."""
+    flex = {
+        "name": "v6e-flex",
+        "tpu": "v6e",
+        "topology": "2x4",
+        "zone": "us-east5-b",
+        "flexStart": True,
+        "autoscaling": {"minNodes": 0, "maxNodes": 2},
+    }
+    preemptible = TPU_QUOTAS["v6e"].preemptible
+    assert preemptible is not None
+    document = prod_snapshot()
+    document["quotaInfos"][preemptible.quota_id] = {
+        "name": "projects/123456789012/locations/global/services/compute.googleapis.com/"
+        f"quotaInfos/{preemptible.quota_id}",
+        "quotaId": preemptible.quota_id,
+        "metric": "compute.googleapis.com/preemptible_tpu_v6e",
+        "service": "compute.googleapis.com",
+        "isPrecise": True,
+        "containerType": "PROJECT",
+        "dimensions": ["region"],
+        "dimensionsInfos": [{"dimensions": {"region": "us-east5"}, "details": {"value": "4"}}],
+    }
+    plan = plan_against(run_plan, document, flex)
+    assert quota_invoke(preemptible.quota_id) in plan.invokes
+    assert plan.errors == [
+        "tpuPools[0]: Preemptible TPU v6e chips (PREEMPTIBLE-TPU-V6E-per-project-region) in "
+        "us-east5: the stack needs up to 16 (tpuPools[0] 16) and the quota is 4: 12 short; request "
+        "more (IAM & Admin > Quotas) or make the pools smaller"
+    ]
