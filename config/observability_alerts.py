@@ -46,7 +46,7 @@ class AlertPlan:
     key: str
     """The `alerts` entry it comes from (`sliceDown`)."""
     name: str
-    """Suffix of the policy's resource name, unique in the stack (`slice-down-v5e-train`)."""
+    """Suffix of the policy's resource name, unique in the stack (`slice-down`)."""
     display_name: str
     severity: str
     summary: str
@@ -74,47 +74,49 @@ class AlertPlan:
         )
 
 
+#: The labels a slice-down incident names, as documentation variables: a PromQL condition's
+#: output labels are the metric's labels (https://cloud.google.com/monitoring/alerts/doc-variables).
+DOWN_POOL = "${metric.label.node_pool_name}"
+DOWN_REASON = "${metric.label.unavailability_reason}"
+
+
 def slice_down(
     alert: SliceDown, series: ClusterSeries, pools: Sequence[TpuPoolPlan], gates: Gates
 ) -> list[AlertPlan]:
-    """One policy per multi-host pool with node pools of ours; one for the node pools GKE
-    creates (pools with a fallback, Autopilot), which no name of ours selects."""
+    """One policy for every multi-host pool: Cloud Monitoring opens an incident per time series
+    of a PromQL condition, so grouping by node pool opens one per slice that is down. Node pools
+    GKE creates (pools with a fallback, Autopilot) carry no name of ours, so with any of them the
+    condition takes every multi-host node pool of the cluster (only those report the metric)."""
     multi = [p for p in pools if p.multi_host]
     if not alert.enabled or not multi or not gates.allows([m.MULTI_HOST_AVAILABLE], "sliceDown"):
         return []
     named = sorted(n for p in multi for n in p.node_pool_names)
-    groups: list[tuple[str, str, dict[str, str]]] = [
-        (p.name, f"pool {p.name}", {"node_pool_name=~": any_of(p.node_pool_names)})
-        for p in multi
-        if p.node_pool_names
-    ]
     created = [p.name for p in multi if not p.node_pool_names]
-    if created:
-        others = {"node_pool_name!~": any_of(named)} if named else {}
-        groups.append(("created", f"node pools GKE creates ({', '.join(created)})", others))
+    labels = {} if created or not named else {"node_pool_name=~": any_of(named)}
+    what = ", ".join(p.name for p in multi)
     then = (
+        f"Node pool `{DOWN_POOL}` is down (`unavailability_reason`: `{DOWN_REASON}`). "
         "Every job on the slice has stopped: a multi-host slice runs only when all of its VMs "
-        "do. The `unavailability_reason` label on the dashboard's availability chart says why "
-        "(MaintenanceTaint, RebootEvent: host maintenance, wait; Unhealthy, MachineNotRunning: "
-        "GKE repairs the slice by recreating it; ProvisioningError: capacity or quota, see "
-        "the stockout alert). Jobs restart when the slice is back; if it stays down, "
-        "`gcloud container node-pools describe` shows the operation GKE is running."
+        "do. The reason says why (MaintenanceTaint, RebootEvent: host maintenance, wait; "
+        "Unhealthy, MachineNotRunning: GKE repairs the slice by recreating it; "
+        "ProvisioningError: capacity or quota, see the stockout alert). Jobs restart when the "
+        "slice is back; if it stays down, `gcloud container node-pools describe` shows the "
+        "operation GKE is running."
     )
     return [
         AlertPlan(
             cluster=series.cluster,
             key="sliceDown",
-            name=f"slice-down-{suffix}",
-            display_name=f"{series.cluster}: TPU slice down, {what}",
+            name="slice-down",
+            display_name=f"{series.cluster}: TPU slice down",
             severity=alert.severity,
-            summary=f"A TPU slice of {what} is unavailable",
+            summary=f"A TPU slice is unavailable (pools {what})",
             action=then,
-            query=f"max by (node_pool_name) "
+            query="max by (node_pool_name, unavailability_reason) "
             f"({series.system(m.MULTI_HOST_AVAILABLE, m.K8S_NODE_POOL, **labels)}) == 0",
             duration_seconds=duration_seconds(alert.for_),
             threshold=f"unavailable for {alert.for_}",
         )
-        for suffix, what, labels in groups
     ]
 
 

@@ -48,9 +48,9 @@ def test_policies_dashboard_and_channels_exactly(run_plan: PlanRunner) -> None:
     policies = _policies(plan)
     assert sorted(policies) == [
         "idle-chips", "interruptions", "jobset-restarts", "node-not-ready", "node-pool-error",
-        "slice-down-train",
+        "slice-down",
     ]  # fmt: skip
-    slice_down = policies["slice-down-train"].inputs
+    slice_down = policies["slice-down"].inputs
     assert slice_down["severity"] == "CRITICAL"
     assert slice_down["combiner"] == "OR"
     assert slice_down["notificationChannels"] == [EXISTING, channel.name]
@@ -58,7 +58,8 @@ def test_policies_dashboard_and_channels_exactly(run_plan: PlanRunner) -> None:
     (condition,) = slice_down["conditions"]
     promql = condition["conditionPrometheusQueryLanguage"]
     assert promql == {
-        "query": "max by (node_pool_name) (kubernetes_io:node_pool_multi_host_available"
+        "query": "max by (node_pool_name, unavailability_reason) "
+        "(kubernetes_io:node_pool_multi_host_available"
         '{monitored_resource="k8s_node_pool",cluster_name="tpu-test",location="us-east5",'
         'node_pool_name=~"train"}) == 0',
         "duration": "600s",
@@ -66,8 +67,11 @@ def test_policies_dashboard_and_channels_exactly(run_plan: PlanRunner) -> None:
         "disableMetricValidation": True,
     }
     assert slice_down["documentation"]["mimeType"] == "text/markdown"
-    assert slice_down["documentation"]["subject"] == "tpu-test: TPU slice down, pool train"
-    assert "unavailability_reason" in slice_down["documentation"]["content"]
+    assert slice_down["documentation"]["subject"] == "tpu-test: TPU slice down"
+    assert (
+        "Node pool `${metric.label.node_pool_name}` is down (`unavailability_reason`: "
+        "`${metric.label.unavailability_reason}`)"
+    ) in slice_down["documentation"]["content"]
     assert "alertStrategy" not in slice_down
     dashboard = plan.one(DASHBOARD)
     document = json.loads(dashboard.inputs["dashboardJson"])

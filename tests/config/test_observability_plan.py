@@ -58,8 +58,9 @@ def test_alert_conditions_exactly() -> None:
     conditions = {a.name: (a.query, a.duration_seconds) for a in plan.alerts}
     pool = 'monitored_resource="k8s_node_pool",' + SELECT
     assert conditions == {
-        "slice-down-train": (
-            "max by (node_pool_name) (kubernetes_io:node_pool_multi_host_available"
+        "slice-down": (
+            "max by (node_pool_name, unavailability_reason) "
+            "(kubernetes_io:node_pool_multi_host_available"
             f'{{{pool},node_pool_name=~"train-0|train-1"}}) == 0',
             600,
         ),
@@ -124,7 +125,7 @@ def test_configured_thresholds_reach_the_conditions() -> None:
         },
     )
     alerts = {a.name: a for a in plan.alerts}
-    assert "slice-down-train" not in alerts
+    assert "slice-down" not in alerts
     assert alerts["idle-chips"].query is not None and alerts["idle-chips"].query.endswith(" < 2.5")
     assert (alerts["idle-chips"].duration_seconds, alerts["idle-chips"].severity) == (7200, "ERROR")
     assert "[6h])) >= 10)" in (alerts["jobset-restarts"].query or "")
@@ -145,7 +146,7 @@ def test_stockout_only_where_nodes_are_created_and_queues_only_with_kueue() -> N
     assert queued.kueue_metrics
 
 
-def test_pools_gke_creates_get_one_slice_policy_beside_the_named_ones() -> None:
+def test_pools_gke_creates_widen_the_one_slice_policy_to_every_multi_host_pool() -> None:
     batch = {**SLICES, "name": "batch", "spot": True, "fallback": ["onDemand"]}
     del batch["slices"]
     plan = _plan(
@@ -154,8 +155,11 @@ def test_pools_gke_creates_get_one_slice_policy_beside_the_named_ones() -> None:
         tpuPools=[SLICES, batch],
     )  # fmt: skip
     slices = {a.name: a.query for a in plan.alerts if a.key == "sliceDown"}
-    assert set(slices) == {"slice-down-train", "slice-down-created"}
-    assert 'node_pool_name!~"train-0|train-1"' in (slices["slice-down-created"] or "")
+    assert slices == {
+        "slice-down": "max by (node_pool_name, unavailability_reason) "
+        "(kubernetes_io:node_pool_multi_host_available"
+        f'{{monitored_resource="k8s_node_pool",{SELECT}}}) == 0'
+    }
     titles = [t["widget"]["title"] for t in json.loads(plan.dashboard)["mosaicLayout"]["tiles"]]
     assert "Node pools GKE creates (batch)" in titles
 

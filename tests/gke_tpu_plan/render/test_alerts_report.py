@@ -34,7 +34,7 @@ def test_every_policy_with_its_threshold_severity_and_channels(run_plan: PlanRun
         "Failed | PromQL | 1 |",
         "| tpu-test: TPU node not Ready | ERROR | not Ready for 10m | PromQL | 1 |",
         "| tpu-test: TPU node pool in Error | ERROR | in Error for 5m | PromQL | 1 |",
-        "| tpu-test: TPU slice down, pool train | CRITICAL | unavailable for 10m | PromQL | 1 |",
+        "| tpu-test: TPU slice down | CRITICAL | unavailable for 10m | PromQL | 1 |",
         "| tpu-test: allocated TPU chips idle | WARNING | duty cycle < 5% for 1h | PromQL | 1 |",
         "| tpu-test: node pool interruptions | WARNING | >= 1 interruptions of a node pool in "
         "1h | PromQL | 1 |",
