@@ -103,7 +103,7 @@ def _system_first(value: tuple[str, ...]) -> tuple[str, ...]:
 
 
 class SliceDown(Spec):
-    """A multi-host slice unavailable: one policy per multi-host pool."""
+    """A multi-host slice unavailable: one policy over the multi-host pools, one incident per pool."""
 
     enabled: StrictBool = True
     """Create the policy; default true."""

@@ -43,7 +43,7 @@ OUTPUT_MEANINGS: dict[str, str] = {
     "modelWriterVolumeClaim": "Only with the writer: ReadWriteMany claim on the bucket.",
     "dashboardUrl": "The cluster's Cloud Monitoring dashboard (console URL); `null` with "
     "`observability.enabled: false`.",
-    "alertPolicies": "Alert policies by alert name (`slice-down-<pool>`, `idle-chips`, ...): "
+    "alertPolicies": "Alert policies by alert name (`slice-down`, `idle-chips`, ...): "
     "their resource names, `projects/<p>/alertPolicies/<id>`; `{}` without observability.",
 }
 

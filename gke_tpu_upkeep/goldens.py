@@ -24,7 +24,9 @@ from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
 GOLDENS = ROOT / "tests" / "goldens"
 CONTRACT = GOLDENS / "outputs-contract.json"
 #: Outputs keyed by user-chosen names: their shape is that of one entry.
-MAPS_BY_NAME = ("tpuPools",)
+#: Outputs keyed by the stack's own names (its pools, its alerts): consumers look an entry up by
+#: name, so the contract holds the shape of an entry, not one stack's names.
+MAPS_BY_NAME = ("alertPolicies", "tpuPools")
 
 
 def golden_path(stack: str) -> Path:
