@@ -131,6 +131,28 @@ def test_configured_thresholds_reach_the_conditions() -> None:
     assert "[6h])) >= 10)" in (alerts["jobset-restarts"].query or "")
 
 
+@pytest.mark.parametrize(
+    "key",
+    [
+        "sliceDown", "nodePoolError", "nodeNotReady", "interruptions", "jobsetRestarts",
+        "idleChips", "queueStarvation", "stockout",
+    ],
+)  # fmt: skip
+def test_an_alert_turned_off_is_left_out_and_the_others_stay(key: str) -> None:
+    batch = {**SLICES, "name": "batch", "spot": True, "fallback": ["onDemand"]}
+    del batch["slices"]
+    sections: dict[str, Any] = {
+        "cluster": {**CLUSTER, "autoProvisioning": {"maxCpu": 2000, "maxMemoryGb": 4000,
+                                                    "maxTpuChips": {"v5e": 64}}},
+        "tpuPools": [SLICES, batch],
+        "kueue": {"queues": [{"name": "q", "pools": [{"pool": "batch", "chips": 16}, "train"]}]},
+    }  # fmt: skip
+    every = {a.key for a in _plan(**sections).alerts}
+    assert key in every
+    off = _plan(**sections, observability={"alerts": {key: {"enabled": False}}})
+    assert {a.key for a in off.alerts} == every - {key}
+
+
 def test_stockout_only_where_nodes_are_created_and_queues_only_with_kueue() -> None:
     fixed = _plan(tpuPools=[SLICES])
     assert {a.key for a in fixed.alerts} == {
