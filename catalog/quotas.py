@@ -26,7 +26,10 @@ class Quota:
     metric: str | None = None
     """The metric of `gcloud compute regions describe`; None when the listing lacks it."""
     dimensions: tuple[tuple[str, str], ...] = field(default=())
-    """Dimensions besides the region that pick this quota's value (`tpu_family`)."""
+    """Dimensions besides the region or zone that pick this quota's value (`tpu_family`)."""
+    per_zone: bool = False
+    """A quota with a value per zone (its id ends `-per-project-zone`), as the report's quota
+    table labels it; preflight follows the dimensions its QuotaInfo says it is defined on."""
 
 
 SSD_TOTAL_GB = Quota("SSD-TOTAL-GB-per-project-region", "Persistent Disk SSD (GB)", "SSD_TOTAL_GB")
@@ -76,17 +79,32 @@ def cpu_quota(machine_type: str) -> Quota | None:
 @dataclass(frozen=True)
 class TpuQuotas:
     """The chip quotas of one TPU generation on Compute Engine (GKE's node pools spend these,
-    not the Cloud TPU API's)."""
+    not the Cloud TPU API's): each kind of chip spends a regional quota and, where Compute
+    Engine has one, a quota per zone beside it."""
 
     on_demand: Quota | None
     preemptible: Quota | None
     """Spent by Spot VMs."""
+    on_demand_per_zone: Quota | None = None
+    preemptible_per_zone: Quota | None = None
+
+
+def _per_zone(quota_id: str, label: str) -> Quota:
+    return Quota(quota_id, f"{label} per zone", per_zone=True)
 
 
 # The ids are those the Cloud Quotas API lists for compute.googleapis.com; the v5e metrics are
 # also in `gcloud compute regions describe` (TPU_LITE_PODSLICE_V5, PREEMPTIBLE_...). v5p and v6e
 # are only in Cloud Quotas; v6e has no on-demand quota of its own and spends the TPU family
 # quota with tpu_family=CT6E. No id was found for v4 and tpu7x chips: they are not checked.
+# No Google page lists these ids. Users' records of Cloud Quotas listings
+# (`gcloud beta quotas info list --service=compute.googleapis.com`) show a per-zone id beside
+# each regional one (`TPU-LITE-PODSLICE-V5-per-project-zone`, `TPU-V5P-per-project-zone`,
+# `PREEMPTIBLE-TPU-V6E-per-project-zone`, ...; no `TPU-V6E-per-project-zone`), some of them
+# holding values per zone and some only an unlimited default, while GKE's TPU troubleshooting
+# page asks for enough quota "in the region" (kubernetes-engine/docs/troubleshooting/tpus).
+# Preflight therefore checks both, each by the dimensions its own QuotaInfo says it is defined
+# on (gke_tpu_preflight.quotas), and warns for one it cannot read.
 # See docs/configuration.md, `gke-tpu:preflight`, for the sources.
 TPU_QUOTAS: dict[str, TpuQuotas] = {
     "v5e": TpuQuotas(
@@ -100,10 +118,21 @@ TPU_QUOTAS: dict[str, TpuQuotas] = {
             "Preemptible TPU v5 Lite PodSlice chips",
             "PREEMPTIBLE_TPU_LITE_PODSLICE_V5",
         ),
+        on_demand_per_zone=_per_zone(
+            "TPU-LITE-PODSLICE-V5-per-project-zone", "TPU v5 Lite PodSlice chips"
+        ),
+        preemptible_per_zone=_per_zone(
+            "PREEMPTIBLE-TPU-LITE-PODSLICE-V5-per-project-zone",
+            "Preemptible TPU v5 Lite PodSlice chips",
+        ),
     ),
     "v5p": TpuQuotas(
         on_demand=Quota("TPU-V5P-per-project-region", "TPU v5p chips"),
         preemptible=Quota("PREEMPTIBLE-TPU-V5P-per-project-region", "Preemptible TPU v5p chips"),
+        on_demand_per_zone=_per_zone("TPU-V5P-per-project-zone", "TPU v5p chips"),
+        preemptible_per_zone=_per_zone(
+            "PREEMPTIBLE-TPU-V5P-per-project-zone", "Preemptible TPU v5p chips"
+        ),
     ),
     "v6e": TpuQuotas(
         on_demand=Quota(
@@ -112,6 +141,9 @@ TPU_QUOTAS: dict[str, TpuQuotas] = {
             dimensions=(("tpu_family", "CT6E"),),
         ),
         preemptible=Quota("PREEMPTIBLE-TPU-V6E-per-project-region", "Preemptible TPU v6e chips"),
+        preemptible_per_zone=_per_zone(
+            "PREEMPTIBLE-TPU-V6E-per-project-zone", "Preemptible TPU v6e chips"
+        ),
     ),
 }
 
@@ -135,22 +167,36 @@ def chip_kind(*, spot: bool, reserved: bool, waits: bool) -> str:
     return SPOT if spot else ON_DEMAND
 
 
-def chip_quota(generation: str, kind: str) -> Quota | None:
-    """The quota chips of this kind spend; None when they spend none or the catalog has no id
-    for the generation's."""
+def chip_quotas(generation: str, kind: str) -> tuple[Quota, ...]:
+    """The quotas chips of this kind spend, the regional one first; none when they spend none
+    or the catalog has no id for the generation's."""
     quotas = TPU_QUOTAS.get(generation)
     if quotas is None:
-        return None
+        return ()
     # Flex-start (and queued provisioning, flex-start for TPUs) draws on the preemptible quota:
     # https://cloud.google.com/tpu/docs/request-using-flex-start, "Before you begin".
-    return {ON_DEMAND: quotas.on_demand, SPOT: quotas.preemptible, WAITING: quotas.preemptible}.get(
-        kind
-    )
+    spent = {
+        ON_DEMAND: (quotas.on_demand, quotas.on_demand_per_zone),
+        SPOT: (quotas.preemptible, quotas.preemptible_per_zone),
+        WAITING: (quotas.preemptible, quotas.preemptible_per_zone),
+    }.get(kind, ())
+    return tuple(q for q in spent if q is not None)
+
+
+def chip_quota(generation: str, kind: str) -> Quota | None:
+    """The regional quota chips of this kind spend; None when they spend none or the catalog
+    has no id for the generation's."""
+    return next(iter(chip_quotas(generation, kind)), None)
 
 
 def all_quotas() -> tuple[Quota, ...]:
     """Every quota the catalog knows, each once."""
-    tpu = [q for t in TPU_QUOTAS.values() for q in (t.on_demand, t.preemptible) if q]
+    tpu = [
+        q
+        for t in TPU_QUOTAS.values()
+        for q in (t.on_demand, t.preemptible, t.on_demand_per_zone, t.preemptible_per_zone)
+        if q
+    ]
     found = [
         SSD_TOTAL_GB,
         HYPERDISK_BALANCED_TOTAL_GB,

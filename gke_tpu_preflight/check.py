@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from config.cluster import ClusterSpec
 from config.pool_plan import TpuPoolPlan
-from gke_tpu_preflight.facts import UNLIMITED, UNREADABLE, CloudFacts, Requests, Reservation
-from gke_tpu_preflight.quotas import QuotaRow, quota_needs, quota_problem
+from gke_tpu_preflight.facts import UNREADABLE, CloudFacts, Requests, Reservation
+from gke_tpu_preflight.quotas import QuotaRow, check_quota, quota_needs
 from gke_tpu_preflight.reservations import (
     ReservationRow,
     ReservationUse,
@@ -91,17 +91,10 @@ def check_preflight(
     problems += version_problems
     quota_rows: list[QuotaRow] = []
     for need in quota_needs(cluster, pools, private_nodes=private_nodes):
-        limit = facts.quota_limits.get(need.quota.quota_id)
-        quota_rows.append(QuotaRow(need, limit))
-        if isinstance(limit, str):
-            # A warning, not an error: an id the project does not know (Compute Engine renames
-            # quotas) must not block a deploy that GKE would accept.
-            warnings.append(
-                f"{need.shares[0][0]}: quota {need.quota.quota_id} not checked: cannot read it "
-                f"({limit}); {UNREADABLE}"
-            )
-        elif limit is not None and limit != UNLIMITED and need.amount > limit:
-            problems.append(quota_problem(need, limit, cluster.region))
+        checked = check_quota(need, facts.quota_infos.get(need.quota.quota_id), cluster.region)
+        quota_rows += checked.rows
+        problems += checked.problems
+        warnings += checked.warnings
     return Preflight(
         problems=tuple(sorted(problems)),
         warnings=tuple(warnings),

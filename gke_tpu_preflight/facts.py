@@ -42,6 +42,17 @@ def reservation_key(reservation: str, project: str, zone: str) -> ReservationKey
 
 
 @dataclass(frozen=True)
+class QuotaInfo:
+    """A quota as Cloud Quotas defines it (its QuotaInfo: cloudquotas/docs/reference/rest/v1/
+    projects.locations.services.quotaInfos): the dimensions it is defined on (`region`, `zone`,
+    or a service's own, such as `tpu_family`), and each value with the dimensions it applies
+    to, most specific first (a value without a dimension applies wherever no other does)."""
+
+    dimensions: tuple[str, ...]
+    values: tuple[tuple[Mapping[str, str], int], ...]
+
+
+@dataclass(frozen=True)
 class Requests:
     """What preflight asks the cloud."""
 
@@ -146,10 +157,8 @@ class CloudFacts:
     """The node pools of the stack's cluster that consume a specific reservation; none when the
     cluster does not exist yet."""
     versions: EngineVersions | str | None = None
-    quota_limits: Mapping[str, int | str | None] = field(
-        default_factory=dict[str, int | str | None]
-    )
-    """Each quota's value in the region by quota id; None when no value applies to it."""
+    quota_infos: Mapping[str, QuotaInfo | str] = field(default_factory=dict[str, QuotaInfo | str])
+    """Each quota's QuotaInfo by quota id."""
 
 
 def pool_paths(pools: tuple[TpuPoolPlan, ...]) -> list[tuple[str, TpuPoolPlan]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import pulumi
 from pulumi_gcp import cloudquota, compute, container
@@ -17,12 +17,12 @@ from gke_tpu_preflight.facts import (
     CloudFacts,
     ClusterPool,
     EngineVersions,
+    QuotaInfo,
     Requests,
     Reservation,
     cluster_absent,
     cluster_pool,
 )
-from gke_tpu_preflight.quotas import quota_limit
 from problems.pulumi import reject
 
 T = TypeVar("T")
@@ -133,12 +133,17 @@ def _read_versions(requests: Requests) -> EngineVersions:
     )
 
 
-def _dimension_values(result: cloudquota.AwaitableGetSQuotaInfoResult) -> list[Any]:
-    return [
-        (dict(info.dimensions or {}), info.details[0].value)
-        for info in result.dimensions_infos or ()
-        if info.details
-    ]
+def _quota_info(result: cloudquota.AwaitableGetSQuotaInfoResult) -> QuotaInfo:
+    """The QuotaInfo's own dimensions (what the quota is defined on: region, zone, ...) and each
+    value with the dimensions it applies to, most specific first."""
+    return QuotaInfo(
+        dimensions=tuple(result.dimensions or ()),
+        values=tuple(
+            (dict(info.dimensions or {}), int(info.details[0].value))
+            for info in result.dimensions_infos or ()
+            if info.details
+        ),
+    )
 
 
 def ask_cloud(requests: Requests) -> CloudFacts:
@@ -152,26 +157,23 @@ def ask_cloud(requests: Requests) -> CloudFacts:
         for key in requests.reservations
     }
     versions = _asked(lambda: _read_versions(requests))
-    limits: dict[str, int | str | None] = {}
-    for quota in requests.quotas:
-        limits[quota.quota_id] = _asked(
-            lambda quota=quota: quota_limit(
-                _dimension_values(
-                    cloudquota.get_s_quota_info(
-                        parent=f"projects/{requests.project}",
-                        service=QUOTA_SERVICE,
-                        quota_id=quota.quota_id,
-                    )
-                ),
-                requests.region,
-                quota,
+    quota_infos = {
+        quota.quota_id: _asked(
+            lambda quota=quota: _quota_info(
+                cloudquota.get_s_quota_info(
+                    parent=f"projects/{requests.project}",
+                    service=QUOTA_SERVICE,
+                    quota_id=quota.quota_id,
+                )
             )
         )
+        for quota in requests.quotas
+    }
     return CloudFacts(
         reservations=reservations,
         cluster_pools=_read_cluster(requests),
         versions=versions,
-        quota_limits=limits,
+        quota_infos=quota_infos,
     )
 
 

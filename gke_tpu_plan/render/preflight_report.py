@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from catalog import version_at_least
 from gke_tpu_plan.preflight import PreflightReport
-from gke_tpu_preflight.facts import Reservation
+from gke_tpu_preflight.facts import UNLIMITED, Reservation
+from gke_tpu_preflight.quotas import QuotaRow
 
 
 def preflight_section(report: PreflightReport | None) -> list[str]:
@@ -77,20 +78,33 @@ def preflight_section(report: PreflightReport | None) -> list[str]:
         "|---|---|---|---|---|",
     ]
     for q in found.quotas:
-        usage = report.quota_usage.get(q.need.quota.quota_id)
-        limit = q.limit if isinstance(q.limit, int) else None
-        free = limit - usage if limit is not None and usage is not None else None
-        lines.append(
-            f"| {q.need.quota.label} (`{q.need.quota.quota_id}`) | {q.need.amount} | "
-            f"{'-' if limit is None else limit} | {'-' if usage is None else usage} | "
-            f"{'-' if free is None else free} |"
-        )
+        lines.append(_quota_line(q, report.quota_usage.get(q.need.quota.quota_id)))
     lines += [
         "",
-        "Need is the stack at its largest; usage (from the snapshot's `regions describe`) counts "
+        "Need is the stack at its largest, in the region or, for a quota Cloud Quotas defines per "
+        "zone, in the zone; usage (from the snapshot's `regions describe`, the region's) counts "
         "what already runs, this stack's nodes included once it is up.",
         "",
     ]
     if found.warnings:
         lines += [*(f"- {w}" for w in found.warnings), ""]
     return lines
+
+
+def _quota_line(q: QuotaRow, usage: int | None) -> str:
+    """One quota's row: a quota defined per zone has one per zone, whose usage the region's
+    listing does not tell."""
+    where = f" in {q.zone}" if q.zone else ""
+    usage = None if q.zone else usage
+    if isinstance(q.limit, str):
+        limit, free = "not checked", None
+    elif q.limit is None:
+        limit, free = "-", None
+    elif q.limit == UNLIMITED:
+        limit, free = "unlimited", None
+    else:
+        limit, free = str(q.limit), None if usage is None else q.limit - usage
+    return (
+        f"| {q.need.quota.label} (`{q.need.quota.quota_id}`){where} | {q.need.amount} | {limit} | "
+        f"{'-' if usage is None else usage} | {'-' if free is None else free} |"
+    )

@@ -1,7 +1,8 @@
-"""The report's Quota needs section: what the stack spends of each regional quota at the most,
-folding the program's demand rows (config.demand, as preflight and the range check do), with a
-column per chip quota: Spot and on-demand TPU chips are two quotas (catalog.quotas.chip_kind,
-as preflight splits them).
+"""The report's Quota needs section: what the stack spends of each quota at the most, per zone and
+in the region, folding the program's demand rows (config.demand, as preflight and the range
+check do), with a column per kind of chip: Spot and on-demand TPU chips spend two quotas
+(catalog.quotas.chip_kind, as preflight splits them), each with its quota per zone beside it
+where Compute Engine has one (the zone's row; the region's total row is the regional quota's).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from catalog.quotas import (
     HYPERDISK_BALANCED_TOTAL_GB,
     RESERVED,
     WAITING,
-    chip_quota,
+    chip_quotas,
     vcpus_of,
 )
 from catalog.tokens import CLUSTER
@@ -96,15 +97,27 @@ def _chip_columns(needs: dict[str | None, Need]) -> list[str]:
 
 
 def _chip_legend(columns: list[str]) -> list[str]:
-    """What each chip column is counted against: Spot and on-demand chips are two quotas."""
+    """What each chip column is counted against: Spot and on-demand chips are two quotas, each
+    regional (the region's total) and, where Compute Engine has one, per zone (each zone's row)."""
     lines = []
     for column in columns:
         generation, kind = column.split(" ", 1)
-        quota = chip_quota(generation, kind)
-        if quota is not None and kind == WAITING:
-            spends = f"quota `{quota.quota_id}` ({quota.label}), the one Spot chips spend too"
-        elif quota is not None:
+        quotas = chip_quotas(generation, kind)
+        regional = [q for q in quotas if not q.per_zone]
+        per_zone = [q for q in quotas if q.per_zone]
+        if regional:
+            quota = regional[0]
             spends = f"quota `{quota.quota_id}` ({quota.label})"
+            if per_zone:
+                spends += (
+                    f" for the region's total, and `{per_zone[0].quota_id}` for each zone's row"
+                )
+            if kind == WAITING:
+                spends += (
+                    ", the quotas Spot chips spend too"
+                    if per_zone
+                    else ", the one Spot chips spend too"
+                )
         elif kind == RESERVED:
             spends = "the reservations below, which hold their own quota"
         else:

@@ -217,8 +217,11 @@ def quota_info_result(
 ) -> dict[str, Any]:
     """A Cloud Quotas QuotaInfo as `gcp.cloudquota.get_s_quota_info` returns it (its `details`
     a list of one), from `quotas info describe` or, for a quota the region's listing carries,
-    from the regions' `quotas` (limit by region)."""
+    from the regions' `quotas` (limit by region, so defined on the region). `dimensions` is what
+    the quota is defined on; protobuf's JSON leaves an empty list out, as gcloud prints a quota
+    defined on none."""
     if info is not None:
+        dimensions = list(info.get("dimensions", []))
         infos = [
             _dimensions_info(
                 d.get("dimensions", {}),
@@ -229,6 +232,7 @@ def quota_info_result(
         ]
     else:
         metric = _METRICS.get(quota_id)
+        dimensions = ["region"]
         infos = [
             _dimensions_info({"region": name}, _int(q.get("limit")), [name])
             for name, region in sorted(regions.items())
@@ -242,6 +246,7 @@ def quota_info_result(
         "parent": f"projects/{project}",
         "service": QUOTA_SERVICE,
         "quotaId": quota_id,
+        "dimensions": dimensions,
         "dimensionsInfos": infos,
     }
 

@@ -168,6 +168,7 @@ class _Shape:
             self.field(quota, "usage", where, WHOLE)
 
     def quota_info(self, info: Mapping[str, Any], path: str) -> None:
+        self.field(info, "dimensions", path, STRINGS)
         for where, dimensions in self.objects(info, "dimensionsInfos", path):
             self.fields(dimensions, where, dimensions=STRING_MAP, applicableLocations=STRINGS)
             details = self.field(dimensions, "details", where, OBJECT, required=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from catalog.quotas import Quota, chip_kind, chip_quota
+from catalog.quotas import Quota, chip_kind, chip_quota, chip_quotas
 
 
 def _id(quota: Quota | None) -> str | None:
@@ -22,3 +22,46 @@ def test_a_tpu_vm_spends_one_chip_quota_by_its_kind() -> None:
     # Flex-start and queued chips spend the preemptible quota, as Spot chips do.
     assert chip_quota("v5e", "flex-start/queued") == chip_quota("v5e", "Spot")
     assert chip_quota("v4", "on-demand") is None  # no id known for v4 chips
+
+
+def test_chips_spend_their_regional_quota_and_the_quota_per_zone_beside_it() -> None:
+    """Cloud Quotas listings hold a per-zone id beside each regional one, except for v6e's
+    on-demand chips (the family quota alone); preflight reads each by its own dimensions."""
+    ids = {
+        (g, kind): [q.quota_id for q in chip_quotas(g, kind)]
+        for g in ("v4", "v5e", "v5p", "v6e", "tpu7x")
+        for kind in ("on-demand", "Spot", "flex-start/queued", "reserved")
+    }
+    assert {k: v for k, v in ids.items() if v} == {
+        ("v5e", "on-demand"): [
+            "TPU-LITE-PODSLICE-V5-per-project-region",
+            "TPU-LITE-PODSLICE-V5-per-project-zone",
+        ],
+        ("v5e", "Spot"): [
+            "PREEMPTIBLE-TPU-LITE-PODSLICE-V5-per-project-region",
+            "PREEMPTIBLE-TPU-LITE-PODSLICE-V5-per-project-zone",
+        ],
+        ("v5e", "flex-start/queued"): [
+            "PREEMPTIBLE-TPU-LITE-PODSLICE-V5-per-project-region",
+            "PREEMPTIBLE-TPU-LITE-PODSLICE-V5-per-project-zone",
+        ],
+        ("v5p", "on-demand"): ["TPU-V5P-per-project-region", "TPU-V5P-per-project-zone"],
+        ("v5p", "Spot"): [
+            "PREEMPTIBLE-TPU-V5P-per-project-region",
+            "PREEMPTIBLE-TPU-V5P-per-project-zone",
+        ],
+        ("v5p", "flex-start/queued"): [
+            "PREEMPTIBLE-TPU-V5P-per-project-region",
+            "PREEMPTIBLE-TPU-V5P-per-project-zone",
+        ],
+        ("v6e", "on-demand"): ["TPUS-PER-TPU-FAMILY-per-project-region"],
+        ("v6e", "Spot"): [
+            "PREEMPTIBLE-TPU-V6E-per-project-region",
+            "PREEMPTIBLE-TPU-V6E-per-project-zone",
+        ],
+        ("v6e", "flex-start/queued"): [
+            "PREEMPTIBLE-TPU-V6E-per-project-region",
+            "PREEMPTIBLE-TPU-V6E-per-project-zone",
+        ],
+    }
+    assert _id(chip_quota("v5p", "Spot")) == "PREEMPTIBLE-TPU-V5P-per-project-region"

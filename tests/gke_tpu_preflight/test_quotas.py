@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from catalog.quotas import SSD_TOTAL_GB, TPU_QUOTAS
+from catalog.quotas import SSD_TOTAL_GB, TPU_QUOTAS, Quota, cpu_quota
 from config.platform import load_platform
-from gke_tpu_preflight.quotas import quota_limit, quota_needs
+from gke_tpu_preflight.facts import QuotaInfo
+from gke_tpu_preflight.quotas import QuotaNeed, QuotaRow, check_quota, quota_needs, quota_value
 from tests.conftest import PlanRunner
 from tests.gke_tpu_preflight.prod_project import (
     SERVE,
@@ -23,17 +24,156 @@ FAMILY = TPU_QUOTAS["v6e"].on_demand
 
 def test_the_most_specific_matching_dimensions_give_the_quota() -> None:
     assert FAMILY is not None
-    infos = [
-        ({"region": "us-east5", "tpu_family": "CT5P"}, "64"),
-        ({"region": "us-east5", "tpu_family": "CT6E"}, "32"),
-        ({"region": "us-east5"}, "8"),
-        ({}, "0"),
+    info = QuotaInfo(
+        ("region", "tpu_family"),
+        (
+            ({"region": "us-east5", "tpu_family": "CT5P"}, 64),
+            ({"region": "us-east5", "tpu_family": "CT6E"}, 32),
+            ({"region": "us-east5"}, 8),
+            ({}, 0),
+        ),
+    )
+    assert quota_value(info, FAMILY, "us-east5") == 32
+    assert quota_value(info, FAMILY, "us-central1") == 0
+    assert quota_value(info, SSD_TOTAL_GB, "us-east5") == 8
+    unlimited = QuotaInfo(("region",), (({"region": "us-east5"}, -1),))
+    assert quota_value(unlimited, SSD_TOTAL_GB, "us-east5") == -1
+    elsewhere = QuotaInfo(("region",), (({"region": "us-east1"}, 5),))
+    assert quota_value(elsewhere, SSD_TOTAL_GB, "us-east5") is None
+    per_zone = QuotaInfo(("zone",), (({"zone": "us-east5-b"}, 8), ({}, 32)))
+    assert quota_value(per_zone, SPOT_V6E_ZONE, "us-east5", "us-east5-b") == 8
+    assert quota_value(per_zone, SPOT_V6E_ZONE, "us-east5", "us-east5-a") == 32
+
+
+def _known(quota: Quota | None) -> Quota:
+    assert quota is not None
+    return quota
+
+
+SPOT_V6E = _known(TPU_QUOTAS["v6e"].preemptible)
+SPOT_V6E_ZONE = _known(TPU_QUOTAS["v6e"].preemptible_per_zone)
+
+
+def _spot_v6e_need(quota: Quota) -> QuotaNeed:
+    """16 Spot v6e chips: tpuPools[0] 8 in us-east5-a, tpuPools[1] 8 and tpuPools[2] 8 in
+    us-east5-b (24 in the region)."""
+    by_zone = (
+        ("us-east5-a", "tpuPools[0]", 8),
+        ("us-east5-b", "tpuPools[1]", 8),
+        ("us-east5-b", "tpuPools[2]", 8),
+    )
+    shares = (("tpuPools[0]", 8), ("tpuPools[1]", 8), ("tpuPools[2]", 8))
+    return QuotaNeed(quota, 24, shares, by_zone)
+
+
+def _short(quota: Quota, where: str, need: str, limit: int, short: int) -> str:
+    return (
+        f"{quota.label} ({quota.quota_id}) in {where}: the stack needs up to {need} and the "
+        f"quota is {limit}: {short} short; request more (IAM & Admin > Quotas) or make the "
+        "pools smaller"
+    )
+
+
+def test_a_quota_defined_per_region_is_checked_against_the_region_s_need() -> None:
+    need = _spot_v6e_need(SPOT_V6E)
+    info = QuotaInfo(("region",), (({"region": "us-east5"}, 16),))
+    checked = check_quota(need, info, "us-east5")
+    assert [str(p) for p in checked.problems] == [
+        "tpuPools[0]: "
+        + _short(SPOT_V6E, "us-east5", "24 (tpuPools[0] 8, tpuPools[1] 8, tpuPools[2] 8)", 16, 8)
     ]
-    assert quota_limit(infos, "us-east5", FAMILY) == 32
-    assert quota_limit(infos, "us-central1", FAMILY) == 0
-    assert quota_limit(infos, "us-east5", SSD_TOTAL_GB) == 8
-    assert quota_limit([({"region": "us-east5"}, "-1")], "us-east5", SSD_TOTAL_GB) == -1
-    assert quota_limit([({"region": "us-east1"}, "5")], "us-east5", SSD_TOTAL_GB) is None
+    assert checked.rows == (QuotaRow(need, 16),)
+    assert checked.warnings == ()
+    # Its value in another region does not apply; a region without one is not checked.
+    assert check_quota(need, info, "us-central1").problems == ()
+
+
+def test_a_quota_defined_per_zone_is_checked_in_each_zone_against_that_zone_s_need() -> None:
+    need = _spot_v6e_need(SPOT_V6E_ZONE)
+    info = QuotaInfo(("zone",), (({"zone": "us-east5-b"}, 12), ({}, 8)))
+    checked = check_quota(need, info, "us-east5")
+    # us-east5-a holds its 8 (the default value); us-east5-b's 16 exceed its 12.
+    assert [str(p) for p in checked.problems] == [
+        "tpuPools[1]: "
+        + _short(SPOT_V6E_ZONE, "us-east5-b", "16 (tpuPools[1] 8, tpuPools[2] 8)", 12, 4)
+    ]
+    assert checked.rows == (
+        QuotaRow(
+            QuotaNeed(SPOT_V6E_ZONE, 8, (("tpuPools[0]", 8),), need.by_zone[:1]), 8, "us-east5-a"
+        ),
+        QuotaRow(
+            QuotaNeed(
+                SPOT_V6E_ZONE, 16, (("tpuPools[1]", 8), ("tpuPools[2]", 8)), need.by_zone[1:]
+            ),
+            12,
+            "us-east5-b",
+        ),
+    )
+    assert checked.warnings == ()
+    # The region's need (24) against a zone's value would be refused: it is not compared.
+    assert check_quota(need, QuotaInfo(("zone",), (({}, 16),)), "us-east5").problems == ()
+    # An unlimited zone (-1, the default some projects show per zone) holds any need.
+    assert check_quota(need, QuotaInfo(("zone",), (({}, -1),)), "us-east5").problems == ()
+
+
+def test_a_quota_defined_on_dimensions_preflight_cannot_place_is_a_warning() -> None:
+    need = _spot_v6e_need(SPOT_V6E)
+    for dimensions, defined in (
+        (("region", "tpu_family"), "region, tpu_family"),
+        ((), "no dimension"),
+    ):
+        checked = check_quota(need, QuotaInfo(dimensions, (({}, 0),)), "us-east5")
+        why = (
+            f"Cloud Quotas defines it on {defined}; preflight reads a quota per region or per zone"
+        )
+        assert checked.problems == ()
+        assert checked.warnings == (f"tpuPools[0]: quota {SPOT_V6E.quota_id} not checked: {why}",)
+        assert checked.rows == (QuotaRow(need, why),)
+    # The catalog's own dimension (v6e's on-demand chips: tpu_family=CT6E) is placed.
+    assert FAMILY is not None
+    family = QuotaInfo(("region", "tpu_family"), (({"tpu_family": "CT6E"}, 0),))
+    assert check_quota(QuotaNeed(FAMILY, 4, (("tpuPools[0]", 4),)), family, "us-east5").problems
+
+
+def test_a_per_zone_quota_of_nodes_in_zones_gke_picks_is_a_warning() -> None:
+    cpus = cpu_quota("n2-standard-8")
+    assert cpus is not None
+    need = QuotaNeed(cpus, 48, (("cluster.cpuPool", 48),), ((None, "cluster.cpuPool", 48),))
+    checked = check_quota(need, QuotaInfo(("zone",), (({}, 8),)), "us-east5")
+    why = "it is defined per zone, and GKE picks the zones of these nodes"
+    assert checked.problems == ()
+    assert checked.warnings == (f"cluster.cpuPool: quota {cpus.quota_id} not checked: {why}",)
+
+
+def test_each_zone_s_need_is_what_the_pools_place_there() -> None:
+    spec = load_platform(
+        {
+            "gcp:project": "gke-tpu-test",
+            "gke-tpu:cluster": json.dumps(
+                {"name": "c", "region": "us-east5", "cpuPool": {"nodesPerZone": 1}}
+            ),
+            "gke-tpu:tpuPools": json.dumps(
+                [
+                    {**SERVE_POOL, "name": "a", "zone": "us-east5-a", "spot": True},
+                    {**SERVE_POOL, "name": "b", "spot": True},
+                ]
+            ),
+        }
+    )
+    needs = {
+        n.quota.quota_id: n for n in quota_needs(spec.cluster, spec.tpu_pools, private_nodes=False)
+    }
+    # 3 VMs of 4 chips and GKE's surge of one beside them, in each pool's zone.
+    assert needs[SPOT_V6E_ZONE.quota_id].by_zone == (
+        ("us-east5-a", "tpuPools[0]", 16),
+        ("us-east5-b", "tpuPools[1]", 16),
+    )
+    assert needs[SPOT_V6E.quota_id].amount == 32
+    # The CPU pool: one node and one surge node in each of GKE's 3 zones.
+    addresses = needs["IN-USE-ADDRESSES-per-project-region"]
+    assert [(z, p, a) for z, p, a in addresses.by_zone if p == "cluster.cpuPool"] == [
+        (None, "cluster.cpuPool", 6)
+    ]
 
 
 def test_spot_pools_count_against_the_preemptible_quota(run_plan: PlanRunner) -> None:
@@ -143,3 +283,54 @@ def test_flex_start_pools_count_against_the_preemptible_quota(run_plan: PlanRunn
         "us-east5: the stack needs up to 16 (tpuPools[0] 16) and the quota is 4: 12 short; request "
         "more (IAM & Admin > Quotas) or make the pools smaller"
     ]
+
+
+def _quota_info(quota_id: str, dimensions: list[str], infos: list[dict[str, Any]]) -> dict:
+    """`gcloud beta quotas info describe` of a quota."""
+    return {
+        "name": "projects/123456789012/locations/global/services/compute.googleapis.com/"
+        f"quotaInfos/{quota_id}",
+        "quotaId": quota_id,
+        "service": "compute.googleapis.com",
+        "containerType": "PROJECT",
+        "dimensions": dimensions,
+        "dimensionsInfos": infos,
+    }
+
+
+def test_the_program_checks_a_per_zone_quota_in_each_pool_s_zone(run_plan: PlanRunner) -> None:
+    """Two Spot v6e pools of 8 chips a VM, up to 2 VMs and a surge VM each: 24 chips in
+    us-east5-a and 24 in us-east5-b. The regional quota holds the 48; us-east5-b's zone value
+    holds 16 of its 24."""
+    spot = {
+        "tpu": "v6e",
+        "topology": "2x4",
+        "spot": True,
+        "autoscaling": {"minNodes": 0, "maxNodes": 2},
+    }
+    document = prod_snapshot()
+    document["quotaInfos"][SPOT_V6E.quota_id] = _quota_info(
+        SPOT_V6E.quota_id,
+        ["region"],
+        [{"dimensions": {"region": "us-east5"}, "details": {"value": "64"}}],
+    )
+    document["quotaInfos"][SPOT_V6E_ZONE.quota_id] = _quota_info(
+        SPOT_V6E_ZONE.quota_id,
+        ["zone"],
+        [
+            {"dimensions": {"zone": "us-east5-b"}, "details": {"value": "16"}},
+            {"details": {"value": "-1"}},
+        ],
+    )
+    plan = plan_against(
+        run_plan,
+        document,
+        {**spot, "name": "spot-a", "zone": "us-east5-a"},
+        {**spot, "name": "spot-b", "zone": "us-east5-b"},
+    )
+    assert quota_invoke(SPOT_V6E.quota_id) in plan.invokes
+    assert quota_invoke(SPOT_V6E_ZONE.quota_id) in plan.invokes
+    assert plan.errors == [
+        "tpuPools[1]: " + _short(SPOT_V6E_ZONE, "us-east5-b", "24 (tpuPools[1] 24)", 16, 8)
+    ]
+    assert plan.warnings == []

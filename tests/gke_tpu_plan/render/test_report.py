@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.quotas import chip_quota, vcpus_of
+from catalog.quotas import chip_quotas, vcpus_of
 from config.platform import load_platform
 from gke_tpu_plan.cli import ROOT, main, plan_checked, plan_stack
 from gke_tpu_plan.engine import Plan
@@ -202,12 +202,10 @@ def test_without_a_snapshot_the_preflight_section_says_it_was_not_checked(prod: 
 def test_preflight_counts_quota_as_the_quota_table_does(prod: Plan, dev: Plan) -> None:
     for stack, plan in (("prod", prod), ("dev", dev)):
         spec = load_platform(read_stack_config(ROOT, stack, fixture_file(stack)).values)
-        by_id = {
-            n.quota.quota_id: n.amount
-            for n in preflight_quota_needs(
-                spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
-            )
-        }
+        preflight_needs = preflight_quota_needs(
+            spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
+        )
+        by_id = {n.quota.quota_id: n.amount for n in preflight_needs}
         needs, _ = quota_needs(plan)
         assert by_id["SSD-TOTAL-GB-per-project-region"] == sum(n.ssd_gb for n in needs.values())
         # Quotas a stack does not spend are not asked for (prod's private nodes: no address).
@@ -215,15 +213,30 @@ def test_preflight_counts_quota_as_the_quota_table_does(prod: Plan, dev: Plan) -
             n.ips for n in needs.values()
         )
         assert by_id["CPUS-per-project-region"] == sum(n.vcpus for n in needs.values())
-        # Each chip column is one quota, and preflight asks for the same amount of it.
+        # Each chip column is one kind of chip, whose quotas preflight asks for the same amount
+        # of: the region's total and, for a quota per zone, each zone's row.
         columns = {c for n in needs.values() for c in n.tpu_chips}
         chips = {
             quota.quota_id: sum(n.tpu_chips.get(column, 0) for n in needs.values())
             for column in columns
-            if (quota := chip_quota(*column.split(" ", 1))) is not None
+            for quota in chip_quotas(*column.split(" ", 1))
         }
         assert chips == {k: v for k, v in by_id.items() if k in chips}
         assert {k for k in by_id if "TPU" in k} == set(chips)
+        per_zone = {
+            (quota.quota_id, zone): n.tpu_chips[column]
+            for zone, n in needs.items()
+            for column in n.tpu_chips
+            for quota in chip_quotas(*column.split(" ", 1))
+            if quota.per_zone and n.tpu_chips[column]
+        }
+        assert per_zone == {
+            (need.quota.quota_id, zone): need.in_zone(zone).amount
+            for need in preflight_needs
+            if need.quota.per_zone
+            for zone in need.zones
+        }
+        assert per_zone or stack == "prod"  # dev's v5e pools spend quotas per zone
 
 
 def test_spot_and_on_demand_chips_are_separate_columns_with_their_quotas(dev: Plan) -> None:
@@ -235,9 +248,11 @@ def test_spot_and_on_demand_chips_are_separate_columns_with_their_quotas(dev: Pl
     assert "| **us-east5 total** | **1400** | **14** | **24** | **4** | **16** |" in report
     assert (
         "- TPU v5e on-demand chips: quota `TPU-LITE-PODSLICE-V5-per-project-region` (TPU v5 Lite "
-        "PodSlice chips).\n- TPU v5e Spot chips: quota "
+        "PodSlice chips) for the region's total, and `TPU-LITE-PODSLICE-V5-per-project-zone` for "
+        "each zone's row.\n- TPU v5e Spot chips: quota "
         "`PREEMPTIBLE-TPU-LITE-PODSLICE-V5-per-project-region` (Preemptible TPU v5 Lite PodSlice "
-        "chips).\n"
+        "chips) for the region's total, and `PREEMPTIBLE-TPU-LITE-PODSLICE-V5-per-project-zone` "
+        "for each zone's row.\n"
     ) in report
 
 
@@ -260,7 +275,9 @@ def test_reserved_chips_spend_no_chip_quota_and_waiting_ones_the_preemptible(
     assert "- TPU v5p reserved chips: the reservations below, which hold their own quota." in report
     assert (
         "- TPU v6e flex-start/queued chips: quota `PREEMPTIBLE-TPU-V6E-per-project-region` "
-        "(Preemptible TPU v6e chips), the one Spot chips spend too." in report
+        "(Preemptible TPU v6e chips) for the region's total, and "
+        "`PREEMPTIBLE-TPU-V6E-per-project-zone` for each zone's row, the quotas Spot chips spend "
+        "too." in report
     )
 
 

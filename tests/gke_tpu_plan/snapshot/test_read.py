@@ -185,6 +185,8 @@ def test_a_region_s_quota_listing_becomes_get_s_quota_info_s_result_by_region() 
         "parent": "projects/p",
         "service": "compute.googleapis.com",
         "quotaId": "CPUS-per-project-region",
+        # The region's listing holds a limit per region: a quota defined on the region.
+        "dimensions": ["region"],
         "dimensionsInfos": [
             {
                 "dimensions": {"region": "us-central1"},
@@ -225,6 +227,24 @@ def test_a_quota_info_s_details_object_becomes_a_list_of_one() -> None:
             "applicableLocations": ["us-east1", "us-east5"],
         },
     ]
+
+
+def test_a_quota_info_s_dimensions_are_what_gcloud_printed_and_none_when_it_printed_none() -> None:
+    """`dimensions` says what the quota is defined on (`zone` for a per-zone quota); protobuf's
+    JSON leaves an empty list out."""
+    info = {
+        "quotaId": "TPU-V5P-per-project-zone",
+        "dimensions": ["zone"],
+        "dimensionsInfos": [
+            {"dimensions": {"zone": "us-east5-a"}, "details": {"value": "8"}},
+            {"details": {"value": "-1"}},
+        ],
+    }
+    found = quota_info_result("TPU-V5P-per-project-zone", "p", info, {})
+    assert found["dimensions"] == ["zone"]
+    assert [d["dimensions"] for d in found["dimensionsInfos"]] == [{"zone": "us-east5-a"}, {}]
+    del info["dimensions"]
+    assert quota_info_result("TPU-V5P-per-project-zone", "p", info, {})["dimensions"] == []
 
 
 def test_the_snapshot_answers_each_token_and_refuses_what_it_does_not_hold() -> None:

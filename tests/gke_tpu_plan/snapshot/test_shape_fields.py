@@ -130,6 +130,7 @@ FIELDS: list[tuple[Get, str, str, tuple[Any, str], bool]] = [
     (_quota, "regions['us-east5'].quotas[0]", "metric", STRING, True),
     (_quota, "regions['us-east5'].quotas[0]", "limit", WHOLE, True),
     (_quota, "regions['us-east5'].quotas[0]", "usage", WHOLE, False),
+    (_quota_info, TPU_QUOTA, "dimensions", STRINGS, False),
     (_quota_info, TPU_QUOTA, "dimensionsInfos", LIST, False),
     (_dimensions, DIMENSIONS, "dimensions", STRING_MAP, False),
     (_dimensions, DIMENSIONS, "applicableLocations", STRINGS, False),
