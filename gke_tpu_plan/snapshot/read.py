@@ -295,7 +295,7 @@ class CloudSnapshot:
             if info is None and quota_id not in _METRICS:
                 raise NotInCloud(
                     f"the cloud snapshot has no quotaInfos entry for {quota_id!r}: record it "
-                    "with `make snapshot`",
+                    "with `make snapshot`, which leaves out a quota the project does not have",
                     "quotaId",
                 )
             return quota_info_result(quota_id, project, info, self.regions)

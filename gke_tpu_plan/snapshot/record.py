@@ -6,9 +6,10 @@ It asks what the stack's preflight would ask: each reservation its pools name (a
 its own project), the stack's cluster with the instance groups of its node pools that consume a
 reservation (their size is the pool's node count), GKE's server config and Compute Engine's
 quotas in the region, and the Cloud Quotas entries of the quotas the region's listing lacks. A
-reservation, cluster or instance group gcloud cannot find is left out, as the cloud would
-answer (a cluster not created yet holds none of the reservations); any other gcloud failure
-stops the recording.
+reservation, cluster, instance group or quota gcloud cannot find is left out, as the cloud would
+answer (a cluster not created yet holds none of the reservations; a quota id the project does
+not know is one preflight warns it did not check); any other gcloud failure stops the
+recording.
 """
 
 from __future__ import annotations
@@ -127,7 +128,8 @@ def record(
     }
     for quota in requests.quotas:
         if quota.metric is None:
-            snapshot["quotaInfos"][quota.quota_id] = gcloud(
+            info = found(
+                f"quota {quota.quota_id}",
                 [
                     "beta",
                     "quotas",
@@ -136,8 +138,10 @@ def record(
                     quota.quota_id,
                     "--service=compute.googleapis.com",
                     f"--project={project}",
-                ]
+                ],
             )
+            if info is not None:
+                snapshot["quotaInfos"][quota.quota_id] = info
     return snapshot, notes
 
 

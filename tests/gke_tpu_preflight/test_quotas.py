@@ -202,7 +202,7 @@ def test_a_quota_it_cannot_read_is_a_warning_and_not_checked(run_plan: PlanRunne
         "tpuPools[0]: quota TPUS-PER-TPU-FAMILY-per-project-region not checked: cannot read it "
         "(invoke of gcp:cloudquota/getSQuotaInfo:getSQuotaInfo failed: the cloud snapshot has no "
         "quotaInfos entry for 'TPUS-PER-TPU-FAMILY-per-project-region': record it with `make "
-        "snapshot` (quotaId)); " + UNREADABLE
+        "snapshot`, which leaves out a quota the project does not have (quotaId)); " + UNREADABLE
     ]
     assert plan.resources
 
