@@ -114,6 +114,15 @@ def test_a_quota_defined_per_zone_is_checked_in_each_zone_against_that_zone_s_ne
     assert check_quota(need, QuotaInfo(("zone",), (({}, 16),)), "us-east5").problems == ()
     # An unlimited zone (-1, the default some projects show per zone) holds any need.
     assert check_quota(need, QuotaInfo(("zone",), (({}, -1),)), "us-east5").problems == ()
+    # Defined on the region and the zone, its values are per zone too, each in its region.
+    both = QuotaInfo(
+        ("region", "zone"),
+        (({"region": "us-east5", "zone": "us-east5-b"}, 12), ({"region": "us-central1"}, 0)),
+    )
+    assert [str(p) for p in check_quota(need, both, "us-east5").problems] == [
+        "tpuPools[1]: "
+        + _short(SPOT_V6E_ZONE, "us-east5-b", "16 (tpuPools[1] 8, tpuPools[2] 8)", 12, 4)
+    ]
 
 
 def test_a_quota_defined_on_dimensions_preflight_cannot_place_is_a_warning() -> None:
