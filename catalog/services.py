@@ -27,7 +27,8 @@ MODULES: dict[str, Module] = {
         ("roles/container.admin", "roles/iam.serviceAccountUser"),
         "the cluster and its node pools, which GKE builds from Compute Engine VMs, disks and "
         "addresses; container.admin also opens the cluster's Kubernetes API to the program's "
-        "Kubernetes objects, and the node pools run as the nodes' service account "
+        "Kubernetes objects, through the control plane's DNS endpoint by its "
+        "container.clusters.connect, and the node pools run as the nodes' service account "
         "(serviceAccountUser)",
     ),
     "compute": Module(

@@ -128,6 +128,10 @@ class ClusterPlan:
     """The CPU node pool of a Standard cluster; None on Autopilot."""
     monitoring: Monitoring | None = None
     """None with `observability.enabled: false`: GKE's defaults."""
+    dns_endpoint: bool | None = None
+    """True: user traffic is allowed on the control plane's DNS endpoint, and the kubeconfig
+    and the stack's Kubernetes provider use it; False: sent as off; None: not sent (GKE's
+    setting), and the kubeconfig uses the IP endpoint."""
 
     @property
     def autopilot(self) -> bool:
@@ -193,6 +197,20 @@ def auto_provisioning(
     )
 
 
+def dns_endpoint(spec: ClusterSpec, network: NetworkPlan | None) -> bool | None:
+    """`cluster.dnsEndpoint`, or on for private nodes: their cluster's IP endpoint is reached
+    only from the authorized networks, which hosted CI runners (no fixed address range) are not
+    in, while the DNS endpoint is reached from anywhere by IAM (kubernetes-engine/docs/concepts/
+    network-isolation, DNS-based endpoint). GKE serves it on every cluster, of any version and
+    either mode (cloud.google.com/blog/products/containers-kubernetes/new-dns-based-endpoint-
+    for-the-gke-control-plane; `gcloud container clusters create-auto --enable-dns-access`):
+    no version floor to check. Otherwise None, which sends nothing and leaves the goldens of
+    stacks on an existing network as they were."""
+    if spec.dns_endpoint is not None:
+        return spec.dns_endpoint
+    return True if network is not None and network.private_nodes else None
+
+
 def node_pools_scale(pools: Sequence[TpuPoolPlan]) -> bool:
     """Whether the TPU pools' nodes come and go: a pool autoscales, or GKE creates its node
     pools (a fallback)."""
@@ -230,4 +248,5 @@ def plan_cluster(
         default_max_pods_per_node=network.max_pods_per_node if network and standard else None,
         cpu_pool=spec.cpu_pool if standard else None,
         monitoring=monitoring,
+        dns_endpoint=dns_endpoint(spec, network),
     )

@@ -26,6 +26,8 @@ OUTPUT_MEANINGS: dict[str, str] = {
     "region": "Region of the cluster and its node pools.",
     "clusterName": "GKE cluster name.",
     "clusterEndpoint": "Control plane IP.",
+    "clusterDnsEndpoint": "The control plane's DNS name, where `kubeconfig` points, reached "
+    "by IAM (`container.clusters.connect`); `null` when `cluster.dnsEndpoint` is off.",
     "kubeconfig": "Secret. A kubeconfig authenticating with `gke-gcloud-auth-plugin`; no static "
     "credentials.",
     "workloadPool": "The Workload Identity pool.",
@@ -277,6 +279,7 @@ def platform_outputs(
     cluster_name: Any,
     cluster_endpoint: Any,
     kubeconfig: Any,
+    cluster_dns_endpoint: Any = None,
     workload_pool: Any,
     tpu_pools: Sequence[TpuPoolRef],
     queues: Sequence[QueueRef] = (),
@@ -294,6 +297,7 @@ def platform_outputs(
         "region": region,
         "clusterName": cluster_name,
         "clusterEndpoint": cluster_endpoint,
+        "clusterDnsEndpoint": cluster_dns_endpoint,
         "kubeconfig": kubeconfig,
         "workloadPool": workload_pool,
         # Plain data: pool names are set by config, so no resource output is needed to know them.

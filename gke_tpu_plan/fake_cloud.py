@@ -19,9 +19,24 @@ FAKE_ENDPOINT = "203.0.113.10"
 FAKE_CA_CERTIFICATE = base64.b64encode(b"FAKE CA CERTIFICATE (offline plan)").decode()
 
 
+def fake_dns_endpoint(cluster: str, location: str) -> str:
+    """A cluster's DNS endpoint in GKE's form, `<id>.<location>.gke.goog`, with an id that says
+    it is fake (the API's example: `uid.us-central1.gke.goog`, ControlPlaneEndpointsConfig.
+    DNSEndpointConfig.endpoint)."""
+    return f"gke-fake-{cluster}.{location}.gke.goog"
+
+
 def _cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    # GKE gives every cluster a DNS endpoint, whether user traffic may use it or not.
+    endpoints = inputs.get("controlPlaneEndpointsConfig") or {}
+    dns = endpoints.get("dnsEndpointConfig") or {}
+    dns_endpoint = fake_dns_endpoint(inputs.get("name") or name, str(inputs.get("location")))
     return {
         "endpoint": FAKE_ENDPOINT,
+        "controlPlaneEndpointsConfig": {
+            **endpoints,
+            "dnsEndpointConfig": {**dns, "endpoint": dns_endpoint},
+        },
         "masterAuth": {**inputs.get("masterAuth", {}), "clusterCaCertificate": FAKE_CA_CERTIFICATE},
         "selfLink": f"https://container.googleapis.com/v1/projects/{inputs.get('project')}"
         f"/locations/{inputs.get('location')}/clusters/{name}",

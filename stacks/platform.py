@@ -217,6 +217,7 @@ def stack_outputs(platform: Platform) -> dict[str, Any]:
         region=spec.cluster.region,
         cluster_name=cluster.name,
         cluster_endpoint=cluster.endpoint,
+        cluster_dns_endpoint=cluster.dns_endpoint,
         kubeconfig=cluster.kubeconfig,
         workload_pool=cluster.workload_pool,
         tpu_pools=[

@@ -57,9 +57,30 @@ def monitoring_config(
     )
 
 
+def control_plane_endpoints_config(
+    plan: ClusterPlan,
+) -> container.ClusterControlPlaneEndpointsConfigArgs | None:
+    """User traffic on the DNS endpoint (`dnsEndpointConfig.allowExternalTraffic`), on or off;
+    None leaves GKE's setting. No `ipEndpointsConfig`: the provider then sends the IP endpoint
+    enabled, with `privateClusterConfig.enablePrivateEndpoint` and the authorized networks of
+    `masterAuthorizedNetworksConfig`, which stay as they are, and no ConflictsWith ties the
+    blocks (hashicorp/terraform-provider-google, google/services/container/
+    resource_container_cluster.go, expandControlPlaneEndpointsConfig). Kubernetes tokens and
+    certificates stay off on the DNS name (enableK8sTokensViaDns, enableK8sCertsViaDns): the
+    kubeconfig authenticates with Google credentials, which IAM checks."""
+    if plan.dns_endpoint is None:
+        return None
+    return container.ClusterControlPlaneEndpointsConfigArgs(
+        dns_endpoint_config=container.ClusterControlPlaneEndpointsConfigDnsEndpointConfigArgs(
+            allow_external_traffic=plan.dns_endpoint
+        )
+    )
+
+
 def common_cluster_args(plan: ClusterPlan, network: ClusterNetworkArgs | None) -> dict[str, Any]:
     """What a cluster of either mode is given: its place and version, the network (the one the
     program creates, with private nodes and authorized networks, or the plan's existing one),
+    the control plane's DNS endpoint,
     Workload Identity, the GCS FUSE CSI driver, no client certificate, the maintenance
     policy and the monitoring components."""
     ranges = network.plan if network else None
@@ -75,6 +96,7 @@ def common_cluster_args(plan: ClusterPlan, network: ClusterNetworkArgs | None) -
         "ip_allocation_policy": ip_allocation_policy(ranges),
         "private_cluster_config": private_cluster_config(ranges),
         "master_authorized_networks_config": master_authorized_networks_config(ranges),
+        "control_plane_endpoints_config": control_plane_endpoints_config(plan),
         "master_auth": container.ClusterMasterAuthArgs(
             client_certificate_config=container.ClusterMasterAuthClientCertificateConfigArgs(
                 issue_client_certificate=False

@@ -43,14 +43,34 @@ def node_identity(
     return account, grants
 
 
-def kubeconfig_of(plan: ClusterPlan, cluster: container.Cluster) -> pulumi.Output[str]:
-    """A secret kubeconfig of the cluster with an exec user (no static credentials)."""
-    context = plan.kube_context
-    return pulumi.Output.secret(
-        pulumi.Output.all(cluster.endpoint, cluster.master_auth.cluster_ca_certificate).apply(
-            lambda v: gke_kubeconfig(context, str(v[0]), str(v[1]))
+def dns_endpoint_of(plan: ClusterPlan, cluster: container.Cluster) -> pulumi.Output[str | None]:
+    """The control plane's DNS name (`controlPlaneEndpointsConfig.dnsEndpointConfig.endpoint`)
+    when the plan opens it; None otherwise, as nothing may reach it then."""
+    if not plan.dns_endpoint:
+        return pulumi.Output.from_input(None)
+    return cluster.control_plane_endpoints_config.apply(
+        lambda config: (
+            str(config.dns_endpoint_config.endpoint)
+            if config and config.dns_endpoint_config and config.dns_endpoint_config.endpoint
+            else None
         )
     )
+
+
+def kubeconfig_of(
+    plan: ClusterPlan, cluster: container.Cluster, dns_endpoint: pulumi.Output[str | None]
+) -> pulumi.Output[str]:
+    """A secret kubeconfig of the cluster with an exec user (no static credentials), as gcloud
+    writes it: at the DNS endpoint when the plan opens it (no CA: its certificate is publicly
+    trusted), else at the IP endpoint with the cluster's CA."""
+    context = plan.kube_context
+    if plan.dns_endpoint:
+        document = dns_endpoint.apply(lambda name: gke_kubeconfig(context, str(name), None))
+    else:
+        document = pulumi.Output.all(
+            cluster.endpoint, cluster.master_auth.cluster_ca_certificate
+        ).apply(lambda v: gke_kubeconfig(context, str(v[0]), str(v[1])))
+    return pulumi.Output.secret(document)
 
 
 def kubernetes_provider(
@@ -81,13 +101,15 @@ class ClusterComponent(pulumi.ComponentResource):
     provider: k8s.Provider
     name: pulumi.Output[str]
     endpoint: pulumi.Output[str]
+    dns_endpoint: pulumi.Output[str | None]
     workload_pool: pulumi.Output[str]
     kubeconfig: pulumi.Output[str]
 
     def _expose(self, name: str, plan: ClusterPlan, ready: pulumi.Resource) -> None:
         """The kubeconfig, the Kubernetes provider (once `ready` can run Pods) and the outputs,
         once `cluster` and `node_service_account` are set."""
-        self.kubeconfig = kubeconfig_of(plan, self.cluster)
+        self.dns_endpoint = dns_endpoint_of(plan, self.cluster)
+        self.kubeconfig = kubeconfig_of(plan, self.cluster, self.dns_endpoint)
         self.provider = kubernetes_provider(name, self.kubeconfig, self, ready)
         self.name = self.cluster.name
         self.endpoint = self.cluster.endpoint
@@ -96,6 +118,7 @@ class ClusterComponent(pulumi.ComponentResource):
             {
                 "name": self.name,
                 "endpoint": self.endpoint,
+                "dnsEndpoint": self.dns_endpoint,
                 "workloadPool": self.workload_pool,
                 "kubeconfig": self.kubeconfig,
                 "nodeServiceAccount": self.node_service_account.email,

@@ -68,6 +68,18 @@ def network_diagram(plan: Plan) -> list[str]:
     return lines
 
 
+def dns_endpoint_diagram(plan: Plan) -> list[str]:
+    """Mermaid lines: callers anywhere reaching the control plane's DNS endpoint by IAM, when
+    the cluster allows user traffic on it."""
+    endpoints = _cluster(plan).get("controlPlaneEndpointsConfig") or {}
+    if not (endpoints.get("dnsEndpointConfig") or {}).get("allowExternalTraffic"):
+        return []
+    return [
+        '  dns["DNS endpoint<br/>any network, by IAM: container.clusters.connect"]',
+        "  dns -- control plane --> cluster",
+    ]
+
+
 def _pool_nodes_and_pods(plan: Plan, demand: Sequence[PoolDemand]) -> tuple[int, int]:
     """Nodes at the most with surge, as the range check counts them (`config.network.
     node_groups`, from the same rows), and the Pod addresses their blocks take."""

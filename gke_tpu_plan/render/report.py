@@ -28,7 +28,7 @@ from gke_tpu_plan.render.guardrails_report import (
     guardrails_section,
     plan_verdicts,
 )
-from gke_tpu_plan.render.network_report import network_diagram
+from gke_tpu_plan.render.network_report import dns_endpoint_diagram, network_diagram
 from gke_tpu_plan.render.preflight_report import preflight_section
 from gke_tpu_plan.render.quota_report import quota_section
 
@@ -199,7 +199,7 @@ def _diagram(plan: Plan) -> list[str]:
             ksa = _id("ksa_" + member.group(1))
             lines.append(f'  {ksa}["KSA {member.group(1)}"]')
             lines.append(f"  {ksa} -- workloadIdentityUser --> {_id('gsa_' + account.name)}")
-    lines += network_diagram(plan)
+    lines += network_diagram(plan) + dns_endpoint_diagram(plan)
     lines += ["```", ""]
     return lines
 

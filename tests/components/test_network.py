@@ -142,6 +142,11 @@ def test_the_cluster_is_vpc_native_on_the_named_ranges_with_private_nodes(
             {"cidrBlock": "203.0.113.7/32", "displayName": "ci"},
         ]
     }
+    # The DNS endpoint is open to callers with container.clusters.connect; the IP endpoint keeps
+    # its authorized networks (the provider sends them in ipEndpointsConfig).
+    assert inputs["controlPlaneEndpointsConfig"] == {
+        "dnsEndpointConfig": {"allowExternalTraffic": True}
+    }
     assert inputs["defaultMaxPodsPerNode"] == 110
     # The cluster waits for its network, its subnet and the NAT its private nodes go out by.
     for type_, name in (
@@ -169,8 +174,30 @@ def test_public_nodes_get_no_nat_and_no_private_cluster_config(run_plan: PlanRun
     assert plan.of_type(ROUTER) == plan.of_type(ROUTER_NAT) == []
     cluster = plan.one(CLUSTER)
     assert "privateClusterConfig" not in cluster.inputs
+    # Public nodes reach the control plane's IP endpoint, where GKE leaves the DNS one.
+    assert "controlPlaneEndpointsConfig" not in cluster.inputs
     assert cluster.inputs["defaultMaxPodsPerNode"] == 64
     assert cluster.inputs["subnetwork"] == "tpu-test-nodes"
+
+
+@pytest.mark.parametrize("mode", ["standard", "autopilot"])
+@pytest.mark.parametrize(
+    ("dns_endpoint", "network"),
+    [(False, NETWORK_CONFIG), (True, None), (False, None)],
+)
+def test_a_configured_dns_endpoint_is_sent_either_way(
+    run_plan: PlanRunner, mode: str, dns_endpoint: bool, network: Any
+) -> None:
+    """Sent when off too: the provider keeps a block left out as it is, so turning the
+    endpoint off must say so."""
+    cluster = {**BASE_CLUSTER, "mode": mode, "dnsEndpoint": dns_endpoint}
+    sections: dict[str, Any] = {"cluster": cluster}
+    if network is not None:
+        sections["network"] = network
+    inputs = run_plan(**sections).one(CLUSTER).inputs
+    assert inputs["controlPlaneEndpointsConfig"] == {
+        "dnsEndpointConfig": {"allowExternalTraffic": dns_endpoint}
+    }
 
 
 @pytest.mark.parametrize(

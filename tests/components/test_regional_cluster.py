@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+from typing import Any
+
+import pulumi
+import pytest
 
 from catalog.tokens import (
     CLUSTER,
@@ -12,9 +16,11 @@ from catalog.tokens import (
     SERVICE_ACCOUNT,
 )
 from components.kubeconfig import gke_kubeconfig
-from gke_tpu_plan.engine import SECRET
-from gke_tpu_plan.fake_cloud import FAKE_CA_CERTIFICATE, FAKE_ENDPOINT
-from tests.conftest import BASE_CLUSTER, PlanRunner
+from config.platform import load_platform
+from gke_tpu_plan.engine import SECRET, run_program
+from gke_tpu_plan.fake_cloud import FAKE_CA_CERTIFICATE, FAKE_ENDPOINT, fake_dns_endpoint
+from stacks.platform import build_platform
+from tests.conftest import BASE_CLUSTER, PROJECT, PlanRunner, stack_config
 
 COMPONENT = "gke-tpu:index:RegionalCluster"
 
@@ -130,6 +136,76 @@ def test_kubernetes_provider_gets_a_secret_exec_kubeconfig_after_the_cpu_pool(
     assert plan.outputs["kubeconfig"] == SECRET
 
 
+NETWORK = {"nodesCidr": "10.0.0.0/22", "podsCidr": "10.4.0.0/16", "servicesCidr": "10.8.0.0/20"}
+
+
+def _provider_kubeconfig(**sections: Any) -> dict[str, Any]:
+    """The kubeconfig the stack's Kubernetes provider is given, in the clear."""
+    sections.setdefault("cluster", BASE_CLUSTER)
+    spec = load_platform(stack_config(**sections))
+
+    def program() -> None:
+        cluster = build_platform(spec).cluster
+        # The very output the provider is given (components.internal.clusters._expose).
+        assert cluster.provider is not None
+        pulumi.export("kubeconfig", pulumi.Output.unsecret(cluster.kubeconfig))
+
+    plan = run_program(program, project=PROJECT, stack="test", config={})
+    return json.loads(plan.outputs["kubeconfig"])
+
+
+@pytest.mark.parametrize("mode", ["standard", "autopilot"])
+def test_with_private_nodes_the_provider_reaches_the_dns_endpoint_as_gcloud_writes_it(
+    mode: str,
+) -> None:
+    document = _provider_kubeconfig(cluster={**BASE_CLUSTER, "mode": mode}, network=NETWORK)
+    # `gcloud container clusters get-credentials --dns-endpoint` writes the DNS name and no
+    # certificate-authority-data: the endpoint's certificate is publicly trusted.
+    assert document["clusters"] == [
+        {
+            "name": "gke_gke-tpu-test_us-central2_tpu-test",
+            "cluster": {"server": f"https://{fake_dns_endpoint('tpu-test', 'us-central2')}"},
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    "sections",
+    [
+        {},
+        {"network": {**NETWORK, "privateNodes": False}},
+        {"network": NETWORK, "cluster": {**BASE_CLUSTER, "dnsEndpoint": False}},
+    ],
+)
+def test_without_the_dns_endpoint_the_provider_reaches_the_ip_with_the_clusters_ca(
+    sections: dict[str, Any],
+) -> None:
+    document = _provider_kubeconfig(**sections)
+    assert document["clusters"] == [
+        {
+            "name": "gke_gke-tpu-test_us-central2_tpu-test",
+            "cluster": {
+                "server": f"https://{FAKE_ENDPOINT}",
+                "certificate-authority-data": FAKE_CA_CERTIFICATE,
+            },
+        }
+    ]
+
+
+def test_the_dns_endpoint_is_an_output_when_it_is_on(run_plan: PlanRunner) -> None:
+    on = run_plan(network=NETWORK)
+    assert on.outputs["clusterDnsEndpoint"] == fake_dns_endpoint("tpu-test", "us-central2")
+    assert on.outputs["clusterEndpoint"] == FAKE_ENDPOINT
+    component = on.one(COMPONENT)
+    assert on.component_outputs[component.urn]["dnsEndpoint"] == fake_dns_endpoint(
+        "tpu-test", "us-central2"
+    )
+    off = run_plan()
+    assert off.outputs["clusterDnsEndpoint"] is None
+    # A component output of None is not registered at all.
+    assert "dnsEndpoint" not in off.component_outputs[off.one(COMPONENT).urn]
+
+
 def test_kubeconfig_document_uses_the_gke_auth_plugin() -> None:
     document = json.loads(gke_kubeconfig("ctx", FAKE_ENDPOINT, FAKE_CA_CERTIFICATE))
     assert document["clusters"] == [
@@ -155,6 +231,7 @@ def test_stack_outputs(run_plan: PlanRunner) -> None:
         "region": "us-central2",
         "clusterName": "tpu-test",
         "clusterEndpoint": FAKE_ENDPOINT,
+        "clusterDnsEndpoint": None,
         "workloadPool": "gke-tpu-test.svc.id.goog",
         "kubeconfig": SECRET,
         "tpuPools": {},

@@ -428,3 +428,18 @@ def test_an_unquoted_version_is_a_number_and_the_problem_says_to_quote_it(
 def test_a_boolean_version_is_not_called_a_number() -> None:
     (problem,) = _problems(minMasterVersion=True)
     assert problem.startswith("cluster.minMasterVersion: true: ") and "number" not in problem
+
+
+def test_a_dns_endpoint_that_is_not_a_boolean_is_reported_with_the_other_problems() -> None:
+    config = _config(dnsEndpoint="on", releaseChannel="FAST")
+    config["gke-tpu:network"] = json.dumps(
+        {"nodesCidr": "10.0.0.0/22", "podsCidr": "10.4.0.0/16", "servicesCidr": "10.8.0.1/20"}
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_platform(config)
+    assert [str(p) for p in caught.value.problems] == [
+        "cluster.releaseChannel: 'FAST' is not allowed; expected one of RAPID, REGULAR, STABLE, "
+        "EXTENDED, NONE",
+        "cluster.dnsEndpoint: 'on': input should be a valid boolean",
+        "network.servicesCidr: '10.8.0.1/20': has host bits set; the range is '10.8.0.0/20'",
+    ]

@@ -64,6 +64,7 @@ def test_the_smallest_stack_plans_a_standard_cluster_with_gke_defaults() -> None
         default_max_pods_per_node=None,
         cpu_pool=CpuPool(),
         monitoring=Monitoring(("SYSTEM_COMPONENTS", "POD", "DEPLOYMENT", "JOBSET"), True),
+        dns_endpoint=None,
     )
     assert (
         _plan().node_service_account_email == "tpu-test-nodes@gke-tpu-test.iam.gserviceaccount.com"
@@ -79,6 +80,40 @@ def test_an_autopilot_cluster_has_no_cpu_pool_profile_or_pods_limit_of_ours() ->
         None,
     )
     assert plan.auto_provisioning is None
+
+
+@pytest.mark.parametrize(
+    ("sections", "dns_endpoint"),
+    [
+        # Private nodes: hosted runners have no fixed address for the authorized networks, so
+        # the stack reaches its control plane by the DNS name, by IAM.
+        ({"network": NETWORK}, True),
+        ({"network": NETWORK, "cluster": {**EAST, "mode": "autopilot"}}, True),
+        # Public nodes or an existing network: the IP endpoint, as GKE sets it (not sent).
+        ({"network": {**NETWORK, "privateNodes": False}}, None),
+        ({}, None),
+        ({"cluster": {**EAST, "mode": "autopilot"}}, None),
+    ],
+)
+def test_the_dns_endpoint_is_on_by_default_for_private_nodes_only(
+    sections: dict[str, Any], dns_endpoint: bool | None
+) -> None:
+    sections.setdefault("cluster", EAST)
+    assert _plan(**sections).dns_endpoint is dns_endpoint
+
+
+@pytest.mark.parametrize(
+    ("sections", "dns_endpoint"),
+    [
+        ({"cluster": {**EAST, "dnsEndpoint": False}, "network": NETWORK}, False),
+        ({"cluster": {**EAST, "dnsEndpoint": True}}, True),
+        ({"cluster": {**EAST, "dnsEndpoint": False}}, False),
+    ],
+)
+def test_a_configured_dns_endpoint_is_the_plans(
+    sections: dict[str, Any], dns_endpoint: bool
+) -> None:
+    assert _plan(**sections).dns_endpoint is dns_endpoint
 
 
 @pytest.mark.parametrize(

@@ -92,7 +92,8 @@ config:
         "STABLE, EXTENDED, NONE",
         "cluster.regoin: unknown key; did you mean 'region'? Allowed keys: name, region, "
         "allowUndocumentedRegion, mode, releaseChannel, minMasterVersion, deletionProtection, "
-        "maintenanceWindow, maintenanceExclusions, network, subnetwork, cpuPool, autoProvisioning",
+        "maintenanceWindow, maintenanceExclusions, network, subnetwork, dnsEndpoint, cpuPool, "
+        "autoProvisioning",
     ]
     for line in expected:
         assert f"  - {line}\n" in stderr

@@ -327,6 +327,8 @@ def test_prod_report_shows_the_network_and_its_addresses(prod: Plan) -> None:
         '  authorized["authorized networks<br/>office-vpn 198.51.100.0/24<br/>ci-runners '
         '203.0.113.0/26"]',
         "  authorized -- control plane --> cluster",
+        '  dns["DNS endpoint<br/>any network, by IAM: container.clusters.connect"]',
+        "  dns -- control plane --> cluster",
     ):
         assert line + "\n" in diagram
     # 47 nodes at the most, as the range check counts them: 3 CPU and a surge node beside each
@@ -379,7 +381,7 @@ def test_public_nodes_on_a_network_of_their_own_need_no_nat(run_plan: PlanRunner
     assert "Cloud NAT" not in report and "internet" not in report
     # The Guardrails section names the advisory on authorized networks; the diagram draws none.
     diagram = report[report.index("```mermaid") : report.index("## Guardrails")]
-    assert "authorized" not in diagram
+    assert "authorized" not in diagram and "DNS endpoint" not in diagram
     # Public nodes take an in-use (external) address each: the 3 CPU nodes and their surge.
     assert sum(n.ips for n in quota_needs(plan)[0].values()) == 3 + 3
     assert "| nodes (subnet tpu-test-nodes) | 10.0.0.0/24 | 252 nodes | 6 nodes |" in report
