@@ -104,7 +104,8 @@ def _per_zone(quota_id: str, label: str) -> Quota:
 # holding values per zone and some only an unlimited default, while GKE's TPU troubleshooting
 # page asks for enough quota "in the region" (kubernetes-engine/docs/troubleshooting/tpus).
 # Preflight therefore checks both, each by the dimensions its own QuotaInfo says it is defined
-# on (gke_tpu_preflight.quotas), and warns for one it cannot read.
+# on (gke_tpu_preflight.quotas), and warns for one it cannot read, except a per-zone id whose
+# regional quota was read (`regional_quota`): many projects have no per-zone id at all.
 # See docs/configuration.md, `gke-tpu:preflight`, for the sources.
 TPU_QUOTAS: dict[str, TpuQuotas] = {
     "v5e": TpuQuotas(
@@ -181,6 +182,19 @@ def chip_quotas(generation: str, kind: str) -> tuple[Quota, ...]:
         WAITING: (quotas.preemptible, quotas.preemptible_per_zone),
     }.get(kind, ())
     return tuple(q for q in spent if q is not None)
+
+
+def regional_quota(quota: Quota) -> Quota | None:
+    """The regional quota of the same chips as a per-zone TPU quota; None for any other."""
+    for quotas in TPU_QUOTAS.values():
+        pairs = (
+            (quotas.on_demand_per_zone, quotas.on_demand),
+            (quotas.preemptible_per_zone, quotas.preemptible),
+        )
+        for per_zone, regional in pairs:
+            if per_zone == quota:
+                return regional
+    return None
 
 
 def chip_quota(generation: str, kind: str) -> Quota | None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from catalog.quotas import Quota, regional_quota
 from config.cluster import ClusterSpec
 from config.pool_plan import TpuPoolPlan
-from gke_tpu_preflight.facts import UNREADABLE, CloudFacts, Requests, Reservation
+from gke_tpu_preflight.facts import UNREADABLE, CloudFacts, QuotaInfo, Requests, Reservation
 from gke_tpu_preflight.quotas import QuotaRow, check_quota, quota_needs
 from gke_tpu_preflight.reservations import (
     ReservationRow,
@@ -44,6 +45,15 @@ def preflight_requests(
         cluster=cluster.name if reservations else None,
         channel_version=channel_version_prefix(cluster),
     )
+
+
+def _regional_read(quota: Quota, facts: CloudFacts) -> bool:
+    """Whether a per-zone TPU quota's regional quota was read: then a project without the
+    per-zone id (no Google page lists these ids, and many projects have none) is checked by
+    the regional one, and its unread per-zone id is only the report's row, not a warning on
+    every preview."""
+    regional = regional_quota(quota)
+    return regional is not None and isinstance(facts.quota_infos.get(regional.quota_id), QuotaInfo)
 
 
 def check_preflight(
@@ -91,10 +101,12 @@ def check_preflight(
     problems += version_problems
     quota_rows: list[QuotaRow] = []
     for need in quota_needs(cluster, pools, private_nodes=private_nodes):
-        checked = check_quota(need, facts.quota_infos.get(need.quota.quota_id), cluster.region)
+        found = facts.quota_infos.get(need.quota.quota_id)
+        checked = check_quota(need, found, cluster.region)
         quota_rows += checked.rows
         problems += checked.problems
-        warnings += checked.warnings
+        if not (isinstance(found, str) and _regional_read(need.quota, facts)):
+            warnings += checked.warnings
     return Preflight(
         problems=tuple(sorted(problems)),
         warnings=tuple(warnings),

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from catalog.quotas import Quota, chip_kind, chip_quota, chip_quotas
+from catalog.quotas import (
+    SSD_TOTAL_GB,
+    TPU_QUOTAS,
+    Quota,
+    chip_kind,
+    chip_quota,
+    chip_quotas,
+    regional_quota,
+)
 
 
 def _id(quota: Quota | None) -> str | None:
@@ -65,3 +73,21 @@ def test_chips_spend_their_regional_quota_and_the_quota_per_zone_beside_it() -> 
         ],
     }
     assert _id(chip_quota("v5p", "Spot")) == "PREEMPTIBLE-TPU-V5P-per-project-region"
+
+
+def test_each_per_zone_tpu_quota_has_the_regional_quota_of_the_same_chips() -> None:
+    v6e = TPU_QUOTAS["v6e"]
+    assert v6e.preemptible_per_zone is not None
+    assert v6e.preemptible is not None
+    assert regional_quota(v6e.preemptible_per_zone) == v6e.preemptible
+    for quotas in TPU_QUOTAS.values():
+        for per_zone, regional in (
+            (quotas.on_demand_per_zone, quotas.on_demand),
+            (quotas.preemptible_per_zone, quotas.preemptible),
+        ):
+            if per_zone is not None:
+                assert regional is not None
+                assert regional_quota(per_zone) == regional
+                assert per_zone.quota_id.replace("-zone", "-region") == regional.quota_id
+    assert regional_quota(v6e.preemptible) is None
+    assert regional_quota(SSD_TOTAL_GB) is None

@@ -343,3 +343,29 @@ def test_the_program_checks_a_per_zone_quota_in_each_pool_s_zone(run_plan: PlanR
         "tpuPools[1]: " + _short(SPOT_V6E_ZONE, "us-east5-b", "24 (tpuPools[1] 24)", 16, 8)
     ]
     assert plan.warnings == []
+
+
+def test_a_per_zone_quota_the_project_lacks_is_quiet_when_its_regional_quota_is_read(
+    run_plan: PlanRunner,
+) -> None:
+    """Many projects have no per-zone TPU quota id: the regional quota of the same chips checks
+    them, and preview stays free of a warning on every run. The report's row still says why."""
+    spot = {"name": "spot", "tpu": "v6e", "topology": "2x4", "spot": True, "zone": "us-east5-a"}
+    document = prod_snapshot()
+    document["quotaInfos"][SPOT_V6E.quota_id] = _quota_info(
+        SPOT_V6E.quota_id,
+        ["region"],
+        [{"dimensions": {"region": "us-east5"}, "details": {"value": "64"}}],
+    )
+    document["quotaInfos"].pop(SPOT_V6E_ZONE.quota_id, None)
+    plan = plan_against(run_plan, document, spot)
+    assert quota_invoke(SPOT_V6E_ZONE.quota_id) in plan.invokes
+    assert plan.errors == []
+    assert plan.warnings == []
+    # Without the regional quota either, neither is checked, and both say so.
+    del document["quotaInfos"][SPOT_V6E.quota_id]
+    plan = plan_against(run_plan, document, spot)
+    assert [w.split(" not checked")[0] for w in plan.warnings] == [
+        f"tpuPools[0]: quota {SPOT_V6E.quota_id}",
+        f"tpuPools[0]: quota {SPOT_V6E_ZONE.quota_id}",
+    ]
