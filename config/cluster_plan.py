@@ -211,6 +211,19 @@ def dns_endpoint(spec: ClusterSpec, network: NetworkPlan | None) -> bool | None:
     return True if network is not None and network.private_nodes else None
 
 
+def dns_endpoint_warnings(spec: ClusterSpec, network: NetworkPlan | None) -> list[str]:
+    """With the DNS endpoint turned off, the program's Kubernetes objects go through the IP
+    endpoint, which admits the authorized networks alone: a pipeline elsewhere times out."""
+    if spec.dns_endpoint is not False or network is None or not network.authorized_networks:
+        return []
+    ranges = ", ".join(n.cidr_block for n in network.authorized_networks)
+    return [
+        "cluster.dnsEndpoint: false: the program reaches the control plane's IP endpoint, which "
+        f"admits only the authorized networks ({ranges}): run pulumi up from one of them, or "
+        "leave dnsEndpoint out to reach the DNS endpoint by IAM"
+    ]
+
+
 def node_pools_scale(pools: Sequence[TpuPoolPlan]) -> bool:
     """Whether the TPU pools' nodes come and go: a pool autoscales, or GKE creates its node
     pools (a fallback)."""

@@ -17,7 +17,13 @@ from pydantic import BaseModel
 from catalog.gcp import project_id_problem, project_id_warning
 from catalog.gke import workload_pool
 from config.cluster import ClusterFacts, ClusterSpec
-from config.cluster_plan import ClusterPlan, Monitoring, node_pools_scale, plan_cluster
+from config.cluster_plan import (
+    ClusterPlan,
+    Monitoring,
+    dns_endpoint_warnings,
+    node_pools_scale,
+    plan_cluster,
+)
 from config.cluster_rules import CLUSTER_RULES
 from config.cost import COST_KEY, CostEstimate, CostSpec, estimate_cost
 from config.demand import PoolDemand, node_pool_demand
@@ -324,6 +330,7 @@ def _plan(checked: _Checked) -> PlatformSpec:
     )
     network_spec: NetworkSpec | None = specs.get("network")
     network = plan_network(network_spec, cluster.name, cluster.region) if network_spec else None
+    warnings += dns_endpoint_warnings(cluster, network)
     monitoring, monitoring_warnings = plan_observability(
         checked.observability,
         cluster,

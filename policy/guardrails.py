@@ -151,7 +151,9 @@ PROD_CLUSTER_PRIVATE_NODES = Guardrail(
 
 # Advisory: the control plane still demands Google credentials (IAM), and many pipelines run on
 # hosted runners without fixed addresses to authorize; failing every preview of those teams would
-# push them to authorize 0.0.0.0/0, so the gap is reported on every preview instead.
+# push them to authorize 0.0.0.0/0, so the gap is reported on every preview instead. Such
+# pipelines reach the DNS endpoint by IAM (cluster.dnsEndpoint), which authorized networks do
+# not restrict.
 CLUSTER_MASTER_AUTHORIZED_NETWORKS = Guardrail(
     "cluster-master-authorized-networks",
     "GKE clusters restrict their control plane's endpoint to authorized networks"

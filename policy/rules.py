@@ -331,7 +331,9 @@ def authorized_networks_problems(props: Mapping[str, Any]) -> list[str]:
         "the cluster's control plane accepts connections from any address"
         " (masterAuthorizedNetworksConfig.cidrBlocks is "
         f"{shown(get(props, 'masterAuthorizedNetworksConfig.cidrBlocks'))}): list the ranges of"
-        " your offices, VPN and deploy pipelines in gke-tpu:network's masterAuthorizedNetworks"
+        " your offices, VPN and deploy pipelines in gke-tpu:network's masterAuthorizedNetworks;"
+        " pipelines without fixed ranges reach the DNS endpoint by IAM instead"
+        " (cluster.dnsEndpoint)"
     ]
 
 

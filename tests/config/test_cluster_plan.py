@@ -281,3 +281,28 @@ def test_node_account_id_fits_the_30_character_limit() -> None:
         ).node_service_account_id
         == east1
     )
+
+
+def test_turning_the_dns_endpoint_off_warns_that_pulumi_up_runs_from_an_authorized_network() -> (
+    None
+):
+    authorized = [
+        {"cidrBlock": "198.51.100.0/24", "displayName": "office"},
+        {"cidrBlock": "203.0.113.0/26", "displayName": "ci"},
+    ]
+    config = stack_config(
+        cluster={**EAST, "dnsEndpoint": False},
+        network={**NETWORK, "masterAuthorizedNetworks": authorized},
+    )
+    assert (
+        "cluster.dnsEndpoint: false: the program reaches the control plane's IP endpoint, which "
+        "admits only the authorized networks (198.51.100.0/24, 203.0.113.0/26): run pulumi up "
+        "from one of them, or leave dnsEndpoint out to reach the DNS endpoint by IAM"
+    ) in load_platform(config).warnings
+    # On, or without authorized networks (any address may try), there is nothing to warn of.
+    for cluster, network in (
+        (EAST, {**NETWORK, "masterAuthorizedNetworks": authorized}),
+        ({**EAST, "dnsEndpoint": False}, NETWORK),
+    ):
+        warnings = load_platform(stack_config(cluster=cluster, network=network)).warnings
+        assert not [w for w in warnings if w.startswith("cluster.dnsEndpoint")]

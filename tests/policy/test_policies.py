@@ -77,7 +77,8 @@ def test_the_pack_holds_ten_mandatory_policies_and_two_advisory() -> None:
 OPEN_CONTROL_PLANE = (
     "the cluster's control plane accepts connections from any address"
     " (masterAuthorizedNetworksConfig.cidrBlocks is unset): list the ranges of your offices, VPN"
-    " and deploy pipelines in gke-tpu:network's masterAuthorizedNetworks"
+    " and deploy pipelines in gke-tpu:network's masterAuthorizedNetworks; pipelines without"
+    " fixed ranges reach the DNS endpoint by IAM instead (cluster.dnsEndpoint)"
 )
 
 
@@ -494,7 +495,9 @@ def test_prod_clusters_have_private_nodes(
             [
                 "the cluster's control plane accepts connections from any address"
                 " (masterAuthorizedNetworksConfig.cidrBlocks is []): list the ranges of your"
-                " offices, VPN and deploy pipelines in gke-tpu:network's masterAuthorizedNetworks"
+                " offices, VPN and deploy pipelines in gke-tpu:network's masterAuthorizedNetworks;"
+                " pipelines without fixed ranges reach the DNS endpoint by IAM instead"
+                " (cluster.dnsEndpoint)"
             ],
         ),
         (DELETE, [OPEN_CONTROL_PLANE]),
