@@ -38,18 +38,36 @@ def _cluster(plan: Plan) -> dict[str, Any]:
     return clusters[0].inputs if clusters else {}
 
 
+def _control_plane_access(cluster: dict[str, Any]) -> str:
+    """Where the stack's kubeconfig points: the DNS endpoint when user traffic may use it, else
+    the IP endpoint with its authorized networks."""
+    blocks = (cluster.get("masterAuthorizedNetworksConfig") or {}).get("cidrBlocks") or []
+    count = len(blocks)
+    ip = (
+        f"IP endpoint: {count} authorized network{'s' if count > 1 else ''}"
+        if count
+        else "IP endpoint, any address"
+    )
+    endpoints = cluster.get("controlPlaneEndpointsConfig") or {}
+    if (endpoints.get("dnsEndpointConfig") or {}).get("allowExternalTraffic"):
+        return f"DNS endpoint, by IAM (container.clusters.connect); {ip}"
+    return ip
+
+
 def _summary(plan: Plan) -> list[str]:
     cluster = _cluster(plan)
     lines = [
         "## Summary",
         "",
-        "| cluster | mode | region | release channel | deletion protection |",
-        "|---|---|---|---|---|",
+        "| cluster | mode | region | release channel | deletion protection | `pulumi up` "
+        "reaches the control plane at |",
+        "|---|---|---|---|---|---|",
         f"| {cluster.get('name', '-')} | "
         f"{'autopilot' if cluster.get('enableAutopilot') else 'standard'} | "
         f"{cluster.get('location', '-')} | "
         f"{cluster.get('releaseChannel', {}).get('channel', '-')} | "
-        f"{'on' if cluster.get('deletionProtection') else 'off'} |",
+        f"{'on' if cluster.get('deletionProtection') else 'off'} | "
+        f"{_control_plane_access(cluster)} |",
         "",
     ]
     pools = plan.outputs.get("tpuPools") or {}

@@ -152,7 +152,10 @@ def test_a_fixed_single_host_pool_is_counted_at_its_size(run_plan: PlanRunner) -
 
 def test_autopilot_report_shows_the_mode_and_what_one_slice_of_each_pool_takes() -> None:
     report = plan_markdown(platform_plan("autopilot"))
-    assert "| tpu-autopilot | autopilot | us-east5 | RAPID | off |" in report
+    assert (
+        "| tpu-autopilot | autopilot | us-east5 | RAPID | off | IP endpoint, any address |"
+        in report
+    )
     assert (
         "| v5e-train | v5e | ct5lp-hightpu-4t | 4x4 | 4 | 4 | 1 | us-east5-b | spot | "
         "per workload (Autopilot) |" in report
@@ -167,7 +170,7 @@ def test_autopilot_report_shows_the_mode_and_what_one_slice_of_each_pool_takes()
 
 def test_standard_reports_name_their_mode(dev: Plan) -> None:
     report = plan_markdown(dev)
-    assert "| tpu-dev | standard | us-east5 | RAPID | off |" in report
+    assert "| tpu-dev | standard | us-east5 | RAPID | off | IP endpoint, any address |" in report
     assert "GKE creates these pools' nodes per workload" not in plan_markdown(platform_plan("prod"))
 
 
@@ -316,6 +319,12 @@ def test_a_queued_provisioning_pool_is_marked_and_its_queue_says_so(run_plan: Pl
 
 def test_prod_report_shows_the_network_and_its_addresses(prod: Plan) -> None:
     report = plan_markdown(prod)
+    assert (
+        "| cluster | mode | region | release channel | deletion protection | `pulumi up` reaches "
+        "the control plane at |\n|---|---|---|---|---|---|\n"
+        "| tpu-prod | standard | us-east5 | REGULAR | on | DNS endpoint, by IAM "
+        "(container.clusters.connect); IP endpoint: 2 authorized networks |"
+    ) in report
     diagram = report[report.index("```mermaid") : report.index("## Quota needs")]
     for line in (
         '  subgraph vpc["VPC tpu-prod-vpc"]',
@@ -478,4 +487,23 @@ def test_the_preflight_section_says_an_aggregate_reservation_is_not_checked() ->
     assert (
         "| projects/gke-tpu-prod/zones/us-east5-a/reservations/tpu-v5p-train | v5p-train | - | - "
         "| - | - | 32 | READY | aggregate: not checked |" in report
+    )
+
+
+def test_with_the_dns_endpoint_off_the_report_says_pulumi_up_needs_an_authorized_network(
+    run_plan: PlanRunner,
+) -> None:
+    network = {
+        "nodesCidr": "10.0.0.0/22",
+        "podsCidr": "10.4.0.0/16",
+        "servicesCidr": "10.8.0.0/20",
+        "masterAuthorizedNetworks": [{"cidrBlock": "198.51.100.0/24", "displayName": "office"}],
+    }
+    plan = run_plan(
+        cluster={"name": "tpu-test", "region": "us-east5", "dnsEndpoint": False}, network=network
+    )
+    report = plan_markdown(plan)
+    assert (
+        "| tpu-test | standard | us-east5 | RAPID | on | IP endpoint: 1 authorized network |"
+        in report
     )
