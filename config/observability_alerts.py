@@ -1,26 +1,20 @@
 """The alert policies of a cluster, as pure data: PromQL conditions only (Cloud Monitoring ended
 MQL support on 2025-07-22, https://cloud.google.com/monitoring/mql), and one log-match
 condition for stockouts. Each carries what to do when it fires.
+
+One row per alert in `ALERTS`, under its `alerts` entry; `plan_alert` makes a row's policy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic.alias_generators import to_snake
 
 from catalog import monitoring as m
-from config.observability import (
-    Alerts,
-    IdleChips,
-    Interruptions,
-    JobsetRestarts,
-    NodeNotReady,
-    NodePoolError,
-    QueueStarvation,
-    SliceDown,
-    Stockout,
-    duration_seconds,
-)
+from config.observability import Alerts, duration_seconds
 from config.observability_queries import ClusterSeries, Gates, any_of
 from config.pool_plan import TpuPoolPlan
 
@@ -74,222 +68,89 @@ class AlertPlan:
         )
 
 
+@dataclass(frozen=True)
+class Scope:
+    """What the alerts watch beyond their settings. `jobsets`: the JOBSET kube state package is
+    collected; `queues`: Kueue's metrics are; `scaling`: node pools scale or GKE creates them."""
+
+    series: ClusterSeries
+    multi_host: Sequence[TpuPoolPlan]
+    gates: Gates
+    jobsets: bool
+    queues: bool
+    scaling: bool
+
+
 #: The labels a slice-down incident names, as documentation variables: a PromQL condition's
 #: output labels are the metric's labels (https://cloud.google.com/monitoring/alerts/doc-variables).
 DOWN_POOL = "${metric.label.node_pool_name}"
 DOWN_REASON = "${metric.label.unavailability_reason}"
 
 
-def slice_down(
-    alert: SliceDown, series: ClusterSeries, pools: Sequence[TpuPoolPlan], gates: Gates
-) -> list[AlertPlan]:
-    """One policy for every multi-host pool: Cloud Monitoring opens an incident per time series
-    of a PromQL condition, so grouping by node pool opens one per slice that is down. Node pools
-    GKE creates (pools with a fallback, Autopilot) carry no name of ours, so with any of them the
-    condition takes every multi-host node pool of the cluster (only those report the metric)."""
-    multi = [p for p in pools if p.multi_host]
-    if not alert.enabled or not multi or not gates.allows([m.MULTI_HOST_AVAILABLE], "sliceDown"):
-        return []
-    named = sorted(n for p in multi for n in p.node_pool_names)
-    created = [p.name for p in multi if not p.node_pool_names]
+def _slice_down(alert: Any, scope: Scope) -> str:
+    """Cloud Monitoring opens an incident per time series of a PromQL condition, so grouping by
+    node pool opens one per slice that is down. Node pools GKE creates (pools with a fallback,
+    Autopilot) carry no name of ours, so with any of them the condition takes every multi-host
+    node pool of the cluster (only those report the metric)."""
+    named = sorted(n for p in scope.multi_host for n in p.node_pool_names)
+    created = [p.name for p in scope.multi_host if not p.node_pool_names]
     labels = {} if created or not named else {"node_pool_name=~": any_of(named)}
-    what = ", ".join(p.name for p in multi)
-    then = (
-        f"Node pool `{DOWN_POOL}` is down (`unavailability_reason`: `{DOWN_REASON}`). "
-        "Every job on the slice has stopped: a multi-host slice runs only when all of its VMs "
-        "do. The reason says why (MaintenanceTaint, RebootEvent: host maintenance, wait; "
-        "Unhealthy, MachineNotRunning: GKE repairs the slice by recreating it; "
-        "ProvisioningError: capacity or quota, see the stockout alert). Jobs restart when the "
-        "slice is back; if it stays down, `gcloud container node-pools describe` shows the "
-        "operation GKE is running."
+    return (
+        "max by (node_pool_name, unavailability_reason) "
+        f"({scope.series.system(m.MULTI_HOST_AVAILABLE, m.K8S_NODE_POOL, **labels)}) == 0"
     )
-    return [
-        AlertPlan(
-            cluster=series.cluster,
-            key="sliceDown",
-            name="slice-down",
-            display_name=f"{series.cluster}: TPU slice down",
-            severity=alert.severity,
-            summary=f"A TPU slice is unavailable (pools {what})",
-            action=then,
-            query="max by (node_pool_name, unavailability_reason) "
-            f"({series.system(m.MULTI_HOST_AVAILABLE, m.K8S_NODE_POOL, **labels)}) == 0",
-            duration_seconds=duration_seconds(alert.for_),
-            threshold=f"unavailable for {alert.for_}",
-        )
-    ]
 
 
-def node_pool_error(alert: NodePoolError, series: ClusterSeries, gates: Gates) -> list[AlertPlan]:
-    if not alert.enabled or not gates.allows([m.NODE_POOL_STATUS], "nodePoolError"):
-        return []
-    selector = series.system(m.NODE_POOL_STATUS, m.K8S_NODE_POOL, status="Error")
-    then = (
-        "GKE could not create, repair or upgrade the node pool. `gcloud container operations "
-        "list --filter=TARGET~<node pool>` shows the failed operation and its error; fix the "
-        "cause (quota, reservation, capacity) and GKE retries, or delete and recreate the pool "
-        "with `pulumi up --target`."
-    )
-    return [
-        AlertPlan(
-            cluster=series.cluster,
-            key="nodePoolError",
-            name="node-pool-error",
-            display_name=f"{series.cluster}: TPU node pool in Error",
-            severity=alert.severity,
-            summary="A TPU node pool is in Error",
-            action=then,
-            query=f"max by (node_pool_name) ({selector}) == 1",
-            duration_seconds=duration_seconds(alert.for_),
-            threshold=f"in Error for {alert.for_}",
-        )
-    ]
+def _node_pool_error(alert: Any, scope: Scope) -> str:
+    selector = scope.series.system(m.NODE_POOL_STATUS, m.K8S_NODE_POOL, status="Error")
+    return f"max by (node_pool_name) ({selector}) == 1"
 
 
-def node_not_ready(alert: NodeNotReady, series: ClusterSeries, gates: Gates) -> list[AlertPlan]:
-    metrics = [m.NODE_STATUS_CONDITION, m.NODE_MEMORY_TOTAL]
-    if not alert.enabled or not gates.allows(metrics, "nodeNotReady"):
-        return []
-    not_ready = series.system(
+def _node_not_ready(alert: Any, scope: Scope) -> str:
+    not_ready = scope.series.system(
         m.NODE_STATUS_CONDITION, m.K8S_NODE, condition="Ready", **{"status!": "True"}
     )
     # TPU nodes are those that reported accelerator memory: k8s_node carries no pool label.
-    tpu = series.system(m.NODE_MEMORY_TOTAL, m.K8S_NODE)
-    then = (
-        "The node's Pods cannot run; on a multi-host slice the whole slice is down with it. "
-        "`kubectl describe node <node>` shows the condition's reason. GKE auto-repair "
-        "recreates an unhealthy node (a multi-host slice as a whole); a node that stays "
-        "NotReady with auto-repair off (flex-start, queued) needs `gcloud compute instances "
-        "reset` or the pool resized."
+    tpu = scope.series.system(m.NODE_MEMORY_TOTAL, m.K8S_NODE)
+    return (
+        f"(max by (node_name) ({not_ready}) == 1) and on (node_name) "
+        f"max by (node_name) (max_over_time({tpu}[{TPU_NODE_MEMORY}]))"
     )
-    return [
-        AlertPlan(
-            cluster=series.cluster,
-            key="nodeNotReady",
-            name="node-not-ready",
-            display_name=f"{series.cluster}: TPU node not Ready",
-            severity=alert.severity,
-            summary="A TPU node is not Ready",
-            action=then,
-            query=f"(max by (node_name) ({not_ready}) == 1) and on (node_name) "
-            f"max by (node_name) (max_over_time({tpu}[{TPU_NODE_MEMORY}]))",
-            duration_seconds=duration_seconds(alert.for_),
-            threshold=f"not Ready for {alert.for_}",
-        )
-    ]
 
 
-def interruptions(alert: Interruptions, series: ClusterSeries) -> list[AlertPlan]:
-    if not alert.enabled:
-        return []
-    counts = series.system(m.NODE_POOL_INTERRUPTIONS, m.K8S_NODE_POOL)
-    then = (
-        "Informational: GKE terminated, maintained or preempted nodes of the pool "
-        "(`interruption_type`, `interruption_reason`). Jobs on them restarted; frequent "
-        "preemptions of a Spot pool are the price of Spot, frequent maintenance of a "
-        "reservation is set by its maintenance interval. Nothing to do unless it repeats."
+def _interruptions(alert: Any, scope: Scope) -> str:
+    counts = scope.series.system(m.NODE_POOL_INTERRUPTIONS, m.K8S_NODE_POOL)
+    return (
+        "sum by (node_pool_name, interruption_type, interruption_reason) "
+        f"(sum_over_time({counts}[{alert.for_}])) >= {alert.threshold}"
     )
-    return [
-        AlertPlan(
-            cluster=series.cluster,
-            key="interruptions",
-            name="interruptions",
-            display_name=f"{series.cluster}: node pool interruptions",
-            severity=alert.severity,
-            summary="Node pool interruptions",
-            action=then,
-            query="sum by (node_pool_name, interruption_type, interruption_reason) "
-            f"(sum_over_time({counts}[{alert.for_}])) >= {alert.threshold}",
-            threshold=f">= {alert.threshold} interruptions of a node pool in {alert.for_}",
-        )
-    ]
 
 
-def jobset_restarts(alert: JobsetRestarts, series: ClusterSeries, gates: Gates) -> list[AlertPlan]:
+def _jobset_restarts(alert: Any, scope: Scope) -> str:
     """Restarts within the window, or the Failed condition; restarts only from the version
     that has `kube_jobset_restarts`."""
-    if not alert.enabled:
-        return []
-    failed = series.prometheus(m.KUBE_JOBSET_STATUS_CONDITION, condition="Failed")
+    failed = scope.series.prometheus(m.KUBE_JOBSET_STATUS_CONDITION, condition="Failed")
     query = f"max by (namespace, jobset_name) ({failed}) == 1"
-    if gates.allows([m.KUBE_JOBSET_RESTARTS], "jobsetRestarts (restarts)"):
-        restarts = series.prometheus(m.KUBE_JOBSET_RESTARTS)
-        query = (
-            f"(max by (namespace, jobset_name) (delta({restarts}[{alert.for_}])) "
-            f">= {alert.threshold}) or ({query})"
-        )
-    then = (
-        "A JobSet restarted again and again or failed. `kubectl describe jobset <name> -n "
-        "<namespace>` shows the failed Job; its Pods' logs show whether the workload crashed "
-        "(fix it) or its nodes went away (interruptions, slice down). A Failed JobSet keeps "
-        "this open until it is deleted or resubmitted."
+    if not scope.gates.allows([m.KUBE_JOBSET_RESTARTS], "jobsetRestarts (restarts)"):
+        return query
+    restarts = scope.series.prometheus(m.KUBE_JOBSET_RESTARTS)
+    return (
+        f"(max by (namespace, jobset_name) (delta({restarts}[{alert.for_}])) "
+        f">= {alert.threshold}) or ({query})"
     )
-    return [
-        AlertPlan(
-            cluster=series.cluster,
-            key="jobsetRestarts",
-            name="jobset-restarts",
-            display_name=f"{series.cluster}: JobSet restarting or failed",
-            severity=alert.severity,
-            summary="A JobSet keeps restarting or failed",
-            action=then,
-            query=query,
-            threshold=f">= {alert.threshold} restarts of a JobSet in {alert.for_}, or Failed",
-        )
-    ]
 
 
-def idle_chips(alert: IdleChips, series: ClusterSeries, gates: Gates) -> list[AlertPlan]:
-    if not alert.enabled or not gates.allows([m.CONTAINER_DUTY_CYCLE], "idleChips"):
-        return []
-    duty = series.system(m.CONTAINER_DUTY_CYCLE, m.K8S_CONTAINER)
-    then = (
-        "A Pod holds TPU chips it barely uses: the chips cost the same idle. Check the Pod "
-        "(`kubectl logs`): a job waiting on data or a stuck step, a finished job that never "
-        "exits, a serving replica without traffic. Delete or scale it down, or raise the "
-        "threshold for workloads that idle by design."
+def _idle_chips(alert: Any, scope: Scope) -> str:
+    duty = scope.series.system(m.CONTAINER_DUTY_CYCLE, m.K8S_CONTAINER)
+    return (
+        f"avg by (namespace_name, pod_name) (avg_over_time({duty}[{SMOOTHING}])) "
+        f"< {alert.threshold}"
     )
-    return [
-        AlertPlan(
-            cluster=series.cluster,
-            key="idleChips",
-            name="idle-chips",
-            display_name=f"{series.cluster}: allocated TPU chips idle",
-            severity=alert.severity,
-            summary="Allocated TPU chips are idle",
-            action=then,
-            query=f"avg by (namespace_name, pod_name) (avg_over_time({duty}[{SMOOTHING}])) "
-            f"< {alert.threshold}",
-            duration_seconds=duration_seconds(alert.for_),
-            threshold=f"duty cycle < {alert.threshold}% for {alert.for_}",
-        )
-    ]
 
 
-def queue_starvation(alert: QueueStarvation, series: ClusterSeries) -> list[AlertPlan]:
-    if not alert.enabled:
-        return []
-    pending = series.prometheus(m.KUEUE_PENDING_WORKLOADS, status=m.KUEUE_INADMISSIBLE)
-    then = (
-        "Workloads wait in a ClusterQueue that cannot admit them: they ask for more chips "
-        "than its quota, or a flavor no pool offers. `kubectl get workloads -A` and "
-        "`kubectl describe workload <name>` give the reason; shrink the request, or give the "
-        "queue a larger share (`gke-tpu:kueue`)."
-    )
-    return [
-        AlertPlan(
-            cluster=series.cluster,
-            key="queueStarvation",
-            name="queue-starvation",
-            display_name=f"{series.cluster}: Kueue workloads inadmissible",
-            severity=alert.severity,
-            summary="Kueue workloads are inadmissible",
-            action=then,
-            query=f"max by (cluster_queue) ({pending}) >= {alert.threshold}",
-            duration_seconds=duration_seconds(alert.for_),
-            threshold=f">= {alert.threshold} inadmissible workloads in a queue for {alert.for_}",
-        )
-    ]
+def _queue_starvation(alert: Any, scope: Scope) -> str:
+    pending = scope.series.prometheus(m.KUEUE_PENDING_WORKLOADS, status=m.KUEUE_INADMISSIBLE)
+    return f"max by (cluster_queue) ({pending}) >= {alert.threshold}"
 
 
 def stockout_filter(cluster: str, location: str) -> str:
@@ -308,30 +169,176 @@ def stockout_filter(cluster: str, location: str) -> str:
     )
 
 
-def stockout(alert: Stockout, series: ClusterSeries) -> list[AlertPlan]:
-    if not alert.enabled:
-        return []
-    then = (
-        "The cluster autoscaler could not add nodes: the zone has no capacity of the machine "
-        "(`out.of.resources`), the project is out of quota (`quota.exceeded`), or the "
-        "subnet's ranges are full (`ip.space.exhausted`). Pods stay Pending meanwhile. Wait "
-        "or add a capacity fallback (`tpuPools[].fallback`) for stockouts; request quota; "
-        "widen the network's ranges. The log entry names the node pool."
+@dataclass(frozen=True)
+class Alert:
+    """One row of the alert table, under its `alerts` entry."""
+
+    name: str
+    """Suffix of the policy's resource name (`slice-down`)."""
+    title: str
+    """The display name after the cluster's."""
+    summary: str
+    """What fired; `{pools}` is the multi-host pools."""
+    threshold: str
+    """When it fires, over the entry's settings (`{for_}`, `{threshold}`)."""
+    action: str
+    """What to do when it fires."""
+    condition: Callable[[Any, Scope], str]
+    """The PromQL query, or the log filter (`for_is="rateLimit"`)."""
+    metrics: tuple[str, ...] = ()
+    """Version-gated metrics the condition reads: without any of them, no policy."""
+    when: Callable[[Scope], bool] = lambda scope: True
+    """Whether the stack has what the alert watches."""
+    for_is: Literal["duration", "window", "rateLimit"] = "duration"
+    """What `for` is: how long the condition must hold, the query's window, or the rate limit."""
+
+
+ALERTS: dict[str, Alert] = {
+    "sliceDown": Alert(
+        name="slice-down",
+        title="TPU slice down",
+        summary="A TPU slice is unavailable (pools {pools})",
+        threshold="unavailable for {for_}",
+        action=(
+            f"Node pool `{DOWN_POOL}` is down (`unavailability_reason`: `{DOWN_REASON}`). "
+            "Every job on the slice has stopped: a multi-host slice runs only when all of its "
+            "VMs do. The reason says why (MaintenanceTaint, RebootEvent: host maintenance, "
+            "wait; Unhealthy, MachineNotRunning: GKE repairs the slice by recreating it; "
+            "ProvisioningError: capacity or quota, see the stockout alert). Jobs restart when "
+            "the slice is back; if it stays down, `gcloud container node-pools describe` shows "
+            "the operation GKE is running."
+        ),
+        condition=_slice_down,
+        metrics=(m.MULTI_HOST_AVAILABLE,),
+        when=lambda scope: bool(scope.multi_host),
+    ),
+    "nodePoolError": Alert(
+        name="node-pool-error",
+        title="TPU node pool in Error",
+        summary="A TPU node pool is in Error",
+        threshold="in Error for {for_}",
+        action=(
+            "GKE could not create, repair or upgrade the node pool. `gcloud container "
+            "operations list --filter=TARGET~<node pool>` shows the failed operation and its "
+            "error; fix the cause (quota, reservation, capacity) and GKE retries, or delete "
+            "and recreate the pool with `pulumi up --target`."
+        ),
+        condition=_node_pool_error,
+        metrics=(m.NODE_POOL_STATUS,),
+    ),
+    "nodeNotReady": Alert(
+        name="node-not-ready",
+        title="TPU node not Ready",
+        summary="A TPU node is not Ready",
+        threshold="not Ready for {for_}",
+        action=(
+            "The node's Pods cannot run; on a multi-host slice the whole slice is down with it. "
+            "`kubectl describe node <node>` shows the condition's reason. GKE auto-repair "
+            "recreates an unhealthy node (a multi-host slice as a whole); a node that stays "
+            "NotReady with auto-repair off (flex-start, queued) needs `gcloud compute "
+            "instances reset` or the pool resized."
+        ),
+        condition=_node_not_ready,
+        metrics=(m.NODE_STATUS_CONDITION, m.NODE_MEMORY_TOTAL),
+    ),
+    "interruptions": Alert(
+        name="interruptions",
+        title="node pool interruptions",
+        summary="Node pool interruptions",
+        threshold=">= {threshold} interruptions of a node pool in {for_}",
+        action=(
+            "Informational: GKE terminated, maintained or preempted nodes of the pool "
+            "(`interruption_type`, `interruption_reason`). Jobs on them restarted; frequent "
+            "preemptions of a Spot pool are the price of Spot, frequent maintenance of a "
+            "reservation is set by its maintenance interval. Nothing to do unless it repeats."
+        ),
+        condition=_interruptions,
+        for_is="window",
+    ),
+    "jobsetRestarts": Alert(
+        name="jobset-restarts",
+        title="JobSet restarting or failed",
+        summary="A JobSet keeps restarting or failed",
+        threshold=">= {threshold} restarts of a JobSet in {for_}, or Failed",
+        action=(
+            "A JobSet restarted again and again or failed. `kubectl describe jobset <name> -n "
+            "<namespace>` shows the failed Job; its Pods' logs show whether the workload "
+            "crashed (fix it) or its nodes went away (interruptions, slice down). A Failed "
+            "JobSet keeps this open until it is deleted or resubmitted."
+        ),
+        condition=_jobset_restarts,
+        when=lambda scope: scope.jobsets,
+        for_is="window",
+    ),
+    "idleChips": Alert(
+        name="idle-chips",
+        title="allocated TPU chips idle",
+        summary="Allocated TPU chips are idle",
+        threshold="duty cycle < {threshold}% for {for_}",
+        action=(
+            "A Pod holds TPU chips it barely uses: the chips cost the same idle. Check the Pod "
+            "(`kubectl logs`): a job waiting on data or a stuck step, a finished job that "
+            "never exits, a serving replica without traffic. Delete or scale it down, or raise "
+            "the threshold for workloads that idle by design."
+        ),
+        condition=_idle_chips,
+        metrics=(m.CONTAINER_DUTY_CYCLE,),
+    ),
+    "queueStarvation": Alert(
+        name="queue-starvation",
+        title="Kueue workloads inadmissible",
+        summary="Kueue workloads are inadmissible",
+        threshold=">= {threshold} inadmissible workloads in a queue for {for_}",
+        action=(
+            "Workloads wait in a ClusterQueue that cannot admit them: they ask for more chips "
+            "than its quota, or a flavor no pool offers. `kubectl get workloads -A` and "
+            "`kubectl describe workload <name>` give the reason; shrink the request, or give "
+            "the queue a larger share (`gke-tpu:kueue`)."
+        ),
+        condition=_queue_starvation,
+        when=lambda scope: scope.queues,
+    ),
+    "stockout": Alert(
+        name="stockout",
+        title="scale-up failed (stockout, quota, addresses)",
+        summary="A scale-up failed",
+        threshold="any failed scale-up, at most one notification per {for_}",
+        action=(
+            "The cluster autoscaler could not add nodes: the zone has no capacity of the "
+            "machine (`out.of.resources`), the project is out of quota (`quota.exceeded`), or "
+            "the subnet's ranges are full (`ip.space.exhausted`). Pods stay Pending meanwhile. "
+            "Wait or add a capacity fallback (`tpuPools[].fallback`) for stockouts; request "
+            "quota; widen the network's ranges. The log entry names the node pool."
+        ),
+        condition=lambda _, scope: stockout_filter(scope.series.cluster, scope.series.location),
+        when=lambda scope: scope.scaling,
+        for_is="rateLimit",
+    ),
+}
+
+
+def plan_alert(key: str, row: Alert, settings: Any, scope: Scope) -> AlertPlan | None:
+    """The row's policy; None when off, with nothing to watch, or reading a metric too new."""
+    if not settings.enabled or not row.when(scope) or not scope.gates.allows(row.metrics, key):
+        return None
+    values = {**vars(settings), "pools": ", ".join(p.name for p in scope.multi_host)}
+    condition = row.condition(settings, scope)
+    seconds = duration_seconds(settings.for_)
+    log = row.for_is == "rateLimit"
+    return AlertPlan(
+        cluster=scope.series.cluster,
+        key=key,
+        name=row.name,
+        display_name=f"{scope.series.cluster}: {row.title}",
+        severity=settings.severity,
+        summary=row.summary.format_map(values),
+        action=row.action,
+        query=None if log else condition,
+        duration_seconds=seconds if row.for_is == "duration" else 0,
+        log_filter=condition if log else None,
+        rate_limit_seconds=seconds if log else None,
+        threshold=row.threshold.format_map(values),
     )
-    return [
-        AlertPlan(
-            cluster=series.cluster,
-            key="stockout",
-            name="stockout",
-            display_name=f"{series.cluster}: scale-up failed (stockout, quota, addresses)",
-            severity=alert.severity,
-            summary="A scale-up failed",
-            action=then,
-            log_filter=stockout_filter(series.cluster, series.location),
-            rate_limit_seconds=duration_seconds(alert.for_),
-            threshold=f"any failed scale-up, at most one notification per {alert.for_}",
-        )
-    ]
 
 
 def plan_alerts(
@@ -344,15 +351,8 @@ def plan_alerts(
     queues: bool,
     scaling: bool,
 ) -> list[AlertPlan]:
-    """Every policy the stack gets. `jobsets`: the JOBSET kube state package is collected;
-    `queues`: Kueue's metrics are; `scaling`: node pools scale or GKE creates them."""
-    return [
-        *slice_down(alerts.slice_down, series, pools, gates),
-        *node_pool_error(alerts.node_pool_error, series, gates),
-        *node_not_ready(alerts.node_not_ready, series, gates),
-        *interruptions(alerts.interruptions, series),
-        *(jobset_restarts(alerts.jobset_restarts, series, gates) if jobsets else []),
-        *idle_chips(alerts.idle_chips, series, gates),
-        *(queue_starvation(alerts.queue_starvation, series) if queues else []),
-        *(stockout(alerts.stockout, series) if scaling else []),
-    ]
+    """Every policy the stack gets, in the table's order (`Scope` says what the flags mean)."""
+    multi = [p for p in pools if p.multi_host]
+    scope = Scope(series, multi, gates, jobsets=jobsets, queues=queues, scaling=scaling)
+    planned = (plan_alert(k, row, getattr(alerts, to_snake(k)), scope) for k, row in ALERTS.items())
+    return [p for p in planned if p is not None]

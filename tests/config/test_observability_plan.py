@@ -11,10 +11,13 @@ import pytest
 import yaml
 
 from catalog.monitoring import KUBE_JOBSET_RESTARTS, METRIC_GATES, NODE_TENSORCORE
+from config.observability import Alerts
+from config.observability_alerts import ALERTS
 from config.observability_dashboard import every_query
 from config.observability_plan import ObservabilityPlan
 from config.observability_queries import gate_met
 from config.platform import PlatformSpec, load_platform
+from problems.models import keys_of
 from tests.conftest import ROOT, stack_config
 
 CLUSTER = {"name": "tpu-test", "region": "us-east5"}
@@ -151,6 +154,11 @@ def test_an_alert_turned_off_is_left_out_and_the_others_stay(key: str) -> None:
     assert key in every
     off = _plan(**sections, observability={"alerts": {key: {"enabled": False}}})
     assert {a.key for a in off.alerts} == every - {key}
+
+
+def test_the_table_has_one_row_per_alerts_entry_in_its_order() -> None:
+    assert list(ALERTS) == keys_of(Alerts)
+    assert len({row.name for row in ALERTS.values()}) == len(ALERTS)
 
 
 def test_stockout_only_where_nodes_are_created_and_queues_only_with_kueue() -> None:
