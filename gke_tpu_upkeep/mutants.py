@@ -5,8 +5,8 @@ logic of the modules a change touches (the Python files changed against a base, 
 told, or the files and folders given): a comparison turned to its neighbour (`<=` to `<`, `==`
 to `!=`, `in` to `not in`), `and` to `or`, a `not` dropped, `True` to `False`, `+` to `-`, an
 integer constant one up or one down. A seeded sample of them is run, one at a time, in a copy of
-the repository, each against the tests that import the mutated module (`pytest -x`), within a
-time budget. A mutant the tests fail on is killed; one they pass survived: either a gap in the
+the repository, each against the tests that reach the mutated module (`pytest -x`; see
+`tests_for`), within a time budget. A mutant the tests fail on is killed; one they pass survived: either a gap in the
 tests or a change that cannot be told apart (an equivalent mutant). Reviewed equivalent mutants
 are listed in `equivalent_mutants.txt` beside this file, with the reason. The last line is the
 figure: killed / survived / equivalent-or-timeout, and the share of non-equivalent mutants
@@ -20,6 +20,7 @@ narrow test selection per mutant and a sample are what fit.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import random
 import re
@@ -31,6 +32,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from xml.etree import ElementTree
 
 from gke_tpu_upkeep.mutations import Mutant, find_mutants
 
@@ -141,25 +143,81 @@ def _texts(root: Path, folders: Iterable[str]) -> dict[str, str]:
 
 #: How far up the imports a module's tests are looked for: its importers' importers (a catalog
 #: fact is mostly tested through the config rule that reads it), a package's `__init__` that
-#: re-exports it not counting as a step.
+#: re-exports it and the composition of the program (stacks/, `__main__.py`) not counting as a
+#: step.
 IMPORT_STEPS = 2
+#: The program: what the plan runner (`gke_tpu_plan.engine.run_program`) executes.
+PROGRAM = "__main__.py"
+#: Composition passes every module it composes on unchanged: no step of its own.
+COMPOSITION = ("stacks/", PROGRAM)
+#: A file that joins the program's name to a path runs it (the plan CLI, the tests' `run_plan`
+#: fixture): it counts as importing `__main__.py`.
+_RUNS_PROGRAM = re.compile(r"""/\s*["']__main__\.py["']""")
+
+
+def _free_step(importer: str) -> bool:
+    return importer.endswith("__init__.py") or importer.startswith(COMPOSITION)
+
+
+def _fixtures(text: str) -> set[str]:
+    """The fixtures a conftest provides that a test must ask for by name (not the autouse ones,
+    which every test of the folder gets whatever it tests)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            call = decorator if isinstance(decorator, ast.Call) else None
+            target = call.func if call else decorator
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            autouse = call is not None and any(
+                k.arg == "autouse" and isinstance(k.value, ast.Constant) and k.value.value
+                for k in call.keywords
+            )
+            if name == "fixture" and not autouse:
+                names.add(node.name)
+    return names
+
+
+def _parameters(text: str) -> set[str]:
+    """Every parameter name of the file's functions: the fixtures its tests ask for."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            arguments = node.args
+            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+            names.update(a.arg for a in every)
+    return names
+
+
+def _uses(test: str, text: str, conftest: str, fixtures: set[str]) -> bool:
+    """Whether a test file asks for a fixture of a conftest.py of its folder or one above."""
+    return Path(test).is_relative_to(Path(conftest).parent) and bool(fixtures & _parameters(text))
 
 
 def tests_for(root: Path, path: str) -> list[str]:
     """The tests of the module's folder (tests/<folder>/, which mirrors it), then the test files
-    that import it or a module within IMPORT_STEPS imports of it, nearest first, the mirroring
-    test_<name>.py first of all, so that most mutants are caught in their first seconds."""
+    that reach it within IMPORT_STEPS, nearest first, the mirroring test_<name>.py first of all,
+    so that most mutants are caught in their first seconds. A test reaches a module by importing
+    it, a module or test helper that reaches it, or by asking for a conftest fixture (the one
+    that runs the program reaches everything the program composes)."""
     code = _texts(root, CODE_ROOTS)
-    tests = {t: x for t, x in _texts(root, ("tests",)).items() if Path(t).name.startswith("test_")}
+    if (root / PROGRAM).is_file():
+        code[PROGRAM] = (root / PROGRAM).read_text(encoding="utf-8")
+    everything = _texts(root, ("tests",))
+    tests = {t: x for t, x in everything.items() if Path(t).name.startswith("test_")}
+    code.update((t, x) for t, x in everything.items() if t not in tests)
+    fixtures = {c: _fixtures(x) for c, x in code.items() if Path(c).name == "conftest.py"}
     steps = {path: 0}
     frontier = [path]
     while frontier:
         current = frontier.pop(0)
         pattern = _imports(module_name(current))
         for importer, text in code.items():
-            if importer in steps or not pattern.search(text):
+            reaches = pattern.search(text) or (current == PROGRAM and _RUNS_PROGRAM.search(text))
+            if importer in steps or not reaches:
                 continue
-            step = steps[current] + (0 if importer.endswith("__init__.py") else 1)
+            step = steps[current] + (0 if _free_step(importer) else 1)
             if step <= IMPORT_STEPS:
                 steps[importer] = step
                 frontier.append(importer)
@@ -170,7 +228,10 @@ def tests_for(root: Path, path: str) -> list[str]:
     for module, step in steps.items():
         pattern = _imports(module_name(module))
         for test, text in tests.items():
-            if pattern.search(text) and nearest.get(test, IMPORT_STEPS + 1) > step:
+            reaches = pattern.search(text) or (
+                module in fixtures and _uses(test, text, module, fixtures[module])
+            )
+            if reaches and nearest.get(test, IMPORT_STEPS + 1) > step:
                 nearest[test] = step
     return sorted((t for t in nearest if t in tests), key=lambda t: (nearest[t], t))
 
@@ -200,15 +261,40 @@ def scratch_copy(root: Path, into: Path) -> Path:
     return copy
 
 
-def _pytest(copy: Path, tests: Sequence[str], timeout: float | None) -> tuple[int | None, float]:
+def _pytest(
+    copy: Path, tests: Sequence[str], timeout: float | None, *extra: str
+) -> tuple[int | None, float]:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *extra]
     began = time.monotonic()
     try:
-        result = subprocess.run(command, cwd=copy, env=env, capture_output=True, timeout=timeout)
+        result = subprocess.run(
+            [*command, *tests], cwd=copy, env=env, capture_output=True, timeout=timeout
+        )
     except subprocess.TimeoutExpired:
         return None, time.monotonic() - began
     return result.returncode, time.monotonic() - began
+
+
+def baseline(copy: Path, tests: Sequence[str]) -> tuple[dict[str, float], float]:
+    """One unmutated run of every test file any mutant will run: the seconds of each file (from
+    pytest's JUnit report) and those of starting and collecting, so that each mutant's timeout
+    is set without running its selection unmutated first. Fails if a test fails unmutated."""
+    report = copy / "build" / "mutants-baseline.xml"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    code, seconds = _pytest(copy, tests, None, f"--junitxml={report}")
+    if code != 0:
+        raise SystemExit(f"the tests fail unmutated (pytest exit {code}): {list(tests)}")
+    modules = {t.removesuffix(".py").replace("/", "."): t for t in tests}
+    spent = dict.fromkeys(tests, 0.0)
+    for case in ElementTree.parse(report).iter("testcase"):
+        classname = case.get("classname", "")
+        test = next(
+            (modules[m] for m in modules if classname == m or classname.startswith(m + ".")), None
+        )
+        if test is not None:
+            spent[test] += float(case.get("time", "0"))
+    return spent, max(seconds - sum(spent.values()), 0.0)
 
 
 def choose(everything: Sequence[Mutant], sample: int | None, seed: int) -> list[Mutant]:
@@ -244,7 +330,15 @@ def run_pass(
     outcomes: list[Outcome] = []
     with tempfile.TemporaryDirectory(prefix="mutants-") as scratch:
         copy = scratch_copy(root, Path(scratch))
-        selections: dict[str, tuple[list[str], float]] = {}
+        selections = {
+            path: list(tests) or tests_for(root, path)
+            for path in sorted({m.path for m in chosen if m.key() not in equivalents})
+        }
+        for path, selected in selections.items():
+            if not selected:
+                out(f"no tests reach {path}: its mutants survive")
+        union = sorted({t for selected in selections.values() for t in selected})
+        spent, startup = baseline(copy, union) if union else ({}, 0.0)
         for mutant in chosen:
             if time.monotonic() - began > budget:
                 out(f"budget spent: {len(chosen) - len(outcomes)} mutant(s) not run")
@@ -253,21 +347,14 @@ def run_pass(
                 outcomes.append(Outcome(mutant, "equivalent", 0.0))
                 out(f"EQUIVALENT {mutant.describe()}")
                 continue
-            if mutant.path not in selections:
-                selected = list(tests) or tests_for(root, mutant.path)
-                if not selected:
-                    out(f"no tests import {mutant.path}: its mutants survive")
-                code, seconds = _pytest(copy, selected, None) if selected else (0, 0.0)
-                if code != 0:
-                    raise SystemExit(f"the tests of {mutant.path} fail unmutated: {selected}")
-                selections[mutant.path] = (selected, seconds)
-            selected, baseline = selections[mutant.path]
+            selected = selections[mutant.path]
             target = copy / mutant.path
             source = target.read_text(encoding="utf-8")
             try:
                 target.write_text(mutant.apply(source), encoding="utf-8")
                 if selected:
-                    limit = baseline * TIMEOUT_FACTOR + TIMEOUT_FLOOR
+                    unmutated = startup + sum(spent[t] for t in selected)
+                    limit = unmutated * TIMEOUT_FACTOR + TIMEOUT_FLOOR
                     code, seconds = _pytest(copy, selected, limit)
                 else:
                     code, seconds = 0, 0.0

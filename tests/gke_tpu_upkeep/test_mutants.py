@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from gke_tpu_upkeep import mutants, mutations
 
 SOURCE = '''LIMIT = 18
@@ -105,23 +107,44 @@ def test_a_seeded_sample_is_the_same_sample(tmp_path: Path) -> None:
     assert len(chosen[0]) == 3
 
 
+CONFTEST = """import pytest
+
+MAIN = ROOT / "__main__.py"
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch): ...
+
+
+@pytest.fixture
+def run_plan(): ...
+"""
+
+
 def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_nearest_first(
     tmp_path: Path,
 ) -> None:
     for name, text in {
         "config/network.py": "",
         "config/__init__.py": "from config.network import plan\n",
-        "stacks/platform.py": "from config.network import plan\n",
-        "stacks/app.py": "import stacks.platform\n",
-        "stacks/far.py": "from stacks import app\n",
+        "components/vpc.py": "from config.network import plan\n",
+        "components/wrap.py": "import components.vpc\n",
+        "components/far.py": "from components import wrap\n",
+        "stacks/platform.py": "def build():\n    from components.vpc import Vpc\n",
+        "__main__.py": "from stacks.platform import build\n",
+        "tests/conftest.py": CONFTEST,
         "tests/config/test_network.py": "",
         "tests/config/test_other.py": "",
         "tests/stacks/test_stack.py": "from config.network import plan\n",
         "tests/stacks/test_unrelated.py": "import config.networks\n",
         "tests/stacks/helpers.py": "from config import network\n",
+        "tests/stacks/test_helped.py": "from tests.stacks.helpers import pools\n",
+        "tests/components/test_vpc.py": "from components.vpc import Vpc\n",
+        "tests/components/test_wrap.py": "from components import wrap\n",
+        "tests/components/test_far.py": "import components.far\n",
         "tests/stacks/test_platform.py": "from stacks.platform import build\n",
-        "tests/stacks/test_app.py": "from stacks import app\n",
-        "tests/stacks/test_far.py": "import stacks.far\n",
+        "tests/stacks/test_program.py": "def test_pools(run_plan):\n    run_plan()\n",
+        "tests/stacks/test_autouse.py": "def test_pools(tmp_path):\n    assert tmp_path\n",
         "tests/gke_tpu_plan/test_engine.py": "from config import cluster, network\n",
         "tests/gke_tpu_plan/test_package.py": "from config import plan_network\n",
     }.items():
@@ -135,10 +158,53 @@ def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_nearest_fi
         "tests/gke_tpu_plan/test_engine.py",
         "tests/gke_tpu_plan/test_package.py",
         "tests/stacks/test_stack.py",
-        # A module importing it, then one importing that; not one step further.
+        # A module importing it, or a test helper; the stack composing such a module (no step).
+        "tests/components/test_vpc.py",
+        "tests/stacks/test_helped.py",
         "tests/stacks/test_platform.py",
-        "tests/stacks/test_app.py",
+        # A module importing that; a test asking for the fixture that runs `__main__.py`, which
+        # composes the stack. Not one step further, nor a test with only the autouse fixture.
+        "tests/components/test_wrap.py",
+        "tests/stacks/test_program.py",
     ]
+
+
+def test_the_program_s_tests_are_run_for_the_alerts_that_only_the_stack_composes() -> None:
+    # config/observability_alerts.py is imported by the observability component, which only
+    # stacks/platform.py imports: tests/components/test_cluster_observability.py imports none of
+    # them, it asks for the `run_plan` fixture, which runs the program.
+    selected = mutants.tests_for(mutants.ROOT, "config/observability_alerts.py")
+
+    assert "tests/components/test_cluster_observability.py" in selected
+    # Still after the folder's own tests, which are the quickest to fail.
+    assert selected.index("tests/config/test_observability.py") < selected.index(
+        "tests/components/test_cluster_observability.py"
+    )
+
+
+def test_one_unmutated_run_times_every_test_file(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_slow.py").write_text(
+        "import time\n\n\ndef test_a():\n    time.sleep(0.3)\n\n\n"
+        "class TestB:\n    def test_b(self):\n        time.sleep(0.2)\n"
+    )
+    (tmp_path / "tests" / "test_fast.py").write_text("def test_c():\n    pass\n")
+
+    spent, startup = mutants.baseline(tmp_path, ["tests/test_fast.py", "tests/test_slow.py"])
+
+    assert set(spent) == {"tests/test_fast.py", "tests/test_slow.py"}
+    assert 0.5 <= spent["tests/test_slow.py"] < 2.0
+    assert spent["tests/test_fast.py"] < 0.2
+    assert startup > 0.0
+
+
+def test_a_test_failing_unmutated_stops_the_pass(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_broken.py").write_text("def test_it():\n    assert False\n")
+
+    with pytest.raises(SystemExit, match="the tests fail unmutated"):
+        mutants.baseline(tmp_path, ["tests/test_broken.py"])
 
 
 def test_reviewed_equivalents_are_read_by_key_and_the_listed_ones_are_still_in_the_code() -> None:
