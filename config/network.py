@@ -60,7 +60,7 @@ def _ipv4_network(value: str) -> ipaddress.IPv4Network:
     if len(value) > 18 or not re.fullmatch(r"[0-9./]+", value, re.ASCII) or "/" not in value:
         raise ValueError("is not an IPv4 range in CIDR notation, such as '10.0.0.0/20'")
     try:
-        return ipaddress.IPv4Network(value, strict=True)
+        network = ipaddress.IPv4Network(value, strict=True)
     except ipaddress.NetmaskValueError:
         raise ValueError("has an invalid prefix length; use /0 to /32") from None
     except ValueError as error:
@@ -68,6 +68,14 @@ def _ipv4_network(value: str) -> ipaddress.IPv4Network:
             network = ipaddress.IPv4Network(value, strict=False)
             raise ValueError(f"has host bits set; the range is '{network}'") from None
         raise ValueError("is not an IPv4 range in CIDR notation, such as '10.0.0.0/20'") from None
+    # ipaddress also reads a zero-padded prefix ('/029') or a netmask ('/255.0.0.0'), where
+    # octets with leading zeros it refuses itself. The APIs return a range as address/prefix
+    # length: another spelling would diff on every update, and two spellings of one range would
+    # pass as two (authorized networks listed twice).
+    if str(network) != value:
+        written = "a netmask" if "." in value.partition("/")[2] else "leading zeros in the prefix"
+        raise ValueError(f"has {written}; write the range as '{network}'")
+    return network
 
 
 def _subnet_range(value: str) -> str:

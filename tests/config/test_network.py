@@ -491,8 +491,46 @@ def test_each_range_is_taken_at_its_bounds() -> None:
     assert spec.master_authorized_networks[0].cidr_block == "203.113.100.200/32"
 
 
+def test_every_range_written_other_than_address_and_prefix_length_is_refused_at_once() -> None:
+    """ipaddress reads a zero-padded prefix (`/000000029`, 18 characters, under the length
+    bound) and a netmask as ranges; each CIDR the config reads refuses them, in one error."""
+    problems = _problems(
+        {
+            "nodesCidr": "10.0.0.0/000000029",
+            "podsCidr": "10.4.0.0/016",
+            "servicesCidr": "10.0.0.0/255.0.0.0",
+            "controlPlaneCidr": "172.16.0.0/0028",
+            "masterAuthorizedNetworks": [
+                {"cidrBlock": "198.51.100.0/24", "displayName": "office"},
+                {"cidrBlock": "198.51.100.0/024", "displayName": "office again"},
+            ],
+        }
+    )
+    assert problems == [
+        "network.nodesCidr: '10.0.0.0/000000029': has leading zeros in the prefix; write the "
+        "range as '10.0.0.0/29'",
+        "network.podsCidr: '10.4.0.0/016': has leading zeros in the prefix; write the range as "
+        "'10.4.0.0/16'",
+        "network.servicesCidr: '10.0.0.0/255.0.0.0': has a netmask; write the range as "
+        "'10.0.0.0/8'",
+        "network.controlPlaneCidr: '172.16.0.0/0028': has leading zeros in the prefix; write the "
+        "range as '172.16.0.0/28'",
+        "network.masterAuthorizedNetworks[1].cidrBlock: '198.51.100.0/024': has leading zeros in "
+        "the prefix; write the range as '198.51.100.0/24'",
+    ]
+
+
+@pytest.mark.parametrize("value", ["010.0.0.0/8", "10.00.0.0/16", "10.0.0.01/32"])
+def test_octets_with_leading_zeros_are_refused(value: str) -> None:
+    # ipaddress refuses these itself (since Python 3.9.5); the check must stay.
+    entry = {"cidrBlock": value, "displayName": "office"}
+    assert _problems({**RANGES, "masterAuthorizedNetworks": [entry]}) == [
+        f"network.masterAuthorizedNetworks[0].cidrBlock: '{value}': {NOT_CIDR}"
+    ]
+
+
 def test_a_cidr_of_19_characters_is_refused_though_it_reads_as_a_range() -> None:
-    # ipaddress reads the prefix "0000000020" as 20: only the length bound refuses it.
+    # ipaddress reads the prefix "0000000020" as 20: the length bound refuses it first.
     assert _problems({**RANGES, "nodesCidr": "10.0.0.0/0000000020"}) == [
         f"network.nodesCidr: '10.0.0.0/0000000020': {NOT_CIDR}"
     ]
