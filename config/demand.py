@@ -47,6 +47,8 @@ class PoolDemand:
     generation: str | None
     """The TPU generation; None for the CPU pool."""
     chips_per_node: int
+    nodes_per_slice: int
+    """Nodes of one slice (1: single-host VMs, and the CPU pool): nodes come and go by it."""
     capacity: Capacity
     """Where the nodes come from; for a pool with a fallback, the chain's first capacity."""
     reservation: str | None
@@ -63,8 +65,6 @@ class PoolDemand:
     chain: tuple[Capacity, ...] = ()
     """Every capacity its nodes may come from, in the order GKE tries them: the pool's own,
     then its fallback's steps (a pool without a fallback: its own alone)."""
-    nodes_per_slice: int = 1
-    """Nodes of one slice (1: single-host VMs, and the CPU pool): nodes come and go by it."""
 
     @property
     def most(self) -> int:
@@ -88,6 +88,10 @@ class PoolDemand:
         )
 
 
+#: A CPU node is a VM of its own, in no multi-host slice: the CPU pool's slice is one node.
+CPU_NODES_PER_SLICE = 1
+
+
 def cpu_pool_demand(cluster: ClusterSpec) -> PoolDemand:
     cpu = cluster.cpu_pool
     return PoolDemand(
@@ -101,6 +105,7 @@ def cpu_pool_demand(cluster: ClusterSpec) -> PoolDemand:
         machine=cpu.machine_type,
         generation=None,
         chips_per_node=0,
+        nodes_per_slice=CPU_NODES_PER_SLICE,
         capacity=ON_DEMAND,
         reservation=None,
         max_pods_per_node=None,

@@ -331,7 +331,7 @@ def run_pass(
     with tempfile.TemporaryDirectory(prefix="mutants-") as scratch:
         copy = scratch_copy(root, Path(scratch))
         selections = {
-            path: list(tests) or tests_for(root, path)
+            path: list(tests) or tests_for(copy, path)
             for path in sorted({m.path for m in chosen if m.key() not in equivalents})
         }
         for path, selected in selections.items():

@@ -69,6 +69,7 @@ def test_the_cpu_pool_comes_first_with_a_surge_node_in_each_zone() -> None:
         machine="e2-standard-4",
         generation=None,
         chips_per_node=0,
+        nodes_per_slice=1,
         capacity=BY_LABEL["on-demand"],
         reservation=None,
         max_pods_per_node=None,

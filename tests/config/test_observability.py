@@ -155,3 +155,15 @@ def test_a_day_is_the_longest() -> None:
         "observability.alerts.interruptions.for: '25h': is 90000 seconds; a duration of 1m to "
         "1d is allowed"
     ]
+
+
+def test_twenty_email_addresses_are_taken_and_a_twenty_first_refused() -> None:
+    emails = [f"oncall-{n}@example.com" for n in range(21)]
+    plan = load_platform(_config({"email": emails[:20]})).observability
+    assert plan is not None and plan.emails == tuple(emails[:20])
+
+    assert config_problems(_config({"email": emails})) == [
+        'observability.email: ["oncall-0@example.com", "oncall-1@example.com", '
+        '"oncall-2@example.com", "oncall... (515 characters): tuple should have at most 20 '
+        "items after validation, not 21"
+    ]

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from catalog import GENERATIONS
 from config.platform import load_platform
+from config.pool_rules import allowed_topologies
 from tests.config.tpu_pool_entries import (
     BAD_NAME,
     GENERATION_NAMES,
@@ -529,6 +531,18 @@ def test_topology_hint_finds_the_valid_order_of_the_same_dimensions() -> None:
     assert len(problems) == 1
     assert problems[0].startswith("tpuPools[0].topology: '1x2x2' is not a v4 topology")
     assert problems[0].endswith("; did you mean '2x2x1'?")
+
+
+def test_twelve_shapes_are_listed_in_full_and_thirteen_cut_to_eight_and_the_last() -> None:
+    v4 = GENERATIONS["v4"]
+    twelve = dataclasses.replace(v4, topologies=v4.topologies[:12])
+    thirteen = dataclasses.replace(v4, topologies=v4.topologies[:13])
+
+    assert allowed_topologies(twelve) == ", ".join(v4.topologies[:12])
+    assert allowed_topologies(thirteen) == (
+        "2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16, ... 4x12x12 (13 shapes: from "
+        "64 chips up, every dimension a multiple of 4, in non-decreasing order)"
+    )
 
 
 def test_cpu_is_reserved_only_as_an_actual_node_pool_name() -> None:
