@@ -81,10 +81,16 @@ class Scope:
     scaling: bool
 
 
-#: The labels a slice-down incident names, as documentation variables: a PromQL condition's
-#: output labels are the metric's labels (https://cloud.google.com/monitoring/alerts/doc-variables).
-DOWN_POOL = "${metric.label.node_pool_name}"
-DOWN_REASON = "${metric.label.unavailability_reason}"
+#: The labels a slice-down incident names, as documentation variables
+#: (https://cloud.google.com/monitoring/alerts/doc-variables). A PromQL condition's output
+#: mixes labels of the monitored resource (`node_pool_name` of k8s_node_pool) and of the
+#: metric (`unavailability_reason`, https://cloud.google.com/monitoring/api/metrics_kubernetes):
+#: `${metric_or_resource.label.KEY}` reads a key from either, where `${metric.label.KEY}`
+#: renders "(none)" for a resource label. gcloud's own migration of Prometheus rules writes
+#: `{{ $labels.KEY }}` this way for the same reason (Google Cloud SDK,
+#: googlecloudsdk/command_lib/monitoring/util.py, TranslatePromQLTemplateToDocumentVariables).
+DOWN_POOL = "${metric_or_resource.label.node_pool_name}"
+DOWN_REASON = "${metric_or_resource.label.unavailability_reason}"
 
 
 def _slice_down(alert: Any, scope: Scope) -> str:

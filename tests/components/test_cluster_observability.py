@@ -69,8 +69,8 @@ def test_policies_dashboard_and_channels_exactly(run_plan: PlanRunner) -> None:
     assert slice_down["documentation"]["mimeType"] == "text/markdown"
     assert slice_down["documentation"]["subject"] == "tpu-test: TPU slice down"
     assert (
-        "Node pool `${metric.label.node_pool_name}` is down (`unavailability_reason`: "
-        "`${metric.label.unavailability_reason}`)"
+        "Node pool `${metric_or_resource.label.node_pool_name}` is down "
+        "(`unavailability_reason`: `${metric_or_resource.label.unavailability_reason}`)"
     ) in slice_down["documentation"]["content"]
     assert "alertStrategy" not in slice_down
     dashboard = plan.one(DASHBOARD)

@@ -194,6 +194,23 @@ def test_pools_gke_creates_widen_the_one_slice_policy_to_every_multi_host_pool()
     assert "Node pools GKE creates (batch)" in titles
 
 
+def test_the_slice_down_text_names_the_pool_and_reason_by_variables_that_resolve() -> None:
+    """`node_pool_name` is a label of the k8s_node_pool resource and `unavailability_reason` one
+    of the metric: a PromQL condition's output mixes both, and only
+    `${metric_or_resource.label.KEY}` reads either, where `${metric.label.KEY}` would send
+    "(none)" for the pool."""
+    plan = _plan(tpuPools=[SLICES])
+    (down,) = [a for a in plan.alerts if a.key == "sliceDown"]
+    assert (
+        "Node pool `${metric_or_resource.label.node_pool_name}` is down (`unavailability_reason`: "
+        "`${metric_or_resource.label.unavailability_reason}`)."
+    ) in down.documentation
+    variables = [a.documentation for a in plan.alerts if "${" in a.documentation]
+    assert variables == [down.documentation]
+    assert "${metric.label." not in down.documentation
+    assert "${resource.label." not in down.documentation
+
+
 def test_an_old_channel_leaves_out_what_it_lacks_with_warnings() -> None:
     spec = _spec(cluster={**CLUSTER, "releaseChannel": "EXTENDED"}, tpuPools=[SLICES])
     plan = spec.observability
