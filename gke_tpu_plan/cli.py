@@ -26,6 +26,7 @@ from gke_tpu_plan.engine import Plan, run_program
 from gke_tpu_plan.fake_cloud import ANY_STACK
 from gke_tpu_plan.outputs import Output, OutputError, output_problems, write_text
 from gke_tpu_plan.preflight import PreflightReport, captured, offline_config, snapshot_mismatch
+from gke_tpu_plan.render.cost_report import baseline_problems
 from gke_tpu_plan.render.manifests import manifests_stream, write_manifests
 from gke_tpu_plan.render.report import plan_markdown
 from gke_tpu_plan.render.text import plan_json, plan_text
@@ -155,14 +156,31 @@ def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
 
 
 def read_baseline(path: Path) -> dict[str, Any]:
-    """The plan document to compare with (the base branch's); StackFileError if unreadable."""
+    """The plan document to compare with (the base branch's); StackFileError saying what keeps
+    it from being compared."""
     try:
-        document = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise StackFileError(f"--baseline: {path}: no such file") from None
+    except OSError as error:
+        raise StackFileError(f"--baseline: cannot read {path}: {error.strerror}") from None
+    except ValueError as error:  # not UTF-8
         raise StackFileError(f"--baseline: cannot read {path}: {error}") from None
-    if not isinstance(document, dict) or not isinstance(document.get("resources"), list):
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise StackFileError(f"--baseline: {path} is not JSON: {error}") from None
+    problems = baseline_problems(document)
+    if problems:
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
         raise StackFileError(
-            f"--baseline: {path} is not a plan document (python -m gke_tpu_plan --json)"
+            "\n".join(
+                [
+                    f"--baseline: {path} is not a plan document as `python -m gke_tpu_plan "
+                    f"--json` writes it ({count}):",
+                    *(f"  - {p}" for p in problems),
+                ]
+            )
         )
     return document
 

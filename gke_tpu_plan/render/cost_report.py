@@ -11,7 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+
 from catalog.prices import rate, usd
+from problems import Problem, show
+from problems.models import problems_from
 
 #: Resources listed by name in the baseline section at the most; the rest are counted.
 MOST_LISTED = 40
@@ -69,6 +74,69 @@ def cost_section(cost: Mapping[str, Any] | None) -> list[str]:
         f"| **total** | | | | | **{_usd(monthly['min'])}** | **{_usd(monthly['max'])}** | |"
     )
     return [*lines, ""]
+
+
+class _Read(BaseModel):
+    """Keys of a plan document the comparison reads, as `--json` writes them (camelCase, JSON
+    types only); it reads no other key, so a document of an older version compares too."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True, alias_generator=to_camel)
+
+
+class _Resource(_Read):
+    urn: str
+    inputs: dict[str, Any] | None = None
+    options: dict[str, Any] | None = None
+
+
+class _Item(_Read):
+    kind: str
+    name: str
+    monthly_min: float | None
+    monthly_max: float | None
+
+
+class _Monthly(_Read):
+    min: float | None
+    max: float | None
+
+
+class _Cost(_Read):
+    monthly: _Monthly
+    items: list[_Item]
+
+
+class Baseline(_Read):
+    """A baseline plan document: its resources, its cost (none before the plan had one), and
+    its errors (a stack that did not plan)."""
+
+    resources: list[_Resource]
+    cost: _Cost | None = None
+    errors: list[str] = []
+
+
+def baseline_problems(document: Any) -> list[Problem]:
+    """What keeps a document from being compared, each at its path in the document."""
+    if not isinstance(document, dict):
+        return [
+            Problem("(top level)", f"expected an object with `resources`, got {show(document)}")
+        ]
+    try:
+        base = Baseline.model_validate(document)
+    except ValidationError as error:
+        return problems_from(error, "", Baseline)
+    first: dict[str, int] = {}
+    problems = []
+    for i, resource in enumerate(base.resources):
+        if resource.urn in first:
+            problems.append(
+                Problem(
+                    f"resources[{i}].urn",
+                    f"{resource.urn!r} is listed twice (also [{first[resource.urn]}])",
+                )
+            )
+        first.setdefault(resource.urn, i)
+    return problems
 
 
 @dataclass(frozen=True)

@@ -160,3 +160,95 @@ def test_a_bad_baseline_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert f"--baseline: {bad} is not a plan document" in capsys.readouterr().err
     assert main(["--stack", "dev", "--config-file", dev, "--baseline", str(bad)]) == 2
     assert "--baseline compares in the report: add --markdown PATH" in capsys.readouterr().err
+
+
+def _baseline_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], base: Path) -> str:
+    """What the plan says of a baseline it cannot compare with: exit 2, no report, no trace."""
+    report = tmp_path / "r.md"
+    dev = str(fixture_file("dev"))
+    argv = ["--stack", "dev", "--config-file", dev, "--markdown", str(report)]
+    assert main([*argv, "--baseline", str(base)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and not report.exists()
+    return err.removeprefix("error: ")
+
+
+NOT_A_PLAN = "is not a plan document as `python -m gke_tpu_plan --json` writes it"
+
+
+def _edited(**change: Any) -> dict[str, Any]:
+    """A plan document of two resources and their cost, with `change` at the top level."""
+    return {
+        "resources": [_resource(URN + "train"), _resource(URN + "serve")],
+        "cost": _cost(_item("train", 0.0, 7008.0)),
+        **change,
+    }
+
+
+@pytest.mark.parametrize(
+    ("document", "problems"),
+    [
+        (_edited(resources=[{"inputs": {}}, _resource(URN + "serve")]),
+         ["resources[0].urn: required key is missing"]),
+        (_edited(resources=[_resource(URN + "a"), {"urn": 7, "options": ["protect"]}, "x"]),
+         ["resources[1].urn: 7: input should be a valid string",
+          "resources[1].options: expected a mapping of keys, got [\"protect\"]",
+          "resources[2]: expected a mapping of keys, got 'x'"]),
+        (_edited(resources={"urn": "a"}),
+         ['resources: {"urn": "a"}: input should be a valid list']),
+        (_edited(cost={**_cost(), "items": [_item("train", 0.0, None, monthlyMax="a lot")], "monthly": {"max": 1.0}}),
+         ["cost.monthly.min: required key is missing",
+          "cost.items[0].monthlyMax: 'a lot': input should be a valid number"]),
+        (_edited(cost={**_cost(), "items": [_item("train", True, 1.0)]}),
+         ["cost.items[0].monthlyMin: true: input should be a valid number"]),
+        (_edited(errors="it failed"), ["errors: 'it failed': input should be a valid list"]),
+        (_edited(resources=[_resource(URN + "a"), _resource(URN + "b"), _resource(URN + "a")]),
+         [f"resources[2].urn: '{URN}a' is listed twice (also [0])"]),
+        ({"not": "a plan"}, ["resources: required key is missing"]),
+        ([{"urn": "a"}], ['(top level): expected an object with `resources`, got [{"urn": "a"}]']),
+    ],
+    ids=["no-urn", "mistyped", "resources-not-a-list", "cost-fields", "bool-price",
+         "errors-not-a-list", "urn-twice", "no-resources", "a-list"],
+)  # fmt: skip
+def test_a_hand_edited_baseline_is_one_error_with_every_problem_at_its_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], document: Any, problems: list[str]
+) -> None:
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps(document, indent=2))
+    count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+    assert _baseline_error(tmp_path, capsys, base) == "\n".join(
+        [f"--baseline: {base} {NOT_A_PLAN} ({count}):", *(f"  - {p}" for p in problems), ""]
+    )
+
+
+def test_a_baseline_that_is_not_json_or_not_there_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = tmp_path / "base.json"
+    base.write_text('{"resources": [\n  {"urn": "x",}\n]}\n')
+    assert _baseline_error(tmp_path, capsys, base) == (
+        f"--baseline: {base} is not JSON: Expecting property name enclosed in double quotes: "
+        "line 2 column 15 (char 30)\n"
+    )
+    base.write_bytes(b'{"resources": [{"urn": "caf\xe9"}]}')
+    assert _baseline_error(tmp_path, capsys, base).startswith(
+        f"--baseline: cannot read {base}: 'utf-8' codec can't decode byte 0xe9"
+    )
+    missing = tmp_path / "nowhere.json"
+    assert _baseline_error(tmp_path, capsys, missing) == f"--baseline: {missing}: no such file\n"
+    assert _baseline_error(tmp_path, capsys, tmp_path) == (
+        f"--baseline: cannot read {tmp_path}: Is a directory\n"
+    )
+
+
+def test_a_baseline_of_an_older_version_without_cost_or_new_keys_still_compares(
+    tmp_path: Path,
+) -> None:
+    base = tmp_path / "base.json"
+    older = {"resources": [{"urn": URN + "train", "inputs": None, "type": "t"}], "cost": None}
+    base.write_text(json.dumps(older))
+    report = tmp_path / "r.md"
+    dev = str(fixture_file("dev"))
+    argv = ["--stack", "dev", "--config-file", dev, "--markdown", str(report)]
+    assert main([*argv, "--baseline", str(base)]) == 0
+    assert "Cost: not compared (the baseline has no cost)." in report.read_text()
