@@ -74,12 +74,24 @@ def kubeconfig_of(
 
 
 def kubernetes_provider(
-    name: str, kubeconfig: pulumi.Output[str], parent: pulumi.Resource, ready: pulumi.Resource
+    name: str,
+    plan: ClusterPlan,
+    kubeconfig: pulumi.Output[str],
+    parent: pulumi.Resource,
+    ready: pulumi.Resource,
 ) -> k8s.Provider:
-    """The provider of the program's Kubernetes objects, once `ready` can run their Pods."""
+    """The provider of the program's Kubernetes objects, once `ready` can run their Pods.
+
+    Identified by the cluster's context (project, region, name): pulumi-kubernetes otherwise
+    replaces the provider, and every object it made, whenever the kubeconfig's server or CA
+    changes or is unknown in a preview, as when the kubeconfig moves between the IP and the DNS
+    endpoint of the same cluster or its CA is rotated. With `clusterIdentifier` set and
+    unchanged it updates the provider instead (pulumi/pulumi-kubernetes, provider/pkg/provider/
+    provider.go, DiffConfig)."""
     return k8s.Provider(
         f"{name}-k8s",
         kubeconfig=kubeconfig,
+        cluster_identifier=plan.kube_context,
         opts=pulumi.ResourceOptions(parent=parent, depends_on=[ready]),
     )
 
@@ -110,7 +122,7 @@ class ClusterComponent(pulumi.ComponentResource):
         once `cluster` and `node_service_account` are set."""
         self.dns_endpoint = dns_endpoint_of(plan, self.cluster)
         self.kubeconfig = kubeconfig_of(plan, self.cluster, self.dns_endpoint)
-        self.provider = kubernetes_provider(name, self.kubeconfig, self, ready)
+        self.provider = kubernetes_provider(name, plan, self.kubeconfig, self, ready)
         self.name = self.cluster.name
         self.endpoint = self.cluster.endpoint
         self.workload_pool = workload_pool_of(self.cluster, plan.workload_pool)

@@ -24,6 +24,7 @@ from tests.conftest import BASE_CLUSTER, PROJECT, PlanRunner, stack_config
 
 COMPONENT = "gke-tpu:index:RegionalCluster"
 
+CONTEXT = "gke_gke-tpu-test_us-central2_tpu-test"
 NO_OPTIONS = {
     "aliases": [],
     "customTimeouts": None,
@@ -128,7 +129,7 @@ def test_kubernetes_provider_gets_a_secret_exec_kubeconfig_after_the_cpu_pool(
 ) -> None:
     plan = run_plan()
     provider = plan.one(KUBERNETES_PROVIDER)
-    assert provider.inputs == {"kubeconfig": SECRET}
+    assert provider.inputs == {"kubeconfig": SECRET, "clusterIdentifier": CONTEXT}
     assert set(provider.dependencies) == {
         plan.one(CLUSTER).urn,
         plan.one(NODE_POOL, "tpu-test-cpu").urn,
@@ -137,6 +138,21 @@ def test_kubernetes_provider_gets_a_secret_exec_kubeconfig_after_the_cpu_pool(
 
 
 NETWORK = {"nodesCidr": "10.0.0.0/22", "podsCidr": "10.4.0.0/16", "servicesCidr": "10.8.0.0/20"}
+
+
+@pytest.mark.parametrize("mode", ["standard", "autopilot"])
+@pytest.mark.parametrize("dns_endpoint", [True, False])
+def test_the_provider_is_identified_by_the_cluster_so_a_new_endpoint_replaces_nothing(
+    run_plan: PlanRunner, mode: str, dns_endpoint: bool
+) -> None:
+    """pulumi-kubernetes replaces its provider, and with it every Kubernetes object the stack
+    made, when the kubeconfig's server or CA changes, unless `clusterIdentifier` is set and
+    unchanged (pulumi/pulumi-kubernetes provider/pkg/provider/provider.go, DiffConfig). The
+    kubeconfig moves to the DNS endpoint, or back, on the same cluster: the identifier is the
+    cluster's context, which only another project, region or name changes."""
+    cluster = {**BASE_CLUSTER, "mode": mode, "dnsEndpoint": dns_endpoint}
+    provider = run_plan(cluster=cluster, network=NETWORK).one(KUBERNETES_PROVIDER)
+    assert provider.inputs == {"kubeconfig": SECRET, "clusterIdentifier": CONTEXT}
 
 
 def _provider_kubeconfig(**sections: Any) -> dict[str, Any]:
