@@ -28,7 +28,8 @@ help:
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
 	@echo "make docs              rewrite the generated parts of README.md and docs/"
 	@echo "make mutants [MODULES=planning|<files>] [BASE=main] [SAMPLE=60] [SEED=26] [BUDGET=900]"
-	@echo "                       a sampled mutation pass over the modules changed against BASE"
+	@echo "                       a sampled mutation pass over the modules changed against BASE;"
+	@echo "                       RERUN=build/mutants-survivors.txt runs the last pass's survivors"
 	@echo "make prices [WRITE=1]  (online, GCP_BILLING_API_KEY) the price tables from the Cloud"
 	@echo "                       Billing Catalog API: the diff; WRITE=1 rewrites catalog/*_prices.csv"
 
@@ -97,7 +98,7 @@ docs: $(VENV)/.runtime
 MODULES ?=
 BASE ?= main
 MUTANTS_ARGS := $(if $(MODULES),--modules $(MODULES),--base $(BASE)) $(if $(SAMPLE),--sample $(SAMPLE),) \
-	$(if $(SEED),--seed $(SEED),) $(if $(BUDGET),--budget $(BUDGET),)
+	$(if $(SEED),--seed $(SEED),) $(if $(BUDGET),--budget $(BUDGET),) $(if $(RERUN),--rerun $(RERUN),)
 
 mutants: $(VENV)/.dev
 	$(PY) -m gke_tpu_upkeep.mutants $(MUTANTS_ARGS)

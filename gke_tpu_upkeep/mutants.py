@@ -242,13 +242,7 @@ def tests_for(root: Path, path: str) -> list[str]:
 def load_equivalents(path: Path = EQUIVALENTS) -> set[str]:
     """Keys of reviewed equivalent mutants: path, line text, original, replacement, nth, then the
     reason, tab-separated; `#` starts a comment line."""
-    if not path.is_file():
-        return set()
-    keys: set[str] = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            keys.add("\t".join(line.split("\t")[:5]))
-    return keys
+    return read_keys(path) if path.is_file() else set()
 
 
 def scratch_copy(root: Path, into: Path) -> Path:
@@ -314,13 +308,18 @@ def run_pass(
     budget: float = DEFAULT_BUDGET,
     tests: Sequence[str] = (),
     equivalents: set[str] | None = None,
+    only: set[str] | None = None,
     out: Callable[[str], None] = print,
 ) -> list[Outcome]:
-    """Sample the modules' mutants and run each against its tests; prints as it goes."""
+    """Sample the modules' mutants and run each against its tests; prints as it goes. `only`:
+    run just the mutants of these keys (an earlier pass's survivors), unsampled."""
     equivalents = load_equivalents() if equivalents is None else equivalents
     everything: list[Mutant] = []
     for path in modules:
         everything.extend(find_mutants(path, (root / path).read_text(encoding="utf-8")))
+    if only is not None:
+        everything = [m for m in everything if m.key() in only]
+        sample = None
     chosen = choose(everything, sample, seed)
     out(
         f"mutants of {len(modules)} module(s): {len(everything)}; running {len(chosen)} "
@@ -389,6 +388,24 @@ def survivors_file(outcomes: Sequence[Outcome]) -> Iterator[str]:
             yield outcome.mutant.key() + "\t"
 
 
+#: Where a pass writes its survivors' keys, which `--rerun` reads back once tests are written.
+SURVIVORS = ROOT / "build" / "mutants-survivors.txt"
+
+
+def write_survivors(outcomes: Sequence[Outcome], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in survivors_file(outcomes)), encoding="utf-8")
+
+
+def read_keys(path: Path) -> set[str]:
+    """Mutant keys of a survivors (or equivalents) file: its lines' first five fields."""
+    return {
+        "\t".join(line.split("\t")[:5])
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gke_tpu_upkeep.mutants", description=__doc__)
     parser.add_argument(
@@ -412,8 +429,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--fail-under", type=float, default=0.0, help="exit 1 below this share caught"
     )
+    parser.add_argument(
+        "--rerun",
+        type=Path,
+        default=None,
+        help="run only the mutants listed in this file (a pass's survivors), of their modules",
+    )
+    parser.add_argument(
+        "--survivors",
+        type=Path,
+        default=SURVIVORS,
+        help="where the pass writes its survivors' keys",
+    )
     args = parser.parse_args(argv)
-    if args.modules:
+    only = read_keys(args.rerun) if args.rerun else None
+    if only is not None:
+        modules = sorted({k.split("\t")[0] for k in only if (ROOT / k.split("\t")[0]).is_file()})
+    elif args.modules:
         names = [n for m in args.modules for n in (PLANNING if m == "planning" else (m,))]
         modules = _python_files(ROOT, names)
     else:
@@ -428,7 +460,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=args.seed,
         budget=args.budget,
         tests=args.tests,
+        only=only,
     )
+    write_survivors(outcomes, args.survivors)
     killed = sum(o.verdict == "killed" for o in outcomes)
     caught = killed + sum(o.verdict == "survived" for o in outcomes)
     return 1 if caught and 100.0 * killed / caught < args.fail_under else 0

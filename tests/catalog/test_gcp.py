@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.gcp import REGIONS, project_id_problem, project_id_warning, zone_region
+from catalog.gcp import (
+    LONGEST_LOCATION_NAME,
+    REGIONS,
+    is_region_name,
+    project_id_problem,
+    project_id_warning,
+    zone_region,
+)
 
 
 @pytest.mark.parametrize(
@@ -46,6 +53,20 @@ def test_zones_and_their_regions() -> None:
     assert zone_region("europe-west10-a") == "europe-west10"
     for not_a_zone in ("us-central2", "us-central2-b\n", "us-central2-bb", "US-central2-b"):
         assert zone_region(not_a_zone) is None
+
+
+def test_a_location_name_of_40_characters_is_read_and_one_of_41_is_not() -> None:
+    # Shaped like a region (letters, a hyphen, letters, a digit) at any length up to the bound.
+    region_40 = "a" * 20 + "-" + "b" * 18 + "1"
+    region_41 = "a" * 20 + "-" + "b" * 19 + "1"
+    assert (len(region_40), len(region_41), LONGEST_LOCATION_NAME) == (40, 41, 40)
+    assert is_region_name(region_40)
+    assert not is_region_name(region_41)
+    zone_40 = "a" * 20 + "-" + "b" * 16 + "1-a"
+    zone_41 = "a" * 20 + "-" + "b" * 17 + "1-a"
+    assert (len(zone_40), len(zone_41)) == (40, 41)
+    assert zone_region(zone_40) == zone_40.removesuffix("-a")
+    assert zone_region(zone_41) is None
 
 
 def test_the_region_catalog_holds_the_tpu_regions() -> None:

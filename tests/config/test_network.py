@@ -66,6 +66,8 @@ def test_a_node_takes_a_pod_block_of_twice_its_maximum_pods(max_pods: int, prefi
 def test_subnet_and_nat_arithmetic() -> None:
     assert [usable_node_addresses(p) for p in (29, 24, 22)] == [4, 252, 1020]
     assert [prefix_for_nodes(n) for n in (4, 5, 252, 253)] == [29, 28, 24, 23]
+    # The widest: a /1 holds 2**31 - 4 nodes, one more needs a /0, and no count goes past it.
+    assert [prefix_for_nodes(n) for n in (2**31 - 4, 2**31 - 3, 2**33)] == [1, 0, 0]
     assert [prefix_for_addresses(a) for a in (16, 17, 256, 34304)] == [28, 27, 24, 16]
     # 64,512 ports per NAT address: 63 VMs at 1,024 ports each.
     assert [nat_addresses(v, 1024) for v in (0, 1, 63, 64)] == [0, 1, 1, 2]

@@ -94,6 +94,18 @@ def test_a_pass_kills_what_the_tests_pin_and_reports_the_rest(tmp_path: Path) ->
         (tmp_path / "pkg" / "limits.py").read_text().startswith("def fits(n):\n    return n <= 18")
     )
 
+    # Its survivors written out, then run again on their own (once tests are written).
+    mutants.write_survivors(outcomes, tmp_path / "build" / "survivors.txt")
+    survivors = mutants.read_keys(tmp_path / "build" / "survivors.txt")
+    assert survivors == {o.mutant.key() for o in outcomes if o.verdict == "survived"}
+    rerun = mutants.run_pass(
+        tmp_path, ["pkg/limits.py"], sample=1, equivalents=set(), only=survivors, out=lines.append
+    )
+    assert sorted((o.mutant.replacement, o.verdict) for o in rerun) == [
+        ("99", "survived"),
+        (">=", "survived"),
+    ]
+
 
 def test_a_seeded_sample_is_the_same_sample(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(SOURCE)
