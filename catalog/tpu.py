@@ -21,6 +21,8 @@ fact:
 - [NAP]: GKE's "Use node auto-provisioning"
   (https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning), which
   documents no version for tpu7x.
+- [DWS]: GKE's flex-start provisioning page, "Flex-start supports the following version and
+  zones" (https://cloud.google.com/kubernetes-engine/docs/concepts/dws).
 - [RAY]: KubeRay's GKE TPU guide, the one page we found with v6e's minimum GKE version
   (https://docs.ray.io/en/latest/cluster/kubernetes/user-guides/gcp-gke-tpu-cluster.html).
 """
@@ -112,10 +114,9 @@ class Generation:
     # Whether GKE offers flex-start VMs of it: "TPU v3 and v4 are not supported" (GKE's flex-start
     # provisioning page, kubernetes-engine/docs/concepts/dws).
     flex_start: bool = True
-    # The zones where GKE offers its flex-start VMs (GKE's flex-start provisioning page,
-    # kubernetes-engine/docs/concepts/dws, "Flex-start supports the following version and
-    # zones": v6e asia-northeast1-b, us-east5-a, us-east5-b; v5e us-west4-a; v5p us-east5-a;
-    # Cloud TPU's own flex-start page agrees for v6e and v5e). None listed: tpu7x.
+    # The zones where GKE offers its flex-start VMs [DWS]: v6e asia-northeast1-b, us-east5-a,
+    # us-east5-b; v5e us-west4-a; v5p us-east5-a (Cloud TPU's own flex-start page agrees for v6e
+    # and v5e). None listed: tpu7x. Each is one of `zones` too (checked below).
     flex_start_zones: tuple[str, ...] = ()
     # Boot disk types its machines take, the first the default (PD_BOOT_DISKS).
     boot_disk_types: tuple[str, ...] = PD_BOOT_DISKS
@@ -141,6 +142,11 @@ class Generation:
             f"topology {shape} does not have {self.dimensions} dimensions"
             for shape in self.topologies
             if len(parse_topology(shape) or ()) != self.dimensions
+        ]
+        problems += [
+            f"flex-start zone {zone} is not one of its zones"
+            for zone in self.flex_start_zones
+            if zone not in self.zones
         ]
         problems += [
             f"{version} is not a GKE version"
@@ -288,6 +294,9 @@ _V6E = Generation(
     hbm_per_chip="32 GB",
     zones=_zones(
         ("us-central1-b", "us-east1-d", "us-east5-a", "us-east5-b", "europe-west4-a"),  # [ZONES]
+        # GKE offers flex-start v6e VMs in asia-northeast1-b [DWS], so v6e is there; [ZONES] has
+        # an Asia Pacific v6e row too.
+        ("asia-northeast1-b",),
     ),
     min_version_standard="1.31.2-gke.1115000",  # [RAY]; GKE's own pages give none
     min_version_autopilot=None,  # not verified

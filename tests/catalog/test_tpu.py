@@ -2,6 +2,7 @@
 catalog/tpu.py's docstring lists (GKE's TPU pages, Cloud TPU's generation and zone pages,
 xpk), not derived from the catalog."""
 
+import dataclasses
 from itertools import product
 
 import pytest
@@ -80,7 +81,8 @@ GENERATION_FACTS = [
     ("v5p", "tpu-v5p-slice", 3, 2, "95 GiB", ["us-central1-a", "us-east5-a", "us-west4-a"],
      "1.28.3-gke.1024000", "1.29.2-gke.1521000"),
     ("v6e", "tpu-v6e-slice", 2, 1, "32 GB",
-     ["europe-west4-a", "us-central1-b", "us-east1-d", "us-east5-a", "us-east5-b"],
+     ["asia-northeast1-b", "europe-west4-a", "us-central1-b", "us-east1-d", "us-east5-a",
+      "us-east5-b"],
      "1.31.2-gke.1115000", None),
     ("tpu7x", "tpu7x", 3, 2, "192 GiB", ["us-central1-c"], "1.34.0-gke.2201000",
      "1.34.1-gke.3084001"),
@@ -387,3 +389,18 @@ def test_tpu_type_name_rejects_invalid_shape() -> None:
 def test_only_tpu7x_slices_are_placed_by_a_workload_policy() -> None:
     placed = [g.name for g in GENERATIONS.values() if g.workload_policy_placement]
     assert placed == ["tpu7x"]
+
+
+def test_every_flex_start_zone_is_a_zone_of_its_generation() -> None:
+    """GKE offers flex-start VMs of a generation only where the generation is: a zone on the
+    flex-start page is one the pool rules must take without allowUndocumentedZone."""
+    for generation in GENERATIONS.values():
+        assert set(generation.flex_start_zones) <= set(generation.zones), generation.name
+    assert "asia-northeast1-b" in GENERATIONS["v6e"].zones
+
+
+def test_a_flex_start_zone_outside_the_generation_is_refused() -> None:
+    with pytest.raises(
+        ValueError, match="flex-start zone asia-northeast1-b is not one of its zones"
+    ):
+        dataclasses.replace(GENERATIONS["v5e"], flex_start_zones=("asia-northeast1-b",))

@@ -635,3 +635,14 @@ def test_the_boot_disk_type_is_the_pools_or_its_machine_familys(
     pool: dict[str, Any], cluster: dict[str, Any] | None, disk: str
 ) -> None:
     assert one_plan(pool, cluster=cluster).boot_disk_type == disk
+
+
+def test_a_v6e_flex_start_pool_in_tokyo_plans_without_a_word() -> None:
+    """GKE's flex-start page lists asia-northeast1-b for v6e, so the catalog has the zone too: the
+    pool needs no allowUndocumentedZone and draws no warning."""
+    entry = tpu_pool(
+        tpu="v6e", topology="2x2", zone="asia-northeast1-b", flexStart=True, autoscaling=SCALE_0_4
+    )
+    spec = load_platform(pools_config(entry, cluster=cluster_entry("asia-northeast1")))
+    assert spec.tpu_pools[0].zone == "asia-northeast1-b"
+    assert [w for w in spec.warnings if "asia-northeast1-b" in w] == []
