@@ -42,7 +42,19 @@ except ValidationError as error:
     raise
 
 platform_stack = pulumi.StackReference(app.platform_stack)
-provider = k8s.Provider("platform", kubeconfig=platform_stack.get_output("kubeconfig"))
+# Identified by the platform's cluster (its kubeconfig context, gke_<project>_<region>_<name>):
+# pulumi-kubernetes would otherwise replace the provider, and every workload with it, when the
+# platform's kubeconfig moves to another endpoint of the same cluster.
+provider = k8s.Provider(
+    "platform",
+    kubeconfig=platform_stack.get_output("kubeconfig"),
+    cluster_identifier=pulumi.Output.format(
+        "gke_{0}_{1}_{2}",
+        platform_stack.get_output("project"),
+        platform_stack.get_output("region"),
+        platform_stack.get_output("clusterName"),
+    ),
+)
 
 
 async def main() -> dict[str, object]:

@@ -209,6 +209,12 @@ def test_conversion_job_writes_through_the_writer_identity_off_tpu_nodes(
 
 def test_every_kubernetes_object_uses_the_platform_provider(app: Plan) -> None:
     provider = app.one("pulumi:providers:kubernetes", "platform")
+    # Identified by the platform's cluster, as the platform's own provider is: a kubeconfig
+    # moving to the DNS endpoint of the same cluster must not replace the app's workloads.
+    assert provider.inputs == {
+        "kubeconfig": "[secret]",
+        "clusterIdentifier": "gke_gke-tpu-dev_us-east5_tpu-dev",
+    }
     objects = [r for r in app.resources if r.type.startswith("kubernetes:")]
     assert len(objects) == 8
     assert all(r.provider == provider.urn for r in objects)
