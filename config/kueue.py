@@ -10,7 +10,7 @@ provisioning check on the flavors of pools whose nodes only come through a Provi
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -27,6 +27,7 @@ from config.storage import KubernetesName
 from contract.outputs import QueueRef
 from problems import Problem, did_you_mean, show
 from problems.models import Spec
+from problems.rules import Rule, rule, run_rules, skipped
 
 #: A Kueue release serving `kueue.x-k8s.io/v1beta2`; pinned, never `latest`. The tests check the
 #: rendered objects against this release's CRDs (third_party/kueue).
@@ -331,26 +332,73 @@ def _oversubscribed(
     return problems
 
 
+@dataclass(frozen=True)
+class QueuedPools:
+    """The queues' shares of the pools that planned, as the rules across them read them."""
+
+    pools: Sequence[tuple[int, TpuPoolPlan]]
+    """The planned pools with their `tpuPools` index."""
+    claims: Mapping[str, list[tuple[str, str, int]]]
+    """By pool name: each queue's name, the config path of its share and its chips."""
+    tpu_chip_limits: Mapping[str, int] | None
+    """The chips node auto-provisioning may create per generation (none: nothing of ours
+    bounds them)."""
+
+    @property
+    def by_name(self) -> dict[str, TpuPoolPlan]:
+        return {pool.name: pool for _, pool in self.pools}
+
+
+@rule("kueue.queues")
+def shares_fit_their_pools(queued: QueuedPools) -> list[Problem]:
+    return _oversubscribed(queued.claims, queued.by_name)
+
+
+@rule("kueue.queues", "cluster.mode", "cluster.autoProvisioning")
+def shares_fit_auto_provisioning(queued: QueuedPools) -> list[Problem]:
+    if queued.tpu_chip_limits is None:
+        return []
+    return _beyond_auto_provisioning(queued.claims, queued.by_name, queued.tpu_chip_limits)
+
+
+@rule("kueue.queues")
+def queued_provisioning_pools_are_queued(queued: QueuedPools) -> Iterator[Problem]:
+    for index, pool in queued.pools:
+        if pool.capacity.queued_provisioning and pool.name not in queued.claims:
+            yield Problem(
+                f"tpuPools[{index}].queuedProvisioning",
+                f"pool {pool.name!r} gets nodes only through a ProvisioningRequest, so a "
+                "workload sent to it would wait for ever: add it to a queue of "
+                "gke-tpu:kueue, which requests its nodes for each admitted workload",
+            )
+
+
+#: The rules that hold the queues against the pools (those of the queues alone are
+#: config.kueue_rules').
+QUEUED_POOL_RULES: tuple[Rule[QueuedPools], ...] = (
+    shares_fit_their_pools,
+    shares_fit_auto_provisioning,
+    queued_provisioning_pools_are_queued,
+)
+
+
 def plan_kueue(
     spec: KueueSpec | None,
     pools: Sequence[tuple[int, TpuPoolPlan]],
     unplanned: frozenset[str] = frozenset(),
-    invalid: frozenset[str] = frozenset(),
+    unparsed: Collection[str] = frozenset(),
     tpu_chip_limits: Mapping[str, int] | None = None,
-) -> tuple[KueuePlan | None, list[Problem], list[str]]:
+) -> tuple[KueuePlan | None, list[Problem]]:
     """The queues, or the problems of the section (and of queued-provisioning pools that no
     queue covers). `pools` are the planned pools with their `tpuPools` index; `unplanned` the
-    names of entries that did not plan, and `invalid` the section's keys that did not parse:
-    their problems are reported already, and rules that need them are skipped.
+    names of entries that did not plan, and `unparsed` the config paths that did not parse:
+    their problems are reported already, and rules that read them are skipped.
     `tpu_chip_limits`: the chips node auto-provisioning may create per generation, which bound
     the queues' shares of pools with a fallback."""
     by_name = {pool.name: pool for _, pool in pools}
     problems: list[Problem] = []
-    warnings: list[str] = []
     queues: list[QueuePlan] = []
     claims: dict[str, list[tuple[str, str, int]]] = {}
-    queues_known = "queues" not in invalid
-    # The rules of the queues alone are config.kueue_rules'; these hold them against the pools.
     for i, queue in enumerate(spec.queues if spec else ()):
         path = f"kueue.queues[{i}]"
         shares, share_problems = _queue_shares(queue, path, by_name, unplanned)
@@ -366,25 +414,13 @@ def plan_kueue(
             preemption=queue.preemption,
         )
         queues.append(plan)
-    problems += _oversubscribed(claims, by_name)
-    if tpu_chip_limits is not None:
-        problems += _beyond_auto_provisioning(claims, by_name, tpu_chip_limits)
-    for index, pool in pools if queues_known else ():
-        if pool.capacity.queued_provisioning and pool.name not in claims:
-            problems.append(
-                Problem(
-                    f"tpuPools[{index}].queuedProvisioning",
-                    f"pool {pool.name!r} gets nodes only through a ProvisioningRequest, so a "
-                    "workload sent to it would wait for ever: add it to a queue of "
-                    "gke-tpu:kueue, which requests its nodes for each admitted workload",
-                )
-            )
-    if spec is None or problems or invalid:
-        return None, problems, warnings
-    return (
-        KueuePlan(
-            version=spec.version, queues=tuple(queues), create_namespaces=spec.create_namespaces
-        ),
-        [],
-        warnings,
+    queued = QueuedPools(pools, claims, tpu_chip_limits)
+    # No section, or one that is not an object, has no queues: a queued-provisioning pool is
+    # in none of them (its `queues`, written but not parsed, are unknown).
+    problems += run_rules(QUEUED_POOL_RULES, queued, set(unparsed) - {"kueue"})
+    if spec is None or problems or skipped(["kueue"], unparsed):
+        return None, problems
+    kueue = KueuePlan(
+        version=spec.version, queues=tuple(queues), create_namespaces=spec.create_namespaces
     )
+    return kueue, []

@@ -1,6 +1,6 @@
 """The rules across the fields of `gke-tpu:kueue` that need no pool, as a flat list: each names
 the fields it reads, and problems.rules.run_rules skips it when one of them did not parse. The
-rules that hold the queues against the pools are config.kueue.plan_kueue's."""
+rules that hold the queues against the pools are config.kueue.QUEUED_POOL_RULES."""
 
 from __future__ import annotations
 

@@ -155,8 +155,6 @@ class _Parsed:
     fields that did not parse, and sections that are absent or not of their shape."""
 
     specs: dict[str, Any] = field(default_factory=dict)
-    invalid: dict[str, frozenset[str]] = field(default_factory=dict)
-    """By object section: the keys of its fields that did not parse."""
     entries: list[Entry] = field(default_factory=list)
     unparsed: set[str] = field(default_factory=set)
 
@@ -187,7 +185,7 @@ def _parse_sections(
         if spec is None:
             parsed.unparsed.add(key)
             continue
-        parsed.specs[key], parsed.invalid[key] = spec, invalid
+        parsed.specs[key] = spec
         unparsed = {f"{key}.{k}" for k in invalid}
         parsed.unparsed |= unparsed
         problems += run_rules(section.rules, Parsed.of(spec, values[key], warnings), unparsed)
@@ -299,17 +297,14 @@ def _check(config: Mapping[str, str]) -> _Checked:
     problems += run_rules(OBSERVABILITY_RULES, ObservedStack(observability, cluster), unparsed)
 
     index = {pool.name: i for i, pool, invalid in entries if "name" not in invalid}
-    kueue, kueue_problems, kueue_warnings = plan_kueue(
+    kueue, kueue_problems = plan_kueue(
         parsed.specs.get("kueue"),
         [(index[p.name], p) for p in pools if p.name in index],
         unplanned=frozenset(index) - {p.name for p in pools},
-        invalid=parsed.invalid.get("kueue", frozenset()),
-        tpu_chip_limits=None
-        if skipped(["cluster.mode", "cluster.autoProvisioning"], unparsed)
-        else _auto_provisioned_chips(cluster),
+        unparsed=unparsed,
+        tpu_chip_limits=_auto_provisioned_chips(cluster),
     )
     problems += kueue_problems
-    warnings += kueue_warnings
 
     if problems or project is None or cluster is None or skipped(["cluster"], unparsed):
         raise ConfigError(sorted(problems, key=_path_order))

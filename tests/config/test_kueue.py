@@ -469,3 +469,39 @@ def test_shares_of_a_generation_with_only_fallback_pools_fit_the_clusters_tpu_li
         "cluster.autoProvisioning.maxTpuChips.v5e is 16 and the cluster's own v5e node pools "
         "take 0; lower the shares or raise the limit"
     ]
+
+
+def test_queues_that_did_not_parse_leave_a_queued_pool_unjudged() -> None:
+    """The queues are unknown, so whether a queue covers the queued-provisioning pool is too:
+    the queues' own problem is the only one (config.kueue.QUEUED_POOL_RULES read kueue.queues)."""
+    assert _problems({"queues": "all"}, SPOT, QUEUED) == [
+        "kueue.queues: 'all': input should be a valid tuple"
+    ]
+    # Another key of the section that did not parse leaves the queues known.
+    problems = _problems(
+        {"version": "latest", "queues": [{"name": "q", "pools": ["spot"]}]}, SPOT, QUEUED
+    )
+    assert [p.split(":")[0] for p in problems] == [
+        "tpuPools[1].queuedProvisioning",
+        "kueue.version",
+    ]
+
+
+def test_auto_provisioning_that_did_not_parse_bounds_no_share() -> None:
+    batch = {
+        "name": "batch",
+        "tpu": "v5e",
+        "topology": "2x2",
+        "spot": True,
+        "fallback": ["onDemand"],
+    }
+    limits = {"maxCpu": 1000, "maxMemoryGb": 4000, "maxTpuChips": {"v5e": "32"}}
+    config = {
+        **_config({"queues": [{"name": "a", "pools": [{"pool": "batch", "chips": 64}]}]}, batch),
+        "gke-tpu:cluster": json.dumps(
+            {"name": "tpu-dev", "region": "us-east5", "autoProvisioning": limits}
+        ),
+    }
+    assert [p.split(":")[0] for p in config_problems(config)] == [
+        "cluster.autoProvisioning.maxTpuChips.v5e"
+    ]

@@ -9,6 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from config.cluster_rules import CLUSTER_RULES
+from config.kueue import QUEUED_POOL_RULES
 from config.kueue_rules import KUEUE_RULES
 from config.network_rules import NETWORK_RULES
 from config.observability_plan import OBSERVABILITY_RULES
@@ -25,6 +26,7 @@ RULE_LISTS: dict[str, tuple[Rule[Any], ...]] = {
     "stack": STACK_RULES,
     "pool": POOL_RULES,
     "kueue": KUEUE_RULES,
+    "queued pools": QUEUED_POOL_RULES,
     "observability": OBSERVABILITY_RULES,
 }
 CLUSTER = {"name": "tpu-test", "region": "us-central2"}
