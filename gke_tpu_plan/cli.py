@@ -36,6 +36,7 @@ from gke_tpu_plan.snapshot.read import (
     read_snapshot,
 )
 from gke_tpu_plan.stack_config import StackFileError, read_stack_config
+from problems import show
 
 if TYPE_CHECKING:
     from config.platform import PlatformSpec
@@ -145,13 +146,24 @@ def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
             )
         try:
             document = json.loads(Path(path).read_text())
-        except (OSError, json.JSONDecodeError) as error:
+        except (OSError, ValueError) as error:  # not there, not UTF-8, not JSON
             raise StackFileError(f"--stack-reference {name}: cannot read {path}: {error}") from None
+        if not isinstance(document, dict):
+            raise StackFileError(
+                f"--stack-reference {name}: {path} is {show(document)}, not a plan document "
+                "(an object with `outputs`, as python -m gke_tpu_plan --json writes it)"
+            )
+        outputs = document.get("outputs", {})
+        if not isinstance(outputs, dict):
+            raise StackFileError(
+                f"--stack-reference {name}: {path}: `outputs` is {show(outputs)}, not an object "
+                "of the stack's outputs by name"
+            )
         if document.get("errors"):
             raise StackFileError(
                 f"--stack-reference {name}: {path} is the plan of an invalid stack"
             )
-        references[name] = document.get("outputs", {})
+        references[name] = outputs
     return references
 
 

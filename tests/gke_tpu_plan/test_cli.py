@@ -316,3 +316,25 @@ def test_a_snapshot_of_another_region_is_refused(
         "error: the cloud snapshot is of region us-east5, but the stack's cluster is in "
         "us-central1: record the stack's own (make snapshot STACK=<stack>)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"[1, 2]", "{path} is [1, 2], not a plan document (an object with `outputs`, as python -m gke_tpu_plan --json writes it)"),
+        (b'{"outputs": [1]}', "{path}: `outputs` is [1], not an object of the stack's outputs by name"),
+        (b'{"outputs": {"a": "caf\xe9"}}', "cannot read {path}: 'utf-8' codec can't decode byte 0xe9 in position 22: invalid continuation byte"),
+        (b'{"outputs": {}, "errors": ["cluster: required"]}', "{path} is the plan of an invalid stack"),
+    ],
+    ids=["a-list", "outputs-a-list", "not-utf8", "invalid-stack"],
+)  # fmt: skip
+def test_a_stack_reference_that_is_no_plan_document_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, message: str
+) -> None:
+    reference = tmp_path / "platform.json"
+    reference.write_bytes(data)
+    app = ["--project-dir", str(ROOT / "examples" / "ml-workloads"), "--stack", "dev"]
+    assert main([*app, "--stack-reference", f"acme/gke-tpu/dev={reference}"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --stack-reference acme/gke-tpu/dev: {message.format(path=reference)}\n"
+    )
