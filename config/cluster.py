@@ -254,9 +254,9 @@ class ClusterSpec(Spec):
     """Reach the control plane by its DNS name (`<id>.<region>.gke.goog`), which GKE opens to
     any caller with the IAM permission `container.clusters.connect` wherever it runs; the stack's
     kubeconfig and its own Kubernetes objects use it. The IP endpoint and its
-    `masterAuthorizedNetworks` stay as they are. Default: on with private nodes (a `network`
-    section), where pipelines without fixed addresses cannot pass the authorized networks;
-    otherwise GKE's setting, and the IP endpoint."""
+    `masterAuthorizedNetworks` stay as they are. Default: on with private nodes or
+    `masterAuthorizedNetworks` (a `network` section), where pipelines without fixed addresses
+    cannot pass the authorized networks; otherwise GKE's setting, and the IP endpoint."""
     cpu_pool: CpuPool = Field(default_factory=CpuPool)
     """The CPU node pool."""
     auto_provisioning: AutoProvisioning | None = None

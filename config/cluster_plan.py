@@ -198,17 +198,20 @@ def auto_provisioning(
 
 
 def dns_endpoint(spec: ClusterSpec, network: NetworkPlan | None) -> bool | None:
-    """`cluster.dnsEndpoint`, or on for private nodes: their cluster's IP endpoint is reached
-    only from the authorized networks, which hosted CI runners (no fixed address range) are not
-    in, while the DNS endpoint is reached from anywhere by IAM (kubernetes-engine/docs/concepts/
-    network-isolation, DNS-based endpoint). GKE serves it on every cluster, of any version and
+    """`cluster.dnsEndpoint`, or on for private nodes or authorized networks: the IP endpoint
+    of such a cluster is reached only from the authorized networks (with private nodes, none
+    but the VPC's when the list is empty), which hosted CI runners (no fixed address range) are
+    not in, while the DNS endpoint is reached from anywhere by IAM (kubernetes-engine/docs/
+    concepts/network-isolation, DNS-based endpoint). GKE serves it on every cluster, of any version and
     either mode (cloud.google.com/blog/products/containers-kubernetes/new-dns-based-endpoint-
     for-the-gke-control-plane; `gcloud container clusters create-auto --enable-dns-access`):
     no version floor to check. Otherwise None, which sends nothing and leaves the goldens of
     stacks on an existing network as they were."""
     if spec.dns_endpoint is not None:
         return spec.dns_endpoint
-    return True if network is not None and network.private_nodes else None
+    if network is not None and (network.private_nodes or network.authorized_networks):
+        return True
+    return None
 
 
 def dns_endpoint_warnings(spec: ClusterSpec, network: NetworkPlan | None) -> list[str]:

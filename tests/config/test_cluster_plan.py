@@ -89,13 +89,27 @@ def test_an_autopilot_cluster_has_no_cpu_pool_profile_or_pods_limit_of_ours() ->
         # the stack reaches its control plane by the DNS name, by IAM.
         ({"network": NETWORK}, True),
         ({"network": NETWORK, "cluster": {**EAST, "mode": "autopilot"}}, True),
-        # Public nodes or an existing network: the IP endpoint, as GKE sets it (not sent).
+        # Public nodes whose IP endpoint admits the authorized networks alone: the same.
+        (
+            {
+                "network": {
+                    **NETWORK,
+                    "privateNodes": False,
+                    "masterAuthorizedNetworks": [
+                        {"cidrBlock": "198.51.100.0/24", "displayName": "office"}
+                    ],
+                }
+            },
+            True,
+        ),
+        # Public nodes without authorized networks, or an existing network: the IP endpoint,
+        # open to any address, as GKE sets it (not sent).
         ({"network": {**NETWORK, "privateNodes": False}}, None),
         ({}, None),
         ({"cluster": {**EAST, "mode": "autopilot"}}, None),
     ],
 )
-def test_the_dns_endpoint_is_on_by_default_for_private_nodes_only(
+def test_the_dns_endpoint_is_on_by_default_where_the_ip_endpoint_admits_few(
     sections: dict[str, Any], dns_endpoint: bool | None
 ) -> None:
     sections.setdefault("cluster", EAST)
