@@ -155,7 +155,10 @@ class TpuServingDeployment(pulumi.ComponentResource):
         )
         # Evictions (a drain, a surge or blue-green upgrade, the autoscaler) ask this budget
         # first; GKE respects it for up to an hour per node during an upgrade (GKE "Standard
-        # cluster upgrades", https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-upgrades).
+        # cluster upgrades", https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-upgrades;
+        # Google's google/skills skills/cloud/gke-upgrades/SKILL.md gives the same hour for surge
+        # upgrades) and a repair's drain for the same hour (GKE "Auto-repair nodes", node repair
+        # process). Host maintenance and Spot preemption do not ask it.
         self.disruption_budget = (
             k8s.policy.v1.PodDisruptionBudget(
                 name,

@@ -21,8 +21,12 @@ from problems.models import Spec
 UpgradeStrategy = Literal["SURGE", "BLUE_GREEN"]
 MaintenanceInterval = Literal["AS_NEEDED", "PERIODIC"]
 
-#: GKE keeps a blue pool, and soaks a batch, at most 7 days (GKE "Node pool upgrade strategies",
-#: https://cloud.google.com/kubernetes-engine/docs/concepts/node-pool-upgrade-strategies).
+#: GKE keeps a drained blue pool at most 7 days (604,800 s), one hour by default (Google Cloud
+#: Japan's GKE upgrade strategy talk, blue-green slide, https://speakerdeck.com/googlecloudjapan/
+#: innovators-live-gke-noatupuguredozhan-lue-wokao-eru).
+#: Neither the API reference (BlueGreenSettings) nor the provider bounds it, and no page we read
+#: bounds a batch's soak: it takes the same bound, and README's "What to verify after the first
+#: pulumi up" says so.
 MAX_SOAK_SECONDS = 7 * 24 * 3600
 _NodeCount = Annotated[StrictInt, Field(ge=0, le=MAX_NODES_PER_POOL_ZONE)]
 _Soak = Annotated[StrictInt, Field(ge=0, le=MAX_SOAK_SECONDS)]
@@ -149,12 +153,18 @@ def plan_upgrade(
     problems = []
     if spec.strategy == "BLUE_GREEN":
         if kind.multi_host:
+            # cluster-toolkit refuses compact placement with BLUE_GREEN (a precondition of
+            # modules/compute/gke-node-pool/main.tf);
+            # GKE's TPU and upgrade pages we read say nothing of blue-green for slices (tpu7x's
+            # are placed by a workload policy instead), so every slice is refused: README's
+            # "What to verify after the first pulumi up".
             problems.append(
                 Problem(
                     f"{key}.strategy",
-                    "'BLUE_GREEN' is not offered for a multi-host slice, which is placed "
-                    "compactly (GKE refuses blue-green upgrades with compact placement, as "
-                    "cluster-toolkit's gke-node-pool checks); use SURGE",
+                    "'BLUE_GREEN' is not taken for a multi-host slice: it would need a second "
+                    "whole slice beside the first, and compact placement does not support "
+                    "blue-green upgrades (cluster-toolkit's gke-node-pool refuses the pair); use "
+                    "SURGE, which recreates the slice in place",
                 )
             )
         for field, value in (

@@ -16,12 +16,16 @@ from problems import Problem
 
 #: GKE waits for a Pod's `terminationGracePeriodSeconds` before it stops a GPU or TPU node for
 #: maintenance or an upgrade, up to 60 minutes (the page above, "Configure GKE to terminate your
-#: workloads gracefully"); a longer period is cut there.
+#: workloads gracefully"; Google's GKE disruption skill says the same, google/skills
+#: skills/cloud/gke-ai-troubleshooting-handle-disruption-gpu-tpu/SKILL.md); a longer period is
+#: cut there.
 MAX_TERMINATION_GRACE_SECONDS = 3600
 #: Default grace of a training worker: time to write a checkpoint of a large model to Cloud
 #: Storage after SIGTERM (minutes, not the Kubernetes default of 30 seconds), half of GKE's limit
-#: so that an upgrade's drain is not held for the whole hour by a worker that hangs. A Spot
-#: preemption gives far less whatever the Pod asks (GKE "Spot VMs": about 30 seconds).
+#: so that an upgrade's drain is not held for the whole hour by a worker that hangs. Others give
+#: far less whatever the Pod asks: a Spot VM stops 30 seconds after its termination notice (GKE
+#: "Spot VMs", https://cloud.google.com/kubernetes-engine/docs/concepts/spot-vms), and a repair or
+#: a host error is a TerminationEvent, which the page above says supports no graceful shutdown.
 DEFAULT_TERMINATION_GRACE_SECONDS = 1800
 
 #: Exit codes that are the program's own verdict: below 128 (127: command not found). A code of

@@ -192,9 +192,10 @@ def test_every_upgrade_and_maintenance_problem_is_reported_at_once_with_its_path
     )
     assert sorted(config_problems(config)) == sorted(
         [
-            "tpuPools[0].upgrade.strategy: 'BLUE_GREEN' is not offered for a multi-host slice, "
-            "which is placed compactly (GKE refuses blue-green upgrades with compact placement, "
-            "as cluster-toolkit's gke-node-pool checks); use SURGE",
+            "tpuPools[0].upgrade.strategy: 'BLUE_GREEN' is not taken for a multi-host slice: it "
+            "would need a second whole slice beside the first, and compact placement does not "
+            "support blue-green upgrades (cluster-toolkit's gke-node-pool refuses the pair); use "
+            "SURGE, which recreates the slice in place",
             "tpuPools[0].upgrade.maxSurge: 1 is for a SURGE upgrade; a BLUE_GREEN upgrade takes "
             "blueGreen",
             "tpuPools[1].upgrade: maxSurge 0 with maxUnavailable 0 would upgrade no node at all; "
