@@ -257,6 +257,20 @@ def test_tensorcore_metrics_need_1_28_1() -> None:
     assert gate_met(METRIC_GATES[NODE_TENSORCORE], "1.28.1-gke.1066000")
 
 
+def test_jobset_recovery_is_per_namespace_and_name() -> None:
+    """k8s_entity names a JobSet by `entity_namespace` and `entity_name` (Cloud Monitoring's
+    resource): two JobSets of one name in two namespaces are two lines, not one mean."""
+    plan = _plan(tpuPools=[SLICES])
+    (query,) = [q for q in every_query(plan.dashboard) if "jobset_times_to_recover" in q]
+    entity = f'{{monitored_resource="k8s_entity",{SELECT}}}'
+    assert query == (
+        "sum by (entity_namespace, entity_name) "
+        f"(kubernetes_io:jobset_times_to_recover_sum{entity}) / "
+        "sum by (entity_namespace, entity_name) "
+        f"(kubernetes_io:jobset_times_to_recover_count{entity})"
+    )
+
+
 def test_dashboard_sections_follow_the_stack() -> None:
     plain = json.loads(_plan(tpuPools=[SERVE]).dashboard)
     rich = json.loads(
