@@ -294,8 +294,9 @@ _V6E = Generation(
     hbm_per_chip="32 GB",
     zones=_zones(
         ("us-central1-b", "us-east1-d", "us-east5-a", "us-east5-b", "europe-west4-a"),  # [ZONES]
-        # GKE offers flex-start v6e VMs in asia-northeast1-b [DWS], so v6e is there; [ZONES] has
-        # an Asia Pacific v6e row too.
+        # GKE offers flex-start v6e VMs in asia-northeast1-b [DWS], and Cloud TPU lists the zone
+        # for v6e flex-start and calendar-mode reservations (tpu/docs/request-using-flex-start
+        # and tpu/docs/calendar-mode-reservation, Limitations).
         ("asia-northeast1-b",),
     ),
     min_version_standard="1.31.2-gke.1115000",  # [RAY]; GKE's own pages give none
