@@ -67,7 +67,9 @@ class Mutant:
         )
 
     def describe(self) -> str:
-        return f"{self.path}:{self.line}: {self.source_line.strip()}   [{self.original} -> {self.replacement}]"
+        """`path:line:column: the line   [original -> replacement]`, column counted from 1."""
+        where = f"{self.path}:{self.line}:{self.start + 1}"
+        return f"{where}: {self.source_line.strip()}   [{self.original} -> {self.replacement}]"
 
     def apply(self, source: str) -> str:
         lines = source.splitlines(keepends=True)

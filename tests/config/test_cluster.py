@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
+from config.cluster import AutoProvisioning
 from config.platform import load_platform
 from problems import ConfigError
+from tests.conftest import BASE_CLUSTER, config_problems, stack_config
 
 CLUSTER = {"name": "tpu-dev", "region": "us-east5"}
 WINDOW = {
@@ -442,4 +444,37 @@ def test_a_dns_endpoint_that_is_not_a_boolean_is_reported_with_the_other_problem
         "EXTENDED, NONE",
         "cluster.dnsEndpoint: 'on': input should be a valid boolean",
         "network.servicesCidr: '10.8.0.1/20': has host bits set; the range is '10.8.0.0/20'",
+    ]
+
+
+def test_auto_provisioning_limits_are_taken_at_both_bounds_and_refused_past_them() -> None:
+    def problems(limits: dict[str, Any]) -> list[str]:
+        return config_problems(stack_config(cluster={**BASE_CLUSTER, "autoProvisioning": limits}))
+
+    for bounds in (
+        {"maxCpu": 1, "maxMemoryGb": 1, "maxTpuChips": {"v5e": 1}},
+        {"maxCpu": 10_000_000, "maxMemoryGb": 100_000_000, "maxTpuChips": {"v5e": 1_000_000}},
+    ):
+        limits = AutoProvisioning.model_validate(bounds)
+        assert (limits.max_cpu, limits.max_memory_gb, limits.max_tpu_chips) == (
+            bounds["maxCpu"],
+            bounds["maxMemoryGb"],
+            bounds["maxTpuChips"],
+        )
+    assert problems({"maxCpu": 0, "maxMemoryGb": 0, "maxTpuChips": {"v5e": 0}}) == [
+        "cluster.autoProvisioning.maxCpu: 0: input should be greater than or equal to 1",
+        "cluster.autoProvisioning.maxMemoryGb: 0: input should be greater than or equal to 1",
+        "cluster.autoProvisioning.maxTpuChips.v5e: 0: input should be greater than or equal to 1",
+    ]
+    past = {"maxCpu": 10_000_001, "maxMemoryGb": 100_000_001, "maxTpuChips": {"v5e": 1_000_001}}
+    assert problems(past) == [
+        "cluster.autoProvisioning.maxCpu: 10000001: input should be less than or equal to 10000000",
+        "cluster.autoProvisioning.maxMemoryGb: 100000001: input should be less than or equal to "
+        "100000000",
+        "cluster.autoProvisioning.maxTpuChips.v5e: 1000001: input should be less than or equal "
+        "to 1000000",
+    ]
+    assert problems({"maxCpu": 1, "maxMemoryGb": 1, "maxTpuChips": {}}) == [
+        "cluster.autoProvisioning.maxTpuChips: {}: dictionary should have at least 1 item after "
+        "validation, not 0"
     ]

@@ -107,6 +107,8 @@ def test_invalid_recurrences(rule: str, problem: str) -> None:
         (4, "FREQ=DAILY", 128),
         (8, "FREQ=MONTHLY;BYSETPOS=1;BYDAY=SA,SU", 0),  # some 32 days hold no first weekend
         (30, "FREQ=DAILY", 32 * 24),  # overlapping windows merge into one
+        # Saturday's and Sunday's 30 hours merge into 54, each weekend apart: four in 32 days.
+        (30, "FREQ=WEEKLY;BYDAY=SA,SU", 4 * 54),
     ],
 )
 def test_least_availability_over_any_32_days(hours: int, rule: str, least: float) -> None:

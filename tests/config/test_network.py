@@ -207,6 +207,7 @@ NOT_CIDR = "is not an IPv4 range in CIDR notation, such as '10.0.0.0/20'"
         ({"podCidr": "10.4.0.0/16"}, "network.podCidr: unknown key; did you mean 'podsCidr'? Allowed keys: nodesCidr, podsCidr, servicesCidr, privateNodes, controlPlaneCidr, masterAuthorizedNetworks, maxPodsPerNode, tpuMaxPodsPerNode, nat"),
         ({"masterAuthorizedNetworks": [{"cidrBlock": "0.0.0.0/0", "displayName": "all"}]}, "network.masterAuthorizedNetworks[0].cidrBlock: '0.0.0.0/0': authorizes every address, as no authorized network does; name the ranges that reach the control plane (offices, VPN, CI runners)"),
         ({"masterAuthorizedNetworks": [{"cidrBlock": "198.51.100.0/24"}]}, "network.masterAuthorizedNetworks[0].displayName: required key is missing"),
+        ({"masterAuthorizedNetworks": [{"cidrBlock": "198.51.100.0/24", "displayName": ""}]}, "network.masterAuthorizedNetworks[0].displayName: '': string should have at least 1 character"),
         ({"masterAuthorizedNetworks": [{"cidrBlock": "198.51.100.0/24", "displayName": "a"}, {"cidrBlock": "198.51.100.0/24", "displayName": "b"}]}, "network.masterAuthorizedNetworks[1].cidrBlock: '198.51.100.0/24' is listed twice (also [0]); name each range once"),
         ({"masterAuthorizedNetworks": [{"cidrBlock": f"198.51.{i}.0/24", "displayName": "n"} for i in range(51)]}, "network.masterAuthorizedNetworks: [{\"cidrBlock\": \"198.51.0.0/24\", \"displayName\": \"n\"}, {\"cidrBlock\": \"198.51.1.0/2... (2693 characters): tuple should have at most 50 items after validation, not 51"),
     ],

@@ -48,6 +48,7 @@ def test_a_mutant_changes_only_its_token_and_counts_its_twins_on_the_line() -> N
     assert [m.nth for m in ors] == [0, 1]
     assert ors[1].apply(source) == "def f(a, b):\n    return a or b and a\n"
     assert ors[0].key() != ors[1].key()
+    assert ors[1].describe() == "f.py:2:19: return a or b or a   [or -> and]"
 
 
 def test_a_pass_kills_what_the_tests_pin_and_reports_the_rest(tmp_path: Path) -> None:
