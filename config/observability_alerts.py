@@ -81,16 +81,20 @@ class Scope:
     scaling: bool
 
 
-#: The labels a slice-down incident names, as documentation variables
-#: (https://cloud.google.com/monitoring/alerts/doc-variables). A PromQL condition's output
-#: mixes labels of the monitored resource (`node_pool_name` of k8s_node_pool) and of the
-#: metric (`unavailability_reason`, https://cloud.google.com/monitoring/api/metrics_kubernetes):
-#: `${metric_or_resource.label.KEY}` reads a key from either, where `${metric.label.KEY}`
-#: renders "(none)" for a resource label. gcloud's own migration of Prometheus rules writes
-#: `{{ $labels.KEY }}` this way for the same reason (Google Cloud SDK,
-#: googlecloudsdk/command_lib/monitoring/util.py, TranslatePromQLTemplateToDocumentVariables).
-DOWN_POOL = "${metric_or_resource.label.node_pool_name}"
-DOWN_REASON = "${metric_or_resource.label.unavailability_reason}"
+def label(key: str) -> str:
+    """A label of the series that fired, as a documentation variable
+    (https://cloud.google.com/monitoring/alerts/doc-variables); the key must be one the query
+    groups by. A PromQL condition's output mixes labels of the monitored resource
+    (`node_pool_name` of k8s_node_pool) and of the metric (`unavailability_reason`,
+    https://cloud.google.com/monitoring/api/metrics_kubernetes): `${metric_or_resource.label.KEY}`
+    reads a key from either, where `${metric.label.KEY}` renders "(none)" for a resource label.
+    gcloud's own migration of Prometheus rules writes `{{ $labels.KEY }}` this way for the same
+    reason (Google Cloud SDK, googlecloudsdk/command_lib/monitoring/util.py,
+    TranslatePromQLTemplateToDocumentVariables)."""
+    return "${metric_or_resource.label." + key + "}"
+
+
+POOL = label("node_pool_name")
 
 
 def _slice_down(alert: Any, scope: Scope) -> str:
@@ -206,7 +210,8 @@ ALERTS: dict[str, Alert] = {
         summary="A TPU slice is unavailable (pools {pools})",
         threshold="unavailable for {for_}",
         action=(
-            f"Node pool `{DOWN_POOL}` is down (`unavailability_reason`: `{DOWN_REASON}`). "
+            f"Node pool `{POOL}` is down (`unavailability_reason`: "
+            f"`{label('unavailability_reason')}`). "
             "Every job on the slice has stopped: a multi-host slice runs only when all of its "
             "VMs do. The reason says why (MaintenanceTaint, RebootEvent: host maintenance, "
             "wait; Unhealthy, MachineNotRunning: GKE repairs the slice by recreating it; "
@@ -224,8 +229,8 @@ ALERTS: dict[str, Alert] = {
         summary="A TPU node pool is in Error",
         threshold="in Error for {for_}",
         action=(
-            "GKE could not create, repair or upgrade the node pool. `gcloud container "
-            "operations list --filter=TARGET~<node pool>` shows the failed operation and its "
+            f"GKE could not create, repair or upgrade node pool `{POOL}`. `gcloud container "
+            f"operations list --filter=TARGET~{POOL}` shows the failed operation and its "
             "error; fix the cause (quota, reservation, capacity) and GKE retries, or delete "
             "and recreate the pool with `pulumi up --target`."
         ),
@@ -238,8 +243,10 @@ ALERTS: dict[str, Alert] = {
         summary="A TPU node is not Ready",
         threshold="not Ready for {for_}",
         action=(
-            "The node's Pods cannot run; on a multi-host slice the whole slice is down with it. "
-            "`kubectl describe node <node>` shows the condition's reason. GKE auto-repair "
+            f"Node `{label('node_name')}` is not Ready: its Pods cannot run; on a multi-host "
+            "slice the whole slice is down with it. "
+            f"`kubectl describe node {label('node_name')}` shows the condition's reason. GKE "
+            "auto-repair "
             "recreates an unhealthy node (a multi-host slice as a whole); a node that stays "
             "NotReady with auto-repair off (flex-start, queued) needs `gcloud compute "
             "instances reset` or the pool resized."
@@ -253,8 +260,9 @@ ALERTS: dict[str, Alert] = {
         summary="Node pool interruptions",
         threshold=">= {threshold} interruptions of a node pool in {for_}",
         action=(
-            "Informational: GKE terminated, maintained or preempted nodes of the pool "
-            "(`interruption_type`, `interruption_reason`). Jobs on them restarted; frequent "
+            f"Informational: GKE terminated, maintained or preempted nodes of pool `{POOL}` "
+            f"(`{label('interruption_type')}`: `{label('interruption_reason')}`). Jobs on them "
+            "restarted; frequent "
             "preemptions of a Spot pool are the price of Spot, frequent maintenance of a "
             "reservation is set by its maintenance interval. Nothing to do unless it repeats."
         ),
@@ -267,8 +275,10 @@ ALERTS: dict[str, Alert] = {
         summary="A JobSet keeps restarting or failed",
         threshold=">= {threshold} restarts of a JobSet in {for_}, or Failed",
         action=(
-            "A JobSet restarted again and again or failed. `kubectl describe jobset <name> -n "
-            "<namespace>` shows the failed Job; its Pods' logs show whether the workload "
+            f"JobSet `{label('jobset_name')}` in namespace `{label('namespace')}` restarted "
+            "again and again or failed. "
+            f"`kubectl describe jobset {label('jobset_name')} -n {label('namespace')}` shows "
+            "the failed Job; its Pods' logs show whether the workload "
             "crashed (fix it) or its nodes went away (interruptions, slice down). A Failed "
             "JobSet keeps this open until it is deleted or resubmitted."
         ),
@@ -282,7 +292,8 @@ ALERTS: dict[str, Alert] = {
         summary="Allocated TPU chips are idle",
         threshold="duty cycle < {threshold}% for {for_}",
         action=(
-            "A Pod holds TPU chips it barely uses: the chips cost the same idle. Check the Pod "
+            f"Pod `{label('pod_name')}` in namespace `{label('namespace_name')}` holds TPU "
+            "chips it barely uses: the chips cost the same idle. Check the Pod "
             "(`kubectl logs`): a job waiting on data or a stuck step, a finished job that "
             "never exits, a serving replica without traffic. Delete or scale it down, or raise "
             "the threshold for workloads that idle by design."
@@ -296,7 +307,8 @@ ALERTS: dict[str, Alert] = {
         summary="Kueue workloads are inadmissible",
         threshold=">= {threshold} inadmissible workloads in a queue for {for_}",
         action=(
-            "Workloads wait in a ClusterQueue that cannot admit them: they ask for more chips "
+            f"Workloads wait in ClusterQueue `{label('cluster_queue')}`, which cannot admit "
+            "them: they ask for more chips "
             "than its quota, or a flavor no pool offers. `kubectl get workloads -A` and "
             "`kubectl describe workload <name>` give the reason; shrink the request, or give "
             "the queue a larger share (`gke-tpu:kueue`)."

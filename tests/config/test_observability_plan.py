@@ -4,6 +4,7 @@ generated from the pools, and every PromQL query parsing."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import promql_parser
@@ -205,10 +206,41 @@ def test_the_slice_down_text_names_the_pool_and_reason_by_variables_that_resolve
         "Node pool `${metric_or_resource.label.node_pool_name}` is down (`unavailability_reason`: "
         "`${metric_or_resource.label.unavailability_reason}`)."
     ) in down.documentation
-    variables = [a.documentation for a in plan.alerts if "${" in a.documentation]
-    assert variables == [down.documentation]
     assert "${metric.label." not in down.documentation
     assert "${resource.label." not in down.documentation
+
+
+_VARIABLE = re.compile(r"\$\{([a-z_.]+)\}")
+_BY = re.compile(r"\bby \(([^)]*)\)")
+
+
+def test_every_promql_alert_names_what_fired_by_labels_its_query_keeps() -> None:
+    """Each variable is `${metric_or_resource.label.KEY}` with KEY among the labels the query
+    groups by (the only labels its series keep), and every PromQL alert names at least one."""
+    plan = _plan(
+        tpuPools=[SLICES, SERVE],
+        kueue={"queues": [{"name": "q", "pools": ["train"]}]},
+    )
+    named = {}
+    for alert in plan.alerts:
+        variables = _VARIABLE.findall(alert.documentation)
+        if alert.query is None:
+            assert variables == [], alert.key
+            continue
+        kept = {label.strip() for label in _BY.findall(alert.query)[0].split(",")}
+        keys = [v.removeprefix("metric_or_resource.label.") for v in variables]
+        assert all(v.startswith("metric_or_resource.label.") for v in variables), alert.key
+        assert keys and set(keys) <= kept, (alert.key, keys, kept)
+        named[alert.key] = sorted(set(keys))
+    assert named == {
+        "sliceDown": ["node_pool_name", "unavailability_reason"],
+        "nodePoolError": ["node_pool_name"],
+        "nodeNotReady": ["node_name"],
+        "interruptions": ["interruption_reason", "interruption_type", "node_pool_name"],
+        "jobsetRestarts": ["jobset_name", "namespace"],
+        "idleChips": ["namespace_name", "pod_name"],
+        "queueStarvation": ["cluster_queue"],
+    }
 
 
 def test_an_old_channel_leaves_out_what_it_lacks_with_warnings() -> None:
