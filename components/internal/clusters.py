@@ -43,18 +43,35 @@ def node_identity(
     return account, grants
 
 
+class NoDnsEndpoint(Exception):
+    """GKE's answer for a cluster whose DNS endpoint the plan opens lacks the DNS name."""
+
+
+def dns_name(
+    config: container.outputs.ClusterControlPlaneEndpointsConfig | None, cluster: str
+) -> str:
+    """The DNS name in a cluster's `controlPlaneEndpointsConfig`; an error that says what to do
+    when GKE gave none, rather than a kubeconfig at `https://None` that fails every Kubernetes
+    object with a connection error."""
+    dns = config.dns_endpoint_config if config else None
+    endpoint = dns.endpoint if dns else None
+    if not endpoint:
+        raise NoDnsEndpoint(
+            f"GKE gave cluster {cluster!r} no DNS endpoint (controlPlaneEndpointsConfig."
+            "dnsEndpointConfig.endpoint), which the stack's kubeconfig and Kubernetes provider "
+            "use: check `gcloud container clusters describe` for it, or set "
+            "`cluster.dnsEndpoint: false` to reach the IP endpoint from an authorized network"
+        )
+    return str(endpoint)
+
+
 def dns_endpoint_of(plan: ClusterPlan, cluster: container.Cluster) -> pulumi.Output[str | None]:
     """The control plane's DNS name (`controlPlaneEndpointsConfig.dnsEndpointConfig.endpoint`)
     when the plan opens it; None otherwise, as nothing may reach it then."""
     if not plan.dns_endpoint:
         return pulumi.Output.from_input(None)
-    return cluster.control_plane_endpoints_config.apply(
-        lambda config: (
-            str(config.dns_endpoint_config.endpoint)
-            if config and config.dns_endpoint_config and config.dns_endpoint_config.endpoint
-            else None
-        )
-    )
+    name = plan.name
+    return cluster.control_plane_endpoints_config.apply(lambda config: dns_name(config, name))
 
 
 def kubeconfig_of(

@@ -7,6 +7,7 @@ from typing import Any
 
 import pulumi
 import pytest
+from pulumi_gcp import container
 
 from catalog.tokens import (
     CLUSTER,
@@ -15,6 +16,7 @@ from catalog.tokens import (
     PROJECT_IAM_MEMBER,
     SERVICE_ACCOUNT,
 )
+from components.internal.clusters import NoDnsEndpoint, dns_name
 from components.kubeconfig import gke_kubeconfig
 from config.platform import load_platform
 from gke_tpu_plan.engine import SECRET, run_program
@@ -220,6 +222,37 @@ def test_the_dns_endpoint_is_an_output_when_it_is_on(run_plan: PlanRunner) -> No
     assert off.outputs["clusterDnsEndpoint"] is None
     # A component output of None is not registered at all.
     assert "dnsEndpoint" not in off.component_outputs[off.one(COMPONENT).urn]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        None,
+        container.outputs.ClusterControlPlaneEndpointsConfig(),
+        container.outputs.ClusterControlPlaneEndpointsConfig(
+            dns_endpoint_config=container.outputs.ClusterControlPlaneEndpointsConfigDnsEndpointConfig(
+                allow_external_traffic=True
+            )
+        ),
+    ],
+)
+def test_a_dns_endpoint_gke_did_not_give_is_an_error_that_says_what_to_do(
+    config: container.outputs.ClusterControlPlaneEndpointsConfig | None,
+) -> None:
+    with pytest.raises(NoDnsEndpoint) as raised:
+        dns_name(config, "tpu-prod")
+    assert str(raised.value) == (
+        "GKE gave cluster 'tpu-prod' no DNS endpoint (controlPlaneEndpointsConfig."
+        "dnsEndpointConfig.endpoint), which the stack's kubeconfig and Kubernetes provider use: "
+        "check `gcloud container clusters describe` for it, or set `cluster.dnsEndpoint: false` "
+        "to reach the IP endpoint from an authorized network"
+    )
+    given = container.outputs.ClusterControlPlaneEndpointsConfig(
+        dns_endpoint_config=container.outputs.ClusterControlPlaneEndpointsConfigDnsEndpointConfig(
+            endpoint="gke-0123.us-east5.gke.goog"
+        )
+    )
+    assert dns_name(given, "tpu-prod") == "gke-0123.us-east5.gke.goog"
 
 
 def test_kubeconfig_document_uses_the_gke_auth_plugin() -> None:
