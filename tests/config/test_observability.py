@@ -167,3 +167,15 @@ def test_twenty_email_addresses_are_taken_and_a_twenty_first_refused() -> None:
         '"oncall-2@example.com", "oncall... (515 characters): tuple should have at most 20 '
         "items after validation, not 21"
     ]
+
+
+def test_a_count_threshold_of_a_million_is_taken_and_one_more_refused() -> None:
+    plan = load_platform(_config({"alerts": {"interruptions": {"threshold": 1_000_000}}}))
+    assert plan.observability is not None
+    thresholds = {a.key: a.threshold for a in plan.observability.alerts}
+    assert thresholds["interruptions"] == ">= 1000000 interruptions of a node pool in 1h"
+
+    assert config_problems(_config({"alerts": {"jobsetRestarts": {"threshold": 1_000_001}}})) == [
+        "observability.alerts.jobsetRestarts.threshold: 1000001: input should be less than or "
+        "equal to 1000000"
+    ]

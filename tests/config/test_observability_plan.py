@@ -380,3 +380,25 @@ def test_every_query_of_every_section_and_gate_parses() -> None:
 def test_the_parser_refuses_a_broken_query() -> None:
     with pytest.raises(ValueError):
         promql_parser.parse("max by (node_pool_name) (kubernetes_io:node_pool_status{")
+
+
+def test_kueue_without_managed_prometheus_warns_that_its_charts_and_alert_are_left_out() -> None:
+    kueue = {"queues": [{"name": "q", "pools": ["train"]}]}
+    unmanaged = {"managedPrometheus": False, "components": ["SYSTEM_COMPONENTS"]}
+    warning = (
+        "observability.managedPrometheus: false, so Kueue's metrics are not collected: the queue "
+        "charts and the queueStarvation alert are left out"
+    )
+
+    def observability_warnings(spec: PlatformSpec) -> list[str]:
+        return [w for w in spec.warnings if w.startswith("observability.managedPrometheus")]
+
+    left_out = _spec(tpuPools=[SLICES], kueue=kueue, observability=unmanaged)
+    assert observability_warnings(left_out) == [warning]
+    assert left_out.observability is not None
+    assert "queueStarvation" not in {a.key for a in left_out.observability.alerts}
+    collected = _spec(tpuPools=[SLICES], kueue=kueue)
+    assert observability_warnings(collected) == []
+    assert collected.observability is not None
+    assert "queueStarvation" in {a.key for a in collected.observability.alerts}
+    assert observability_warnings(_spec(tpuPools=[SLICES], observability=unmanaged)) == []
