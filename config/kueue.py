@@ -392,7 +392,8 @@ def plan_kueue(
     """The queues, or the problems of the section (and of queued-provisioning pools that no
     queue covers). `pools` are the planned pools with their `tpuPools` index; `unplanned` the
     names of entries that did not plan, and `unparsed` the config paths that did not parse:
-    their problems are reported already, and rules that read them are skipped.
+    their problems are reported already, and rules that read them are skipped. An absent
+    section is not among them: it has no queues, so a queued-provisioning pool is in none.
     `tpu_chip_limits`: the chips node auto-provisioning may create per generation, which bound
     the queues' shares of pools with a fallback."""
     by_name = {pool.name: pool for _, pool in pools}
@@ -415,9 +416,7 @@ def plan_kueue(
         )
         queues.append(plan)
     queued = QueuedPools(pools, claims, tpu_chip_limits)
-    # No section, or one that is not an object, has no queues: a queued-provisioning pool is
-    # in none of them (its `queues`, written but not parsed, are unknown).
-    problems += run_rules(QUEUED_POOL_RULES, queued, set(unparsed) - {"kueue"})
+    problems += run_rules(QUEUED_POOL_RULES, queued, unparsed)
     if spec is None or problems or skipped(["kueue"], unparsed):
         return None, problems
     kueue = KueuePlan(

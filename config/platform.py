@@ -301,7 +301,8 @@ def _check(config: Mapping[str, str]) -> _Checked:
         parsed.specs.get("kueue"),
         [(index[p.name], p) for p in pools if p.name in index],
         unplanned=frozenset(index) - {p.name for p in pools},
-        unparsed=unparsed,
+        # A section written but not an object has its queues unknown, and its own problem.
+        unparsed=unparsed if "kueue" in ours else unparsed - {"kueue"},
         tpu_chip_limits=_auto_provisioned_chips(cluster),
     )
     problems += kueue_problems

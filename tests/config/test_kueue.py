@@ -487,6 +487,24 @@ def test_queues_that_did_not_parse_leave_a_queued_pool_unjudged() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ('"all"', "kueue: expected a mapping of keys, got 'all'"),
+        ("[1]", "kueue: expected a mapping of keys, got [1]"),
+        ("{not json", "kueue: expected an object, got '{not json'"),
+    ],
+    ids=["string", "list", "not-json"],
+)
+def test_a_section_that_is_not_an_object_leaves_a_queued_pool_unjudged(
+    value: str, problem: str
+) -> None:
+    """Written, the section's queues are unknown: its own problem is the only one, where an
+    absent section has no queues (test id queued-pool-without-kueue)."""
+    config = {**_config(None, SPOT, QUEUED), "gke-tpu:kueue": value}
+    assert config_problems(config) == [problem]
+
+
 def test_auto_provisioning_that_did_not_parse_bounds_no_share() -> None:
     batch = {
         "name": "batch",
