@@ -27,7 +27,8 @@ OUTPUT_MEANINGS: dict[str, str] = {
     "clusterName": "GKE cluster name.",
     "clusterEndpoint": "Control plane IP.",
     "clusterDnsEndpoint": "The control plane's DNS name, where `kubeconfig` points, reached "
-    "by IAM (`container.clusters.connect`); `null` when `cluster.dnsEndpoint` is off.",
+    "by IAM (`container.clusters.connect`); `null` where `kubeconfig` points at the IP endpoint: "
+    "`cluster.dnsEndpoint` off, or unset without private nodes or authorized networks.",
     "kubeconfig": "Secret. A kubeconfig authenticating with `gke-gcloud-auth-plugin`; no static "
     "credentials.",
     "workloadPool": "The Workload Identity pool.",
