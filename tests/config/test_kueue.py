@@ -24,6 +24,14 @@ QUEUED = {
     "slices": 2,
     "autoscaling": {"minNodes": 0, "maxNodes": 4},  # two slices of 16 chips
 }
+# Spot VMs with on-demand ones after them: node auto-provisioning creates its node pools.
+FALLBACK = {
+    "name": "batch",
+    "tpu": "v5e",
+    "topology": "2x2",
+    "spot": True,
+    "fallback": ["onDemand"],
+}
 SERVE = {
     "name": "serve",
     "tpu": "v5e",
@@ -383,13 +391,6 @@ def test_a_pool_gke_creates_nodes_for_takes_an_explicit_quota_without_a_ceiling(
 def test_shares_of_auto_provisioned_pools_fit_the_clusters_tpu_limit() -> None:
     """A pool with a fallback gets node pools from auto-provisioning, which creates no TPU nodes
     past maxTpuChips, less what the cluster's own node pools of that generation take."""
-    batch = {
-        "name": "batch",
-        "tpu": "v5e",
-        "topology": "2x2",
-        "spot": True,
-        "fallback": ["onDemand"],
-    }
 
     def config(chips: int) -> dict[str, str]:
         return {
@@ -405,7 +406,7 @@ def test_shares_of_auto_provisioned_pools_fit_the_clusters_tpu_limit() -> None:
                     },
                 }
             ),
-            "gke-tpu:tpuPools": json.dumps([SPOT, batch]),
+            "gke-tpu:tpuPools": json.dumps([SPOT, FALLBACK]),
             "gke-tpu:kueue": json.dumps(
                 {"queues": [{"name": "a", "pools": ["spot", {"pool": "batch", "chips": chips}]}]}
             ),
@@ -440,13 +441,6 @@ def test_a_share_of_all_its_pools_chips_is_taken_and_one_slice_more_is_not() -> 
 def test_shares_of_a_generation_with_only_fallback_pools_fit_the_clusters_tpu_limit() -> None:
     """No node pool of the cluster's own takes any of the generation's limit: all of it is
     left for the pools auto-provisioning creates, and no more."""
-    batch = {
-        "name": "batch",
-        "tpu": "v5e",
-        "topology": "2x2",
-        "spot": True,
-        "fallback": ["onDemand"],
-    }
 
     def config(chips: int) -> dict[str, str]:
         limits = {"maxCpu": 1000, "maxMemoryGb": 4000, "maxTpuChips": {"v5e": 16}}
@@ -455,7 +449,7 @@ def test_shares_of_a_generation_with_only_fallback_pools_fit_the_clusters_tpu_li
             "gke-tpu:cluster": json.dumps(
                 {"name": "tpu-dev", "region": "us-east5", "autoProvisioning": limits}
             ),
-            "gke-tpu:tpuPools": json.dumps([batch]),
+            "gke-tpu:tpuPools": json.dumps([FALLBACK]),
             "gke-tpu:kueue": json.dumps(
                 {"queues": [{"name": "a", "pools": [{"pool": "batch", "chips": chips}]}]}
             ),
@@ -506,16 +500,9 @@ def test_a_section_that_is_not_an_object_leaves_a_queued_pool_unjudged(
 
 
 def test_auto_provisioning_that_did_not_parse_bounds_no_share() -> None:
-    batch = {
-        "name": "batch",
-        "tpu": "v5e",
-        "topology": "2x2",
-        "spot": True,
-        "fallback": ["onDemand"],
-    }
     limits = {"maxCpu": 1000, "maxMemoryGb": 4000, "maxTpuChips": {"v5e": "32"}}
     config = {
-        **_config({"queues": [{"name": "a", "pools": [{"pool": "batch", "chips": 64}]}]}, batch),
+        **_config({"queues": [{"name": "a", "pools": [{"pool": "batch", "chips": 64}]}]}, FALLBACK),
         "gke-tpu:cluster": json.dumps(
             {"name": "tpu-dev", "region": "us-east5", "autoProvisioning": limits}
         ),
