@@ -25,7 +25,8 @@ def _cluster_version(cluster: ClusterSpec, versions: EngineVersions) -> str | No
         return cluster.min_master_version
     if cluster.release_channel == "NONE":
         return versions.default_version or None
-    return versions.channel_defaults.get(cluster.release_channel)
+    # A channel the snapshot lists without its default (read as "") decides no version.
+    return versions.channel_defaults.get(cluster.release_channel) or None
 
 
 def _is_valid_version(version: str, valid: tuple[str, ...]) -> bool:

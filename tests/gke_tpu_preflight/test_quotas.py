@@ -369,3 +369,36 @@ def test_a_per_zone_quota_the_project_lacks_is_quiet_when_its_regional_quota_is_
         f"tpuPools[0]: quota {SPOT_V6E.quota_id}",
         f"tpuPools[0]: quota {SPOT_V6E_ZONE.quota_id}",
     ]
+
+
+def test_a_need_by_zone_is_ordered_by_zone_then_config_path_with_gke_s_zones_last() -> None:
+    pools = [
+        {**SERVE_POOL, "name": "a", "topology": "1x1", "zone": "us-east5-b", "spot": True},
+        {**SERVE_POOL, "name": "b", "topology": "2x2", "zone": "us-east5-a", "spot": True},
+        {**SERVE_POOL, "name": "c", "topology": "1x1", "zone": "us-east5-a", "spot": True},
+    ]
+    spec = load_platform(
+        {
+            "gcp:project": "gke-tpu-test",
+            "gke-tpu:cluster": json.dumps(
+                {"name": "c", "region": "us-east5", "cpuPool": {"nodesPerZone": 1}}
+            ),
+            "gke-tpu:tpuPools": json.dumps(pools),
+        }
+    )
+    needs = {
+        n.quota.quota_id: n for n in quota_needs(spec.cluster, spec.tpu_pools, private_nodes=False)
+    }
+    # Zones in order whatever the config's order of pools, and in a zone by config path (not
+    # by amount); the CPU pool's nodes, in zones GKE picks, last.
+    assert needs[SPOT_V6E_ZONE.quota_id].by_zone == (
+        ("us-east5-a", "tpuPools[1]", 16),
+        ("us-east5-a", "tpuPools[2]", 4),
+        ("us-east5-b", "tpuPools[0]", 4),
+    )
+    assert needs["IN-USE-ADDRESSES-per-project-region"].by_zone == (
+        ("us-east5-a", "tpuPools[1]", 4),
+        ("us-east5-a", "tpuPools[2]", 4),
+        ("us-east5-b", "tpuPools[0]", 4),
+        (None, "cluster.cpuPool", 6),
+    )

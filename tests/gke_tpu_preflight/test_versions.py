@@ -71,6 +71,15 @@ def test_flex_start_is_held_against_the_channels_default_version(run_plan: PlanR
         "us-east5 decides, which is below 1.33.0-gke.1712000, the lowest GKE version for TPU "
         "flex-start (tpuPools[0].flexStart); set minMasterVersion to 1.33.0-gke.1712000 or newer"
     ]
+    # A minimum of the config's own decides instead: the channel's default is not held.
+    pinned = plan_against(run_plan, document, flex, cluster={**CLUSTER, "minMasterVersion": "1.34"})
+    assert pinned.errors == []
+    # A channel with no default in the snapshot: nothing to hold the pools' minimums against.
+    for config in document["serverConfig"].values():
+        for channel in config["channels"]:
+            if channel["channel"] == "REGULAR":
+                del channel["defaultVersion"]
+    assert plan_against(run_plan, document, flex).errors == []
 
 
 def test_a_fallback_needs_compute_class_versions_and_reads_a_shared_reservation_in_its_project(
