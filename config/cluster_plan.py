@@ -199,9 +199,9 @@ def auto_provisioning(
 
 def dns_endpoint(spec: ClusterSpec, network: NetworkPlan | None) -> bool | None:
     """`cluster.dnsEndpoint`, or on for private nodes or authorized networks: the IP endpoint
-    of such a cluster is reached only from the authorized networks (with private nodes, none
-    but the VPC's when the list is empty), which hosted CI runners (no fixed address range) are
-    not in, while the DNS endpoint is reached from anywhere by IAM (kubernetes-engine/docs/
+    of such a cluster is reached only from the authorized networks (with private nodes and no
+    list, from any address, until a list is added), which hosted CI runners (no fixed address
+    range) are not in, while the DNS endpoint is reached from anywhere by IAM (kubernetes-engine/docs/
     concepts/network-isolation, DNS-based endpoint). GKE serves it on every cluster, of any version and
     either mode (cloud.google.com/blog/products/containers-kubernetes/new-dns-based-endpoint-
     for-the-gke-control-plane; `gcloud container clusters create-auto --enable-dns-access`):
