@@ -167,6 +167,24 @@ def test_standard_mode_requires_limits_that_admit_the_whole_cluster() -> None:
     assert not [w for w in spec.warnings if w.startswith("cluster.autoProvisioning")]
 
 
+def test_the_chips_asked_for_are_those_of_generations_with_a_fallback_pool_only() -> None:
+    pools = (
+        _pool("serve", "v6e", "1x1", zone="us-east5-b", autoscaling={"minNodes": 0, "maxNodes": 2}),
+        _pool("batch", "v5e", "4x4", zone="us-east5-b", spot=True, fallback=["onDemand"]),
+    )
+    config = _config(*pools)
+    config["gke-tpu:cluster"] = json.dumps({"name": "tpu-ft", "region": "us-east5"})
+    # 12 vCPUs, 48 GB of the CPU pool; 2 x ct6e-standard-1t (44 vCPU, 176 GB) at most; one 4x4
+    # slice of ct5lp-hightpu-4t (448 vCPU, 768 GB). No v6e pool has a fallback: node
+    # auto-provisioning creates no v6e node pool, and no maxTpuChips is asked for v6e.
+    assert config_problems(config) == [
+        "cluster.autoProvisioning: required: TPU pools with a fallback get their node pools "
+        "from node auto-provisioning, whose limits GKE requires; set at least maxCpu: 548, "
+        "maxMemoryGb: 1168 and maxTpuChips: {v5e: 16} (every node pool at its most and one "
+        "slice of each pool with a fallback)"
+    ]
+
+
 @pytest.mark.parametrize(
     ("machine", "memory", "vcpus"),
     [
