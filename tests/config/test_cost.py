@@ -167,6 +167,24 @@ def test_a_reservation_pool_is_committed_at_what_it_holds() -> None:
     assert train.note.startswith("committed: the reservation is billed whether its VMs run or not")
 
 
+def test_a_committed_pool_s_note_gives_the_one_year_commitment_price_where_known() -> None:
+    # v6e has a published 1-year commitment price (catalog/tpu_prices.csv); v5p above has none.
+    spec = _spec(
+        {
+            "name": "train",
+            "tpu": "v6e",
+            "topology": "2x4",
+            "zone": "us-east5-b",
+            "reservation": "tpu-v6e",
+            "autoscaling": {"minNodes": 0, "maxNodes": 2},
+        }
+    )
+    assert _item(spec, "train").note == (
+        "committed: the reservation is billed whether its VMs run or not, at the list price "
+        "less your commitment's discount (1 year: from $1.89 per chip-hour)"
+    )
+
+
 def test_a_fallback_chain_is_the_range_over_its_steps() -> None:
     spec = _spec(
         {"name": "batch", "tpu": "v5e", "topology": "2x2", "spot": True, "fallback": ["onDemand"]},
