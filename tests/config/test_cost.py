@@ -223,6 +223,8 @@ def test_auto_provisioning_s_limit_is_shared_with_the_cluster_s_own_node_pools()
         },
     )
     assert _item(tight, "batch").chips == 4
+    # The limit bounds what GKE creates, not the cluster's own node pool: serve is counted whole.
+    assert _item(tight, "serve").chips == 8
 
 
 def test_an_autopilot_workload_is_priced_by_its_node_and_there_is_no_cpu_pool() -> None:

@@ -496,6 +496,12 @@ def test_flex_start_is_refused_for_v4_as_a_pool_s_capacity_or_in_its_chain() -> 
         ),
         # As the cloud may report a node pool's affinity: never an error.
         ("projects/p/zones/us-east5-a/reservations/r", ReservationRef("r", "p", None, None)),
+        # Cut short after a part's key: the part it would name is not there.
+        (
+            "projects/p/reservations/r/reservationBlocks/b/reservationSubBlocks",
+            ReservationRef("r", "p", "b", None),
+        ),
+        ("projects/p/reservations/r/reservationBlocks", ReservationRef("r", "p", None, None)),
         ("projects/p/reservations/reservations", ReservationRef("reservations", "p", None, None)),
         ("projects/p/reservations/", ReservationRef("", "p", None, None)),
         ("projects/p/zones/z", ReservationRef("z", "p", None, None)),
