@@ -510,3 +510,20 @@ def test_auto_provisioning_that_did_not_parse_bounds_no_share() -> None:
     assert [p.split(":")[0] for p in config_problems(config)] == [
         "cluster.autoProvisioning.maxTpuChips.v5e"
     ]
+
+
+def test_a_share_names_its_pool_in_1_to_100_characters() -> None:
+    one = {**SPOT, "name": "s"}
+
+    def share(pool: str) -> dict[str, Any]:
+        return {"queues": [{"name": "q", "pools": [{"pool": pool, "chips": 16}]}]}
+
+    (queue,) = _plan(share("s"), one).queues
+    assert [(s.pool.name, s.chips) for s in queue.shares] == [("s", 16)]
+    assert _problems(share(""), one) == [
+        "kueue.queues[0].pools[0].pool: '': string should have at least 1 character"
+    ]
+    assert _problems(share("s" * 101), one) == [
+        f"kueue.queues[0].pools[0].pool: '{'s' * 80}'... (101 characters): string should have "
+        "at most 100 characters"
+    ]
