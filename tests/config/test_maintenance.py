@@ -138,6 +138,15 @@ def test_the_availability_rule_on_both_sides_of_its_bounds() -> None:
     )
 
 
+def test_a_rule_too_frequent_to_list_for_a_year_is_checked_over_the_periods_it_lists() -> None:
+    # Every half hour: 48 occurrences a day, more than the occurrences listed in a year and 32
+    # days. Half-hour windows join into whole days; quarter-hour ones never join into 4 hours.
+    every_half_hour = "FREQ=DAILY;BYHOUR=" + ",".join(map(str, range(24))) + ";BYMINUTE=0,30"
+    joined, _ = least_availability(SAT_2AM, SAT_2AM + timedelta(minutes=30), every_half_hour)
+    apart, _ = least_availability(SAT_2AM, SAT_2AM + timedelta(minutes=15), every_half_hour)
+    assert (joined, apart) == (timedelta(days=32), timedelta(0))
+
+
 def test_a_recurrence_that_ends_leaves_no_availability_after_it() -> None:
     problem = availability_problem(SAT_2AM, SAT_2AM + timedelta(hours=8), "FREQ=DAILY;COUNT=30")
     assert problem is not None and problem.startswith("allows 0 hours of maintenance")
