@@ -350,6 +350,8 @@ def test_tiles_do_not_overlap() -> None:
     ]
     assert len(cells) == len(set(cells))
     assert all(t["xPos"] + t["width"] <= 48 for t in tiles)
+    # Two charts side by side in the 48 columns, each 16 rows high.
+    assert {(t["width"], t["height"]) for t in charts} == {(24, 16)}
 
 
 @pytest.mark.parametrize(("stack", "config"), _shipped(), ids=[s for s, _ in _shipped()])
