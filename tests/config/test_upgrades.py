@@ -130,6 +130,9 @@ def test_blue_green_refusals_are_all_listed() -> None:
 
 
 def test_soak_times_stop_at_seven_days() -> None:
+    seven_days = {"strategy": "BLUE_GREEN", "blueGreen": {"nodePoolSoakSeconds": 7 * 86400}}
+    blue_green = UpgradeSpec.model_validate(seven_days).blue_green
+    assert blue_green is not None and blue_green.node_pool_soak_seconds == 7 * 86400
     with pytest.raises(ValidationError):
         UpgradeSpec.model_validate(
             {"strategy": "BLUE_GREEN", "blueGreen": {"nodePoolSoakSeconds": 7 * 86400 + 1}}
