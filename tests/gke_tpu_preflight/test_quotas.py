@@ -402,3 +402,22 @@ def test_a_need_by_zone_is_ordered_by_zone_then_config_path_with_gke_s_zones_las
         ("us-east5-b", "tpuPools[0]", 4),
         (None, "cluster.cpuPool", 6),
     )
+
+
+def test_a_cpu_pool_in_its_own_zones_spends_its_nodes_share_in_each() -> None:
+    cpu_pool = {"nodesPerZone": 1, "zones": ["us-east5-a", "us-east5-b"]}
+    spec = load_platform(
+        {
+            "gcp:project": "gke-tpu-test",
+            "gke-tpu:cluster": json.dumps({"name": "c", "region": "us-east5", "cpuPool": cpu_pool}),
+            "gke-tpu:tpuPools": json.dumps([{**SERVE_POOL, "autoscaling": None, "nodeCount": 1}]),
+        }
+    )
+    needs = {
+        n.quota.quota_id: n for n in quota_needs(spec.cluster, spec.tpu_pools, private_nodes=False)
+    }
+    # A node and a surge node in each of its 2 zones: 2 e2-standard-4 VMs (8 vCPUs) in each.
+    assert needs["CPUS-per-project-region"].by_zone == (
+        ("us-east5-a", "cluster.cpuPool", 8),
+        ("us-east5-b", "cluster.cpuPool", 8),
+    )
