@@ -150,3 +150,15 @@ def test_a_rule_too_frequent_to_list_for_a_year_is_checked_over_the_periods_it_l
 def test_a_recurrence_that_ends_leaves_no_availability_after_it() -> None:
     problem = availability_problem(SAT_2AM, SAT_2AM + timedelta(hours=8), "FREQ=DAILY;COUNT=30")
     assert problem is not None and problem.startswith("allows 0 hours of maintenance")
+
+
+def test_a_window_of_exactly_four_hours_counts_and_is_judged_by_its_hours() -> None:
+    """Four hours is the shortest window GKE counts: one that recurs too rarely is told its
+    hours, not that its windows never join into four."""
+    once = "FREQ=WEEKLY;COUNT=1"
+    problem = availability_problem(SAT_2AM, SAT_2AM + timedelta(hours=4), once)
+    assert problem is not None and problem.startswith(
+        "allows 0 hours of maintenance in the 32 days"
+    )
+    problem = availability_problem(SAT_2AM, SAT_2AM + timedelta(hours=3), once)
+    assert problem is not None and problem.startswith("makes windows of 3 hours that never join")

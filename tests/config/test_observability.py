@@ -179,3 +179,16 @@ def test_a_count_threshold_of_a_million_is_taken_and_one_more_refused() -> None:
         "observability.alerts.jobsetRestarts.threshold: 1000001: input should be less than or "
         "equal to 1000000"
     ]
+
+
+def test_an_email_address_of_254_characters_is_taken_and_one_of_255_refused() -> None:
+    def address(last_label: int) -> str:
+        return "a" * 64 + "@" + "b" * 63 + "." + "c" * 63 + "." + "d" * last_label + ".com"
+
+    longest, too_long = address(57), address(58)
+    assert (len(longest), len(too_long)) == (254, 255)
+    plan = load_platform(_config({"email": [longest]})).observability
+    assert plan is not None and plan.emails == (longest,)
+    [problem] = config_problems(_config({"email": [too_long]}))
+    assert problem.startswith("observability.email[0]: ")
+    assert problem.endswith(": is not an email address, such as 'tpu-oncall@example.com'")

@@ -14,7 +14,14 @@ import yaml
 from catalog.monitoring import KUBE_JOBSET_RESTARTS, METRIC_GATES, NODE_TENSORCORE
 from config.observability import Alerts
 from config.observability_alerts import ALERTS
-from config.observability_dashboard import every_query
+from config.observability_dashboard import (
+    CHART_HEIGHT,
+    CHART_WIDTH,
+    Chart,
+    Section,
+    every_query,
+    layout,
+)
 from config.observability_plan import ObservabilityPlan
 from config.observability_queries import gate_met
 from config.platform import PlatformSpec, load_platform
@@ -404,3 +411,20 @@ def test_kueue_without_managed_prometheus_warns_that_its_charts_and_alert_are_le
     assert collected.observability is not None
     assert "queueStarvation" in {a.key for a in collected.observability.alerts}
     assert observability_warnings(_spec(tpuPools=[SLICES], observability=unmanaged)) == []
+
+
+def test_a_section_of_an_odd_number_of_charts_takes_its_half_rows_rounded_up() -> None:
+    chart = Chart("c", ("up",))
+    tiles = layout([Section("three", (chart,) * 3), Section("one", (chart,))])
+    groups = [t for t in tiles if "collapsibleGroup" in t["widget"]]
+    assert [(g["yPos"], g["height"]) for g in groups] == [
+        (0, 2 * CHART_HEIGHT),
+        (2 * CHART_HEIGHT, CHART_HEIGHT),
+    ]
+    charts = [t for t in tiles if "collapsibleGroup" not in t["widget"]]
+    assert [(t["xPos"], t["yPos"]) for t in charts] == [
+        (0, 0),
+        (CHART_WIDTH, 0),
+        (0, CHART_HEIGHT),
+        (0, 2 * CHART_HEIGHT),
+    ]

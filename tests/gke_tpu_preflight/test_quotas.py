@@ -421,3 +421,20 @@ def test_a_cpu_pool_in_its_own_zones_spends_its_nodes_share_in_each() -> None:
         ("us-east5-a", "cluster.cpuPool", 8),
         ("us-east5-b", "cluster.cpuPool", 8),
     )
+
+
+def test_a_need_lists_its_zones_in_order_with_zones_gke_picks_last_and_ties_by_path() -> None:
+    need = QuotaNeed(
+        SPOT_V6E_ZONE,
+        32,
+        (("tpuPools[0]", 16), ("tpuPools[1]", 8), ("tpuPools[2]", 8)),
+        (
+            (None, "tpuPools[2]", 8),
+            ("us-east5-b", "tpuPools[1]", 8),
+            ("us-east5-b", "tpuPools[0]", 8),
+            ("us-east5-a", "tpuPools[0]", 8),
+        ),
+    )
+    assert need.zones == ("us-east5-a", "us-east5-b", None)
+    # Equal shares in a zone are listed by config path, whatever order they came in.
+    assert need.in_zone("us-east5-b").shares == (("tpuPools[0]", 8), ("tpuPools[1]", 8))
