@@ -52,12 +52,14 @@ def _beyond_auto_provisioning(
     problems = []
     generations = sorted({p.generation.name for p in pools.values() if p.fallback})
     for generation in generations:
+        if generation not in limits:
+            continue  # the missing limit is its own problem (config.auto_provisioning)
         own = sum(
             pool_chips(p)
             for p in pools.values()
             if p.generation.name == generation and not p.per_workload
         )
-        room = max(limits.get(generation, 0) - own, 0)
+        room = max(limits[generation] - own, 0)
         shared = [
             (pool, queue, at, chips)
             for pool, queue_claims in claims.items()

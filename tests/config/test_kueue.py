@@ -527,3 +527,16 @@ def test_a_share_names_its_pool_in_1_to_100_characters() -> None:
         f"kueue.queues[0].pools[0].pool: '{'s' * 80}'... (101 characters): string should have "
         "at most 100 characters"
     ]
+
+
+def test_a_generation_missing_from_max_tpu_chips_is_its_own_problem_not_a_shares_too() -> None:
+    limits = {"maxCpu": 1000, "maxMemoryGb": 4000, "maxTpuChips": {"v6e": 32}}
+    config = {
+        **_config({"queues": [{"name": "a", "pools": [{"pool": "batch", "chips": 16}]}]}, FALLBACK),
+        "gke-tpu:cluster": json.dumps(
+            {"name": "tpu-dev", "region": "us-east5", "autoProvisioning": limits}
+        ),
+    }
+    assert [p.split(":")[0] for p in config_problems(config)] == [
+        "cluster.autoProvisioning.maxTpuChips.v5e"
+    ]
