@@ -12,6 +12,8 @@ from catalog.prices import (
     PRICES_AS_OF,
     TPU_COLUMNS,
     TPU_PRICES,
+    MachinePrice,
+    PriceKind,
     chip_price,
     machine_price,
     price_kind,
@@ -101,3 +103,10 @@ def test_each_kind_of_capacity_is_billed_at_a_price_of_the_table() -> None:
         "queued": "flex-start",
         "flexStartQueued": "flex-start",
     }
+
+
+def test_a_machine_price_of_spot_is_dynamic_and_of_on_demand_is_not() -> None:
+    def price(capacity: PriceKind) -> MachinePrice:
+        return MachinePrice("e2-standard-4", "us-east5", capacity, 0.1, PRICES_AS_OF, "s")
+
+    assert (price("spot").dynamic, price("on-demand").dynamic) == (True, False)

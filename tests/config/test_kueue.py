@@ -540,3 +540,10 @@ def test_a_generation_missing_from_max_tpu_chips_is_its_own_problem_not_a_shares
     assert [p.split(":")[0] for p in config_problems(config)] == [
         "cluster.autoProvisioning.maxTpuChips.v5e"
     ]
+
+
+def test_queue_and_cohort_names_are_taken_at_their_longest() -> None:
+    queue, cohort = "q" * 63, ".".join(["c" * 63] * 4)[:253]
+    assert len(cohort) == 253 and not cohort.endswith(".")
+    plan = _plan({"queues": [{"name": queue, "pools": ["spot"], "cohort": cohort}]}, SPOT)
+    assert (plan.queues[0].name, plan.queues[0].cohort) == (queue, cohort)

@@ -162,3 +162,16 @@ def test_a_window_of_exactly_four_hours_counts_and_is_judged_by_its_hours() -> N
     )
     problem = availability_problem(SAT_2AM, SAT_2AM + timedelta(hours=3), once)
     assert problem is not None and problem.startswith("makes windows of 3 hours that never join")
+
+
+def test_periods_are_checked_when_they_start_within_366_days() -> None:
+    """Daily 12-hour windows until day 369: the 32 days from day 366 still hold four of them
+    (48 hours); a period starting later holds fewer, and is past the horizon."""
+
+    def until(days: int) -> str:
+        return f"FREQ=DAILY;UNTIL={SAT_2AM + timedelta(days=days):%Y%m%dT%H%M%SZ}"
+
+    twelve_hours = SAT_2AM + timedelta(hours=12)
+    assert availability_problem(SAT_2AM, twelve_hours, until(369)) is None
+    problem = availability_problem(SAT_2AM, twelve_hours, until(368))
+    assert problem is not None and problem.startswith("allows 36 hours of maintenance")
