@@ -522,3 +522,13 @@ def test_the_key_that_asks_for_flex_start_is_the_pools_own_or_its_first_flex_sta
     none = _plan(_pool(spot=True, fallback=["onDemand"]), **cluster)
     assert [p.flex_start_key for p in (own, step, none)] == ["flexStart", "fallback[1]", None]
     assert [p.flex_start for p in (own, step, none)] == [True, True, False]
+
+
+def test_a_chain_of_eight_fallbacks_is_taken_and_a_ninth_refused() -> None:
+    eight = ["onDemand", *({"reservation": f"r{n}"} for n in range(1, 8))]
+    plan = _plan(_pool(spot=True, fallback=eight))
+    assert len(plan.fallback) == 8
+    problems = config_problems(_config(_pool(spot=True, fallback=[*eight, {"reservation": "r8"}])))
+    assert len(problems) == 1
+    assert problems[0].startswith("tpuPools[0].fallback: ")
+    assert problems[0].endswith("should have at most 8 items after validation, not 9")
