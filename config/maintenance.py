@@ -117,8 +117,9 @@ def least_availability(
             total -= windows[i - 1][1] - t
         return total
 
-    # The least coverage is found where a period starts as a window ends, or ends as one starts.
-    candidates = {start} | {e for _, e in windows} | {s - period for s, _ in windows}
+    # The least coverage is found where a period starts as a window ends, or ends as one starts,
+    # or at either end of the span of starts checked (coverage is piecewise linear in the start).
+    candidates = {start, horizon_end} | {e for _, e in windows} | {s - period for s, _ in windows}
     least, where = covered_until(start + period) - covered_until(start), start
     for t in sorted(c for c in candidates if start < c <= horizon_end):
         hours = covered_until(t + period) - covered_until(t)

@@ -23,6 +23,8 @@ SAT_2AM = parse_utc("2026-01-03T02:00:00Z")  # a Saturday
         ("2026-01-03T02:00:00Z", datetime(2026, 1, 3, 2, tzinfo=UTC)),
         ("2026-01-03t02:00:00z", datetime(2026, 1, 3, 2, tzinfo=UTC)),
         ("2026-01-03T02:00:00.5Z", datetime(2026, 1, 3, 2, 0, 0, 500000, tzinfo=UTC)),
+        # Microseconds are the first six digits of the fraction; further digits are dropped.
+        ("2026-01-03T02:00:00.1234567Z", datetime(2026, 1, 3, 2, 0, 0, 123456, tzinfo=UTC)),
         ("2028-02-29T23:59:59Z", datetime(2028, 2, 29, 23, 59, 59, tzinfo=UTC)),
     ],
 )
@@ -175,3 +177,18 @@ def test_periods_are_checked_when_they_start_within_366_days() -> None:
     assert availability_problem(SAT_2AM, twelve_hours, until(369)) is None
     problem = availability_problem(SAT_2AM, twelve_hours, until(368))
     assert problem is not None and problem.startswith("allows 36 hours of maintenance")
+
+
+def test_the_period_starting_on_the_last_day_checked_counts_even_inside_one_long_window() -> None:
+    """Back-to-back 24-hour windows merge into one window: no window ends and none starts near
+    day 366, yet the 32 days starting on day 366 hold only the windows left by then."""
+
+    def until(days: int) -> str:
+        return f"FREQ=DAILY;UNTIL={SAT_2AM + timedelta(days=days):%Y%m%dT%H%M%SZ}"
+
+    day = SAT_2AM + timedelta(hours=24)
+    assert least_availability(SAT_2AM, day, until(366)) == (
+        timedelta(hours=24),
+        SAT_2AM + timedelta(days=366),
+    )
+    assert availability_problem(SAT_2AM, day, until(367)) is None
