@@ -346,3 +346,24 @@ def test_another_project_s_reservation_bills_this_stack_only_while_its_vms_run()
         mode="autopilot",
     )
     assert _item(own, "train").monthly_min == _dollars(V5P, 8)
+
+
+def test_a_chain_with_one_unknown_price_has_no_range_at_all() -> None:
+    # On-demand v5p is priced in us-east5, flex-start is not: neither end of the range is known,
+    # so the least is null too, not the on-demand price times the fewest nodes.
+    spec = _spec(
+        {
+            "name": "batch",
+            "tpu": "v5p",
+            "topology": "2x2x1",
+            "zone": "us-east5-a",
+            "fallback": ["flexStart"],
+        },
+        cluster={
+            "autoProvisioning": {"maxCpu": 1000, "maxMemoryGb": 4000, "maxTpuChips": {"v5p": 8}}
+        },
+    )
+    batch = _item(spec, "batch")
+    assert (batch.capacity, batch.chips) == ("on-demand, flex-start", 8)
+    assert (batch.usd_per_chip_hour, batch.monthly_min, batch.monthly_max) == (None, None, None)
+    assert "range over the chain (on-demand $4.20, flex-start unknown per chip-hour)" in batch.note
