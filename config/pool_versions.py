@@ -93,9 +93,9 @@ def version_problems(
     pool: TpuPoolSpec,
     generation: Generation,
     cluster: ClusterFacts,
-    fallback: bool = False,
-    flex_start: str | None = None,
-    queued: bool = False,
+    fallback: bool,
+    flex_start: str | None,
+    queued: bool,
 ) -> list[Problem]:
     """The cluster's minMasterVersion against each need of entry `path` (`flex_start`: the
     config path that asks for flex-start VMs, if any; `queued`: whether the pool asks for queued
