@@ -5,9 +5,9 @@ mocks, and the components only register them (with their providers and dependenc
 ComputeClass fields as GKE documents them: the ComputeClass reference (kubernetes-engine/docs/
 reference/crds/computeclass: `priorities[].tpu` with `type`, `count` and `topology`, `spot`,
 `flexStart.enabled`, `reservations.affinity: Specific` with `specific[].name`, `project`,
-`reservationBlock`; `nodePoolAutoCreation.enabled`; `whenUnsatisfiable`) and the TPU
-ComputeClasses of GoogleCloudPlatform's samples (a `tpu` priority per capacity, `count` the
-chips of one VM)."""
+`reservationBlock`; `storage.bootDiskType`; `nodePoolAutoCreation.enabled`;
+`whenUnsatisfiable`) and the TPU ComputeClasses of GoogleCloudPlatform's samples (a `tpu`
+priority per capacity, `count` the chips of one VM)."""
 
 from __future__ import annotations
 
@@ -68,6 +68,12 @@ def priority(step: Step, pool: TpuPoolPlan) -> dict[str, Any]:
         },
         "spot": step.kind == "spot",
     }
+    if not pool.autopilot:
+        # Unless the priority says otherwise, node auto-provisioning boots its nodes from its
+        # defaults' disk type, Persistent Disk ("If unspecified, the default disk type is
+        # 'pd-standard'": container API v1, AutoprovisioningNodePoolDefaults.diskType), which
+        # v6e and tpu7x machines do not take (catalog Generation.boot_disk_types).
+        rule["storage"] = {"bootDiskType": pool.boot_disk_type}
     if step.kind == "flexStart":
         rule["flexStart"] = {"enabled": True}
     if step.kind == "reservation" and step.reservation:

@@ -25,6 +25,7 @@ from config.cluster import ClusterFacts
 from config.fallback import Step, compute_class_name_problems, fallback_chain
 from config.pool_rules import (
     AUTOPILOT_WHY,
+    FALLBACK_TAKES,
     FALLBACK_WHY,
     allowed_topologies,
     autopilot_queued_problems,
@@ -151,7 +152,7 @@ def autopilot_selects_no_reservation_block(entry: PoolEntry) -> list[Problem]:
 def fallback_has_no_node_pool_keys(entry: PoolEntry) -> list[Problem]:
     if entry.autopilot or not entry.has_fallback:
         return []
-    return per_workload_problems(entry.path, entry.given, FALLBACK_WHY)
+    return per_workload_problems(entry.path, entry.given, FALLBACK_WHY, FALLBACK_TAKES)
 
 
 @rule(_TPU, refuses=(_TPU,))

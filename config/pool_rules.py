@@ -52,15 +52,20 @@ _NODE_POOL_KEYS = {
     "hostMaintenance": "GKE creates its nodes with the default host maintenance interval",
     "diskType": "GKE picks the boot disks of the nodes it creates",
 }
+#: Node-pool keys a pool with a fallback still takes in a Standard cluster: its ComputeClass's
+#: priorities set the boot disk type of the nodes GKE creates (`storage.bootDiskType`).
+FALLBACK_TAKES = frozenset({"diskType"})
 
 
-def per_workload_problems(path: str, given: Collection[str], why: str) -> list[Problem]:
+def per_workload_problems(
+    path: str, given: Collection[str], why: str, takes: Collection[str] = ()
+) -> list[Problem]:
     """Keys written (parsed or not) that make no sense without node pools of ours, each with
-    its reason."""
+    its reason (`takes`: those that still make sense)."""
     return [
         Problem(f"{path}.{key}", f"{why}: {reason}; remove it")
         for key, reason in _NODE_POOL_KEYS.items()
-        if key in given
+        if key in given and key not in takes
     ]
 
 

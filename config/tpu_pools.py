@@ -111,7 +111,8 @@ class TpuPoolSpec(Spec):
     disk_type: BootDiskType | None = None
     """Boot disk type of the nodes; default: the machine family's, `hyperdisk-balanced` for
     v6e and tpu7x (their machines take no Persistent Disk), else GKE's `pd-balanced`. One the
-    machine does not take is refused."""
+    machine does not take is refused. With a `fallback` in a Standard cluster, the ComputeClass
+    sets it for the nodes GKE creates (`storage.bootDiskType`); refused on Autopilot."""
     reservation: Reservation | None = None
     """Consume this SPECIFIC reservation: a name, or `projects/<p>/reservations/<name>` for one
     shared by another project, either optionally ending in `/reservationBlocks/<block>`."""

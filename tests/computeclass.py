@@ -50,7 +50,13 @@ _PRIORITY = _object(
     ),
     flexStart=_object(("enabled",), enabled=_BOOL, nodeRecycling=_object(leadTimeSeconds=_COUNT)),
     placement=_object(policyName=_STRING),
-    storage={"type": "object"},
+    storage=_object(
+        bootDiskType=_STRING,
+        bootDiskSize=_COUNT,
+        bootDiskKMSKey=_STRING,
+        localSSDCount=_COUNT,
+        secondaryBootDisks={"type": "array"},
+    ),
     location={"type": "object"},
     nodeSystemConfig={"type": "object"},
 )

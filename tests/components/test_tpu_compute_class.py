@@ -32,6 +32,8 @@ def test_a_pool_with_a_fallback_is_a_compute_class_and_no_node_pool(run_plan: Pl
     priority = {
         "machineType": "ct6e-standard-4t",
         "tpu": {"type": "tpu-v6e-slice", "count": 4, "topology": "2x2"},
+        # v6e machines take no Persistent Disk, node auto-provisioning's default.
+        "storage": {"bootDiskType": "hyperdisk-balanced"},
     }
     assert resource.inputs == {
         "apiVersion": "cloud.google.com/v1",

@@ -72,6 +72,8 @@ def test_node_pool_keys_are_errors_each_with_its_reason_all_at_once() -> None:
         {"name": "c", "tpu": "v5e", "topology": "4x4", "slices": 2},
         {"name": "d", "tpu": "v5e", "topology": "1x1", "queuedProvisioning": True},
         {"name": "e", "tpu": "v5e", "topology": "1x1", "reservation": "r1/reservationBlocks/b1"},
+        # A fallback takes a boot disk type in Standard mode only (its ComputeClass sets it).
+        {"name": "f", "tpu": "v5e", "topology": "1x1", "diskType": "pd-ssd", "fallback": ["spot"]},
     )
     assert config_problems(config) == [
         f"tpuPools[0].autoscaling: {NO_NODE_POOLS}: GKE sizes the nodes it creates to the Pods "
@@ -86,6 +88,8 @@ def test_node_pool_keys_are_errors_each_with_its_reason_all_at_once() -> None:
         "tpuPools[4].reservation: 'r1/reservationBlocks/b1': a reservation block is not "
         "selectable with cluster.mode autopilot, where Pods select a reservation by name (and "
         "project); name the reservation alone",
+        f"tpuPools[5].diskType: {NO_NODE_POOLS}: GKE picks the boot disks of the nodes it "
+        "creates; remove it",
     ]
 
 

@@ -23,6 +23,7 @@ LIMITS = {"maxCpu": 10000, "maxMemoryGb": 40000, "maxTpuChips": {"v5e": 64, "v6e
 V5E_1X1 = {
     "machineType": "ct5lp-hightpu-1t",
     "tpu": {"type": "tpu-v5-lite-podslice", "count": 1, "topology": "1x1"},
+    "storage": {"bootDiskType": "pd-balanced"},
 }
 CLASS_TAINT = {"key": "cloud.google.com/compute-class", "operator": "Equal", "effect": "NoSchedule"}
 
@@ -132,6 +133,28 @@ def test_node_pool_keys_mean_nothing_with_a_fallback() -> None:
         f"tpuPools[1].slices: {why}: GKE creates each slice for the workload that asks for it, "
         "and multislice JobSets are not yet checked against such slices; remove it",
     ]
+
+
+def test_a_fallback_takes_a_boot_disk_type_its_machine_takes_for_every_priority() -> None:
+    """The nodes GKE creates for the class boot from the pool's disk type, as a node pool of
+    ours would; one the machine does not take is refused as it is there."""
+    plan = _plan(_pool(diskType="pd-ssd", fallback=["onDemand"], spot=True))
+    assert [p["storage"] for p in compute_class(plan).spec["priorities"]] == [
+        {"bootDiskType": "pd-ssd"},
+        {"bootDiskType": "pd-ssd"},
+    ]
+    assert config_problems(_config(_pool(diskType="hyperdisk-balanced", fallback=["spot"]))) == [
+        "tpuPools[0].diskType: 'hyperdisk-balanced': v5e machines take pd-balanced, pd-ssd, "
+        "pd-standard boot disks only; choose one of them, or leave diskType unset for pd-balanced"
+    ]
+
+
+def test_on_autopilot_the_class_leaves_the_boot_disk_to_gke() -> None:
+    pool = _pool(fallback=["onDemand"], spot=True)
+    config = _config(pool)
+    config["gke-tpu:cluster"] = json.dumps({**STANDARD, "mode": "autopilot"})
+    (plan,) = load_platform(config).tpu_pools
+    assert [p.get("storage") for p in compute_class(plan).spec["priorities"]] == [None, None]
 
 
 def test_standard_mode_requires_limits_that_admit_the_whole_cluster() -> None:

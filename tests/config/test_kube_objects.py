@@ -70,6 +70,7 @@ def test_a_pool_with_a_fallback_is_a_compute_class_named_after_it() -> None:
     priority = {
         "machineType": "ct5lp-hightpu-4t",
         "tpu": {"type": "tpu-v5-lite-podslice", "count": 4, "topology": "4x4"},
+        "storage": {"bootDiskType": "pd-balanced"},
     }
     assert body == KubeObject(
         "cloud.google.com/v1",
