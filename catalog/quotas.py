@@ -96,7 +96,8 @@ def _per_zone(quota_id: str, label: str) -> Quota:
 # The ids are those the Cloud Quotas API lists for compute.googleapis.com; the v5e metrics are
 # also in `gcloud compute regions describe` (TPU_LITE_PODSLICE_V5, PREEMPTIBLE_...). v5p and v6e
 # are only in Cloud Quotas; v6e has no on-demand quota of its own and spends the TPU family
-# quota with tpu_family=CT6E. No id was found for v4 and tpu7x chips: they are not checked.
+# quota with tpu_family=CT6E. No id was found for v4 and tpu7x chips: preflight warns that it
+# does not check them (gke_tpu_preflight.quotas.unchecked_chips).
 # No Google page lists these ids. Users' records of Cloud Quotas listings
 # (`gcloud beta quotas info list --service=compute.googleapis.com`) show a per-zone id beside
 # each regional one (`TPU-LITE-PODSLICE-V5-per-project-zone`, `TPU-V5P-per-project-zone`,

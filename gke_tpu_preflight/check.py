@@ -8,7 +8,7 @@ from catalog.quotas import Quota, regional_quota
 from config.cluster import ClusterSpec
 from config.pool_plan import TpuPoolPlan
 from gke_tpu_preflight.facts import UNREADABLE, CloudFacts, QuotaInfo, Requests, Reservation
-from gke_tpu_preflight.quotas import QuotaRow, check_quota, quota_needs
+from gke_tpu_preflight.quotas import QuotaRow, check_quota, quota_needs, unchecked_chips
 from gke_tpu_preflight.reservations import (
     ReservationRow,
     ReservationUse,
@@ -107,6 +107,7 @@ def check_preflight(
         problems += checked.problems
         if not (isinstance(found, str) and _regional_read(need.quota, facts)):
             warnings += checked.warnings
+    warnings += unchecked_chips(cluster, pools)
     return Preflight(
         problems=tuple(sorted(problems)),
         warnings=tuple(warnings),

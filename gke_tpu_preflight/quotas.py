@@ -11,7 +11,9 @@ from catalog.gke import HYPERDISK_BALANCED, SSD_DISK_TYPES
 from catalog.quotas import (
     HYPERDISK_BALANCED_TOTAL_GB,
     IN_USE_ADDRESSES,
+    RESERVED,
     SSD_TOTAL_GB,
+    TPU_QUOTAS,
     Quota,
     chip_quotas,
     cpu_quota,
@@ -127,6 +129,24 @@ def quota_needs(
         if by_path:
             needs.append(_need(quota, by_path, ((z, p, a) for (z, p), a in by_place.items())))
     return tuple(needs)
+
+
+def unchecked_chips(cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...]) -> tuple[str, ...]:
+    """A warning for each pool whose chips spend a quota the catalog has no id for (v4 and
+    tpu7x chips: `catalog.quotas.TPU_QUOTAS`): preflight cannot check them, and says so rather
+    than pass them in silence. A reservation holds its own quota, and GKE creates the nodes of a
+    ComputeClass or of Autopilot per workload, as quota_needs counts them."""
+    return tuple(
+        f"{row.path}: up to {row.most * row.chips_per_node} {row.generation} chips not checked "
+        f"against a quota: the catalog knows no Cloud Quotas id for {row.generation} chips "
+        "(catalog/quotas.py); check the region's TPU quota (IAM & Admin > Quotas) before "
+        "`pulumi up`"
+        for row in node_pool_demand(cluster, pools)
+        if row.generation is not None
+        and row.generation not in TPU_QUOTAS
+        and row.chip_kind != RESERVED
+        and not row.created_by_gke
+    )
 
 
 def quota_value(info: QuotaInfo, quota: Quota, region: str, zone: str | None = None) -> int | None:
