@@ -66,8 +66,9 @@ QUEUED_FLEX_START_MIN_VERSION = "1.35.0-gke.0"
 #: (tpu7x) take Hyperdisk: Google's blueprints set `disk_type: hyperdisk-balanced` on their node
 #: pools (GoogleCloudPlatform/cluster-toolkit examples/gke-consumption-options/
 #: dws-flex-start-queued-provisioning/gke-tpu-v6e/gke-tpu-v6e.yaml and gke-tpu-7x/gke-tpu-7x.yaml),
-#: and users report tpu7x node pools refused with Persistent Disk. No page lists Hyperdisk for
-#: the older families, so it is not offered there (the safe side).
+#: and Compute Engine names Hyperdisk Balanced a boot disk of TPU VMs (compute/docs/disks/
+#: hd-types/hyperdisk-balanced, "Use cases"). No page lists Hyperdisk for the older families, so
+#: it is not offered there (the safe side).
 PD_BOOT_DISKS = ("pd-balanced", "pd-ssd", "pd-standard")
 HYPERDISK_BOOT_DISKS = ("hyperdisk-balanced",)
 
