@@ -91,10 +91,13 @@ def least_availability(
     """
     duration = end - start
     rule = rrulestr(recurrence, dtstart=start)
-    until = start + _HORIZON + timedelta(days=MAINTENANCE_ROLLING_DAYS)
-    occurrences = [o for o in islice(rule.xafter(start, inc=True), _MOST_OCCURRENCES) if o < until]
     period = timedelta(days=MAINTENANCE_ROLLING_DAYS)
     horizon_end = start + _HORIZON
+    shortest = timedelta(hours=MAINTENANCE_SHORTEST_WINDOW_HOURS)
+    # The last period ends at horizon_end + period, maybe inside a window that later ones join:
+    # those starting within the shortest window's length after it tell whether it counts.
+    until = horizon_end + period + shortest
+    occurrences = [o for o in islice(rule.xafter(start, inc=True), _MOST_OCCURRENCES) if o < until]
     if len(occurrences) == _MOST_OCCURRENCES:
         # A rule this frequent repeats well within the occurrences generated: check the periods
         # they cover in full. (Windows of 4 hours or more starting every few minutes cover all.)
@@ -102,7 +105,6 @@ def least_availability(
         if horizon_end < start:
             return period, start
     windows = _merged([(o, o + duration) for o in occurrences])
-    shortest = timedelta(hours=MAINTENANCE_SHORTEST_WINDOW_HOURS)
     windows = [(s, e) for s, e in windows if e - s >= shortest]
     starts = [s for s, _ in windows]
     # Time covered up to each window's start, for sums over any span in O(log n).

@@ -192,3 +192,13 @@ def test_the_period_starting_on_the_last_day_checked_counts_even_inside_one_long
         SAT_2AM + timedelta(days=366),
     )
     assert availability_problem(SAT_2AM, day, until(367)) is None
+
+
+def test_a_window_the_last_period_ends_in_counts_as_the_windows_joining_it_after() -> None:
+    """Three-hour windows at 22:00 and 01:00 join into six hours across midnight. The 32 days
+    starting on day 366 end at a Monday midnight, inside a 22:00 window that the 01:00 one
+    joins an hour later: its two hours before midnight count, as part of six contiguous hours."""
+    midnight = parse_utc("2026-01-03T00:00:00Z")  # a Saturday
+    rule = "FREQ=WEEKLY;BYDAY=MO,TH,FR,SA,SU;BYHOUR=1,22"
+    least, where = least_availability(midnight, midnight + timedelta(hours=3), rule)
+    assert (least, where) == (timedelta(hours=102), parse_utc("2026-01-04T04:00:00Z"))
