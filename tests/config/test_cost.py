@@ -301,6 +301,15 @@ def test_an_unknown_maximum_cannot_be_held_against_the_budget() -> None:
             "cost.monthlyBudgetUsd: '100': input should be a valid number",
         ),
         ({"monthlyBudgetUsd": True}, "cost.monthlyBudgetUsd: true: input should be a valid number"),
+        # YAML's .inf and .nan: a budget nothing exceeds, or that nothing compares with.
+        (
+            {"monthlyBudgetUsd": float("inf")},
+            "cost.monthlyBudgetUsd: inf: input should be a finite number",
+        ),
+        (
+            {"monthlyBudgetUsd": float("nan")},
+            "cost.monthlyBudgetUsd: nan: input should be a finite number",
+        ),
         ({}, "cost.monthlyBudgetUsd: required key is missing"),
         (
             {"monthlyBudgetUsd": 5, "budget": 5},

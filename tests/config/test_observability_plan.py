@@ -428,3 +428,26 @@ def test_a_section_of_an_odd_number_of_charts_takes_its_half_rows_rounded_up() -
         (0, CHART_HEIGHT),
         (0, 2 * CHART_HEIGHT),
     ]
+
+
+def _thresholds(plan: ObservabilityPlan) -> dict[str, Any]:
+    tiles = json.loads(plan.dashboard)["mosaicLayout"]["tiles"]
+    return {
+        t["widget"]["title"]: t["widget"]["xyChart"].get("thresholds")
+        for t in tiles
+        if "xyChart" in t["widget"]
+    }
+
+
+def test_the_duty_cycle_charts_draw_the_idle_threshold_and_no_other_chart_draws_one() -> None:
+    charts = _thresholds(
+        _plan(tpuPools=[SERVE], observability={"alerts": {"idleChips": {"threshold": 15}}})
+    )
+    line = [
+        {"label": "idle", "value": 15, "targetAxis": "Y1", "color": "YELLOW", "direction": "BELOW"}
+    ]
+    assert {title: t for title, t in charts.items() if t is not None} == {
+        "Duty cycle per node (idle chips included)": line,
+        "Duty cycle of allocated chips per Pod": line,
+    }
+    assert len(charts) > 2
