@@ -528,6 +528,8 @@ def test_flex_start_is_refused_for_v4_as_a_pool_s_capacity_or_in_its_chain() -> 
         ("projects/p/reservations/reservations", ReservationRef("reservations", "p", None, None)),
         ("projects/p/reservations/", ReservationRef("", "p", None, None)),
         ("projects/p/zones/z", ReservationRef("z", "p", None, None)),
+        # Ending at the reservations key: no name after it, an empty one that matches none.
+        ("projects/p/zones/reservations", ReservationRef("", "p", None, None)),
         # Too short for a project's reservation: read as a bare name, never an error.
         ("projects/p/r", ReservationRef("projects", None, "r", None)),
         ("projects/p", ReservationRef("projects", None, None, None)),
