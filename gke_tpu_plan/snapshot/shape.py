@@ -162,6 +162,8 @@ class _Shape:
             )
 
     def region(self, region: Mapping[str, Any], path: str) -> None:
+        # The project the snapshot was recorded in is read from it (read.snapshot_projects).
+        self.field(region, "selfLink", path, STRING)
         for where, quota in self.objects(region, "quotas", path):
             self.field(quota, "metric", where, STRING, required=True)
             self.field(quota, "limit", where, WHOLE, required=True)

@@ -99,8 +99,8 @@ DIMENSIONS = f"{TPU_QUOTA}.dimensionsInfos[0]"
 POOL = f"{CLUSTER}.nodePools[1]"
 CONFIG = f"{POOL}.config"
 
-#: A list entry without a zone is refused whole: what it is and what it needs.
-NO_ZONE = {
+#: A list entry without its name or zone is refused whole: what it is and what it needs.
+INCOMPLETE = {
     RESERVATION: "a reservation with name and zone",
     "instanceGroupManagers[0]": "a manager with name and zone",
 }
@@ -126,6 +126,7 @@ FIELDS: list[tuple[Get, str, str, tuple[Any, str], bool]] = [
     (_channel, f"{SERVER}.channels[0]", "defaultVersion", STRING, False),
     (_channel, f"{SERVER}.channels[0]", "validVersions", STRINGS, False),
     (_channel, f"{SERVER}.channels[0]", "upgradeTargetVersion", STRING, False),
+    (_region, "regions['us-east5']", "selfLink", STRING, False),
     (_region, "regions['us-east5']", "quotas", LIST, False),
     (_quota, "regions['us-east5'].quotas[0]", "metric", STRING, True),
     (_quota, "regions['us-east5'].quotas[0]", "limit", WHOLE, True),
@@ -197,6 +198,28 @@ def test_a_missing_field_is_one_problem_when_it_is_required_and_none_else(
     problems = [str(p) for p in snapshot_problems(document)]
     if key == "zone":
         (problem,) = problems
-        assert problem.startswith(f"{path}: expected {NO_ZONE[path]}, got {{")
+        assert problem.startswith(f"{path}: expected {INCOMPLETE[path]}, got {{")
         return
     assert problems == ([f"{path}.{key}: missing: expected {kind[1]}"] if required else [])
+
+
+@pytest.mark.parametrize("name", [None, 7], ids=["missing", "not-a-string"])
+@pytest.mark.parametrize(
+    ("get", "path"), [(_reservation, RESERVATION), (_manager, "instanceGroupManagers[0]")]
+)
+def test_a_list_entry_without_a_name_is_refused_whole(
+    tmp_path: Path, get: Get, path: str, name: Any
+) -> None:
+    """The conversion keys reservations and managers by name: an entry without one is one
+    problem, never a KeyError."""
+
+    def edit(entry: dict[str, Any]) -> None:
+        if name is None:
+            del entry["name"]
+        else:
+            entry["name"] = name
+
+    document = _edited(get, edit)
+    (problem,) = [str(p) for p in snapshot_problems(document)]
+    assert problem.startswith(f"{path}: expected {INCOMPLETE[path]}, got {{")
+    assert _read_error(tmp_path, document).startswith(f"(1 problem):\n  - {path}: expected ")
