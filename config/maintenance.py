@@ -63,12 +63,30 @@ def recurrence_problem(recurrence: str) -> str | None:
         rule = rrulestr(recurrence, dtstart=datetime(2026, 1, 1, tzinfo=UTC))
     except (ValueError, TypeError) as error:
         return f"is not a valid RRULE: {error}"
-    freq = dict(part.split("=", 1) for part in recurrence.split(";") if "=" in part).get("FREQ")
+    freq = _parts(recurrence).get("FREQ")
     if freq in UNSUPPORTED_RECURRENCES:
         return f"uses FREQ={freq}, which GKE does not support; use DAILY, WEEKLY or MONTHLY"
     if next(iter(rule), None) is None:
         return "has no occurrence"
     return None
+
+
+def _parts(recurrence: str) -> dict[str, str]:
+    """An RRULE's NAME=VALUE parts."""
+    return dict(part.split("=", 1) for part in recurrence.split(";") if "=" in part)
+
+
+def _stops_before(recurrence: str, until: datetime) -> bool:
+    """Whether a valid rule may stop before `until`: it has a COUNT, or an UNTIL before it (in
+    UTC, as the rule's check requires of a window whose start is in UTC). Such a rule cannot be
+    taken to repeat the occurrences generated; judged on them, the time after them counts as
+    uncovered (the safe side: a rule of more than 10,000 occurrences in the year that stops
+    within it may be refused for the periods after the 10,000th)."""
+    parts = _parts(recurrence)
+    stop = parts.get("UNTIL")
+    if "COUNT" in parts or stop is None:
+        return "COUNT" in parts
+    return datetime.strptime(stop, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC) < until
 
 
 def _merged(intervals: list[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
@@ -98,9 +116,11 @@ def least_availability(
     # those starting within the shortest window's length after it tell whether it counts.
     until = horizon_end + period + shortest
     occurrences = [o for o in islice(rule.xafter(start, inc=True), _MOST_OCCURRENCES) if o < until]
-    if len(occurrences) == _MOST_OCCURRENCES:
-        # A rule this frequent repeats well within the occurrences generated: check the periods
-        # they cover in full. (Windows of 4 hours or more starting every few minutes cover all.)
+    last_end = horizon_end + period
+    if len(occurrences) == _MOST_OCCURRENCES and not _stops_before(recurrence, last_end):
+        # A rule this frequent that goes on repeats well within the occurrences generated: check
+        # the periods they cover in full. (Windows of 4 hours or more starting every few minutes
+        # cover all.) One that stops is judged on what was generated, the rest uncovered.
         horizon_end = min(horizon_end, occurrences[-1] - period)
         if horizon_end < start:
             return period, start

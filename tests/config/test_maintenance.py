@@ -202,3 +202,36 @@ def test_a_window_the_last_period_ends_in_counts_as_the_windows_joining_it_after
     rule = "FREQ=WEEKLY;BYDAY=MO,TH,FR,SA,SU;BYHOUR=1,22"
     least, where = least_availability(midnight, midnight + timedelta(hours=3), rule)
     assert (least, where) == (timedelta(hours=102), parse_utc("2026-01-04T04:00:00Z"))
+
+
+EVERY_HALF_HOUR = "FREQ=DAILY;BYHOUR=" + ",".join(map(str, range(24))) + ";BYMINUTE=0,30"
+#: The end of the last period checked: 32 days after the 366th day.
+LAST_END = SAT_2AM + timedelta(days=366 + 32)
+
+
+@pytest.mark.parametrize(
+    ("ending", "least"),
+    [
+        # Too frequent to list for a year, and stopping within it: not taken to repeat.
+        (";UNTIL=20260801T000000Z", timedelta(0)),
+        (";COUNT=12000", timedelta(0)),
+        (f";UNTIL={LAST_END - timedelta(seconds=1):%Y%m%dT%H%M%SZ}", timedelta(0)),
+        # Going on at least to the end of the last period: it repeats what was listed.
+        (f";UNTIL={LAST_END:%Y%m%dT%H%M%SZ}", timedelta(days=32)),
+        ("", timedelta(days=32)),
+    ],
+)
+def test_a_rule_too_frequent_to_list_is_taken_to_repeat_only_if_it_goes_on(
+    ending: str, least: timedelta
+) -> None:
+    found, _ = least_availability(
+        SAT_2AM, SAT_2AM + timedelta(minutes=30), EVERY_HALF_HOUR + ending
+    )
+    assert found == least
+
+
+def test_the_rule_check_reads_from_the_first_day_of_2026() -> None:
+    """Whether a rule has any occurrence is read from 2026-01-01 00:00 UTC: one ending then still
+    has one. Whether its windows suffice is the availability rule's, from the window's start."""
+    assert recurrence_problem("FREQ=DAILY;UNTIL=20260101T000000Z") is None
+    assert recurrence_problem("FREQ=DAILY;UNTIL=20251231T235959Z") == "has no occurrence"
