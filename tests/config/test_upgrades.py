@@ -230,6 +230,24 @@ def test_tpu7x_takes_no_host_maintenance_interval() -> None:
     ]
 
 
+def test_on_autopilot_host_maintenance_is_refused_once_not_also_judged() -> None:
+    """Autopilot has no node pools of ours: the interval is refused for that alone, not also
+    held against the generation (tpu7x takes none)."""
+    pool = {
+        "name": "iw",
+        "tpu": "tpu7x",
+        "topology": "2x2x1",
+        "zone": "us-central1-c",
+        "hostMaintenance": {"interval": "PERIODIC"},
+    }
+    config = _config(pool, region="us-central1", mode="autopilot", releaseChannel="RAPID")
+    assert config_problems(config) == [
+        "tpuPools[0].hostMaintenance: not allowed with cluster.mode autopilot, where there are "
+        "no node pools of ours: GKE creates its nodes with the default host maintenance "
+        "interval; remove it"
+    ]
+
+
 def test_settings_reach_the_plan_and_the_pools_entry() -> None:
     platform = load_platform(
         _config(
