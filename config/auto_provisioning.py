@@ -16,7 +16,7 @@ def auto_provisioning_problems(
     plans: tuple[TpuPoolPlan, ...],
     any_fallback: bool,
     warnings: list[str],
-    complete: bool = True,
+    complete: bool,
 ) -> list[Problem]:
     """In a Standard cluster, node auto-provisioning creates the node pools of pools with a
     fallback. Its limits are required then, and GKE counts every node of the cluster against

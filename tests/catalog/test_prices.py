@@ -17,6 +17,7 @@ from catalog.prices import (
     chip_price,
     machine_price,
     price_kind,
+    rate,
     read_rows,
     starting_price,
 )
@@ -110,3 +111,13 @@ def test_a_machine_price_of_spot_is_dynamic_and_of_on_demand_is_not() -> None:
         return MachinePrice("e2-standard-4", "us-east5", capacity, 0.1, PRICES_AS_OF, "s")
 
     assert (price("spot").dynamic, price("on-demand").dynamic) == (True, False)
+
+
+@pytest.mark.parametrize(
+    ("usd", "written"),
+    [(0.6, "$0.60"), (4.2, "$4.20"), (1.0, "$1.00"), (0.125, "$0.125"), (0.24493, "$0.24493")],
+)
+def test_a_unit_price_is_written_to_the_cent_or_to_every_digit_it_has(
+    usd: float, written: str
+) -> None:
+    assert rate(usd) == written

@@ -155,6 +155,27 @@ def test_a_day_is_the_longest() -> None:
         "observability.alerts.interruptions.for: '25h': is 90000 seconds; a duration of 1m to "
         "1d is allowed"
     ]
+    # A second past the day, or short of the minute, is refused; the bounds themselves are not.
+    assert config_problems(
+        _config({"alerts": {"interruptions": {"for": "86401s"}, "nodeNotReady": {"for": "59s"}}})
+    ) == [
+        "observability.alerts.nodeNotReady.for: '59s': is 59 seconds; a duration of 1m to 1d is "
+        "allowed",
+        "observability.alerts.interruptions.for: '86401s': is 86401 seconds; a duration of 1m "
+        "to 1d is allowed",
+    ]
+    spec = load_platform(
+        _config({"alerts": {"interruptions": {"for": "86400s"}, "nodeNotReady": {"for": "60s"}}})
+    )
+    assert spec.observability is not None
+
+
+@pytest.mark.parametrize("threshold", [0, 100])
+def test_an_idle_threshold_is_taken_from_0_to_100_percent(threshold: int) -> None:
+    plan = load_platform(_config({"alerts": {"idleChips": {"threshold": threshold}}}))
+    assert plan.observability is not None
+    idle = next(a for a in plan.observability.alerts if a.key == "idleChips")
+    assert idle.threshold == f"duty cycle < {threshold}% for 30m"
 
 
 def test_twenty_email_addresses_are_taken_and_a_twenty_first_refused() -> None:
