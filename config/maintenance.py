@@ -83,10 +83,12 @@ def _stops_before(recurrence: str, until: datetime) -> bool:
     uncovered (the safe side: a rule of more than 10,000 occurrences in the year that stops
     within it may be refused for the periods after the 10,000th)."""
     parts = _parts(recurrence)
+    if "COUNT" in parts:
+        return True
     stop = parts.get("UNTIL")
-    if "COUNT" in parts or stop is None:
-        return "COUNT" in parts
-    return datetime.strptime(stop, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC) < until
+    return (
+        stop is not None and datetime.strptime(stop, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC) < until
+    )
 
 
 def _merged(intervals: list[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
@@ -112,11 +114,11 @@ def least_availability(
     period = timedelta(days=MAINTENANCE_ROLLING_DAYS)
     horizon_end = start + _HORIZON
     shortest = timedelta(hours=MAINTENANCE_SHORTEST_WINDOW_HOURS)
-    # The last period ends at horizon_end + period, maybe inside a window that later ones join:
-    # those starting within the shortest window's length after it tell whether it counts.
-    until = horizon_end + period + shortest
-    occurrences = [o for o in islice(rule.xafter(start, inc=True), _MOST_OCCURRENCES) if o < until]
+    # The last period ends at last_end, maybe inside a window that later ones join: those
+    # starting within the shortest window's length after it tell whether it counts.
     last_end = horizon_end + period
+    until = last_end + shortest
+    occurrences = [o for o in islice(rule.xafter(start, inc=True), _MOST_OCCURRENCES) if o < until]
     if len(occurrences) == _MOST_OCCURRENCES and not _stops_before(recurrence, last_end):
         # A rule this frequent that goes on repeats well within the occurrences generated: check
         # the periods they cover in full. (Windows of 4 hours or more starting every few minutes
