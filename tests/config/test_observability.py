@@ -168,6 +168,9 @@ def test_a_day_is_the_longest() -> None:
         _config({"alerts": {"interruptions": {"for": "86400s"}, "nodeNotReady": {"for": "60s"}}})
     )
     assert spec.observability is not None
+    texts = {a.key: a.threshold for a in spec.observability.alerts}
+    assert texts["interruptions"] == ">= 1 interruptions of a node pool in 86400s"
+    assert texts["nodeNotReady"] == "not Ready for 60s"
 
 
 @pytest.mark.parametrize("threshold", [0, 100])

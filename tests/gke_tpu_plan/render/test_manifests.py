@@ -97,10 +97,3 @@ def test_a_refused_document_is_named_with_why_and_the_others_pass() -> None:
     broken = {**job, "spec": {**job["spec"], "completionsMode": "Indexed"}}
     found = _invalid([("ok", job), ("broken", broken)], _valid_kubernetes)
     assert len(found) == 1 and found[0].startswith("broken: ")
-
-
-def test_an_invalid_manifest_is_caught() -> None:
-    _, document = next(item for item in _documents("dev", "app") if item[1]["kind"] == "Job")
-    broken = {**document, "spec": {**document["spec"], "completionsMode": "Indexed"}}
-    with pytest.raises(kubernetes_validate.ValidationError):
-        kubernetes_validate.validate(broken, KUBERNETES_VERSION, strict=True)
