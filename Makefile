@@ -6,11 +6,13 @@ STACK ?= dev
 # A cloud snapshot (make snapshot) that answers the plan's preflight; none: preflight skipped.
 SNAPSHOT ?=
 SNAPSHOT_ARG := $(if $(SNAPSHOT),--cloud-snapshot $(SNAPSHOT),)
-# The base branch's plan document (python -m gke_tpu_plan --json): the report compares with it.
+# The base branch's plan document (gke-tpu-plan --json): the report compares with it.
 BASELINE ?=
 BASELINE_ARG := $(if $(BASELINE),--baseline $(BASELINE),)
 VENV := venv
 PY := $(VENV)/bin/python
+# The offline plan's console script, installed with the package.
+PLAN := $(VENV)/bin/gke-tpu-plan
 
 .DEFAULT_GOAL := help
 .PHONY: help plan plan-workloads report snapshot test lint typecheck pytest scan bench goldens docs prices mutants clean
@@ -31,12 +33,15 @@ help:
 	@echo "                       a sampled mutation pass over the modules changed against BASE;"
 	@echo "                       RERUN=build/mutants-survivors.txt runs the last pass's survivors"
 	@echo "make prices [WRITE=1]  (online, GCP_BILLING_API_KEY) the price tables from the Cloud"
-	@echo "                       Billing Catalog API: the diff; WRITE=1 rewrites catalog/*_prices.csv"
+	@echo "                       Billing Catalog API: the diff; WRITE=1 rewrites src/gke_tpu/catalog/*_prices.csv"
 
-$(VENV)/.runtime: requirements.txt
+# The pinned closure, then gke-tpu itself as an app installs it, editable (src/ is live) and
+# without dependencies (the pins above are them): the program, tests and tools import the package.
+$(VENV)/.runtime: requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is required")'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 
 CHECKOV_VENV := .tools/checkov
@@ -51,19 +56,19 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	touch $@
 
 plan: $(VENV)/.runtime
-	$(PY) -m gke_tpu_plan --stack $(STACK) $(SNAPSHOT_ARG)
+	$(PLAN) --stack $(STACK) $(SNAPSHOT_ARG)
 
 APP := examples/ml-workloads
 
 plan-workloads: $(VENV)/.runtime
 	mkdir -p build/plans
-	$(PY) -m gke_tpu_plan --stack $(STACK) --json build/plans/$(STACK).json --manifests build/manifests/$(STACK)
-	$(PY) -m gke_tpu_plan --project-dir $(APP) --stack $(STACK) \
+	$(PLAN) --stack $(STACK) --json build/plans/$(STACK).json --manifests build/manifests/$(STACK)
+	$(PLAN) --project-dir $(APP) --stack $(STACK) \
 		--stack-reference build/plans/$(STACK).json \
 		--json build/plans/ml-workloads-$(STACK).json --manifests build/manifests/ml-workloads-$(STACK)
 
 report: $(VENV)/.runtime
-	$(PY) -m gke_tpu_plan --stack $(STACK) $(SNAPSHOT_ARG) $(BASELINE_ARG) --markdown build/reports/$(STACK).md > /dev/null
+	$(PLAN) --stack $(STACK) $(SNAPSHOT_ARG) $(BASELINE_ARG) --markdown build/reports/$(STACK).md > /dev/null
 	@echo "wrote build/reports/$(STACK).md"
 
 # The snapshot's project and region default to the stack's own (the only ones it accepts).
@@ -71,7 +76,7 @@ GCLOUD ?= gcloud
 SNAPSHOT_WHERE := $(if $(PROJECT),--project $(PROJECT),) $(if $(REGION),--region $(REGION),)
 
 snapshot: $(VENV)/.runtime
-	$(PY) -m gke_tpu_plan.snapshot.record --stack $(STACK) $(SNAPSHOT_WHERE) --gcloud $(GCLOUD)
+	$(PY) -m gke_tpu.plan.snapshot.record --stack $(STACK) $(SNAPSHOT_WHERE) --gcloud $(GCLOUD)
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .

@@ -3,9 +3,9 @@ the outputs contract."""
 
 import pulumi
 
-from stacks.config_source import read_platform_config
-from stacks.platform import build_platform, stack_outputs
-from stacks.preflight import run_preflight
+from gke_tpu.stacks.config_source import read_platform_config
+from gke_tpu.stacks.platform import build_platform, stack_outputs
+from gke_tpu.stacks.preflight import run_preflight
 
 spec = read_platform_config()
 run_preflight(spec)

@@ -4,7 +4,7 @@ For 1, 16, 64, 256 and 512 pools, each figure the fastest of --repeat runs (as `
 on a shared machine the slower runs measure the neighbours, not the code):
 
   platform s   the real program (`__main__.py`: config parsing, validation, components) planned
-               through `gke_tpu_plan.engine.run_program`, as `make plan` does
+               through `gke_tpu.plan.engine.run_program`, as `make plan` does
   stock s      the same number of NodePools, with the same inputs, registered raw (plus the
                cluster and service account they refer to) on the SDK's stock mock runtime:
                `pulumi.runtime.set_mocks` with a plain `Mocks` that returns the inputs and a
@@ -18,7 +18,7 @@ on a shared machine the slower runs measure the neighbours, not the code):
   ms/pool      platform s per pool, in milliseconds
 
 Then whole processes, from the interpreter's start to its exit, at 1 and 512 pools: `python -m
-gke_tpu_plan` of a stack file of those pools beside `bench/stock_program.py`, the stock column's
+gke_tpu.plan` of a stack file of those pools beside `bench/stock_program.py`, the stock column's
 program alone in a process of its own, and the imports that program needs. Two targets, each PASS
 or MISS: the whole plan process at 512 pools costs at most the stock process (ratio at most 1.0),
 and ms/pool at 512 pools over ms/pool at 64 is at most 1.2 (the plan grows linearly with the
@@ -44,18 +44,19 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# stock_program is this script's neighbour: the folder of the script run is on sys.path.
+from stock_program import pools, raw_pools
+from stock_program import stock as stock_run
 
-from bench.stock_program import pools, raw_pools  # noqa: E402
-from bench.stock_program import stock as stock_run  # noqa: E402
-from gke_tpu_plan.engine import run_program  # noqa: E402
+from gke_tpu.plan.engine import run_program
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SIZES = (1, 16, 64, 256, 512)
 RATIO_AT = 256
 PROCESS_SIZES = (1, 512)
 PROCESS_AT = 512
-#: The whole `python -m gke_tpu_plan` costs at most what the SDK's stock mocks cost alone.
+#: The whole `gke-tpu-plan` costs at most what the SDK's stock mocks cost alone.
 PROCESS_TARGET = 1.0
 GROWTH_FROM, GROWTH_TO = 64, 512
 GROWTH_TARGET = 1.2
@@ -71,7 +72,7 @@ ms/pool:    platform s per pool
 PROCESS_HEADER = f"{'pools':>6} {'plan s':>7} {'stock s':>8} {'ratio':>6} {'imports s':>10}"
 PROCESS_COLUMNS = """\
 Whole processes, from the interpreter's start to its exit:
-plan s:     python -m gke_tpu_plan --stack bench --config-file <the pools>
+plan s:     gke-tpu-plan --stack bench --config-file <the pools>
 stock s:    python bench/stock_program.py <pools>: the stock column's program alone
 ratio:      plan s / stock s
 imports s:  python -c 'import pulumi, pulumi_gcp.container, pulumi_gcp.serviceaccount'
@@ -134,7 +135,8 @@ def _whole_processes(repeat: int) -> float:
     with tempfile.TemporaryDirectory() as folder:
         for size in PROCESS_SIZES:
             stack = _stack_file(Path(folder), size)
-            plan_argv = ["-m", "gke_tpu_plan", "--stack", "bench", "--config-file", str(stack)]
+            plan_argv = ["-m", "gke_tpu.plan", "--project-dir", str(ROOT), "--stack", "bench"]
+            plan_argv += ["--config-file", str(stack)]
             runs = [
                 _process(plan_argv),
                 _process([str(ROOT / "bench" / "stock_program.py"), str(size)]),

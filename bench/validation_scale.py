@@ -12,16 +12,14 @@ Run: `make bench` (or `venv/bin/python bench/validation_scale.py`).
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from gke_tpu.config.platform import load_platform
+from gke_tpu.problems import ConfigError
 
-from config.platform import load_platform  # noqa: E402
-from problems import ConfigError  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 CLUSTER = {"name": "tpu-dev", "region": "us-east5"}
 POOL = {"name": "train", "tpu": "v5e", "topology": "4x4"}

@@ -1,3 +1,9 @@
 """Repo upkeep: the golden plans, the generated parts of README and docs/, the security scan of
 the rendered manifests, and the registry of test fixture stacks. The program and the offline plan
-(`gke_tpu_plan`) never import this package; tests and `make goldens|docs|scan` do."""
+(`gke_tpu.plan`) never import this package; tests and `make goldens|docs|scan` do."""
+
+from pathlib import Path
+
+#: The repository: its stacks, docs, fixtures and goldens (upkeep runs from a clone, never from an
+#: installed package).
+ROOT = Path(__file__).resolve().parent.parent

@@ -10,8 +10,9 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from gke_tpu_plan.cli import ROOT, plan_stack
-from gke_tpu_plan.engine import Plan
+from gke_tpu.plan.cli import plan_stack
+from gke_tpu.plan.engine import Plan
+from gke_tpu_upkeep import ROOT
 
 FIXTURES = ROOT / "tests" / "stacks"
 #: The platform stacks with a fixture, a golden plan and an app fixture of the same name.

@@ -20,21 +20,21 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from catalog.prices import usd
-from catalog.services import (
+from gke_tpu.catalog.prices import usd
+from gke_tpu.catalog.services import (
     MODULES,
     PREFLIGHT_READS,
     RUNTIME_APIS,
     deployer_roles,
     required_apis,
 )
-from config.platform import SECTIONS
-from contract.outputs import OUTPUT_MEANINGS
-from gke_tpu_plan.cli import ROOT
-from gke_tpu_plan.engine import SECRET
+from gke_tpu.config.platform import SECTIONS
+from gke_tpu.contract.outputs import OUTPUT_MEANINGS
+from gke_tpu.plan.engine import SECRET
+from gke_tpu.problems.models import innermost_model
+from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS
 from gke_tpu_upkeep.goldens import golden_path
-from problems.models import innermost_model
 
 #: README and every page of docs/: each may hold generated parts, and a `contents` part.
 FILES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))

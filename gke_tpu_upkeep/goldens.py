@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from catalog.tokens import DASHBOARD
-from gke_tpu_plan.cli import ROOT
-from gke_tpu_plan.engine import Plan
-from gke_tpu_plan.render.text import plan_json
+from gke_tpu.catalog.tokens import DASHBOARD
+from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.render.text import plan_json
+from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
 
 GOLDENS = ROOT / "tests" / "goldens"
@@ -132,7 +132,7 @@ def main() -> int:
         if breaking and new_contract["outputsVersion"] == old_contract["outputsVersion"]:
             print(
                 "error: the change breaks the outputs contract; bump OUTPUTS_VERSION in "
-                "contract/outputs.py and describe the change in docs/outputs.md:",
+                "src/gke_tpu/contract/outputs.py and describe the change in docs/outputs.md:",
                 file=sys.stderr,
             )
             for change in breaking:

@@ -42,30 +42,20 @@ EQUIVALENTS = Path(__file__).resolve().parent / "equivalent_mutants.txt"
 #: What `--modules planning` names: the code that decides a stack (config and its rules, the
 #: catalog, preflight's checks), the components that turn Kueue, ComputeClass and network
 #: decisions into resources, and the shape check of a cloud snapshot.
+PACKAGE = "src/gke_tpu"
 PLANNING = (
-    "catalog",
-    "config",
-    "gke_tpu_preflight",
-    "components/kueue_install.py",
-    "components/kueue_queues.py",
-    "components/tpu_compute_class.py",
-    "components/vpc_network.py",
-    "components/cloud_nat.py",
-    "gke_tpu_plan/snapshot/shape.py",
+    f"{PACKAGE}/catalog",
+    f"{PACKAGE}/config",
+    f"{PACKAGE}/preflight",
+    f"{PACKAGE}/components/kueue_install.py",
+    f"{PACKAGE}/components/kueue_queues.py",
+    f"{PACKAGE}/components/tpu_compute_class.py",
+    f"{PACKAGE}/components/vpc_network.py",
+    f"{PACKAGE}/components/cloud_nat.py",
+    f"{PACKAGE}/plan/snapshot/shape.py",
 )
 #: Where a changed file is code a pass mutates; tests, bench and docs are not.
-CODE_ROOTS = (
-    "catalog",
-    "components",
-    "config",
-    "contract",
-    "gke_tpu_plan",
-    "gke_tpu_preflight",
-    "gke_tpu_upkeep",
-    "policy",
-    "problems",
-    "stacks",
-)
+CODE_ROOTS = (PACKAGE, "gke_tpu_upkeep", "policy", "packages")
 #: Mutants run per pass unless told: about ten minutes of narrow test runs on two cores.
 DEFAULT_SAMPLE = 60
 DEFAULT_SEED = 26
@@ -113,11 +103,14 @@ def changed_modules(root: Path, base: str) -> list[str]:
         text=True,
         check=True,
     ).stdout.split()
-    return [n for n in _python_files(root, names) if n.split("/")[0] in CODE_ROOTS]
+    return [
+        n for n in _python_files(root, names) if n.startswith(tuple(f"{r}/" for r in CODE_ROOTS))
+    ]
 
 
 def module_name(path: str) -> str:
-    parts = path.removesuffix(".py").split("/")
+    """The module a file is imported as: the package's files from src/ (`gke_tpu.config.x`)."""
+    parts = path.removesuffix(".py").removeprefix("src/").split("/")
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
@@ -146,10 +139,10 @@ def _texts(root: Path, folders: Iterable[str]) -> dict[str, str]:
 #: re-exports it and the composition of the program (stacks/, `__main__.py`) not counting as a
 #: step.
 IMPORT_STEPS = 2
-#: The program: what the plan runner (`gke_tpu_plan.engine.run_program`) executes.
+#: The program: what the plan runner (`gke_tpu.plan.engine.run_program`) executes.
 PROGRAM = "__main__.py"
 #: Composition passes every module it composes on unchanged: no step of its own.
-COMPOSITION = ("stacks/", PROGRAM)
+COMPOSITION = (f"{PACKAGE}/stacks/", PROGRAM)
 #: A file that joins the program's name to a path runs it (the plan CLI, the tests' `run_plan`
 #: fixture): it counts as importing `__main__.py`.
 _RUNS_PROGRAM = re.compile(r"""/\s*["']__main__\.py["']""")
@@ -221,7 +214,7 @@ def tests_for(root: Path, path: str) -> list[str]:
             if step <= IMPORT_STEPS:
                 steps[importer] = step
                 frontier.append(importer)
-    folder = Path("tests", *Path(path).parent.parts)
+    folder = Path("tests", *Path(path.removeprefix(f"{PACKAGE}/")).parent.parts)
     mirror = str(folder / f"test_{Path(path).stem}.py")
     nearest = {t: -1 for t in tests if Path(t).parent == folder}
     nearest[mirror] = -2
@@ -258,7 +251,8 @@ def scratch_copy(root: Path, into: Path) -> Path:
 def _pytest(
     copy: Path, tests: Sequence[str], timeout: float | None, *extra: str
 ) -> tuple[int | None, float]:
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    # The copy's package, ahead of the editable install's path (the clone's src/, unmutated).
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(copy / "src")}
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *extra]
     began = time.monotonic()
     try:

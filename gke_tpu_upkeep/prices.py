@@ -5,8 +5,8 @@ with the Cloud Billing API enabled. It reads the public SKUs of two services
 (cloud.google.com/billing/docs/reference/rest/v1/services.skus/list): Compute Engine
 (`6F81-5844-456A`), which bills TPU v5e, v5p and v6e per chip-hour and the CPU machine types per
 vCPU and GB of memory, and Cloud TPU (`E000-3F24-B8AA`), which bills v2 to v4. Without
-`--write` it only prints what would change; with it, it rewrites catalog/tpu_prices.csv and
-catalog/machine_prices.csv, which stay the offline source in git.
+`--write` it only prints what would change; with it, it rewrites src/gke_tpu/catalog/tpu_prices.csv and
+src/gke_tpu/catalog/machine_prices.csv, which stay the offline source in git.
 
 How a SKU is read (as SkyPilot's catalog fetcher reads them, skypilot-org/skypilot
 sky/catalog/data_fetchers/fetch_gcp.py): its `description` names the TPU (`TpuV5e`, `TpuV5p`,
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from catalog.gcp import REGIONS
-from catalog.machines import machine_size
-from catalog.prices import (
+from gke_tpu.catalog.gcp import REGIONS
+from gke_tpu.catalog.machines import machine_size
+from gke_tpu.catalog.prices import (
     MACHINE_COLUMNS,
     MACHINE_PRICES_FILE,
     TPU_COLUMNS,

@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
-from gke_tpu_plan.cli import ROOT
-from gke_tpu_plan.render.manifests import write_manifests
+from gke_tpu.plan.render.manifests import write_manifests
+from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS, app_plan, platform_plan
 
 SKIPS = ROOT / "security" / "checkov-skips.yaml"

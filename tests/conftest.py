@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from config.platform import load_platform
-from gke_tpu_plan.cli import parsed_config
-from gke_tpu_plan.engine import Plan, run_program
-from gke_tpu_plan.preflight import offline_config
-from gke_tpu_plan.snapshot.read import CloudSnapshot
-from problems import ConfigError
+from gke_tpu.config.platform import load_platform
+from gke_tpu.plan.cli import parsed_config
+from gke_tpu.plan.engine import Plan, run_program
+from gke_tpu.plan.preflight import offline_config
+from gke_tpu.plan.snapshot.read import CloudSnapshot
+from gke_tpu.problems import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = ROOT / "__main__.py"
@@ -70,7 +70,7 @@ def run_plan() -> PlanRunner:
             plan = run_program(
                 MAIN, project=PROJECT, stack=stack, config=values, cloud_snapshot=cloud_snapshot
             )
-        # As the offline plan does (gke_tpu_plan.cli.plan_checked), for the report's tables.
+        # As the offline plan does (gke_tpu.plan.cli.plan_checked), for the report's tables.
         plan.demand = specs[-1].demand if specs else ()
         return plan
 

@@ -1,6 +1,8 @@
-"""Who may import whom: the program imports neither the offline plan nor repo upkeep, and the
-offline plan (gke_tpu_plan) never imports repo upkeep (gke_tpu_upkeep), so that each installs and
-runs without the layers above it. Every import statement is read, including those in functions."""
+"""Who may import whom. The package (`src/gke_tpu`) imports neither repo upkeep, tests, bench nor
+the examples; the program's own subpackages import neither the offline plan nor the component
+package's host; the offline plan never imports upkeep; the workload components import no
+platform config, so that an app repo's program loads only what it uses. Every import statement
+is read, including those in functions."""
 
 from __future__ import annotations
 
@@ -13,71 +15,104 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Top-level packages that are not the program: the offline plan, repo upkeep, the former entry
-#: point, tests, benchmarks and the example app project.
-NOT_PROGRAM = {"gke_tpu_plan", "gke_tpu_upkeep", "tools", "tests", "bench", "examples", "venv"}
-UPKEEP_AND_ABOVE = {"gke_tpu_upkeep", "tools", "tests", "bench"}
+PACKAGE = ROOT / "src" / "gke_tpu"
+#: What is in the repository and never in the distribution: upkeep, tests, benchmarks, examples,
+#: the component package's host, and the old top-level names, which nothing may import again.
+NOT_DISTRIBUTED = {
+    "gke_tpu_upkeep", "tests", "bench", "examples", "packages", "tools",
+    "catalog", "config", "contract", "components", "stacks", "problems", "policy",
+    "gke_tpu_plan", "gke_tpu_preflight",
+}  # fmt: skip
+#: The offline plan: the program (its components, config and stacks) does not import it.
+PLAN = "gke_tpu.plan"
+UPKEEP_AND_ABOVE = {"gke_tpu_upkeep", "tests", "bench", "examples"}
+#: What the workload components may import of the package: nothing that reads platform config.
+WORKLOADS_MAY_IMPORT = {
+    "gke_tpu.workloads",
+    "gke_tpu.contract",
+    "gke_tpu.catalog",
+    "gke_tpu.problems",
+}
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _ids(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def imported(path: Path, depth: int = 1) -> Iterator[str]:
+    """The modules a file imports, cut to their first `depth` parts."""
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (".".join(alias.name.split(".")[:depth]) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield ".".join(node.module.split(".")[:depth])
 
 
 def program_files() -> list[Path]:
-    packages = [
-        path
-        for path in sorted(ROOT.iterdir())
-        if path.is_dir() and (path / "__init__.py").exists() and path.name not in NOT_PROGRAM
-    ]
-    return [
-        ROOT / "__main__.py",
-        *(file for package in packages for file in sorted(package.rglob("*.py"))),
-    ]
+    """The program's files: `__main__.py` and the package but for the offline plan."""
+    inside = (f for f in _files(PACKAGE) if f.relative_to(PACKAGE).parts[0] != "plan")
+    return [ROOT / "__main__.py", *inside]
 
 
-def imported(path: Path) -> Iterator[str]:
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            yield from (alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.module.split(".")[0]
+def test_the_package_is_the_only_top_level_name_installed() -> None:
+    assert sorted(
+        p.name
+        for p in (ROOT / "src").iterdir()
+        if p.suffix != ".egg-info" and p.name != "__pycache__"
+    ) == ["gke_tpu"]
 
 
-def test_the_program_has_its_packages() -> None:
-    names = {path.relative_to(ROOT).parts[0] for path in program_files()}
-    assert {"catalog", "config", "contract", "components", "stacks", "problems"} <= names
+@pytest.mark.parametrize("path", [ROOT / "__main__.py", *_files(PACKAGE)], ids=_ids)
+def test_the_package_imports_nothing_that_is_not_distributed(path: Path) -> None:
+    assert set(imported(path)) & NOT_DISTRIBUTED == set()
 
 
-@pytest.mark.parametrize("path", program_files(), ids=lambda path: str(path.relative_to(ROOT)))
-def test_the_program_imports_no_tooling(path: Path) -> None:
-    assert set(imported(path)) & NOT_PROGRAM == set()
+@pytest.mark.parametrize("path", program_files(), ids=_ids)
+def test_the_program_imports_no_offline_plan(path: Path) -> None:
+    assert {m for m in imported(path, 2) if m == PLAN} == set()
 
 
-@pytest.mark.parametrize(
-    "path",
-    sorted((ROOT / "gke_tpu_plan").rglob("*.py")),
-    ids=lambda path: str(path.relative_to(ROOT)),
-)
+@pytest.mark.parametrize("path", _files(PACKAGE / "plan"), ids=_ids)
 def test_the_offline_plan_never_imports_upkeep(path: Path) -> None:
     assert set(imported(path)) & UPKEEP_AND_ABOVE == set()
 
 
-def test_the_former_entry_point_runs_the_offline_plan() -> None:
-    assert set(imported(ROOT / "tools" / "plan" / "__main__.py")) == {"runpy"}
+@pytest.mark.parametrize("path", _files(PACKAGE / "workloads"), ids=_ids)
+def test_the_workloads_import_no_platform_config(path: Path) -> None:
+    ours = {m for m in imported(path, 2) if m.startswith("gke_tpu.")}
+    assert ours - WORKLOADS_MAY_IMPORT == set()
+
+
+def _loaded(statement: str, prefixes: list[str]) -> list[str]:
+    script = (
+        f"import sys; {statement}; "
+        "print(sorted({m for m in sys.modules if m.startswith(tuple(sys.argv[1:]))}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, *prefixes],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return eval(result.stdout)  # a printed list of names
+
+
+def test_an_app_importing_the_workloads_loads_no_platform_config() -> None:
+    loaded = _loaded("import gke_tpu.workloads", ["gke_tpu.config", "gke_tpu.stacks", "pulumi_gcp"])
+    assert loaded == []
 
 
 def test_the_engine_runs_any_program_and_imports_none_of_this_one() -> None:
-    """The engine, its fake cloud and snapshots know Pulumi, not the platform's config or
-    stacks: what the report needs from the program's run reaches it by gke_tpu_plan/preflight.py."""
-    script = (
-        "import sys, gke_tpu_plan.engine; "
-        "print(sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1:])))"
-    )
-    program = ["config", "stacks", "components", "contract", "policy", "gke_tpu_upkeep"]
-    result = subprocess.run(
-        [sys.executable, "-c", script, *program],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    assert result.stdout.strip() == "[]"
+    """The engine, its fake cloud and snapshots know Pulumi, not the platform's config or stacks:
+    what the report needs from the program's run reaches it by gke_tpu/plan/preflight.py."""
+    program = ["gke_tpu.config", "gke_tpu.stacks", "gke_tpu.components", "gke_tpu.contract"]
+    program += ["gke_tpu.policy", "gke_tpu_upkeep"]
+    assert _loaded("import gke_tpu.plan.engine", program) == []
 
 
-#: The most lines a file of the program, the offline plan or upkeep has: one sitting's reading.
+#: The most lines a file of the package or upkeep has: one sitting's reading.
 MOST_LINES = 500
 #: Files over it, each being split by concern; the list only shrinks.
 BEING_SPLIT: set[str] = set()
@@ -87,7 +122,7 @@ def test_no_file_is_over_500_lines() -> None:
     lines = {
         str(path.relative_to(ROOT)): len(path.read_text().splitlines())
         for path in sorted(ROOT.rglob("*.py"))
-        if path.relative_to(ROOT).parts[0] not in {"tests", "venv", ".tools"}
+        if path.relative_to(ROOT).parts[0] not in {"tests", "venv", ".tools", "build"}
     }
     over = {name for name, count in lines.items() if count > MOST_LINES}
     assert over - BEING_SPLIT == set(), {name: lines[name] for name in over - BEING_SPLIT}

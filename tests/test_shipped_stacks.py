@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from catalog.tokens import CLUSTER
-from gke_tpu_plan import go_yaml
-from gke_tpu_plan.cli import ROOT, plan_stack
+from gke_tpu.catalog.tokens import CLUSTER
+from gke_tpu.plan import go_yaml
+from gke_tpu.plan.cli import plan_stack
+from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import APP
 
 PLATFORM_STACKS = sorted(p.name.split(".")[1] for p in ROOT.glob("Pulumi.*.yaml"))

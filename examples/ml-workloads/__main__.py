@@ -14,9 +14,9 @@ from app_config import AppConfig
 from pydantic import ValidationError
 from workloads import build_workloads
 
-from contract.outputs import PlatformOutputs
-from problems.models import problems_from
-from problems.pulumi import reject, reported
+from gke_tpu.contract.outputs import PlatformOutputs
+from gke_tpu.problems.models import problems_from
+from gke_tpu.problems.pulumi import reject, reported
 
 raw = pulumi.Config()
 

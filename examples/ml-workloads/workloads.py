@@ -6,14 +6,14 @@ from dataclasses import dataclass
 
 import pulumi
 
-from components.args import ContainerSpec, ModelMount
-from components.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
-from components.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
-from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
-from contract.outputs import PlatformOutputs, QueueRef, TpuPoolRef
-from contract.workloads import check_image, check_queue, check_serving
-from problems import ConfigError, Problem
-from problems.pulumi import reject
+from gke_tpu.contract.outputs import PlatformOutputs, QueueRef, TpuPoolRef
+from gke_tpu.contract.workloads import check_image, check_queue, check_serving
+from gke_tpu.problems import ConfigError, Problem
+from gke_tpu.problems.pulumi import reject
+from gke_tpu.workloads.args import ContainerSpec, ModelMount
+from gke_tpu.workloads.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
+from gke_tpu.workloads.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
+from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 
 DIFFUSION_TRAINING = (
     "cd examples/text_to_image\n"

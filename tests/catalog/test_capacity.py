@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from catalog.capacity import (
+from gke_tpu.catalog.capacity import (
     BY_LABEL,
     CAPACITY_KINDS,
     FALLBACK_FORMS,

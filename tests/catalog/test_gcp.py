@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.gcp import (
+from gke_tpu.catalog.gcp import (
     LONGEST_LOCATION_NAME,
     REGIONS,
     is_region_name,

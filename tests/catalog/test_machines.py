@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.machines import MachineSize, machine_size
-from catalog.quotas import vcpus_of
+from gke_tpu.catalog.machines import MachineSize, machine_size
+from gke_tpu.catalog.quotas import vcpus_of
 
 
 @pytest.mark.parametrize(

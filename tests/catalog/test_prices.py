@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from catalog.capacity import CAPACITY_KINDS
-from catalog.prices import (
+from gke_tpu.catalog.capacity import CAPACITY_KINDS
+from gke_tpu.catalog.prices import (
     MACHINE_PRICES,
     PRICES_AS_OF,
     TPU_COLUMNS,
@@ -21,7 +21,7 @@ from catalog.prices import (
     read_rows,
     starting_price,
 )
-from catalog.tpu import GENERATIONS
+from gke_tpu.catalog.tpu import GENERATIONS
 
 
 @pytest.mark.parametrize(

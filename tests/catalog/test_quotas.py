@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from catalog.quotas import (
+from gke_tpu.catalog.quotas import (
     SSD_TOTAL_GB,
     TPU_QUOTAS,
     Quota,

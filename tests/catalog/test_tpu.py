@@ -1,5 +1,5 @@
 """The catalog against its public sources: every number here is typed from the pages that
-catalog/tpu.py's docstring lists (GKE's TPU pages, Cloud TPU's generation and zone pages,
+src/gke_tpu/catalog/tpu.py's docstring lists (GKE's TPU pages, Cloud TPU's generation and zone pages,
 xpk), not derived from the catalog."""
 
 import dataclasses
@@ -7,7 +7,7 @@ from itertools import product
 
 import pytest
 
-from catalog import (
+from gke_tpu.catalog import (
     ACCELERATOR_LABEL,
     GENERATIONS,
     MULTISLICE_MIN_VERSION_AUTOPILOT,

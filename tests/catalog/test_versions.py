@@ -1,6 +1,6 @@
 import pytest
 
-from catalog import (
+from gke_tpu.catalog import (
     GENERATIONS,
     MULTISLICE_MIN_VERSION_AUTOPILOT,
     MULTISLICE_MIN_VERSION_STANDARD,

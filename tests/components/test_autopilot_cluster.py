@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from catalog.tokens import (
+from gke_tpu.catalog.tokens import (
     CLUSTER,
     KUBERNETES_PROVIDER,
     NODE_POOL,

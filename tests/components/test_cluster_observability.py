@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gke_tpu_plan.engine import Plan, RecordedResource
+from gke_tpu.plan.engine import Plan, RecordedResource
 from tests.conftest import PlanRunner
 from tests.crd import validate_custom_resource
 

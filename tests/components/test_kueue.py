@@ -8,11 +8,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from components.kueue_install import KueueInstall, KueueInstallArgs, kueue_manifest_url
-from components.kueue_queues import KueueQueues, KueueQueuesArgs
-from config.kueue import KueuePlan
-from config.platform import load_platform
-from gke_tpu_plan.engine import Plan, RecordedResource, run_program
+from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs, kueue_manifest_url
+from gke_tpu.components.kueue_queues import KueueQueues, KueueQueuesArgs
+from gke_tpu.config.kueue import KueuePlan
+from gke_tpu.config.platform import load_platform
+from gke_tpu.plan.engine import Plan, RecordedResource, run_program
 from tests.conftest import PlanRunner
 from tests.crd import validate_custom_resource
 

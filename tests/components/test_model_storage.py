@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from gke_tpu_plan.engine import Plan
+from gke_tpu.plan.engine import Plan
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 from tests.conftest import BASE_CLUSTER, PlanRunner
 

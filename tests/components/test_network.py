@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from catalog.tokens import CLUSTER, NETWORK, NODE_POOL, ROUTER, ROUTER_NAT, SUBNETWORK
+from gke_tpu.catalog.tokens import CLUSTER, NETWORK, NODE_POOL, ROUTER, ROUTER_NAT, SUBNETWORK
 from tests.components.test_regional_cluster import NO_OPTIONS
 from tests.conftest import BASE_CLUSTER, PlanRunner
 

@@ -9,19 +9,19 @@ import pulumi
 import pytest
 from pulumi_gcp import container
 
-from catalog.tokens import (
+from gke_tpu.catalog.tokens import (
     CLUSTER,
     KUBERNETES_PROVIDER,
     NODE_POOL,
     PROJECT_IAM_MEMBER,
     SERVICE_ACCOUNT,
 )
-from components.internal.clusters import NoDnsEndpoint, dns_name
-from components.kubeconfig import gke_kubeconfig
-from config.platform import load_platform
-from gke_tpu_plan.engine import SECRET, run_program
-from gke_tpu_plan.fake_cloud import FAKE_CA_CERTIFICATE, FAKE_ENDPOINT, fake_dns_endpoint
-from stacks.platform import build_platform
+from gke_tpu.components.internal.clusters import NoDnsEndpoint, dns_name
+from gke_tpu.components.kubeconfig import gke_kubeconfig
+from gke_tpu.config.platform import load_platform
+from gke_tpu.plan.engine import SECRET, run_program
+from gke_tpu.plan.fake_cloud import FAKE_CA_CERTIFICATE, FAKE_ENDPOINT, fake_dns_endpoint
+from gke_tpu.stacks.platform import build_platform
 from tests.conftest import BASE_CLUSTER, PROJECT, PlanRunner, stack_config
 
 COMPONENT = "gke-tpu:index:RegionalCluster"

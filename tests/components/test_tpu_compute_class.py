@@ -3,7 +3,7 @@ and options of what the program registers."""
 
 from __future__ import annotations
 
-from catalog.tokens import CLUSTER, COMPUTE_CLASS, KUBERNETES_PROVIDER, NODE_POOL
+from gke_tpu.catalog.tokens import CLUSTER, COMPUTE_CLASS, KUBERNETES_PROVIDER, NODE_POOL
 from tests.computeclass import validate_compute_class
 from tests.conftest import PlanRunner
 

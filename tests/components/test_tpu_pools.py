@@ -8,16 +8,17 @@ from typing import Any
 import pytest
 from pulumi_gcp import container
 
-from catalog.tokens import CLUSTER, NODE_POOL, RESOURCE_POLICY
-from components.args import ContainerSpec, TpuPoolArgs
-from components.multi_host_tpu_pool import MultiHostTpuPool
-from components.single_host_tpu_pool import SingleHostTpuPool
-from components.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
-from config.cluster import ClusterFacts
-from config.pool_plan import TpuPoolPlan
-from config.tpu_plan import plan_pool
-from config.tpu_pools import TpuPoolSpec
-from gke_tpu_plan.engine import run_program
+from gke_tpu.catalog.tokens import CLUSTER, NODE_POOL, RESOURCE_POLICY
+from gke_tpu.components.args import TpuPoolArgs
+from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
+from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
+from gke_tpu.config.cluster import ClusterFacts
+from gke_tpu.config.pool_plan import TpuPoolPlan
+from gke_tpu.config.tpu_plan import plan_pool
+from gke_tpu.config.tpu_pools import TpuPoolSpec
+from gke_tpu.plan.engine import run_program
+from gke_tpu.workloads.args import ContainerSpec
+from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from tests.conftest import BASE_CLUSTER, PlanRunner
 
 NODE_SA = "tpu-test-nodes@gke-tpu-test.iam.gserviceaccount.com"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from config.platform import load_platform
-from config.pool_plan import TpuPoolPlan
+from gke_tpu.config.platform import load_platform
+from gke_tpu.config.pool_plan import TpuPoolPlan
 from tests.conftest import config_problems
 
 AUTOPILOT = {"name": "tpu-ap", "region": "us-east5", "mode": "autopilot"}

@@ -1,4 +1,4 @@
-"""The capacities a `tpuPools` entry can ask for (`config/capacity.py`), and what each asks of
+"""The capacities a `tpuPools` entry can ask for (`src/gke_tpu/config/capacity.py`), and what each asks of
 its node pools."""
 
 from __future__ import annotations

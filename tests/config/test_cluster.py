@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from config.cluster import AutoProvisioning
-from config.platform import load_platform
-from problems import ConfigError
+from gke_tpu.config.cluster import AutoProvisioning
+from gke_tpu.config.platform import load_platform
+from gke_tpu.problems import ConfigError
 from tests.conftest import BASE_CLUSTER, config_problems, stack_config
 
 CLUSTER = {"name": "tpu-dev", "region": "us-east5"}
@@ -316,7 +316,7 @@ def test_the_length_bounds_of_regions_zones_and_versions() -> None:
 
 
 def test_cpu_zone_length_bound() -> None:
-    from config.cluster import CpuPool
+    from gke_tpu.config.cluster import CpuPool
 
     assert CpuPool.model_validate({"zones": [ZONE_40]}).zones == (ZONE_40,)
     with pytest.raises(ValueError, match="is not a zone name"):

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from catalog import GENERATIONS
-from config.cluster import CpuPool
-from config.cluster_plan import (
+from gke_tpu.catalog import GENERATIONS
+from gke_tpu.config.cluster import CpuPool
+from gke_tpu.config.cluster_plan import (
     ClusterPlan,
     Exclusion,
     MaintenancePolicy,
@@ -18,7 +18,7 @@ from config.cluster_plan import (
     ResourceLimit,
     node_service_account_id,
 )
-from config.platform import load_platform
+from gke_tpu.config.platform import load_platform
 from tests.conftest import BASE_CLUSTER, stack_config
 
 NETWORK = {"nodesCidr": "10.0.0.0/22", "podsCidr": "10.4.0.0/16", "servicesCidr": "10.8.0.0/20"}

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from config.cluster import ClusterSpec
-from config.cluster_rules import CLUSTER_RULES
-from problems.models import Parsed, parse
-from problems.rules import run_rules
+from gke_tpu.config.cluster import ClusterSpec
+from gke_tpu.config.cluster_rules import CLUSTER_RULES
+from gke_tpu.problems.models import Parsed, parse
+from gke_tpu.problems.rules import run_rules
 
 BASE = {"name": "tpu-test", "region": "us-central2"}
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from catalog.prices import HOURS_PER_MONTH, PriceKind, chip_price
-from config.cost import CostItem
-from config.platform import PlatformSpec, load_platform
+from gke_tpu.catalog.prices import HOURS_PER_MONTH, PriceKind, chip_price
+from gke_tpu.config.cost import CostItem
+from gke_tpu.config.platform import PlatformSpec, load_platform
 from tests.conftest import config_problems
 
 REGION = "us-east5"
-V5E, V5E_SPOT, V5P = 1.20, 0.60, 4.20  # us-east5 chip-hours in catalog/tpu_prices.csv
+V5E, V5E_SPOT, V5P = 1.20, 0.60, 4.20  # us-east5 chip-hours in src/gke_tpu/catalog/tpu_prices.csv
 E2_STANDARD_4 = 0.13402
 MONTH = HOURS_PER_MONTH
 
@@ -168,7 +168,7 @@ def test_a_reservation_pool_is_committed_at_what_it_holds() -> None:
 
 
 def test_a_committed_pool_s_note_gives_the_one_year_commitment_price_where_known() -> None:
-    # v6e has a published 1-year commitment price (catalog/tpu_prices.csv); v5p above has none.
+    # v6e has a published 1-year commitment price (src/gke_tpu/catalog/tpu_prices.csv); v5p above has none.
     spec = _spec(
         {
             "name": "train",
@@ -258,12 +258,12 @@ def test_an_unknown_price_is_null_and_a_warning_never_zero() -> None:
     assert (spec.cost.monthly_min, spec.cost.monthly_max) == (None, None)
     assert (
         "tpuPools[0]: no published flex-start price for TPU v6e in us-east5 in "
-        "catalog/tpu_prices.csv: the plan's cost leaves the pool's figures null "
+        "src/gke_tpu/catalog/tpu_prices.csv: the plan's cost leaves the pool's figures null "
         "(`make prices` refreshes the table)"
     ) in spec.warnings
     assert (
         "cluster.cpuPool.machineType: no published price for n2-standard-4 in us-east5 in "
-        "catalog/machine_prices.csv: the plan's cost leaves the CPU pool's figures null"
+        "src/gke_tpu/catalog/machine_prices.csv: the plan's cost leaves the CPU pool's figures null"
     ) in spec.warnings
 
 

@@ -1,4 +1,4 @@
-"""The one demand (`config/demand.py`): every node pool at the most, its surge, disk, machine,
+"""The one demand (`src/gke_tpu/config/demand.py`): every node pool at the most, its surge, disk, machine,
 chips, capacity and reservation, with its config path."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from catalog.capacity import BY_LABEL
-from catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, GKE_DEFAULT_BOOT_DISK_TYPE
-from config.demand import PoolDemand, cpu_pool_demand
-from config.platform import load_platform
+from gke_tpu.catalog.capacity import BY_LABEL
+from gke_tpu.catalog.gke import GKE_DEFAULT_BOOT_DISK_GB, GKE_DEFAULT_BOOT_DISK_TYPE
+from gke_tpu.config.demand import PoolDemand, cpu_pool_demand
+from gke_tpu.config.platform import load_platform
 from tests.config.tpu_pool_entries import SCALE_0_4, cluster_entry, pools_config, tpu_pool
 
 AUTO_PROVISIONING = {"maxCpu": 1000, "maxMemoryGb": 10000, "maxTpuChips": {"v5e": 64}}

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from catalog import FLEX_START_MIN_VERSION, GENERATIONS
-from catalog.gke import COMPUTE_CLASS_TPU_MIN_VERSION
-from config.fallback import ReservationRef
-from config.kube_objects import compute_class
-from config.platform import load_platform
-from config.pool_plan import TpuPoolPlan
-from config.pool_versions import VersionNeed, version_needs
+from gke_tpu.catalog import FLEX_START_MIN_VERSION, GENERATIONS
+from gke_tpu.catalog.gke import COMPUTE_CLASS_TPU_MIN_VERSION
+from gke_tpu.config.fallback import ReservationRef
+from gke_tpu.config.kube_objects import compute_class
+from gke_tpu.config.platform import load_platform
+from gke_tpu.config.pool_plan import TpuPoolPlan
+from gke_tpu.config.pool_versions import VersionNeed, version_needs
 from tests.config.tpu_pool_entries import GENERATION_NAMES
 from tests.conftest import config_problems
 

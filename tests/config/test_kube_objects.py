@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from config.kube_objects import (
+from gke_tpu.config.kube_objects import (
     KubeObject,
     admission_check,
     cluster_queue,
@@ -16,7 +16,7 @@ from config.kube_objects import (
     provisioning_request_config,
     resource_flavor,
 )
-from config.platform import PlatformSpec, load_platform
+from gke_tpu.config.platform import PlatformSpec, load_platform
 
 MANAGED = {"app.kubernetes.io/managed-by": "gke-tpu"}
 LIMITS = {"maxCpu": 1000, "maxMemoryGb": 4000, "maxTpuChips": {"v5e": 64}}

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from config.kueue import DEFAULT_KUEUE_VERSION, KueuePlan, pool_chips
-from config.platform import load_platform
-from problems import ConfigError
+from gke_tpu.config.kueue import DEFAULT_KUEUE_VERSION, KueuePlan, pool_chips
+from gke_tpu.config.platform import load_platform
+from gke_tpu.problems import ConfigError
 from tests.conftest import config_problems
 
 SPOT = {"name": "spot", "tpu": "v5e", "topology": "4x4", "spot": True}  # 1 slice, 4 VMs, 16 chips

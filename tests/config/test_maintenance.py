@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from config.maintenance import (
+from gke_tpu.config.maintenance import (
     availability_problem,
     least_availability,
     parse_utc,

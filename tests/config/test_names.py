@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from config.names import derived_name
+from gke_tpu.config.names import derived_name
 
 
 @pytest.mark.parametrize("limit", [30, 63])

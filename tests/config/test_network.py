@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from catalog.network import (
+from gke_tpu.catalog.network import (
     nat_addresses,
     pod_block_prefix,
     pod_block_size,
@@ -17,10 +17,10 @@ from catalog.network import (
     prefix_for_nodes,
     usable_node_addresses,
 )
-from config.network import AuthorizedNetwork, NetworkSpec
-from config.platform import load_platform
-from gke_tpu_plan.cli import main
-from problems import ConfigError
+from gke_tpu.config.network import AuthorizedNetwork, NetworkSpec
+from gke_tpu.config.platform import load_platform
+from gke_tpu.plan.cli import main
+from gke_tpu.problems import ConfigError
 
 CLUSTER = {"name": "tpu-net", "region": "us-east5"}
 RANGES = {"nodesCidr": "10.0.0.0/22", "podsCidr": "10.4.0.0/16", "servicesCidr": "10.8.0.0/20"}

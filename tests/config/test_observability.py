@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from config.observability import DEFAULT_COMPONENTS, ObservabilitySpec, duration_seconds
-from config.platform import load_platform
+from gke_tpu.config.observability import DEFAULT_COMPONENTS, ObservabilitySpec, duration_seconds
+from gke_tpu.config.platform import load_platform
 from tests.conftest import BASE_CLUSTER, config_problems, stack_config
 
 V5E_SLICE = {"name": "train", "tpu": "v5e", "topology": "4x4", "zone": "us-east5-b"}

@@ -11,10 +11,10 @@ import promql_parser
 import pytest
 import yaml
 
-from catalog.monitoring import KUBE_JOBSET_RESTARTS, METRIC_GATES, NODE_TENSORCORE
-from config.observability import Alerts
-from config.observability_alerts import ALERTS
-from config.observability_dashboard import (
+from gke_tpu.catalog.monitoring import KUBE_JOBSET_RESTARTS, METRIC_GATES, NODE_TENSORCORE
+from gke_tpu.config.observability import Alerts
+from gke_tpu.config.observability_alerts import ALERTS
+from gke_tpu.config.observability_dashboard import (
     CHART_HEIGHT,
     CHART_WIDTH,
     Chart,
@@ -22,10 +22,10 @@ from config.observability_dashboard import (
     every_query,
     layout,
 )
-from config.observability_plan import ObservabilityPlan
-from config.observability_queries import gate_met
-from config.platform import PlatformSpec, load_platform
-from problems.models import keys_of
+from gke_tpu.config.observability_plan import ObservabilityPlan
+from gke_tpu.config.observability_queries import gate_met
+from gke_tpu.config.platform import PlatformSpec, load_platform
+from gke_tpu.problems.models import keys_of
 from tests.conftest import ROOT, stack_config
 
 CLUSTER = {"name": "tpu-test", "region": "us-east5"}

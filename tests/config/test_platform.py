@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from config.cluster import (
+from gke_tpu.config.cluster import (
     DEFAULT_BOOT_DISK_GB,
     DEFAULT_CPU_MACHINE_TYPE,
     DEFAULT_RELEASE_CHANNEL,
     ClusterSpec,
 )
-from config.platform import load_platform
-from problems import ConfigError
+from gke_tpu.config.platform import load_platform
+from gke_tpu.problems import ConfigError
 from tests.config.tpu_pool_entries import GENERATION_NAMES
 from tests.conftest import config_problems
 

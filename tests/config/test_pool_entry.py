@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from catalog import GENERATIONS
-from config.cluster import ClusterFacts
-from config.pool_entry import POOL_RULES, PoolEntry
-from config.tpu_pools import TpuPoolSpec
-from problems.models import parse
-from problems.rules import run_rules
+from gke_tpu.catalog import GENERATIONS
+from gke_tpu.config.cluster import ClusterFacts
+from gke_tpu.config.pool_entry import POOL_RULES, PoolEntry
+from gke_tpu.config.tpu_pools import TpuPoolSpec
+from gke_tpu.problems.models import parse
+from gke_tpu.problems.rules import run_rules
 
 CLUSTER = ClusterFacts(name="lib", region="us-east5", project="lib-project")
 SLICE = {"name": "train", "tpu": "v5e", "topology": "4x4", "zone": "us-east5-b"}

@@ -1,4 +1,4 @@
-"""What a valid `tpuPools` entry becomes (`config/pool_plan.py`): names, machine, sizes,
+"""What a valid `tpuPools` entry becomes (`src/gke_tpu/config/pool_plan.py`): names, machine, sizes,
 selectors and lifecycle."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from config.pool_plan import workload_policy_name
+from gke_tpu.config.pool_plan import workload_policy_name
 from tests.config.tpu_pool_entries import SCALE_0_1, SCALE_0_4, cluster_entry, one_plan, tpu_pool
 
 

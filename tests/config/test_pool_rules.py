@@ -1,4 +1,4 @@
-"""The rules of a `tpuPools` entry and of the list (`config/pool_rules.py`), through
+"""The rules of a `tpuPools` entry and of the list (`src/gke_tpu/config/pool_rules.py`), through
 `load_platform`: each failing case names the path, the value and the fix."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from catalog import GENERATIONS
-from config.platform import load_platform
-from config.pool_rules import allowed_topologies
+from gke_tpu.catalog import GENERATIONS
+from gke_tpu.config.platform import load_platform
+from gke_tpu.config.pool_rules import allowed_topologies
 from tests.config.tpu_pool_entries import (
     BAD_NAME,
     GENERATION_NAMES,

@@ -1,4 +1,4 @@
-"""The GKE versions a TPU pool needs (`config/pool_versions.py`), held against the cluster's
+"""The GKE versions a TPU pool needs (`src/gke_tpu/config/pool_versions.py`), held against the cluster's
 minimum."""
 
 from __future__ import annotations

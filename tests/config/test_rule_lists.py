@@ -8,16 +8,16 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from config.cluster_rules import CLUSTER_RULES
-from config.kueue import QUEUED_POOL_RULES
-from config.kueue_rules import KUEUE_RULES
-from config.network_rules import NETWORK_RULES
-from config.observability_plan import OBSERVABILITY_RULES
-from config.platform import SECTIONS
-from config.pool_entry import POOL_RULES
-from config.stack_rules import STACK_RULES
-from problems.models import innermost_model, keys_of
-from problems.rules import Rule
+from gke_tpu.config.cluster_rules import CLUSTER_RULES
+from gke_tpu.config.kueue import QUEUED_POOL_RULES
+from gke_tpu.config.kueue_rules import KUEUE_RULES
+from gke_tpu.config.network_rules import NETWORK_RULES
+from gke_tpu.config.observability_plan import OBSERVABILITY_RULES
+from gke_tpu.config.platform import SECTIONS
+from gke_tpu.config.pool_entry import POOL_RULES
+from gke_tpu.config.stack_rules import STACK_RULES
+from gke_tpu.problems.models import innermost_model, keys_of
+from gke_tpu.problems.rules import Rule
 from tests.conftest import config_problems, stack_config
 
 RULE_LISTS: dict[str, tuple[Rule[Any], ...]] = {

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from config.platform import load_platform
-from config.storage import DEFAULT_MOUNT_OPTIONS, bucket_name_problem
-from gke_tpu_plan.cli import main
-from problems import ConfigError
+from gke_tpu.config.platform import load_platform
+from gke_tpu.config.storage import DEFAULT_MOUNT_OPTIONS, bucket_name_problem
+from gke_tpu.plan.cli import main
+from gke_tpu.problems import ConfigError
 
 CLUSTER = {"name": "tpu-dev", "region": "us-east5"}
 

@@ -1,4 +1,4 @@
-"""The pass over `tpuPools` (`config/tpu_plan.py`): every entry's problems at once, in order,
+"""The pass over `tpuPools` (`src/gke_tpu/config/tpu_plan.py`): every entry's problems at once, in order,
 the passing side of every rule, and the plans of a valid list."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from config.platform import PlatformSpec, load_platform
+from gke_tpu.config.platform import PlatformSpec, load_platform
 from tests.config.tpu_pool_entries import (
     ALLOWED_KEYS,
     BAD_NAME,

@@ -1,4 +1,4 @@
-"""`gke-tpu:tpuPools`: the entry's keys (`config/tpu_pools.py`), each unknown or missing key
+"""`gke-tpu:tpuPools`: the entry's keys (`src/gke_tpu/config/tpu_pools.py`), each unknown or missing key
 with its path."""
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from catalog import GENERATIONS
-from config.platform import load_platform
-from config.upgrades import (
+from gke_tpu.catalog import GENERATIONS
+from gke_tpu.config.platform import load_platform
+from gke_tpu.config.upgrades import (
     MULTI_HOST_UPGRADE,
     RESERVATION_UPGRADE,
     SINGLE_HOST_UPGRADE,
@@ -22,7 +22,7 @@ from config.upgrades import (
     plan_host_maintenance,
     plan_upgrade,
 )
-from problems import Problem
+from gke_tpu.problems import Problem
 from tests.conftest import config_problems
 
 SINGLE = PoolKind(

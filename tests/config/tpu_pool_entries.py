@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from catalog import GENERATIONS
-from config.platform import load_platform
-from config.pool_plan import TpuPoolPlan
+from gke_tpu.catalog import GENERATIONS
+from gke_tpu.config.platform import load_platform
+from gke_tpu.config.pool_plan import TpuPoolPlan
 
 ALLOWED_KEYS = (
     "Allowed keys: name, tpu, topology, machineType, zone, allowUndocumentedZone, diskType, "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from contract.interruptions import (
+from gke_tpu.contract.interruptions import (
     check_exit_codes,
     check_grace,
     check_max_restarts,

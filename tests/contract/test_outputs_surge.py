@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from contract.outputs import PlatformOutputs
+from gke_tpu.contract.outputs import PlatformOutputs
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 
 SLICE = "v5p-train"  # 16-VM slices on a reservation: maxSurge 0 by default

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from contract.outputs import PlatformOutputs, QueueRef
-from problems import ConfigError
+from gke_tpu.contract.outputs import PlatformOutputs, QueueRef
+from gke_tpu.problems import ConfigError
 
 BASE = {"outputsVersion": 1, "project": "p", "region": "us-east5", "clusterName": "c"}
 QUEUE = QueueRef(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from contract.outputs import PlatformOutputs, TpuPoolRef
-from contract.workloads import (
+from gke_tpu.contract.outputs import PlatformOutputs, TpuPoolRef
+from gke_tpu.contract.workloads import (
     check_multislice,
     check_serving,
     check_training,
@@ -13,7 +13,7 @@ from contract.workloads import (
     image_problem,
     needs_privileged,
 )
-from problems import ConfigError
+from gke_tpu.problems import ConfigError
 
 _ENTRY = {
     "nodePools": ["t"], "generation": "v5e", "machineType": "ct5lp-hightpu-4t", "topology": "4x4",

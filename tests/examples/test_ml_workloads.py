@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
-from gke_tpu_plan.cli import ROOT, main, plan_stack
-from gke_tpu_plan.engine import Plan, RecordedResource
-from gke_tpu_plan.render.manifests import manifests, write_manifests
+from gke_tpu.plan.cli import main, plan_stack
+from gke_tpu.plan.engine import Plan, RecordedResource
+from gke_tpu.plan.render.manifests import manifests, write_manifests
+from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import APP, app_plan, app_reference, fixture_file, platform_plan
 
 REFERENCE = app_reference("dev")
@@ -366,8 +367,8 @@ def test_app_plan_without_the_platform_plan_is_one_clear_error(
         "error: the 'dev' stack cannot be planned:\n"
         "  - stack reference 'organization/gke-tpu/dev': no outputs were given for it\n"
         "hint: plan the stack organization/gke-tpu/dev first and pass its plan document:\n"
-        "  python -m gke_tpu_plan --stack dev --json build/plans/dev.json\n"
-        "  python -m gke_tpu_plan ... --stack-reference organization/gke-tpu/dev=build/plans/dev.json\n"
+        "  gke-tpu-plan --stack dev --json build/plans/dev.json\n"
+        "  gke-tpu-plan ... --stack-reference organization/gke-tpu/dev=build/plans/dev.json\n"
         "(`make plan-workloads STACK=<stack>` does both for examples/ml-workloads, whatever "
         "org platformStack names)\n"
     )
@@ -482,5 +483,5 @@ def test_every_app_config_problem_is_reported_at_once_by_its_config_key(tmp_path
 
 def test_the_apps_readme_plans_with_the_projects_virtualenv() -> None:
     readme = (APP / "README.md").read_text()
-    assert "venv/bin/python -m gke_tpu_plan --project-dir examples/ml-workloads" in readme
+    assert "venv/bin/gke-tpu-plan --project-dir examples/ml-workloads" in readme
     assert "`python -m" not in readme

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gke_tpu_plan.cli import ROOT
+from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.generated_docs import anchor, anchors, contents, regenerate
 
 PAGES = sorted(

@@ -7,18 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from catalog.services import (
+from gke_tpu.catalog.services import (
     MODULES,
     PREFLIGHT_READS,
     deployer_roles,
     module_of,
     required_apis,
 )
-from contract.outputs import OUTPUT_MEANINGS
-from gke_tpu_plan.cli import ROOT, plan_stack
-from gke_tpu_plan.engine import Plan
-from gke_tpu_plan.render.report import plan_markdown
-from gke_tpu_plan.snapshot.read import read_snapshot
+from gke_tpu.contract.outputs import OUTPUT_MEANINGS
+from gke_tpu.plan.cli import plan_stack
+from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.render.report import plan_markdown
+from gke_tpu.plan.snapshot.read import read_snapshot
+from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS, fixture_file, platform_plan
 from gke_tpu_upkeep.generated_docs import FILES, regenerate, stale_files
 from tests.conftest import PlanRunner
@@ -95,7 +96,7 @@ def test_the_service_ids_of_each_api_the_issue_lists() -> None:
 
 
 def test_an_unknown_module_is_an_error_not_a_gap() -> None:
-    with pytest.raises(KeyError, match=r"catalog/services\.py"):
+    with pytest.raises(KeyError, match=r"src/gke_tpu/catalog/services\.py"):
         required_apis(["gcp:kms/cryptoKey:CryptoKey"])
     assert required_apis(["kubernetes:core/v1:Namespace"], preflight=False) == sorted(
         ["iamcredentials.googleapis.com", "artifactregistry.googleapis.com"]

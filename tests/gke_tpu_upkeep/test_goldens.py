@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from contract.outputs import OUTPUTS_VERSION
-from gke_tpu_plan.render.text import plan_json
+from gke_tpu.contract.outputs import OUTPUTS_VERSION
+from gke_tpu.plan.render.text import plan_json
 from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
 from gke_tpu_upkeep.goldens import (
     CONTRACT,

@@ -138,38 +138,38 @@ def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_nearest_fi
     tmp_path: Path,
 ) -> None:
     for name, text in {
-        "config/network.py": "",
-        "config/__init__.py": "from config.network import plan\n",
-        "components/vpc.py": "from config.network import plan\n",
-        "components/wrap.py": "import components.vpc\n",
-        "components/far.py": "from components import wrap\n",
-        "stacks/platform.py": "def build():\n    from components.vpc import Vpc\n",
-        "__main__.py": "from stacks.platform import build\n",
+        "src/gke_tpu/config/network.py": "",
+        "src/gke_tpu/config/__init__.py": "from gke_tpu.config.network import plan\n",
+        "src/gke_tpu/components/vpc.py": "from gke_tpu.config.network import plan\n",
+        "src/gke_tpu/components/wrap.py": "import gke_tpu.components.vpc\n",
+        "src/gke_tpu/components/far.py": "from gke_tpu.components import wrap\n",
+        "src/gke_tpu/stacks/platform.py": "def build():\n    from gke_tpu.components.vpc import Vpc\n",
+        "__main__.py": "from gke_tpu.stacks.platform import build\n",
         "tests/conftest.py": CONFTEST,
         "tests/config/test_network.py": "",
         "tests/config/test_other.py": "",
-        "tests/stacks/test_stack.py": "from config.network import plan\n",
-        "tests/stacks/test_unrelated.py": "import config.networks\n",
-        "tests/stacks/helpers.py": "from config import network\n",
+        "tests/stacks/test_stack.py": "from gke_tpu.config.network import plan\n",
+        "tests/stacks/test_unrelated.py": "import gke_tpu.config.networks\n",
+        "tests/stacks/helpers.py": "from gke_tpu.config import network\n",
         "tests/stacks/test_helped.py": "from tests.stacks.helpers import pools\n",
-        "tests/components/test_vpc.py": "from components.vpc import Vpc\n",
-        "tests/components/test_wrap.py": "from components import wrap\n",
-        "tests/components/test_far.py": "import components.far\n",
-        "tests/stacks/test_platform.py": "from stacks.platform import build\n",
+        "tests/components/test_vpc.py": "from gke_tpu.components.vpc import Vpc\n",
+        "tests/components/test_wrap.py": "from gke_tpu.components import wrap\n",
+        "tests/components/test_far.py": "import gke_tpu.components.far\n",
+        "tests/stacks/test_platform.py": "from gke_tpu.stacks.platform import build\n",
         "tests/stacks/test_program.py": "def test_pools(run_plan):\n    run_plan()\n",
         "tests/stacks/test_autouse.py": "def test_pools(tmp_path):\n    assert tmp_path\n",
-        "tests/gke_tpu_plan/test_engine.py": "from config import cluster, network\n",
-        "tests/gke_tpu_plan/test_package.py": "from config import plan_network\n",
+        "tests/plan/test_engine.py": "from gke_tpu.config import cluster, network\n",
+        "tests/plan/test_package.py": "from gke_tpu.config import plan_network\n",
     }.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
 
-    assert mutants.tests_for(tmp_path, "config/network.py") == [
+    assert mutants.tests_for(tmp_path, "src/gke_tpu/config/network.py") == [
         "tests/config/test_network.py",
         "tests/config/test_other.py",
         # Importing it, or the package that re-exports it (no step of its own).
-        "tests/gke_tpu_plan/test_engine.py",
-        "tests/gke_tpu_plan/test_package.py",
+        "tests/plan/test_engine.py",
+        "tests/plan/test_package.py",
         "tests/stacks/test_stack.py",
         # A module importing it, or a test helper; the stack composing such a module (no step).
         "tests/components/test_vpc.py",
@@ -183,10 +183,10 @@ def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_nearest_fi
 
 
 def test_the_program_s_tests_are_run_for_the_alerts_that_only_the_stack_composes() -> None:
-    # config/observability_alerts.py is imported by the observability component, which only
-    # stacks/platform.py imports: tests/components/test_cluster_observability.py imports none of
+    # src/gke_tpu/config/observability_alerts.py is imported by the observability component, which only
+    # src/gke_tpu/stacks/platform.py imports: tests/components/test_cluster_observability.py imports none of
     # them, it asks for the `run_plan` fixture, which runs the program.
-    selected = mutants.tests_for(mutants.ROOT, "config/observability_alerts.py")
+    selected = mutants.tests_for(mutants.ROOT, "src/gke_tpu/config/observability_alerts.py")
 
     assert "tests/components/test_cluster_observability.py" in selected
     # Still after the folder's own tests, which are the quickest to fail.

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from catalog.prices import MACHINE_COLUMNS, TPU_COLUMNS, read_rows
+from gke_tpu.catalog.prices import MACHINE_COLUMNS, TPU_COLUMNS, read_rows
 from gke_tpu_upkeep import prices
 
 RECORDED = Path(__file__).parent / "billing"

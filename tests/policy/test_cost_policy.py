@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from pulumi_policy import EnforcementLevel, StackValidationArgs
 
-from catalog.prices import HOURS_PER_MONTH
-from catalog.tokens import NODE_POOL
-from gke_tpu_plan.engine import Plan, RecordedResource
-from policy.cost_rules import node_pool_monthly_max
-from policy.pack import tpu_monthly_budget
+from gke_tpu.catalog.prices import HOURS_PER_MONTH
+from gke_tpu.catalog.tokens import NODE_POOL
+from gke_tpu.plan.engine import Plan, RecordedResource
+from gke_tpu.policy.cost_rules import node_pool_monthly_max
+from gke_tpu.policy.pack import tpu_monthly_budget
 from tests.policy.conftest import changed, stack_args
 
 

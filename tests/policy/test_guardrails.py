@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationArgs
 
-from catalog.tokens import CLUSTER, JOBSET
-from gke_tpu_plan.engine import Plan, RecordedResource
-from gke_tpu_plan.render.guardrails_report import PlanResource, plan_verdicts
-from policy.guardrails import GUARDRAILS, StackGuardrail, Verdict, verdicts
-from policy.pack import POLICIES, tpu_monthly_budget
+from gke_tpu.catalog.tokens import CLUSTER, JOBSET
+from gke_tpu.plan.engine import Plan, RecordedResource
+from gke_tpu.plan.render.guardrails_report import PlanResource, plan_verdicts
+from gke_tpu.policy.guardrails import GUARDRAILS, StackGuardrail, Verdict, verdicts
+from gke_tpu.policy.pack import POLICIES, tpu_monthly_budget
 from tests.policy.conftest import changed, stack_args, stack_violations, violations
 
 

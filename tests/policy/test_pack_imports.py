@@ -1,5 +1,6 @@
-"""The policy pack runs in its own venv (policy/requirements.txt): pulumi and pulumi-policy only.
-Its imports must not reach the program's other packages."""
+"""The policy pack runs in its own venv (policy/requirements.txt): pulumi and pulumi-policy, and
+gke-tpu installed without its dependencies. Its imports must not reach the program's other
+packages."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import ast
 import subprocess
 import sys
 
-from gke_tpu_plan.cli import ROOT
+from gke_tpu_upkeep import ROOT
 
 PROGRAM_ONLY = ("pydantic", "pulumi_gcp", "pulumi_kubernetes")
 IMPORT_AS_THE_PACK_VENV = f"""
@@ -17,8 +18,8 @@ class Block:
         if name.split(".")[0] in {PROGRAM_ONLY!r}:
             raise ModuleNotFoundError(f"{{name}} is not in policy/requirements.txt")
 sys.meta_path.insert(0, Block())
-import policy.pack
-print(len(policy.pack.POLICIES))
+import gke_tpu.policy.pack as pack
+print(len(pack.POLICIES))
 """
 
 
@@ -41,9 +42,9 @@ def test_pack_requirements_pin_the_programs_pulumi() -> None:
 def test_the_rules_import_no_policy_sdk() -> None:
     """The rules are plain functions: the pack (pack.py) is the only module that routes them
     through pulumi_policy."""
-    tree = ast.parse((ROOT / "policy" / "rules.py").read_text())
+    tree = ast.parse((ROOT / "src" / "gke_tpu" / "policy" / "rules.py").read_text())
     imported = {
-        name.split(".")[0]
+        ".".join(name.split(".")[:2])
         for node in ast.walk(tree)
         for name in (
             [a.name for a in node.names]
@@ -53,5 +54,5 @@ def test_the_rules_import_no_policy_sdk() -> None:
             else []
         )
     }
-    assert {"catalog", "contract", "policy"} <= imported
+    assert {"gke_tpu.catalog", "gke_tpu.contract", "gke_tpu.policy"} <= imported
     assert imported & {"pulumi", "pulumi_policy"} == set()

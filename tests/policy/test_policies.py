@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
-from catalog.tokens import (
+from gke_tpu.catalog.tokens import (
     ALERT_POLICY,
     BUCKET,
     CLUSTER,
@@ -21,8 +21,8 @@ from catalog.tokens import (
     PROJECT_IAM_MEMBER,
     PROJECT_IAM_POLICY,
 )
-from gke_tpu_plan.engine import Plan
-from policy.pack import (
+from gke_tpu.plan.engine import Plan
+from gke_tpu.policy.pack import (
     POLICIES,
     alert_policies_in_promql,
     cluster_master_authorized_networks,
@@ -34,7 +34,7 @@ from policy.pack import (
     tpu_pools_zonal_with_gke_metadata,
     tpu_slice_placement,
 )
-from policy.props import stack_of
+from gke_tpu.policy.props import stack_of
 from tests.conftest import PlanRunner
 from tests.policy.conftest import DELETE, changed, stack_violations, violations
 

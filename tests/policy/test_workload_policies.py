@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from catalog.tokens import CLUSTER, JOBSET
-from contract.workloads import unpinned_reason
-from gke_tpu_plan.engine import Plan
-from policy.pack import no_privileged_containers, pinned_container_images
+from gke_tpu.catalog.tokens import CLUSTER, JOBSET
+from gke_tpu.contract.workloads import unpinned_reason
+from gke_tpu.plan.engine import Plan
+from gke_tpu.policy.pack import no_privileged_containers, pinned_container_images
 from tests.policy.conftest import DELETE, DIGEST, changed, stack_violations, violations
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from problems import SHOWN_CHARACTERS, ConfigError, Problem, did_you_mean, join_path, show
+from gke_tpu.problems import SHOWN_CHARACTERS, ConfigError, Problem, did_you_mean, join_path, show
 
 
 def test_a_problem_reads_as_its_path_and_message() -> None:

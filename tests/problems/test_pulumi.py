@@ -5,8 +5,8 @@ from __future__ import annotations
 import pulumi
 import pytest
 
-from problems import ConfigError, Problem
-from problems.pulumi import InvalidInput, reject, reported
+from gke_tpu.problems import ConfigError, Problem
+from gke_tpu.problems.pulumi import InvalidInput, reject, reported
 
 PROBLEMS = [Problem("pool", "unknown"), Problem("", "no path")]
 

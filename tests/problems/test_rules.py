@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from problems import Problem
-from problems.rules import Rule, covers, rule, run_rules, skipped
+from gke_tpu.problems import Problem
+from gke_tpu.problems.rules import Rule, covers, rule, run_rules, skipped
 
 
 @rule("cluster.mode")

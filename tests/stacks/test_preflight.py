@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_RESERVATION
-from config.platform import load_platform
-from gke_tpu_preflight.check import preflight_requests
-from stacks import preflight
+from gke_tpu.catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_RESERVATION
+from gke_tpu.config.platform import load_platform
+from gke_tpu.preflight.check import preflight_requests
+from gke_tpu.stacks import preflight
 from tests.conftest import PlanRunner, stack_config
-from tests.gke_tpu_preflight.prod_project import (
+from tests.preflight.prod_project import (
     CLUSTER,
     PROJECT,
     SERVE,

@@ -1,0 +1,193 @@
+"""TPU node pools from a plan: node config, autoscaling, lifecycle, and the pool's outputs."""
+
+from __future__ import annotations
+
+import pulumi
+from pulumi_gcp import container
+
+from gke_tpu.catalog.gke import GKE_DEFAULT_BOOT_DISK_TYPE, POOL_LABEL
+from gke_tpu.components.args import TpuPoolArgs
+from gke_tpu.components.internal.clusters import NODE_OAUTH_SCOPES
+from gke_tpu.config.pool_plan import TpuPoolPlan
+from gke_tpu.contract.outputs import TpuPoolRef
+
+
+def node_config(
+    plan: TpuPoolPlan, service_account: pulumi.Input[str]
+) -> container.NodePoolNodeConfigArgs:
+    """GKE sets the TPU labels and the `google.com/tpu` taint itself; declaring them would diff.
+    The pool's own label names the `tpuPools` entry (a label changes in place)."""
+    affinity = plan.reservation_affinity
+    capacity = plan.capacity
+    return container.NodePoolNodeConfigArgs(
+        machine_type=plan.machine.name,
+        # Only where it is not GKE's default, which the provider leaves unset.
+        disk_type=None
+        if plan.boot_disk_type == GKE_DEFAULT_BOOT_DISK_TYPE
+        else plan.boot_disk_type,
+        labels={POOL_LABEL: plan.name},
+        service_account=service_account,
+        oauth_scopes=list(NODE_OAUTH_SCOPES),
+        workload_metadata_config=container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
+            mode="GKE_METADATA"
+        ),
+        spot=True if capacity.spot else None,
+        flex_start=True if capacity.flex_start else None,
+        host_maintenance_policy=container.NodePoolNodeConfigHostMaintenancePolicyArgs(
+            maintenance_interval=plan.maintenance_interval
+        )
+        if plan.maintenance_interval
+        else None,
+        reservation_affinity=container.NodePoolNodeConfigReservationAffinityArgs(
+            consume_reservation_type=affinity[0],
+            key=affinity[1],
+            values=list(affinity[2]) or None,
+        )
+        if affinity
+        else None,
+    )
+
+
+def autoscaling(plan: TpuPoolPlan) -> container.NodePoolAutoscalingArgs | None:
+    """A TPU pool has one zone, so per-zone and total limits mean the same. Single-host pools
+    use the total limits, as GKE's TPU guide does. A multi-host slice takes the per-zone ones:
+    given totals, the provider sends per-zone limits of 0 too and GKE refuses the pool ("Maximum
+    node count 0 is not a valid size of TPU pod slice"), as cluster-toolkit's gke-node-pool and
+    vllm-project/ci-infra found."""
+    scaling = plan.autoscaling
+    if scaling is None:
+        return None
+    if plan.multi_host:
+        return container.NodePoolAutoscalingArgs(
+            min_node_count=scaling.min_nodes,
+            max_node_count=scaling.max_nodes,
+            location_policy="ANY",
+        )
+    return container.NodePoolAutoscalingArgs(
+        total_min_node_count=scaling.min_nodes,
+        total_max_node_count=scaling.max_nodes,
+        location_policy="ANY",
+    )
+
+
+def fixed_size(plan: TpuPoolPlan) -> tuple[int | None, int | None]:
+    """(initial node count, node count). A slice is created whole: its size is its topology, and
+    a new size is a new slice (the initial count replaces the pool). A fixed single-host pool
+    keeps its count under Pulumi's control and resizes in place. An autoscaled pool starts at
+    its minimum and leaves the count to the autoscaler."""
+    if plan.autoscaling is not None or plan.multi_host:
+        return plan.initial_node_count, None
+    return None, plan.node_count
+
+
+def upgrade_settings(plan: TpuPoolPlan) -> container.NodePoolUpgradeSettingsArgs | None:
+    """The plan's upgrade settings (config.upgrades), or none where GKE decides them."""
+    upgrade = plan.upgrade
+    if upgrade is None:
+        return None
+    green = upgrade.blue_green
+    return container.NodePoolUpgradeSettingsArgs(
+        strategy=upgrade.strategy,
+        max_surge=upgrade.max_surge,
+        max_unavailable=upgrade.max_unavailable,
+        blue_green_settings=container.NodePoolUpgradeSettingsBlueGreenSettingsArgs(
+            node_pool_soak_duration=green.node_pool_soak,
+            standard_rollout_policy=container.NodePoolUpgradeSettingsBlueGreenSettingsStandardRolloutPolicyArgs(
+                batch_node_count=green.batch_node_count,
+                batch_percentage=green.batch_fraction,
+                batch_soak_duration=green.batch_soak,
+            ),
+        )
+        if green
+        else None,
+    )
+
+
+def management(plan: TpuPoolPlan) -> container.NodePoolManagementArgs:
+    return container.NodePoolManagementArgs(
+        auto_repair=plan.auto_repair, auto_upgrade=plan.auto_upgrade
+    )
+
+
+def queued_provisioning(plan: TpuPoolPlan) -> container.NodePoolQueuedProvisioningArgs | None:
+    if not plan.capacity.queued_provisioning:
+        return None
+    return container.NodePoolQueuedProvisioningArgs(enabled=True)
+
+
+def lifecycle(plan: TpuPoolPlan) -> pulumi.ResourceOptions:
+    """The plan's lifecycle as resource options: what is ignored, replaced, deleted first."""
+    rules = plan.lifecycle
+    return pulumi.ResourceOptions(
+        delete_before_replace=rules.delete_before_replace,
+        ignore_changes=list(rules.ignore_changes) or None,
+        replace_on_changes=list(rules.replace_on_changes) or None,
+    )
+
+
+MULTI_HOST_TYPE = "gke-tpu:index:MultiHostTpuPool"
+SINGLE_HOST_TYPE = "gke-tpu:index:SingleHostTpuPool"
+
+
+def pool_options(other_type: str, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions:
+    """A pool that changes kind (a v5e `2x4` moving to `ct5lp-hightpu-4t`, a larger topology)
+    is still the same pool to Pulumi: its node pools are replaced in place, old one first,
+    instead of a new one created beside it under the same GKE name (which GKE refuses)."""
+    return pulumi.ResourceOptions.merge(
+        pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=other_type)]), opts
+    )
+
+
+def _slice_aliases(args: TpuPoolArgs, index: int) -> list[pulumi.Alias]:
+    """One slice is `<name>`, several are `<name>-0`, `<name>-1`...: the first slice keeps the
+    other form's identity, so going from one slice to several (or back) replaces it, old one
+    first, rather than creating every new slice before the old one is gone."""
+    plan = args.plan
+    if index:
+        return []
+    other = f"{plan.name}-0" if plan.slices == 1 else plan.name
+    return [pulumi.Alias(name=f"{args.cluster_name}-{other}")]
+
+
+class TpuPoolComponent(pulumi.ComponentResource):
+    """What both TPU pool components are: one node pool per slice of a plan, and the pool as
+    workloads see it (`ref`), known at plan time, so workload code can use it directly."""
+
+    node_pools: list[container.NodePool]
+    """One node pool per slice, alike but for the name (`ref.node_pools`): depend on them to
+    wait for the pool."""
+    ref: TpuPoolRef
+    """The pool's entry of the `tpuPools` output, which workload components take as `pool`."""
+
+    def _create_node_pools(
+        self, args: TpuPoolArgs, placement: container.NodePoolPlacementPolicyArgs | None
+    ) -> None:
+        plan = args.plan
+        self.node_pools = [
+            container.NodePool(
+                f"{args.cluster_name}-{pool_name}",
+                project=args.project,
+                cluster=args.cluster,
+                location=args.region,
+                name=pool_name,
+                node_locations=[plan.zone],
+                max_pods_per_node=plan.max_pods_per_node,
+                initial_node_count=fixed_size(plan)[0],
+                node_count=fixed_size(plan)[1],
+                autoscaling=autoscaling(plan),
+                placement_policy=placement,
+                queued_provisioning=queued_provisioning(plan),
+                node_config=node_config(plan, args.node_service_account),
+                management=management(plan),
+                upgrade_settings=upgrade_settings(plan),
+                opts=pulumi.ResourceOptions.merge(
+                    pulumi.ResourceOptions(parent=self, aliases=_slice_aliases(args, index)),
+                    lifecycle(plan),
+                ),
+            )
+            for index, pool_name in enumerate(plan.node_pool_names)
+        ]
+        self.ref = plan.ref
+        # The names, known at plan time: the pool's whole entry is the `tpuPools` output's, and
+        # registering it again per pool would double what a large plan serializes.
+        self.register_outputs({"nodePools": list(plan.node_pool_names)})

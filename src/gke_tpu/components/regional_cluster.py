@@ -1,0 +1,135 @@
+"""RegionalCluster: a regional GKE Standard cluster ready for TPU node pools."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+from pulumi_gcp import container
+
+from gke_tpu.catalog.gke import CPU_POOL_NAME
+from gke_tpu.components.args import ClusterNetworkArgs
+from gke_tpu.components.internal.cluster_inputs import common_cluster_args
+from gke_tpu.components.internal.clusters import (
+    NODE_OAUTH_SCOPES,
+    ClusterComponent,
+    node_identity,
+)
+from gke_tpu.config.cluster_plan import ClusterPlan
+
+
+@dataclass(frozen=True)
+class RegionalClusterArgs:
+    plan: ClusterPlan
+    """The cluster's plan (config.cluster_plan.plan_cluster), with `mode: standard`."""
+    network: ClusterNetworkArgs | None = None
+    """The VPC the program creates; None: the plan's `network` and `subnetwork` (or the
+    project's default network)."""
+
+
+def cluster_autoscaling(
+    plan: ClusterPlan, node_account: pulumi.Input[str]
+) -> container.ClusterClusterAutoscalingArgs | None:
+    """The plan's autoscaling profile and, with node auto-provisioning, its limits, locations
+    and the defaults of the node pools it creates: they run as the node account."""
+    provisioning = plan.auto_provisioning
+    if provisioning is None:
+        return (
+            container.ClusterClusterAutoscalingArgs(autoscaling_profile=plan.autoscaling_profile)
+            if plan.autoscaling_profile
+            else None
+        )
+    return container.ClusterClusterAutoscalingArgs(
+        enabled=True,
+        autoscaling_profile=plan.autoscaling_profile,
+        resource_limits=[
+            container.ClusterClusterAutoscalingResourceLimitArgs(
+                resource_type=limit.resource_type, minimum=limit.minimum, maximum=limit.maximum
+            )
+            for limit in provisioning.limits
+        ],
+        auto_provisioning_defaults=container.ClusterClusterAutoscalingAutoProvisioningDefaultsArgs(
+            service_account=node_account,
+            oauth_scopes=list(NODE_OAUTH_SCOPES),
+            management=container.ClusterClusterAutoscalingAutoProvisioningDefaultsManagementArgs(
+                auto_repair=True, auto_upgrade=provisioning.auto_upgrade
+            ),
+        ),
+        auto_provisioning_locations=list(provisioning.locations) or None,
+    )
+
+
+class RegionalCluster(ClusterComponent):
+    """A regional GKE cluster with Workload Identity, GCS FUSE, Dataplane V2 and a CPU node pool.
+
+    The default node pool is removed; node pools, including TPU ones, are separate resources.
+    """
+
+    cpu_pool: container.NodePool
+
+    def __init__(
+        self, name: str, args: RegionalClusterArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gke-tpu:index:RegionalCluster", name, None, opts)
+        plan, net = args.plan, args.network
+        cpu = plan.cpu_pool
+        if cpu is None:
+            raise ValueError(f"{plan.name}: a Standard cluster's plan has a CPU pool")
+        self.node_service_account, grants = node_identity(name, plan, self)
+
+        self.cluster = container.Cluster(
+            name,
+            **common_cluster_args(plan, net),
+            default_max_pods_per_node=plan.default_max_pods_per_node,
+            remove_default_node_pool=True,
+            initial_node_count=1,
+            # GKE creates the default pool before removing it: not with the Compute Engine
+            # default account, which organizations often disable.
+            node_config=container.ClusterNodeConfigArgs(
+                service_account=self.node_service_account.email,
+                oauth_scopes=list(NODE_OAUTH_SCOPES),
+                workload_metadata_config=container.ClusterNodeConfigWorkloadMetadataConfigArgs(
+                    mode="GKE_METADATA"
+                ),
+            ),
+            networking_mode="VPC_NATIVE",
+            datapath_provider="ADVANCED_DATAPATH",
+            enable_shielded_nodes=True,
+            enable_legacy_abac=False,
+            cluster_autoscaling=cluster_autoscaling(plan, self.node_service_account.email),
+            # The default pool's settings mean nothing once it is removed; GKE reports others.
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                ignore_changes=["nodeConfig"],
+                depends_on=list(net.ready) if net else None,
+            ),
+        )
+
+        self.cpu_pool = container.NodePool(
+            f"{name}-{CPU_POOL_NAME}",
+            project=plan.project,
+            cluster=self.cluster.name,
+            location=plan.region,
+            name=CPU_POOL_NAME,
+            node_locations=list(cpu.zones) if cpu.zones else None,
+            node_count=cpu.nodes_per_zone,
+            node_config=container.NodePoolNodeConfigArgs(
+                machine_type=cpu.machine_type,
+                disk_size_gb=cpu.disk_size_gb,
+                disk_type=cpu.disk_type,
+                service_account=self.node_service_account.email,
+                oauth_scopes=list(NODE_OAUTH_SCOPES),
+                workload_metadata_config=container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
+                    mode="GKE_METADATA"
+                ),
+                shielded_instance_config=container.NodePoolNodeConfigShieldedInstanceConfigArgs(
+                    enable_secure_boot=True, enable_integrity_monitoring=True
+                ),
+            ),
+            management=container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
+            upgrade_settings=container.NodePoolUpgradeSettingsArgs(max_surge=1, max_unavailable=0),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=grants),
+        )
+
+        # Kubernetes objects wait for the CPU pool, where their Pods can run.
+        self._expose(name, plan, ready=self.cpu_pool)

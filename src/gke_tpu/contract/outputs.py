@@ -1,0 +1,416 @@
+"""The platform's outputs contract (docs/outputs.md), both ways, pure Python.
+
+The platform stack writes its outputs with `platform_outputs` and `TpuPoolRef.entry`; app
+programs read them with `StackReference` and parse them here once (`PlatformOutputs.parse`,
+`TpuPoolRef.parse`), so every later decision works on checked values and a missing pool or a
+contract of another version is one clear error. The keys live only in this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from gke_tpu.catalog.capacity import QUEUED_CAPACITIES
+from gke_tpu.problems import ConfigError, Problem, did_you_mean
+
+#: Version of the contract this code writes and reads. Bump it when a change would break a
+#: consumer: a key removed or renamed, or a value of another shape (`make goldens` checks).
+OUTPUTS_VERSION = 1
+
+#: Every output of the contract and what it means (docs/outputs.md is generated from this).
+OUTPUT_MEANINGS: dict[str, str] = {
+    "outputsVersion": "Version of this contract. Check it before reading anything else.",
+    "project": "Google Cloud project id.",
+    "region": "Region of the cluster and its node pools.",
+    "clusterName": "GKE cluster name.",
+    "clusterEndpoint": "Control plane IP.",
+    "clusterDnsEndpoint": "The control plane's DNS name, where `kubeconfig` points, reached "
+    "by IAM (`container.clusters.connect`); `null` where `kubeconfig` points at the IP endpoint: "
+    "`cluster.dnsEndpoint` off, or unset without private nodes or authorized networks.",
+    "kubeconfig": "Secret. A kubeconfig authenticating with `gke-gcloud-auth-plugin`; no static "
+    "credentials.",
+    "workloadPool": "The Workload Identity pool.",
+    "tpuPools": "TPU pools by configured name (see below).",
+    "queues": "Kueue queues by name (see below); `{}` without `kueue`.",
+    "modelBucket": "The model bucket; `null` without `modelStorage`.",
+    "modelServiceAccount": "Google service account the reader ServiceAccount acts as (a role on "
+    "the bucket only).",
+    "kubernetesNamespace": "Namespace of the model ServiceAccounts and claims.",
+    "kubernetesServiceAccount": "ServiceAccount for pods that read models.",
+    "modelVolumeClaim": "ReadOnlyMany GCS FUSE claim on the bucket.",
+    "modelWriterServiceAccount": "Only with `modelStorage.writer.enabled`: the writer's Google "
+    "service account.",
+    "kubernetesWriterServiceAccount": "Only with the writer: ServiceAccount for conversion jobs.",
+    "modelWriterVolumeClaim": "Only with the writer: ReadWriteMany claim on the bucket.",
+    "dashboardUrl": "The cluster's Cloud Monitoring dashboard (console URL); `null` with "
+    "`observability.enabled: false`.",
+    "alertPolicies": "Alert policies by alert name (`slice-down`, `idle-chips`, ...): "
+    "their resource names, `projects/<p>/alertPolicies/<id>`; `{}` without observability.",
+}
+
+
+def _malformed(path: str, error: Exception) -> Problem:
+    """A platform output that does not follow the contract it claims."""
+    if isinstance(error, KeyError):
+        return Problem(
+            f"{path}.{error.args[0]}",
+            f"is missing: the platform's outputs do not follow contract version "
+            f"{OUTPUTS_VERSION} (docs/outputs.md)",
+        )
+    return Problem(path, f"is malformed ({error}); see docs/outputs.md")
+
+
+E = TypeVar("E")
+
+
+def _whole(number: Any) -> int | None:
+    """Numbers cross stack references as floats (8.0): counts are whole numbers again."""
+    return None if number is None else int(number)
+
+
+def _upgrade(upgrade: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if upgrade is None:
+        return None
+    return {
+        "strategy": upgrade["strategy"],
+        "maxSurge": _whole(upgrade.get("maxSurge")),
+        "maxUnavailable": _whole(upgrade.get("maxUnavailable")),
+    }
+
+
+@dataclass(frozen=True)
+class TpuPoolRef:
+    """One entry of the `tpuPools` output: what a workload needs to schedule on a pool."""
+
+    name: str
+    node_pools: tuple[str, ...]
+    generation: str
+    machine_type: str
+    topology: str
+    chips_per_node: int
+    nodes_per_slice: int
+    slices: int
+    zone: str
+    multi_host: bool
+    capacity: str
+    min_nodes: int | None
+    max_nodes: int | None
+    node_selector: Mapping[str, str]
+    tolerations: tuple[Mapping[str, str], ...]
+    node_count: int | None = None
+    """Nodes of each node pool when its size is fixed; None when it autoscales."""
+    autopilot: bool = False
+    """GKE creates the nodes each workload asks for (an Autopilot cluster): there are no node
+    pools, and no bound on the VMs of a single-host pool but the project's quota."""
+    compute_class: str | None = None
+    """The pool's ComputeClass when it has a capacity fallback: GKE creates its nodes, trying
+    each capacity in order."""
+    fallback: tuple[str, ...] = ()
+    """The capacities tried after `capacity`, in order."""
+    maintenance_interval: str | None = None
+    """The host maintenance interval its nodes ask for (`AS_NEEDED`, `PERIODIC`); None:
+    Compute Engine's default."""
+    upgrade: Mapping[str, Any] | None = None
+    """How GKE replaces its nodes on an upgrade: `{"strategy", "maxSurge", "maxUnavailable"}`
+    (the last two null for `BLUE_GREEN`); None where GKE decides (short-lived flex-start and
+    queued nodes, node pools GKE creates)."""
+
+    @property
+    def per_workload(self) -> bool:
+        """GKE creates the nodes each workload asks for: no node pools of ours bound them."""
+        return self.autopilot or self.compute_class is not None
+
+    @classmethod
+    def parse(cls, name: str, entry: Mapping[str, Any]) -> TpuPoolRef:
+        scaling: Mapping[str, Any] = entry.get("autoscaling") or {}
+        return cls(
+            name=name,
+            node_pools=tuple(entry["nodePools"]),
+            generation=entry["generation"],
+            machine_type=entry["machineType"],
+            topology=entry["topology"],
+            chips_per_node=int(entry["chipsPerNode"]),
+            nodes_per_slice=int(entry["nodesPerSlice"]),
+            slices=int(entry["slices"]),
+            zone=entry["zone"],
+            multi_host=bool(entry["multiHost"]),
+            capacity=entry["capacity"],
+            min_nodes=_whole(scaling.get("minNodes")),
+            max_nodes=_whole(scaling.get("maxNodes")),
+            node_selector=dict(entry["nodeSelector"]),
+            tolerations=tuple(dict(t) for t in entry["tolerations"]),
+            # Added in contract version 1 after its first release: older platforms lack it.
+            node_count=_whole(entry.get("nodeCount")),
+            autopilot=bool(entry.get("autopilot", False)),
+            compute_class=entry.get("computeClass"),
+            fallback=tuple(entry.get("fallback") or ()),
+            maintenance_interval=entry.get("maintenanceInterval"),
+            upgrade=_upgrade(entry.get("upgrade")),
+        )
+
+    def entry(self) -> dict[str, Any]:
+        """The pool's entry in the `tpuPools` output: what `parse` reads back."""
+        scaling = (
+            {"minNodes": self.min_nodes, "maxNodes": self.max_nodes}
+            if self.min_nodes is not None and self.max_nodes is not None
+            else None
+        )
+        return {
+            "nodePools": list(self.node_pools),
+            "generation": self.generation,
+            "machineType": self.machine_type,
+            "topology": self.topology,
+            "chipsPerNode": self.chips_per_node,
+            "nodesPerSlice": self.nodes_per_slice,
+            "slices": self.slices,
+            "zone": self.zone,
+            "multiHost": self.multi_host,
+            "capacity": self.capacity,
+            "autoscaling": scaling,
+            "nodeCount": self.node_count,
+            "autopilot": self.autopilot,
+            "computeClass": self.compute_class,
+            "fallback": list(self.fallback),
+            "maintenanceInterval": self.maintenance_interval,
+            "upgrade": dict(self.upgrade) if self.upgrade is not None else None,
+            "nodeSelector": dict(self.node_selector),
+            "tolerations": [dict(t) for t in self.tolerations],
+        }
+
+    @property
+    def provisioning_request_only(self) -> bool:
+        """Whether the pool gets nodes only through a ProvisioningRequest (queued provisioning):
+        a workload reaches it only through a Kueue queue that covers it."""
+        return self.capacity in QUEUED_CAPACITIES
+
+    @property
+    def max_nodes_per_node_pool(self) -> int:
+        """The most nodes one of its node pools can have: a whole slice, the autoscaling
+        maximum, or the fixed size of a single-host pool."""
+        if self.multi_host:
+            return self.nodes_per_slice
+        per_pool = self.max_nodes if self.max_nodes is not None else self.node_count
+        return per_pool if per_pool is not None else self.nodes_per_slice
+
+    @property
+    def surge_nodes_per_node_pool(self) -> int:
+        """Nodes an upgrade adds beside one of its node pools at the most. By its `upgrade`: a
+        whole second pool for BLUE_GREEN; for SURGE a whole slice when a slice's `maxSurge` is
+        above 0 (GKE recreates a slice whole), else `maxSurge` VMs (never more than the pool
+        has). Node pools GKE creates get GKE's surge of one node (a slice for a slice); flex-start
+        and queued nodes (short-lived upgrades) none."""
+        per_pool = self.max_nodes_per_node_pool
+        if self.per_workload:
+            return per_pool if self.multi_host else 1
+        upgrade = self.upgrade
+        if upgrade is None:
+            return 0
+        surge = upgrade.get("maxSurge") or 0
+        if upgrade["strategy"] == "BLUE_GREEN" or (self.multi_host and surge):
+            return per_pool
+        return min(surge, per_pool)
+
+    @property
+    def max_node_count(self) -> int:
+        """The most nodes the pool can have: every node pool at its most."""
+        return self.max_nodes_per_node_pool * self.slices
+
+
+@dataclass(frozen=True)
+class QueueRef:
+    """One entry of the `queues` output: a Kueue queue that workloads name."""
+
+    name: str
+    """The LocalQueue's name (the `kueue.x-k8s.io/queue-name` label), in each namespace."""
+    namespaces: tuple[str, ...]
+    chips: Mapping[str, int]
+    """The queue's TPU chip quota on each of its pools, by pool name."""
+    provisioning_request: tuple[str, ...] = ()
+    """Its pools whose nodes it requests through a ProvisioningRequest."""
+
+    @property
+    def pools(self) -> tuple[str, ...]:
+        return tuple(self.chips)
+
+    @classmethod
+    def parse(cls, name: str, entry: Mapping[str, Any]) -> QueueRef:
+        return cls(
+            name=name,
+            namespaces=tuple(entry["namespaces"]),
+            chips={pool: int(chips) for pool, chips in entry["chips"].items()},
+            provisioning_request=tuple(entry["provisioningRequest"]),
+        )
+
+    def entry(self) -> dict[str, Any]:
+        """The queue's entry in the `queues` output: what `parse` reads back."""
+        return {
+            "namespaces": list(self.namespaces),
+            "chips": dict(self.chips),
+            "provisioningRequest": list(self.provisioning_request),
+        }
+
+
+@dataclass(frozen=True)
+class ModelWriterOutputs:
+    """The writer identity's outputs (values may be Pulumi outputs)."""
+
+    service_account: Any
+    kubernetes_service_account: Any
+    claim: Any
+
+
+@dataclass(frozen=True)
+class ModelStorageOutputs:
+    """What `modelStorage` adds to the outputs (values may be Pulumi outputs)."""
+
+    bucket: Any
+    service_account: Any
+    namespace: Any
+    kubernetes_service_account: Any
+    claim: Any
+    writer: ModelWriterOutputs | None = None
+
+
+def platform_outputs(
+    *,
+    project: str,
+    region: str,
+    cluster_name: Any,
+    cluster_endpoint: Any,
+    kubeconfig: Any,
+    cluster_dns_endpoint: Any = None,
+    workload_pool: Any,
+    tpu_pools: Sequence[TpuPoolRef],
+    queues: Sequence[QueueRef] = (),
+    storage: ModelStorageOutputs | None,
+    dashboard_url: Any = None,
+    alert_policies: Any = None,
+) -> dict[str, Any]:
+    """The platform stack's outputs by name: what `PlatformOutputs.parse` reads back.
+
+    The model keys are null without model storage; the writer keys exist only with a writer.
+    """
+    outputs: dict[str, Any] = {
+        "outputsVersion": OUTPUTS_VERSION,
+        "project": project,
+        "region": region,
+        "clusterName": cluster_name,
+        "clusterEndpoint": cluster_endpoint,
+        "clusterDnsEndpoint": cluster_dns_endpoint,
+        "kubeconfig": kubeconfig,
+        "workloadPool": workload_pool,
+        # Plain data: pool names are set by config, so no resource output is needed to know them.
+        "tpuPools": {pool.name: pool.entry() for pool in tpu_pools},
+        "queues": {queue.name: queue.entry() for queue in queues},
+        "modelBucket": storage.bucket if storage else None,
+        "modelServiceAccount": storage.service_account if storage else None,
+        "kubernetesNamespace": storage.namespace if storage else None,
+        "kubernetesServiceAccount": storage.kubernetes_service_account if storage else None,
+        "modelVolumeClaim": storage.claim if storage else None,
+        "dashboardUrl": dashboard_url,
+        "alertPolicies": alert_policies if alert_policies is not None else {},
+    }
+    writer = storage.writer if storage else None
+    if writer:
+        outputs["modelWriterServiceAccount"] = writer.service_account
+        outputs["kubernetesWriterServiceAccount"] = writer.kubernetes_service_account
+        outputs["modelWriterVolumeClaim"] = writer.claim
+    return outputs
+
+
+@dataclass(frozen=True)
+class PlatformOutputs:
+    """The outputs of a platform stack, checked against the contract version this code reads."""
+
+    version: int
+    project: str
+    region: str
+    cluster_name: str
+    tpu_pools: Mapping[str, TpuPoolRef]
+    namespace: str | None
+    kubernetes_service_account: str | None
+    model_bucket: str | None
+    model_claim: str | None
+    kubernetes_writer_service_account: str | None
+    model_writer_claim: str | None
+    queues: Mapping[str, QueueRef] = field(default_factory=dict[str, QueueRef])
+
+    @classmethod
+    def parse(cls, outputs: Mapping[str, Any], source: str = "platform stack") -> PlatformOutputs:
+        version = outputs.get("outputsVersion")
+        if isinstance(version, float) and version.is_integer():
+            version = int(version)  # numbers cross stack references as floats
+        if version != OUTPUTS_VERSION:
+            raise ConfigError(
+                [
+                    Problem(
+                        f"{source}.outputsVersion",
+                        f"{version!r} is not supported; this code reads outputs version "
+                        f"{OUTPUTS_VERSION} (docs/outputs.md)",
+                    )
+                ]
+            )
+        problems: list[Problem] = []
+        pools: dict[str, TpuPoolRef] = {}
+        entries: Mapping[str, Any] = outputs.get("tpuPools") or {}
+        for name, entry in entries.items():
+            try:
+                pools[name] = TpuPoolRef.parse(name, entry)
+            except (KeyError, TypeError, ValueError) as error:
+                problems.append(_malformed(f"{source}.tpuPools.{name}", error))
+        queues: dict[str, QueueRef] = {}
+        # Added in contract version 1 after its first release: older platforms have no queues.
+        queue_entries: Mapping[str, Any] = outputs.get("queues") or {}
+        for name, entry in queue_entries.items():
+            try:
+                queues[name] = QueueRef.parse(name, entry)
+            except (KeyError, TypeError, ValueError, AttributeError) as error:
+                problems.append(_malformed(f"{source}.queues.{name}", error))
+        problems += [
+            _malformed(source, KeyError(key))
+            for key in ("project", "region", "clusterName")
+            if key not in outputs
+        ]
+        if problems:
+            raise ConfigError(problems)
+        return cls(
+            version=OUTPUTS_VERSION,
+            project=outputs["project"],
+            region=outputs["region"],
+            cluster_name=outputs["clusterName"],
+            tpu_pools=pools,
+            namespace=outputs.get("kubernetesNamespace"),
+            kubernetes_service_account=outputs.get("kubernetesServiceAccount"),
+            model_bucket=outputs.get("modelBucket"),
+            model_claim=outputs.get("modelVolumeClaim"),
+            kubernetes_writer_service_account=outputs.get("kubernetesWriterServiceAccount"),
+            model_writer_claim=outputs.get("modelWriterVolumeClaim"),
+            queues=queues,
+        )
+
+    def pool(self, name: str, path: str = "pool") -> TpuPoolRef:
+        """The named pool, or one clear error naming the pools the platform has."""
+        return self._named(self.tpu_pools, name, path, "a TPU pool", "Pools", "none")
+
+    def queue(self, name: str, path: str = "queue") -> QueueRef:
+        """The named Kueue queue, or one clear error naming the queues the platform has."""
+        none = "none (the platform has no gke-tpu:kueue)"
+        return self._named(self.queues, name, path, "a queue", "Queues", none)
+
+    def _named(
+        self, entries: Mapping[str, E], name: str, path: str, what: str, known: str, none: str
+    ) -> E:
+        if name not in entries:
+            raise ConfigError(
+                [
+                    Problem(
+                        path,
+                        f"{name!r} is not {what} of cluster {self.cluster_name!r}"
+                        f"{did_you_mean(name, entries) or '.'} "
+                        f"{known}: {', '.join(sorted(entries)) or none}",
+                    )
+                ]
+            )
+        return entries[name]

@@ -1,0 +1,212 @@
+"""Whether a workload fits the TPU pool it is meant for: pure checks, run before registration."""
+
+from __future__ import annotations
+
+import re
+
+from gke_tpu.catalog import TPU_RUNTIME_PORTS, UNPRIVILEGED_TPU_VERSION, version_at_least
+from gke_tpu.catalog.kueue import QUEUE_NAME_LABEL
+from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
+from gke_tpu.problems import Problem
+
+_SHA256_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def unpinned_reason(image: str) -> str | None:
+    """Why an image reference is not pinned, or None if it names a digest or a fixed tag.
+
+    A reference is `[host[:port]/]path[:tag][@digest]`; a colon before the last slash belongs to
+    the registry host (`localhost:5000/app` has no tag).
+    """
+    reference, at, digest = image.partition("@")
+    if at:
+        if _SHA256_DIGEST.fullmatch(digest):
+            return None
+        return f"its digest {digest!r} is not a sha256 digest (sha256: and 64 hex digits)"
+    _, colon, tag = reference.rsplit("/", 1)[-1].rpartition(":")
+    if not colon or not tag:
+        return "it has no tag, so it means latest"
+    if tag == "latest":
+        return "its tag is latest, which moves"
+    return None
+
+
+def image_problem(image: str) -> str | None:
+    """Why an image cannot run a workload, or None: it must be given and pinned."""
+    if not image.strip():
+        return "is required: a container image with a pinned tag or digest"
+    reason = unpinned_reason(image)
+    if reason:
+        return f"is not pinned: {reason}; name a version tag or a digest (`@sha256:...`)"
+    return None
+
+
+def needs_privileged(cluster_version: str | None) -> bool:
+    """TPU containers run privileged only on clusters at GKE 1.27 or older."""
+    return cluster_version is not None and not version_at_least(
+        cluster_version, UNPRIVILEGED_TPU_VERSION
+    )
+
+
+def check_image(path: str, image: str) -> list[Problem]:
+    problem = image_problem(image)
+    return [Problem(path, f"{image!r} {problem}")] if problem else []
+
+
+def check_chips(path: str, pool: TpuPoolRef, chips: int | None) -> list[Problem]:
+    if chips is not None and chips != pool.chips_per_node:
+        return [
+            Problem(
+                path,
+                f"{chips} chips do not fit pool {pool.name!r}: a Pod takes all "
+                f"{pool.chips_per_node} chips of one {pool.machine_type} VM",
+            )
+        ]
+    return []
+
+
+def check_topology(path: str, pool: TpuPoolRef, topology: str | None) -> list[Problem]:
+    if topology is not None and topology != pool.topology:
+        return [
+            Problem(
+                path,
+                f"{topology!r} is not the topology of pool {pool.name!r} ({pool.topology}); "
+                "choose a pool of that topology",
+            )
+        ]
+    return []
+
+
+def check_training(
+    pool: TpuPoolRef, *, workers: int | None, chips: int | None, topology: str | None
+) -> list[Problem]:
+    """A training job runs one Pod per VM of one slice."""
+    problems = check_chips("chips", pool, chips) + check_topology("topology", pool, topology)
+    if workers is not None and workers != pool.nodes_per_slice:
+        problems.append(
+            Problem(
+                "workers",
+                f"{workers} workers do not fit pool {pool.name!r}: a {pool.topology} slice has "
+                f"{pool.nodes_per_slice} VM{'s' if pool.nodes_per_slice != 1 else ''} and runs exactly "
+                "one worker on each",
+            )
+        )
+    return problems
+
+
+def check_multislice(
+    pool: TpuPoolRef, *, slices: int | None, chips: int | None, topology: str | None
+) -> list[Problem]:
+    problems = check_chips("chips", pool, chips) + check_topology("topology", pool, topology)
+    if not pool.multi_host:
+        problems.append(
+            Problem(
+                "pool",
+                f"{pool.name!r} is a single-host pool; multislice runs on multi-host slices",
+            )
+        )
+    if slices is not None and not 1 <= slices <= pool.slices:
+        problems.append(
+            Problem(
+                "slices",
+                f"{slices} slices do not fit pool {pool.name!r}, which has {pool.slices}",
+            )
+        )
+    return problems
+
+
+def check_serving(
+    pool: TpuPoolRef, *, replicas: int | None, chips: int | None, topology: str | None
+) -> list[Problem]:
+    """Serving runs one Pod per single-host VM, on nodes that stay."""
+    problems = check_chips("chips", pool, chips) + check_topology("topology", pool, topology)
+    if pool.provisioning_request_only:
+        problems.append(
+            Problem(
+                "pool",
+                f"{pool.name!r} gets nodes only through a ProvisioningRequest ({pool.capacity}): "
+                "they come for one batch workload and go when it ends; serve from a pool whose "
+                "nodes stay",
+            )
+        )
+    elif pool.multi_host:
+        problems.append(
+            Problem(
+                "pool",
+                f"{pool.name!r} is a multi-host slice; a serving Deployment needs a single-host "
+                "pool (one replica per VM)",
+            )
+        )
+    elif replicas is not None and pool.per_workload and replicas < 1:
+        problems.append(Problem("replicas", f"{replicas} replicas: a Deployment needs at least 1"))
+    elif (
+        replicas is not None and not pool.per_workload and not 1 <= replicas <= pool.max_node_count
+    ):
+        problems.append(
+            Problem(
+                "replicas",
+                f"{replicas} replicas do not fit pool {pool.name!r}: one replica takes a whole "
+                f"VM and the pool has at most {pool.max_node_count}",
+            )
+        )
+    return problems
+
+
+def check_queue(pool: TpuPoolRef, namespace: str, queue: QueueRef | None) -> list[Problem]:
+    """A workload reaches a queued-provisioning pool only through a Kueue queue over it, and a
+    queue only from the namespaces that have its LocalQueue."""
+    if queue is None:
+        if not pool.provisioning_request_only:
+            return []
+        return [
+            Problem(
+                "queue",
+                f"is required: pool {pool.name!r} gets nodes only through a ProvisioningRequest "
+                f"({pool.capacity}), which a Kueue queue makes for each workload it admits; "
+                f"without one the workload would stay Pending for ever. Pass a queue of the "
+                f"platform's `queues` output that covers {pool.name!r}",
+            )
+        ]
+    problems: list[Problem] = []
+    if pool.name not in queue.chips:
+        problems.append(
+            Problem(
+                "queue",
+                f"queue {queue.name!r} does not cover pool {pool.name!r}; its pools: "
+                f"{', '.join(queue.pools)}",
+            )
+        )
+    if namespace not in queue.namespaces:
+        problems.append(
+            Problem(
+                "namespace",
+                f"{namespace!r} has no LocalQueue {queue.name!r}; the queue's namespaces: "
+                f"{', '.join(queue.namespaces)}",
+            )
+        )
+    return problems
+
+
+def queue_labels(queue: QueueRef | None) -> dict[str, str]:
+    """The label that hands a workload to Kueue: it admits it when its queue has the chips."""
+    return {QUEUE_NAME_LABEL: queue.name} if queue else {}
+
+
+def check_service_ports(ports: list[int]) -> list[Problem]:
+    """A serving Service exposes the server's ports, not the TPU runtime's."""
+    exposed = [p for p in ports if p in TPU_RUNTIME_PORTS]
+    if not exposed:
+        return []
+    return [
+        Problem(
+            "service_ports",
+            f"{exposed} would expose the TPU runtime (8471: traffic between the VMs of a slice, "
+            "8431: TPU metrics); set service_ports (or the container's ports) to the server's own",
+        )
+    ]
+
+
+def default_replicas(pool: TpuPoolRef) -> int:
+    """One replica per node the pool can have; where GKE creates a VM for each replica
+    (Autopilot, a ComputeClass), one."""
+    return 1 if pool.per_workload else pool.max_node_count

@@ -1,0 +1,332 @@
+"""The offline plan: `gke-tpu-plan --stack dev [--config-file PATH] [--json PATH]`.
+
+Runs the real program on Pulumi's mock runtime against a fake cloud and prints what it would
+create. `--project-dir` plans another Pulumi project (an app repo), `--stack-reference
+NAME=PLAN.json` answers its StackReference with the outputs of a plan document (a bare PLAN.json
+answers whichever stack it reads), and
+`--manifests DIR` writes its Kubernetes objects as YAML manifests. `--cloud-snapshot PATH`
+answers the program's provider functions (preflight's reservations, GKE versions and quota)
+from a snapshot of the project recorded with gcloud (`make snapshot`); without one, preflight
+is skipped with a warning.
+Exit codes: 0 planned, 2 invalid config (every problem on stderr), 1 anything else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gke_tpu.catalog.tokens import PLATFORM_PROJECT
+from gke_tpu.plan.engine import Plan, run_program
+from gke_tpu.plan.fake_cloud import ANY_STACK
+from gke_tpu.plan.outputs import Output, OutputError, output_problems, write_text
+from gke_tpu.plan.preflight import PreflightReport, captured, offline_config, snapshot_mismatch
+from gke_tpu.plan.render.cost_report import baseline_problems
+from gke_tpu.plan.render.manifests import manifests_stream, write_manifests
+from gke_tpu.plan.render.report import plan_markdown
+from gke_tpu.plan.render.text import plan_json, plan_text
+from gke_tpu.plan.snapshot.read import (
+    CloudSnapshot,
+    SnapshotError,
+    read_snapshot,
+)
+from gke_tpu.plan.stack_config import StackFileError, read_stack_config
+from gke_tpu.problems import show
+
+if TYPE_CHECKING:
+    from gke_tpu.config.platform import PlatformSpec
+
+EXIT_INVALID_CONFIG = 2
+#: Problems printed at the most: the rest are in the --json document.
+MOST_PRINTED = 50
+
+
+def plan_stack(
+    stack: str,
+    project_dir: Path = Path(),
+    config_file: Path | None = None,
+    stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+    cloud_snapshot: CloudSnapshot | None = None,
+) -> Plan:
+    """The plan of one stack. StackFileError when a project or stack file cannot be read,
+    SnapshotError when the snapshot is another project's or region's."""
+    return plan_checked(stack, project_dir, config_file, stack_references, cloud_snapshot)[0]
+
+
+def plan_checked(
+    stack: str,
+    project_dir: Path = Path(),
+    config_file: Path | None = None,
+    stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+    cloud_snapshot: CloudSnapshot | None = None,
+) -> tuple[Plan, PreflightReport | None]:
+    """The plan of one stack and, when a cloud snapshot answered the platform's preflight, what
+    the program's preflight found. StackFileError when a project or stack file cannot be read,
+    SnapshotError when the snapshot is another project's or region's."""
+    config = read_stack_config(project_dir, stack, config_file)
+    mismatch = cloud_snapshot and snapshot_mismatch(cloud_snapshot, config.values)
+    if mismatch:
+        raise SnapshotError(mismatch)
+    values, skipped = offline_config(config.project, config.values, cloud_snapshot)
+    run = partial(
+        run_program,
+        project_dir / "__main__.py",
+        project=config.project,
+        stack=stack,
+        config=values,
+        secret_keys=config.secret_keys,
+        stack_references=stack_references,
+        cloud_snapshot=cloud_snapshot,
+    )
+    preflight = None
+    of_platform = config.project == PLATFORM_PROJECT
+    with parsed_config(of_platform) as specs:
+        if cloud_snapshot is not None and of_platform:
+            with captured(cloud_snapshot) as found:
+                plan = run()
+            preflight = found()
+        else:
+            plan = run()
+    spec = specs[-1] if specs else None
+    plan.cost = spec.cost.as_dict() if spec is not None and spec.cost is not None else None
+    plan.demand = spec.demand if spec is not None else ()
+    # Preflight is skipped for a stack that plans; one that does not would not reach it.
+    plan.warnings = [*config.warnings, *([] if plan.errors else skipped), *plan.warnings]
+    # Like the CLI, a key Pulumi.yaml declares without a default must be set. The program ran
+    # anyway, so that its own problems are reported in the same run; it may name the key too.
+    missing = [
+        f"{key}: required: Pulumi.yaml declares it without a default; set it in the stack file"
+        for key in config.missing
+        if not any(e.startswith((f"{key}:", f"{key.split(':', 1)[1]}:")) for e in plan.errors)
+    ]
+    if missing:
+        plan.errors = [*missing, *plan.errors]
+        plan.resources, plan.outputs, plan.cost = [], {}, None
+    return plan, None if plan.errors else preflight
+
+
+@contextmanager
+def parsed_config(of_platform: bool) -> Iterator[list[PlatformSpec]]:
+    """While the platform program runs, keep the config it parsed (the list stays empty when
+    its config did not parse, or for another project): the document's cost is the program's."""
+    specs: list[PlatformSpec] = []
+    if not of_platform:
+        yield specs
+        return
+    # The program's own module, imported only for a plan of the platform.
+    from gke_tpu.stacks import config_source
+
+    config_source.observers.append(specs.append)
+    try:
+        yield specs
+    finally:
+        config_source.observers.remove(specs.append)
+
+
+def failed_plan(stack: str, error: Exception) -> Plan:
+    """The plan document of a stack whose files cannot be read: its error and no resources."""
+    return Plan(project="", stack=stack, errors=[str(error)])
+
+
+def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
+    """`NAME=PLAN.json` pairs, or one bare `PLAN.json` for whichever stack the program reads:
+    the outputs each referenced stack's plan document holds."""
+    references = {}
+    for pair in pairs:
+        name, sep, path = pair.partition("=") if "=" in pair else (ANY_STACK, "=", pair)
+        if not sep or not name or not path or name in references:
+            raise StackFileError(
+                f"--stack-reference {pair!r}: expected NAME=PLAN.json, or one PLAN.json for "
+                "any stack the program reads"
+            )
+        try:
+            document = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as error:  # not there, not UTF-8, not JSON
+            raise StackFileError(f"--stack-reference {name}: cannot read {path}: {error}") from None
+        if not isinstance(document, dict):
+            raise StackFileError(
+                f"--stack-reference {name}: {path} is {show(document)}, not a plan document "
+                "(an object with `outputs`, as gke-tpu-plan --json writes it)"
+            )
+        outputs = document.get("outputs", {})
+        if not isinstance(outputs, dict):
+            raise StackFileError(
+                f"--stack-reference {name}: {path}: `outputs` is {show(outputs)}, not an object "
+                "of the stack's outputs by name"
+            )
+        if document.get("errors"):
+            raise StackFileError(
+                f"--stack-reference {name}: {path} is the plan of an invalid stack"
+            )
+        references[name] = outputs
+    return references
+
+
+def read_baseline(path: Path) -> dict[str, Any]:
+    """The plan document to compare with (the base branch's); StackFileError saying what keeps
+    it from being compared."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise StackFileError(f"--baseline: {path}: no such file") from None
+    except OSError as error:
+        raise StackFileError(f"--baseline: cannot read {path}: {error.strerror}") from None
+    except ValueError as error:  # not UTF-8
+        raise StackFileError(f"--baseline: cannot read {path}: {error}") from None
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise StackFileError(f"--baseline: {path} is not JSON: {error}") from None
+    problems = baseline_problems(document)
+    if problems:
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        raise StackFileError(
+            "\n".join(
+                [
+                    f"--baseline: {path} is not a plan document as `gke-tpu-plan "
+                    f"--json` writes it ({count}):",
+                    *(f"  - {p}" for p in problems),
+                ]
+            )
+        )
+    return document
+
+
+def reference_hint(name: str) -> str:
+    """How to give the plan the outputs of a stack the program reads."""
+    stack = name.rsplit("/", 1)[-1]
+    return (
+        f"hint: plan the stack {name} first and pass its plan document:\n"
+        f"  gke-tpu-plan --stack {stack} --json build/plans/{stack}.json\n"
+        f"  gke-tpu-plan ... --stack-reference {name}=build/plans/{stack}.json\n"
+        "(`make plan-workloads STACK=<stack>` does both for examples/ml-workloads, whatever "
+        "org platformStack names)"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="gke-tpu-plan", description=__doc__)
+    parser.add_argument("--stack", required=True, help="stack name; reads Pulumi.<stack>.yaml")
+    parser.add_argument("--config-file", type=Path, help="a stack file to read instead")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="PATH",
+        help="write the plan document here (-: standard output)",
+    )
+    parser.add_argument(
+        "--project-dir",
+        type=Path,
+        default=Path(),
+        help="the Pulumi project to plan (default: the current directory)",
+    )
+    parser.add_argument(
+        "--stack-reference",
+        action="append",
+        default=[],
+        metavar="[NAME=]PLAN.json",
+        help="outputs of a referenced stack, from its plan document (repeatable); without "
+        "NAME, for any stack the program reads",
+    )
+    parser.add_argument(
+        "--manifests",
+        type=Path,
+        metavar="DIR",
+        help="write Kubernetes manifests, one file each (-: one YAML stream on standard output)",
+    )
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        metavar="PATH",
+        help="write a report for a pull-request comment (-: standard output)",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="PLAN.json",
+        help="with --markdown: the base branch's plan document, to report what the change does "
+        "to resources and cost",
+    )
+    parser.add_argument(
+        "--cloud-snapshot",
+        type=Path,
+        metavar="PATH",
+        help="answer preflight's questions from this snapshot of the project (make snapshot)",
+    )
+    args = parser.parse_args(argv)
+    json_out, markdown_out, manifests_out = (
+        Output("--json", args.json) if args.json else None,
+        Output("--markdown", args.markdown) if args.markdown else None,
+        Output("--manifests", args.manifests, directory=True) if args.manifests else None,
+    )
+    outputs = [o for o in (json_out, markdown_out, manifests_out) if o is not None]
+    problems = output_problems(outputs)
+    if args.baseline and not markdown_out:
+        problems.append("--baseline compares in the report: add --markdown PATH")
+    if problems:
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_INVALID_CONFIG
+    try:
+        return _plan_and_write(args, json_out, markdown_out, manifests_out)
+    except OutputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_INVALID_CONFIG
+
+
+def _plan_and_write(
+    args: argparse.Namespace,
+    json_out: Output | None,
+    markdown_out: Output | None,
+    manifests_out: Output | None,
+) -> int:
+    try:
+        references = read_stack_references(args.stack_reference)
+        baseline = read_baseline(args.baseline) if args.baseline else None
+        snapshot = read_snapshot(args.cloud_snapshot) if args.cloud_snapshot else None
+        plan, preflight = plan_checked(
+            args.stack, args.project_dir.resolve(), args.config_file, references, snapshot
+        )
+    except (StackFileError, SnapshotError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        if json_out:  # never leave an older plan at that path
+            write_text(json_out, plan_json(failed_plan(args.stack, error)), sys.stdout)
+        return EXIT_INVALID_CONFIG
+    if json_out:
+        write_text(json_out, plan_json(plan), sys.stdout)
+    if plan.errors:
+        print(f"error: the {args.stack!r} stack cannot be planned:", file=sys.stderr)
+        for problem in plan.errors[:MOST_PRINTED]:
+            print(f"  - {problem}", file=sys.stderr)
+        if len(plan.errors) > MOST_PRINTED:
+            more = len(plan.errors) - MOST_PRINTED
+            print(
+                f"  ... and {more} more ({'in --json' if json_out else 'all with --json'})",
+                file=sys.stderr,
+            )
+        for name in plan.missing_references:
+            print(reference_hint(name), file=sys.stderr)
+        for warning in plan.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        return EXIT_INVALID_CONFIG
+    # An output on standard output takes it whole: the tree would corrupt the document.
+    on_stdout = any(o.to_stdout for o in (json_out, markdown_out, manifests_out) if o)
+    if not on_stdout:
+        sys.stdout.write(plan_text(plan))
+    if markdown_out:
+        write_text(markdown_out, plan_markdown(plan, preflight, baseline), sys.stdout)
+    if manifests_out and manifests_out.to_stdout:
+        sys.stdout.write(manifests_stream(plan))
+    elif manifests_out:
+        try:
+            written = write_manifests(plan, manifests_out.path)
+        except OSError as error:
+            raise manifests_out.failed(error) from None
+        print(f"\nWrote {len(written)} Kubernetes manifests to {manifests_out.path}")
+    return 0

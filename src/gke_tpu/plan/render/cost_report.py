@@ -1,0 +1,265 @@
+"""The report's Cost section, and what a change does against a baseline: the base branch's plan
+document, so that a pull request's comment says what the change costs ("+$7,008/month").
+
+Both read plan documents only (the `cost` object and the resources), so a baseline planned by
+an older version of the code is compared as far as it can be: without `cost`, only resources.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+
+from gke_tpu.catalog.prices import rate, usd
+from gke_tpu.problems import Problem, show
+from gke_tpu.problems.models import problems_from
+
+#: Resources listed by name in the baseline section at the most; the rest are counted.
+MOST_LISTED = 40
+
+
+def _usd(value: float | None) -> str:
+    return "unknown" if value is None else usd(value)
+
+
+def usd_change(delta: float | None) -> str:
+    """A monthly difference: `+$7,008/month`, `-$73/month`, `no change`."""
+    if delta is None:
+        return "unknown"
+    if round(delta, 2) == 0:
+        return "no change"
+    sign = "+" if delta > 0 else "-"
+    return f"{sign}{usd(abs(delta))}/month"
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else rate(value)
+
+
+def _low(item: Mapping[str, Any] | None) -> float | None:
+    return None if item is None else item["monthlyMin"]
+
+
+def _high(item: Mapping[str, Any] | None) -> float | None:
+    return None if item is None else item["monthlyMax"]
+
+
+def cost_section(cost: Mapping[str, Any] | None) -> list[str]:
+    """The Cost section: each item's monthly minimum and maximum, and the total."""
+    lines = ["## Cost", ""]
+    if not cost:
+        return [*lines, "No cost: the plan has none (another project, or an invalid stack).", ""]
+    monthly = cost["monthly"]
+    lines += [
+        f"Per month ({cost['hoursPerMonth']} hours), in {cost['currency']}, at the list prices "
+        f"of `src/gke_tpu/catalog/*_prices.csv` as of {cost['pricesAsOf']}: from "
+        f"**{_usd(monthly['min'])}** (idle: every pool at its minimum) to "
+        f"**{_usd(monthly['max'])}** (every pool at its most).",
+        "",
+        "| item | kind | capacity | TPU chips (most) | per chip-hour | monthly min | monthly max | note |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for item in cost["items"]:
+        chips = "-" if item["chips"] is None else str(item["chips"])
+        lines.append(
+            f"| {item['name']} | {item['kind']} | {item['capacity'] or '-'} | {chips} | "
+            f"{_rate(item['usdPerChipHour'])} | {_usd(item['monthlyMin'])} | "
+            f"{_usd(item['monthlyMax'])} | {item['note'] or '-'} |"
+        )
+    lines.append(
+        f"| **total** | | | | | **{_usd(monthly['min'])}** | **{_usd(monthly['max'])}** | |"
+    )
+    return [*lines, ""]
+
+
+class _Read(BaseModel):
+    """Keys of a plan document the comparison reads, as `--json` writes them (camelCase, JSON
+    types only); it reads no other key, so a document of an older version compares too."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True, alias_generator=to_camel)
+
+
+class _Resource(_Read):
+    urn: str
+    inputs: dict[str, Any] | None = None
+    options: dict[str, Any] | None = None
+
+
+class _Item(_Read):
+    kind: str
+    name: str
+    monthly_min: float | None
+    monthly_max: float | None
+
+
+class _Monthly(_Read):
+    min: float | None
+    max: float | None
+
+
+class _Cost(_Read):
+    monthly: _Monthly
+    items: list[_Item]
+
+
+class Baseline(_Read):
+    """A baseline plan document: its resources, its cost (none before the plan had one), and
+    its errors (a stack that did not plan)."""
+
+    resources: list[_Resource]
+    cost: _Cost | None = None
+    errors: list[str] = []
+
+
+def baseline_problems(document: Any) -> list[Problem]:
+    """What keeps a document from being compared, each at its path in the document."""
+    if not isinstance(document, dict):
+        return [
+            Problem("(top level)", f"expected an object with `resources`, got {show(document)}")
+        ]
+    try:
+        base = Baseline.model_validate(document)
+    except ValidationError as error:
+        return problems_from(error, "", Baseline)
+    first: dict[str, int] = {}
+    problems = []
+    for i, resource in enumerate(base.resources):
+        if resource.urn in first:
+            problems.append(
+                Problem(
+                    f"resources[{i}].urn",
+                    f"{resource.urn!r} is listed twice (also [{first[resource.urn]}])",
+                )
+            )
+        first.setdefault(resource.urn, i)
+    return problems
+
+
+@dataclass(frozen=True)
+class ResourceChanges:
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    changed: Mapping[str, tuple[str, ...]]
+    """URNs in both whose inputs or options differ, with the top-level keys that do."""
+
+
+def resource_changes(plan: Mapping[str, Any], base: Mapping[str, Any]) -> ResourceChanges:
+    """What the plan creates, deletes and changes against the baseline, by URN."""
+    now = {r["urn"]: r for r in plan.get("resources", [])}
+    before = {r["urn"]: r for r in base.get("resources", [])}
+    changed = {}
+    for urn in sorted(now.keys() & before.keys()):
+        keys = _differing(now[urn].get("inputs") or {}, before[urn].get("inputs") or {})
+        keys += [
+            f"options.{k}"
+            for k in _differing(now[urn].get("options") or {}, before[urn].get("options") or {})
+        ]
+        if keys:
+            changed[urn] = tuple(keys)
+    return ResourceChanges(
+        added=tuple(sorted(now.keys() - before.keys())),
+        removed=tuple(sorted(before.keys() - now.keys())),
+        changed=changed,
+    )
+
+
+def _differing(now: Mapping[str, Any], before: Mapping[str, Any]) -> list[str]:
+    return sorted(k for k in now.keys() | before.keys() if now.get(k) != before.get(k))
+
+
+def _short(urn: str) -> str:
+    """`type name` of a URN (`urn:pulumi:stack::project::a$b$type::name`)."""
+    qualified, _, name = urn.rpartition("::")
+    return f"`{qualified.rsplit('$', 1)[-1].rsplit('::', 1)[-1]}` {name}"
+
+
+def _delta(now: float | None, before: float | None) -> float | None:
+    return None if now is None or before is None else now - before
+
+
+def _cost_changes(cost: Mapping[str, Any] | None, base_cost: Mapping[str, Any] | None) -> list[str]:
+    if not cost or not base_cost:
+        side = "the baseline" if cost else "this plan"
+        return [f"Cost: not compared ({side} has no cost).", ""]
+    now, before = cost["monthly"], base_cost["monthly"]
+    lines = [
+        f"Cost: **{usd_change(_delta(now['max'], before['max']))}** at the most "
+        f"({_usd(before['max'])} to {_usd(now['max'])}), "
+        f"{usd_change(_delta(now['min'], before['min']))} idle "
+        f"({_usd(before['min'])} to {_usd(now['min'])}).",
+        "",
+    ]
+    items = {(i["kind"], i["name"]): i for i in cost["items"]}
+    base_items = {(i["kind"], i["name"]): i for i in base_cost["items"]}
+    rows = []
+    for key in [*items, *(k for k in base_items if k not in items)]:
+        item, base_item = items.get(key), base_items.get(key)
+        if (
+            item is not None
+            and base_item is not None
+            and (_low(item), _high(item))
+            == (
+                _low(base_item),
+                _high(base_item),
+            )
+        ):
+            continue
+        was = "-" if base_item is None else f"{_usd(_low(base_item))} to {_usd(_high(base_item))}"
+        is_ = "-" if item is None else f"{_usd(_low(item))} to {_usd(_high(item))}"
+        idle = usd_change(
+            _delta(_low(item) if item else 0.0, _low(base_item) if base_item else 0.0)
+        )
+        most = usd_change(
+            _delta(_high(item) if item else 0.0, _high(base_item) if base_item else 0.0)
+        )
+        rows.append(f"| {key[1]} | {key[0]} | {was} | {is_} | {idle} | {most} |")
+    if rows:
+        lines += [
+            "| item | kind | before (monthly) | after (monthly) | change idle | change at the most |",
+            "|---|---|---|---|---|---|",
+            *rows,
+            "",
+        ]
+    return lines
+
+
+def _listed(
+    title: str, urns: Sequence[str], why: Mapping[str, Sequence[str]] | None = None
+) -> list[str]:
+    if not urns:
+        return []
+    shown = [
+        f"- {_short(urn)}" + (f": {', '.join(f'`{k}`' for k in why[urn])}" if why else "")
+        for urn in urns[:MOST_LISTED]
+    ]
+    if len(urns) > MOST_LISTED:
+        shown.append(f"- ... and {len(urns) - MOST_LISTED} more")
+    return [f"{title}:", "", *shown, ""]
+
+
+def baseline_section(plan: Mapping[str, Any], base: Mapping[str, Any] | None) -> list[str]:
+    """What the change does against the baseline; nothing without one."""
+    if base is None:
+        return []
+    lines = ["## Against the baseline", ""]
+    if base.get("errors"):
+        return [
+            *lines,
+            "The baseline's stack did not plan (its document has errors): nothing to compare.",
+            "",
+        ]
+    changes = resource_changes(plan, base)
+    lines += [
+        f"Resources: {len(changes.added)} to create, {len(changes.removed)} to delete, "
+        f"{len(changes.changed)} changed (inputs or options).",
+        "",
+    ]
+    lines += _cost_changes(plan.get("cost"), base.get("cost"))
+    lines += _listed("Created", changes.added)
+    lines += _listed("Deleted", changes.removed)
+    lines += _listed("Changed", list(changes.changed), changes.changed)
+    return lines

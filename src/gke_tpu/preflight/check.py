@@ -1,0 +1,117 @@
+"""Preflight as a whole: what to ask the cloud, and every check of its answers at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gke_tpu.catalog.quotas import Quota, regional_quota
+from gke_tpu.config.cluster import ClusterSpec
+from gke_tpu.config.pool_plan import TpuPoolPlan
+from gke_tpu.preflight.facts import UNREADABLE, CloudFacts, QuotaInfo, Requests, Reservation
+from gke_tpu.preflight.quotas import QuotaRow, check_quota, quota_needs, unchecked_chips
+from gke_tpu.preflight.reservations import (
+    ReservationRow,
+    ReservationUse,
+    reservation_needs,
+    reservation_problems,
+    reservation_use,
+    reservation_warnings,
+)
+from gke_tpu.preflight.versions import VersionRow, channel_version_prefix, version_checks
+from gke_tpu.problems import Problem
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """What preflight found: problems (each with its config path), warnings, and the rows the
+    report's Preflight section shows."""
+
+    problems: tuple[Problem, ...]
+    warnings: tuple[str, ...]
+    reservations: tuple[ReservationRow, ...]
+    versions: tuple[VersionRow, ...]
+    quotas: tuple[QuotaRow, ...]
+
+
+def preflight_requests(
+    project: str, cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], *, private_nodes: bool
+) -> Requests:
+    reservations = tuple(reservation_needs(project, pools))
+    return Requests(
+        project=project,
+        region=cluster.region,
+        reservations=reservations,
+        quotas=tuple(n.quota for n in quota_needs(cluster, pools, private_nodes=private_nodes)),
+        cluster=cluster.name if reservations else None,
+        channel_version=channel_version_prefix(cluster),
+    )
+
+
+def _regional_read(quota: Quota, facts: CloudFacts) -> bool:
+    """Whether a per-zone TPU quota's regional quota was read: then a project without the
+    per-zone id (no Google page lists these ids, and many projects have none) is checked by
+    the regional one, and its unread per-zone id is only the report's row, not a warning on
+    every preview."""
+    regional = regional_quota(quota)
+    return regional is not None and isinstance(facts.quota_infos.get(regional.quota_id), QuotaInfo)
+
+
+def check_preflight(
+    project: str,
+    cluster: ClusterSpec,
+    pools: tuple[TpuPoolPlan, ...],
+    facts: CloudFacts,
+    *,
+    private_nodes: bool,
+) -> Preflight:
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    reservation_rows: list[ReservationRow] = []
+    needs = reservation_needs(project, pools)
+    cluster_pools = facts.cluster_pools
+    if needs and isinstance(cluster_pools, str):
+        problems.append(
+            Problem(
+                "cluster.name",
+                f"cannot read the cluster {cluster.name!r} in {cluster.region} ({cluster_pools}), "
+                "whose node pools' use of the reservations preflight tells from others'; "
+                + UNREADABLE,
+            )
+        )
+    for key, users in needs.items():
+        found = facts.reservations.get(key, "not asked")
+        use = (
+            reservation_use(key, project, users, cluster_pools, found.in_use)
+            if isinstance(found, Reservation) and isinstance(cluster_pools, tuple)
+            else ReservationUse()
+        )
+        problems += reservation_problems(key, users, found, use)
+        reservation_rows.append(
+            ReservationRow(
+                key,
+                tuple(dict.fromkeys(u.pool.name for u in users)),
+                sum(u.nodes for u in users),
+                found,
+                use,
+            )
+        )
+        if isinstance(found, Reservation):
+            warnings += reservation_warnings(users, found)
+    version_problems, version_rows = version_checks(cluster, pools, facts.versions)
+    problems += version_problems
+    quota_rows: list[QuotaRow] = []
+    for need in quota_needs(cluster, pools, private_nodes=private_nodes):
+        found = facts.quota_infos.get(need.quota.quota_id)
+        checked = check_quota(need, found, cluster.region)
+        quota_rows += checked.rows
+        problems += checked.problems
+        if not (isinstance(found, str) and _regional_read(need.quota, facts)):
+            warnings += checked.warnings
+    warnings += unchecked_chips(cluster, pools)
+    return Preflight(
+        problems=tuple(sorted(problems)),
+        warnings=tuple(warnings),
+        reservations=tuple(reservation_rows),
+        versions=tuple(version_rows),
+        quotas=tuple(quota_rows),
+    )

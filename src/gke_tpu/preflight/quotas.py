@@ -1,0 +1,220 @@
+"""Quotas: what the stack spends of each quota at its largest, in the region and in each zone,
+against its value where Cloud Quotas defines it."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from gke_tpu.catalog.gke import HYPERDISK_BALANCED, SSD_DISK_TYPES
+from gke_tpu.catalog.quotas import (
+    HYPERDISK_BALANCED_TOTAL_GB,
+    IN_USE_ADDRESSES,
+    RESERVED,
+    SSD_TOTAL_GB,
+    TPU_QUOTAS,
+    Quota,
+    chip_quotas,
+    cpu_quota,
+    vcpus_of,
+)
+from gke_tpu.config.cluster import ClusterSpec
+from gke_tpu.config.demand import node_pool_demand
+from gke_tpu.config.pool_plan import TpuPoolPlan
+from gke_tpu.preflight.facts import UNLIMITED, UNREADABLE, QuotaInfo
+from gke_tpu.problems import Problem
+
+#: The dimensions preflight places a quota's value by; a quota defined on any other (besides
+#: the catalog's own, `Quota.dimensions`) is not checked.
+REGION, ZONE = "region", "zone"
+
+
+@dataclass(frozen=True)
+class QuotaNeed:
+    quota: Quota
+    amount: int
+    shares: tuple[tuple[str, int], ...]
+    """Config paths and what each spends, largest first."""
+    by_zone: tuple[tuple[str | None, str, int], ...] = ()
+    """What each config path spends in each zone, (zone, path, amount); zone None: nodes in
+    zones GKE picks (a regional CPU pool without `zones`)."""
+
+    @property
+    def zones(self) -> tuple[str | None, ...]:
+        """The zones its nodes are in, in order; None (zones GKE picks) last."""
+        found = {zone for zone, _, _ in self.by_zone}
+        return tuple(sorted(found, key=lambda z: (z is None, z or "")))
+
+    def in_zone(self, zone: str | None) -> QuotaNeed:
+        """What the stack spends of the quota in one zone."""
+        by_path: dict[str, int] = defaultdict(int)
+        for where, path, amount in self.by_zone:
+            if where == zone:
+                by_path[path] += amount
+        return _need(self.quota, by_path, ((zone, p, a) for p, a in by_path.items()))
+
+
+@dataclass(frozen=True)
+class QuotaRow:
+    need: QuotaNeed
+    limit: int | str | None
+    """The quota's value; a string: why preflight has none (cannot read it, or does not check
+    it); None: no value applies."""
+    zone: str | None = None
+    """The zone of a quota defined per zone, whose need is that zone's; None: the region's."""
+
+
+@dataclass(frozen=True)
+class QuotaCheck:
+    """One quota checked: its rows (one per zone for a quota defined per zone), and its problems
+    and warnings."""
+
+    rows: tuple[QuotaRow, ...]
+    problems: tuple[Problem, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+def _need(
+    quota: Quota, by_path: Mapping[str, int], by_zone: Iterable[tuple[str | None, str, int]]
+) -> QuotaNeed:
+    return QuotaNeed(
+        quota,
+        sum(by_path.values()),
+        tuple(sorted(by_path.items(), key=lambda s: (-s[1], s[0]))),
+        tuple(sorted(by_zone, key=lambda s: (s[0] is None, s[0] or "", s[1]))),
+    )
+
+
+def quota_needs(
+    cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], *, private_nodes: bool
+) -> tuple[QuotaNeed, ...]:
+    """What the stack spends of each quota at its largest, folding `config.demand`: every node
+    of the CPU pool and of each TPU pool at its most, with the nodes upgrades add beside them
+    (surge VMs take quota as any VM does), in the region and in each zone (a pool's nodes
+    spread evenly over its zones, as GKE places them). Private nodes take no in-use (external)
+    IP address. TPU chips count on-demand, Spot, flex-start and queued pools (the last two
+    spend the preemptible quota, `catalog.quotas.chip_quotas`, regional and per zone); a
+    reservation holds its own quota. The node pools GKE creates for a pool's ComputeClass, and
+    every node on Autopilot, are created per workload: the stack itself spends nothing for
+    them (as the report's quota table counts it)."""
+    shares: dict[Quota, dict[tuple[str | None, str], int]] = defaultdict(lambda: defaultdict(int))
+    addresses = 0 if private_nodes else 1
+    for row in node_pool_demand(cluster, pools):
+        if row.created_by_gke:
+            continue
+        zones: tuple[str | None, ...] = row.zones or (None,)
+        for zone in zones:
+            nodes = row.most // len(zones)
+            spent: list[tuple[Quota, int]] = [(IN_USE_ADDRESSES, nodes * addresses)]
+            if row.boot_disk_type in SSD_DISK_TYPES:
+                spent.append((SSD_TOTAL_GB, nodes * row.boot_disk_gb))
+            elif row.boot_disk_type == HYPERDISK_BALANCED:
+                spent.append((HYPERDISK_BALANCED_TOTAL_GB, nodes * row.boot_disk_gb))
+            if row.generation is not None:
+                spent += [
+                    (q, nodes * row.chips_per_node)
+                    for q in chip_quotas(row.generation, row.chip_kind)
+                ]
+            elif (cpus := cpu_quota(row.machine)) and (vcpus := vcpus_of(row.machine)):
+                spent.append((cpus, nodes * vcpus))
+            for quota, amount in spent:
+                if amount:
+                    shares[quota][(zone, row.path)] += amount
+    needs: list[QuotaNeed] = []
+    for quota, by_place in shares.items():
+        by_path: dict[str, int] = defaultdict(int)
+        for (_, path), amount in by_place.items():
+            by_path[path] += amount
+        if by_path:
+            needs.append(_need(quota, by_path, ((z, p, a) for (z, p), a in by_place.items())))
+    return tuple(needs)
+
+
+def unchecked_chips(cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...]) -> tuple[str, ...]:
+    """A warning for each pool whose chips spend a quota the catalog has no id for (v4 and
+    tpu7x chips: `catalog.quotas.TPU_QUOTAS`): preflight cannot check them, and says so rather
+    than pass them in silence. A reservation holds its own quota, and GKE creates the nodes of a
+    ComputeClass or of Autopilot per workload, as quota_needs counts them."""
+    return tuple(
+        f"{row.path}: up to {row.most * row.chips_per_node} {row.generation} chips not checked "
+        f"against a quota: the catalog knows no Cloud Quotas id for {row.generation} chips "
+        "(src/gke_tpu/catalog/quotas.py); check the region's TPU quota (IAM & Admin > Quotas) before "
+        "`pulumi up`"
+        for row in node_pool_demand(cluster, pools)
+        if row.generation is not None
+        and row.generation not in TPU_QUOTAS
+        and row.chip_kind != RESERVED
+        and not row.created_by_gke
+    )
+
+
+def quota_value(info: QuotaInfo, quota: Quota, region: str, zone: str | None = None) -> int | None:
+    """The value of a quota in the region (or in a zone of it) from its values (most specific
+    first, as Cloud Quotas orders them): the first whose every dimension matches."""
+    wanted = {REGION: region, **dict(quota.dimensions)}
+    if zone is not None:
+        wanted[ZONE] = zone
+    for dimensions, value in info.values:
+        if all(wanted.get(k) == v for k, v in dimensions.items()):
+            return value
+    return None
+
+
+def _not_checked(need: QuotaNeed, why: str) -> str:
+    return f"{need.shares[0][0]}: quota {need.quota.quota_id} not checked: {why}"
+
+
+def check_quota(need: QuotaNeed, found: QuotaInfo | str | None, region: str) -> QuotaCheck:
+    """A quota's need against its value, by the dimensions its QuotaInfo says it is defined on:
+    per region, the region's need; per zone, each zone's need against that zone's value. A
+    quota it cannot read, or defined on a dimension preflight cannot place the stack's need by
+    (another, or a zone for nodes in zones GKE picks), is a warning and not checked: an id the
+    project does not know (Compute Engine renames quotas) must not block a deploy that GKE
+    would accept."""
+    if isinstance(found, str):
+        why = f"cannot read it ({found}); {UNREADABLE}"
+        return QuotaCheck((QuotaRow(need, found),), warnings=(_not_checked(need, why),))
+    if found is None:
+        return QuotaCheck((QuotaRow(need, None),))
+    dimensions = set(found.dimensions)
+    placed = {REGION, ZONE, *dict(need.quota.dimensions)}
+    if not dimensions & {REGION, ZONE} or not dimensions <= placed:
+        defined = ", ".join(found.dimensions) or "no dimension"
+        why = (
+            f"Cloud Quotas defines it on {defined}; preflight reads a quota per region or per zone"
+        )
+        return QuotaCheck((QuotaRow(need, why),), warnings=(_not_checked(need, why),))
+    if ZONE not in dimensions:
+        limit = quota_value(found, need.quota, region)
+        return QuotaCheck((QuotaRow(need, limit),), _exceeded(need, limit, region))
+    rows: list[QuotaRow] = []
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    for zone in need.zones:
+        in_zone = need.in_zone(zone)
+        if zone is None:
+            why = "it is defined per zone, and GKE picks the zones of these nodes"
+            rows.append(QuotaRow(in_zone, why))
+            warnings.append(_not_checked(in_zone, why))
+            continue
+        limit = quota_value(found, need.quota, region, zone)
+        rows.append(QuotaRow(in_zone, limit, zone))
+        problems += _exceeded(in_zone, limit, zone)
+    return QuotaCheck(tuple(rows), tuple(problems), tuple(warnings))
+
+
+def _exceeded(need: QuotaNeed, limit: int | None, where: str) -> tuple[Problem, ...]:
+    if limit is None or limit == UNLIMITED or need.amount <= limit:
+        return ()
+    return (quota_problem(need, limit, where),)
+
+
+def quota_problem(need: QuotaNeed, limit: int, where: str) -> Problem:
+    shares = ", ".join(f"{path} {amount}" for path, amount in need.shares)
+    return Problem(
+        need.shares[0][0],
+        f"{need.quota.label} ({need.quota.quota_id}) in {where}: the stack needs up to "
+        f"{need.amount} ({shares}) and the quota is {limit}: {need.amount - limit} short; request "
+        "more (IAM & Admin > Quotas) or make the pools smaller",
+    )

@@ -1,0 +1,159 @@
+"""Config models: the base every model shares, and pydantic's errors as problems (path, value,
+what is allowed)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from functools import cache
+from typing import Annotated, Any, Generic, TypeVar, cast
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic.alias_generators import to_camel
+
+from gke_tpu.problems import Problem, did_you_mean, join_path, show
+
+
+class Spec(BaseModel):
+    """The base of every config model: frozen, camelCase keys as users write them, no unknown
+    keys."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        alias_generator=to_camel,
+        populate_by_name=True,
+        # A field's docstring is its description: the reference docs are generated from it.
+        use_attribute_docstrings=True,
+    )
+
+
+def _model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:
+    """The model class that owns the last key of `loc`, found by walking the field annotations."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        field = next(
+            (f for name, f in current.model_fields.items() if part in (name, f.alias)), None
+        )
+        if field is None:
+            return None
+        current = innermost_model(field.annotation)
+    return current
+
+
+def innermost_model(annotation: Any) -> type[BaseModel] | None:
+    """The config model inside an annotation (`Pool`, `tuple[Pool, ...]`, `Pool | None`)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    args: tuple[Any, ...] = getattr(cast(object, annotation), "__args__", ())
+    for arg in args:
+        found = innermost_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def keys_of(model: type[BaseModel]) -> list[str]:
+    """The config keys a model accepts, as users write them (camelCase aliases)."""
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def problems_from(error: ValidationError, base: str, model: type[BaseModel]) -> list[Problem]:
+    """Turn pydantic's errors into problems that name the config path, the value and what fits."""
+    problems: list[Problem] = []
+    for err in error.errors():
+        loc = tuple(err["loc"])
+        path = join_path(base, loc)
+        kind = err["type"]
+        value = err.get("input")
+        ctx = err.get("ctx", {})
+        if kind == "extra_forbidden":
+            owner = _model_at(model, loc)
+            allowed = keys_of(owner) if owner else []
+            hint = did_you_mean(str(loc[-1]), allowed)
+            message = f"unknown key{hint or '.'} Allowed keys: {', '.join(allowed)}"
+        elif kind == "missing":
+            message = "required key is missing"
+        elif kind == "literal_error":
+            choices = _literal_choices(ctx.get("expected", ""))
+            message = f"{show(value)} is not allowed; expected one of {', '.join(choices)}"
+            message += did_you_mean(str(value), choices)
+        elif kind in {"value_error", "assertion_error"}:
+            message = f"{show(value)}: {err['msg'].removeprefix('Value error, ')}"
+        elif kind in {"model_type", "model_attributes_type", "dict_type"}:
+            message = f"expected a mapping of keys, got {show(value)}"
+        else:
+            message = f"{show(value)}: {err['msg'][0].lower()}{err['msg'][1:]}"
+        problems.append(Problem(path, message))
+    return problems
+
+
+def _literal_choices(expected: str) -> list[str]:
+    return [c.strip().strip("'") for c in expected.replace(" or ", ", ").split(",") if c.strip()]
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@cache
+def _field_adapter(model: type[BaseModel], name: str) -> TypeAdapter[Any]:
+    field = model.model_fields[name]
+    # Any: a field's annotation is a type form only at run time (pydantic's `FieldInfo.annotation`
+    # is typed `type[Any] | None`, and `Annotated[...]` is not a type).
+    annotation: Any = (
+        Annotated[field.annotation, *field.metadata] if field.metadata else field.annotation
+    )
+    return TypeAdapter(annotation)
+
+
+def parse(model: type[M], data: Any, base: str) -> tuple[M | None, frozenset[str], list[Problem]]:
+    """`data` as `model`, or, when it is not valid, the model built from the fields that are
+    (others take their defaults; missing required ones are absent), the keys of the fields that
+    are not, and the problems. None when `data` is not a mapping at all.
+
+    Rules across sections use what parsed: one bad field hides no other problem.
+    """
+    try:
+        return model.model_validate(data), frozenset(), []
+    except ValidationError as error:
+        problems = problems_from(error, base, model)
+    if not isinstance(data, Mapping):
+        return None, frozenset(), problems
+    fields: dict[str, Any] = {}
+    invalid: set[str] = set()
+    for name, field in model.model_fields.items():
+        key = field.alias or name
+        if key not in data:
+            if field.is_required():
+                invalid.add(key)
+            continue
+        try:
+            fields[name] = _field_adapter(model, name).validate_python(data[key])
+        except ValidationError:
+            invalid.add(key)
+    return model.model_construct(**fields), frozenset(invalid), problems
+
+
+@dataclass(frozen=True)
+class Parsed(Generic[M]):
+    """A section as the rules across its fields see it: the model built from the fields that
+    parsed (see `parse`), the keys written in it, parsed or not, and the stack's warnings, which
+    a rule may add to."""
+
+    spec: M
+    given: frozenset[str] = frozenset()
+    warnings: list[str] = dataclass_field(default_factory=list[str])
+
+    @classmethod
+    def of(cls, spec: M, data: Any, warnings: list[str]) -> Parsed[M]:
+        """`spec` as parse made it from `data`; its keys as users write them (camelCase, even
+        where `data` spells a field by its Python name)."""
+        fields = type(spec).model_fields
+        keys: Iterable[Any] = cast("Mapping[Any, Any]", data) if isinstance(data, Mapping) else ()
+        given = frozenset((fields[k].alias or k) if k in fields else str(k) for k in keys)
+        return cls(spec, given, warnings)

@@ -1,0 +1,45 @@
+"""Problems as the one error a Pulumi program raises for bad input: every problem, no traceback.
+
+`reject` and `reported` are the only places that raise InvalidInput, so every program, component
+and app reports bad input the same way, before the resources concerned are registered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from contextlib import contextmanager
+
+import pulumi
+
+from gke_tpu.problems import ConfigError, Problem
+
+
+class InvalidInput(pulumi.RunError):
+    """Pulumi prints a RunError's message without a traceback. `problems` lists each problem with
+    its path, value and what is allowed."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__(ConfigError(self.problems).render())
+
+
+def _prefixed(problems: Sequence[Problem], prefix: str | None) -> list[Problem]:
+    if not prefix:
+        return list(problems)
+    return [Problem(f"{prefix}.{p.path}" if p.path else prefix, p.message) for p in problems]
+
+
+def reject(problems: Sequence[Problem], prefix: str | None = None) -> None:
+    """Raise one InvalidInput for all `problems`, if any; paths prefixed with `prefix.`."""
+    if problems:
+        raise InvalidInput(_prefixed(problems, prefix))
+
+
+@contextmanager
+def reported() -> Generator[None, None, None]:
+    """Turn a ConfigError raised inside (by the pure config or contract code) into InvalidInput."""
+    try:
+        yield
+    except ConfigError as error:
+        reject(error.problems)
+        raise  # a ConfigError with no problems: a bug, not bad input

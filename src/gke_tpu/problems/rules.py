@@ -1,0 +1,74 @@
+"""Rules across config fields as flat lists, in the spirit of Terraform's `precondition`
+blocks: each rule names the fields it reads and returns its problems, and one runner skips a
+rule whose fields did not parse (their own problems are reported already). A bad field then
+hides no rule that does not read it, and no rule is threaded with "did this parse?" flags.
+
+Fields are named by config path (`cluster.mode`, `network.nodesCidr`, `tpuPools.fallback`). A
+rule that reads a path is skipped when that path, a part of it or a field under it did not
+parse: reading `cluster` asks for the whole section, reading `cluster.cpuPool` skips when
+`cluster` is not an object at all. A rule may also refuse what it reads (a TPU generation the
+catalog does not have): once it finds a problem, the rules after it that read those fields are
+skipped too, as if they had not parsed. Standard library only, as the rest of `problems`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from gke_tpu.problems import Problem
+
+S = TypeVar("S")
+Check = Callable[[S], Iterable[Problem]]
+
+
+@dataclass(frozen=True)
+class Rule(Generic[S]):
+    """One rule: the fields it reads, the check that returns its problems, and the fields that
+    a problem of it makes unusable for the rules after it."""
+
+    reads: tuple[str, ...]
+    check: Callable[[S], Iterable[Problem]]
+    refuses: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return getattr(self.check, "__name__", repr(self.check))
+
+
+def rule(*reads: str, refuses: tuple[str, ...] = ()) -> Callable[[Check[S]], Rule[S]]:
+    """Make `check` a rule that reads the fields at `reads` (and, with a problem, leaves those
+    of `refuses` to no rule after it)."""
+
+    def make(check: Check[S]) -> Rule[S]:
+        return Rule(reads, check, refuses)
+
+    return make
+
+
+def covers(path: str, other: str) -> bool:
+    """Whether one of two config paths is the other or holds it (`cluster` holds
+    `cluster.cpuPool`; `cluster.cpu` does not hold `cluster.cpuPool`)."""
+    shorter, longer = sorted((path, other), key=len)
+    return longer == shorter or longer.startswith(f"{shorter}.")
+
+
+def skipped(reads: Iterable[str], unparsed: Collection[str]) -> bool:
+    """Whether a rule that reads `reads` must wait: one of them did not parse."""
+    return any(covers(read, bad) for read in reads for bad in unparsed)
+
+
+def run_rules(rules: Sequence[Rule[S]], subject: S, unparsed: Collection[str]) -> list[Problem]:
+    """Every problem of the rules, in order, skipping those that read a field in `unparsed`
+    or one that a rule before them refused."""
+    unusable = set(unparsed)
+    problems: list[Problem] = []
+    for each in rules:
+        if skipped(each.reads, unusable):
+            continue
+        found = list(each.check(subject))
+        if found:
+            unusable.update(each.refuses)
+        problems += found
+    return problems

@@ -1,0 +1,231 @@
+"""The platform stack: how the components are composed from the parsed config."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pulumi
+
+from gke_tpu.components.args import ClusterNetworkArgs, TpuPoolArgs
+from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
+from gke_tpu.components.regional_cluster import RegionalCluster, RegionalClusterArgs
+from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
+from gke_tpu.config.platform import PlatformSpec
+from gke_tpu.contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_outputs
+
+# A component a stack does not use is not imported: each optional one is imported where it is
+# built, so that a plan pays only for the SDK modules its resources need (the Kubernetes SDK's
+# object types alone take longer to import than the GCP resources of a small stack to plan).
+if TYPE_CHECKING:
+    from gke_tpu.components.autopilot_cluster import AutopilotCluster
+    from gke_tpu.components.cloud_nat import CloudNat
+    from gke_tpu.components.cluster_observability import ClusterObservability
+    from gke_tpu.components.kueue_queues import KueueQueues
+    from gke_tpu.components.model_volumes import ModelVolumes
+    from gke_tpu.components.storage_bucket import StorageBucket
+    from gke_tpu.components.tpu_compute_class import TpuComputeClass
+    from gke_tpu.components.vpc_network import VpcNetwork
+
+
+@dataclass(frozen=True)
+class Platform:
+    spec: PlatformSpec
+    network: VpcNetwork | None
+    nat: CloudNat | None
+    cluster: RegionalCluster | AutopilotCluster
+    tpu_pools: dict[str, MultiHostTpuPool | SingleHostTpuPool | TpuComputeClass]
+    storage: StorageBucket | None
+    volumes: ModelVolumes | None
+    queues: KueueQueues | None = None
+    observability: ClusterObservability | None = None
+
+
+def build_network(spec: PlatformSpec) -> tuple[VpcNetwork | None, CloudNat | None]:
+    """The VPC of `gke-tpu:network`, and Cloud NAT for private nodes; none on an existing
+    network."""
+    plan = spec.network
+    if plan is None:
+        return None, None
+    from gke_tpu.components.cloud_nat import CloudNat, CloudNatArgs
+    from gke_tpu.components.vpc_network import VpcNetwork, VpcNetworkArgs
+
+    name = spec.cluster.name
+    network = VpcNetwork(name, VpcNetworkArgs(project=spec.project, plan=plan))
+    nat = None
+    if plan.nat is not None:
+        nat = CloudNat(
+            name,
+            CloudNatArgs(
+                project=spec.project,
+                region=plan.region,
+                network=network.network_name,
+                plan=plan.nat,
+            ),
+        )
+    return network, nat
+
+
+def build_platform(spec: PlatformSpec) -> Platform:
+    cluster_spec = spec.cluster
+    network, nat = build_network(spec)
+    cluster_network = (
+        ClusterNetworkArgs(
+            network=network.network_name,
+            subnetwork=network.subnet_name,
+            plan=spec.network,
+            ready=[nat.nat] if nat else [],
+        )
+        if network and spec.network
+        else None
+    )
+    cluster: RegionalCluster | AutopilotCluster
+    if spec.cluster_plan.autopilot:
+        from gke_tpu.components.autopilot_cluster import AutopilotCluster, AutopilotClusterArgs
+
+        cluster = AutopilotCluster(
+            cluster_spec.name,
+            AutopilotClusterArgs(plan=spec.cluster_plan, network=cluster_network),
+        )
+    else:
+        cluster = RegionalCluster(
+            cluster_spec.name,
+            RegionalClusterArgs(plan=spec.cluster_plan, network=cluster_network),
+        )
+    pools: dict[str, MultiHostTpuPool | SingleHostTpuPool | TpuComputeClass] = {}
+    for plan in spec.tpu_pools:
+        if plan.fallback:
+            from gke_tpu.components.tpu_compute_class import TpuComputeClass, TpuComputeClassArgs
+
+            pools[plan.name] = TpuComputeClass(
+                f"{cluster_spec.name}-{plan.name}",
+                TpuComputeClassArgs(plan=plan, provider=cluster.provider),
+            )
+            continue
+        if plan.autopilot:
+            continue  # the entry declares what workloads may request: GKE creates the nodes
+        args = TpuPoolArgs(
+            project=spec.project,
+            region=cluster_spec.region,
+            cluster_name=cluster_spec.name,
+            cluster=cluster.name,
+            node_service_account=cluster.node_service_account.email,
+            plan=plan,
+        )
+        component = MultiHostTpuPool if plan.multi_host else SingleHostTpuPool
+        pools[plan.name] = component(f"{cluster_spec.name}-{plan.name}", args)
+
+    storage = volumes = None
+    if spec.storage is not None:
+        from gke_tpu.components.model_volumes import ModelVolumes, ModelVolumesArgs
+        from gke_tpu.components.storage_bucket import StorageBucket, StorageBucketArgs
+
+        storage = StorageBucket(
+            f"{cluster_spec.name}-models",
+            StorageBucketArgs(
+                project=spec.project, workload_pool=cluster.workload_pool, plan=spec.storage
+            ),
+        )
+        volumes = ModelVolumes(
+            f"{cluster_spec.name}-models",
+            ModelVolumesArgs(
+                plan=spec.storage,
+                bucket=storage.bucket_name,
+                emails=dict(storage.emails),
+                provider=cluster.provider,
+            ),
+        )
+    queues = kueue = None
+    if spec.kueue is not None:
+        from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
+        from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs
+        from gke_tpu.components.kueue_queues import KueueQueues, KueueQueuesArgs
+
+        on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
+        # JobSet with Kueue, for multislice jobs to go through the queues too.
+        jobset = JobSetInstall(f"{cluster_spec.name}-jobset", JobSetInstallArgs(), on_cluster)
+        kueue = KueueInstall(
+            f"{cluster_spec.name}-kueue",
+            KueueInstallArgs(version=spec.kueue.version, jobset=jobset),
+            on_cluster,
+        )
+        queues = KueueQueues(
+            f"{cluster_spec.name}-queues",
+            KueueQueuesArgs(
+                plan=spec.kueue,
+                install=kueue,
+                namespaces={spec.storage.namespace: volumes.namespace}
+                if spec.storage and volumes
+                else {},
+            ),
+            on_cluster,
+        )
+    observability = None
+    if spec.observability is not None:
+        from gke_tpu.components.cluster_observability import (
+            ClusterObservability,
+            ClusterObservabilityArgs,
+        )
+
+        # The cluster only: no TPU pool holds the alerts back.
+        observability = ClusterObservability(
+            f"{cluster_spec.name}-observability",
+            ClusterObservabilityArgs(
+                project=spec.project,
+                plan=spec.observability,
+                cluster=cluster.cluster,
+                provider=cluster.provider,
+                kueue=[kueue.manifest] if kueue else [],
+            ),
+        )
+    return Platform(
+        spec=spec,
+        network=network,
+        nat=nat,
+        cluster=cluster,
+        tpu_pools=pools,
+        storage=storage,
+        volumes=volumes,
+        queues=queues,
+        observability=observability,
+    )
+
+
+def stack_outputs(platform: Platform) -> dict[str, Any]:
+    """The outputs contract for app repos (docs/outputs.md), by output name."""
+    spec, cluster = platform.spec, platform.cluster
+    storage, volumes = platform.storage, platform.volumes
+    model = None
+    if spec.storage and storage and volumes:
+        writer = spec.storage.writer
+        model = ModelStorageOutputs(
+            bucket=storage.bucket_name,
+            service_account=storage.emails["reader"],
+            namespace=volumes.namespace,
+            kubernetes_service_account=spec.storage.reader.kubernetes_service_account,
+            claim=volumes.claims["reader"].metadata.name,
+            writer=ModelWriterOutputs(
+                service_account=storage.emails["writer"],
+                kubernetes_service_account=writer.kubernetes_service_account,
+                claim=volumes.claims["writer"].metadata.name,
+            )
+            if writer
+            else None,
+        )
+    return platform_outputs(
+        project=spec.project,
+        region=spec.cluster.region,
+        cluster_name=cluster.name,
+        cluster_endpoint=cluster.endpoint,
+        cluster_dns_endpoint=cluster.dns_endpoint,
+        kubeconfig=cluster.kubeconfig,
+        workload_pool=cluster.workload_pool,
+        tpu_pools=[
+            platform.tpu_pools[plan.name].ref if plan.name in platform.tpu_pools else plan.ref
+            for plan in spec.tpu_pools
+        ],
+        queues=[queue.ref for queue in spec.kueue.queues] if spec.kueue else (),
+        storage=model,
+        dashboard_url=platform.observability.dashboard_url if platform.observability else None,
+        alert_policies=platform.observability.alert_policy_names if platform.observability else {},
+    )

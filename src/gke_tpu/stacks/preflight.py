@@ -1,0 +1,194 @@
+"""Preflight at `pulumi preview` and `pulumi up`: ask the project what `gke_tpu.preflight`
+checks, through the provider's functions (invokes), before any resource is registered."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import pulumi
+from pulumi_gcp import cloudquota, compute, container
+
+from gke_tpu.catalog.quotas import QUOTA_SERVICE
+from gke_tpu.config.platform import PlatformSpec
+from gke_tpu.preflight.check import Preflight, check_preflight, preflight_requests
+from gke_tpu.preflight.facts import (
+    CloudFacts,
+    ClusterPool,
+    EngineVersions,
+    QuotaInfo,
+    Requests,
+    Reservation,
+    cluster_absent,
+    cluster_pool,
+)
+from gke_tpu.problems.pulumi import reject
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One run of preflight: what it asked the cloud and what it found."""
+
+    requests: Requests
+    found: Preflight
+
+
+#: Called with each run's result before its problems are raised. The offline plan's report
+#: shows what the program checked from here (src/gke_tpu/plan/preflight.py), rather than checking
+#: again beside it; the program itself adds none.
+observers: list[Callable[[Checked], None]] = []
+
+
+def _asked(question: Callable[[], T]) -> T | str:
+    """The answer, or why there is none: a missing reservation or a missing permission is a
+    finding to report with the others, not a crash."""
+    try:
+        return question()
+    except Exception as error:  # the provider reports every failure as a plain Exception
+        return str(error).strip() or type(error).__name__
+
+
+def _reservation(result: compute.AwaitableGetReservationResult) -> Reservation:
+    specific = (result.specific_reservations or [None])[0]
+    properties = ((specific.instance_properties if specific else None) or [None])[0]
+    return Reservation(
+        status=result.status or "",
+        machine_type=(properties.machine_type if properties else "") or "",
+        count=int(specific.count or 0) if specific else 0,
+        in_use=int(specific.in_use_count or 0) if specific else 0,
+        specific_required=bool(result.specific_reservation_required),
+        # Compute Engine's Reservation holds a specificReservation or an aggregateReservation
+        # (compute/docs/reference/rest/v1/reservations: vmFamily, reservedResources[] and
+        # inUseResources[] of accelerators), and the provider's result has only the former: a
+        # reservation without one is aggregate.
+        aggregate=specific is None,
+        maintenance_interval=(properties.maintenance_interval if properties else "") or None,
+    )
+
+
+def _cluster_pools(result: container.AwaitableGetClusterResult) -> tuple[ClusterPool, ...]:
+    """The cluster's node pools that consume a specific reservation, at their node count now
+    (the provider's `nodeCount`: the average size of the pool's instance groups, one a zone),
+    with their node labels (a ComputeClass's node pools carry its name)."""
+    found: list[ClusterPool] = []
+    for pool in result.node_pools or ():
+        config = (pool.node_configs or [None])[0]
+        affinity = ((config.reservation_affinities if config else None) or [None])[0]
+        counted = cluster_pool(
+            pool.name or "",
+            (affinity.consume_reservation_type, affinity.key, tuple(affinity.values or ()))
+            if affinity
+            else None,
+            tuple(pool.node_locations or ()),
+            int(pool.node_count or 0),
+            dict((config.labels if config else None) or {}),
+        )
+        if counted is not None:
+            found.append(counted)
+    return tuple(found)
+
+
+def _read_cluster(requests: Requests) -> tuple[ClusterPool, ...] | str:
+    """The stack's cluster's pools; none when there is no cluster yet (a first deploy)."""
+    if requests.cluster is None:
+        return ()
+    found = _asked(
+        lambda: _cluster_pools(
+            container.get_cluster(
+                name=requests.cluster, location=requests.region, project=requests.project
+            )
+        )
+    )
+    return () if isinstance(found, str) and cluster_absent(found) else found
+
+
+def _versions(
+    result: container.AwaitableGetEngineVersionsResult,
+    of_prefix: container.AwaitableGetEngineVersionsResult | None,
+) -> EngineVersions:
+    return EngineVersions(
+        channel_defaults=dict(result.release_channel_default_version or {}),
+        default_version=result.default_cluster_version or "",
+        valid_master_versions=tuple(result.valid_master_versions or ()),
+        channel_newest=None
+        if of_prefix is None
+        else dict(of_prefix.release_channel_latest_version or {}),
+    )
+
+
+def _read_versions(requests: Requests) -> EngineVersions:
+    """GKE's versions in the region and, for a minMasterVersion in a release channel, each
+    channel's newest of its prefix: the provider keeps no channel's whole `validVersions`."""
+    location, project = requests.region, requests.project
+    return _versions(
+        container.get_engine_versions(location=location, project=project),
+        None
+        if requests.channel_version is None
+        else container.get_engine_versions(
+            location=location, project=project, version_prefix=requests.channel_version
+        ),
+    )
+
+
+def _quota_info(result: cloudquota.AwaitableGetSQuotaInfoResult) -> QuotaInfo:
+    """The QuotaInfo's own dimensions (what the quota is defined on: region, zone, ...) and each
+    value with the dimensions it applies to, most specific first."""
+    return QuotaInfo(
+        dimensions=tuple(result.dimensions or ()),
+        values=tuple(
+            (dict(info.dimensions or {}), int(info.details[0].value))
+            for info in result.dimensions_infos or ()
+            if info.details
+        ),
+    )
+
+
+def ask_cloud(requests: Requests) -> CloudFacts:
+    """Everything preflight needs, one invoke per question."""
+    reservations = {
+        key: _asked(
+            lambda key=key: _reservation(
+                compute.get_reservation(name=key.name, zone=key.zone, project=key.project)
+            )
+        )
+        for key in requests.reservations
+    }
+    versions = _asked(lambda: _read_versions(requests))
+    quota_infos = {
+        quota.quota_id: _asked(
+            lambda quota=quota: _quota_info(
+                cloudquota.get_s_quota_info(
+                    parent=f"projects/{requests.project}",
+                    service=QUOTA_SERVICE,
+                    quota_id=quota.quota_id,
+                )
+            )
+        )
+        for quota in requests.quotas
+    }
+    return CloudFacts(
+        reservations=reservations,
+        cluster_pools=_read_cluster(requests),
+        versions=versions,
+        quota_infos=quota_infos,
+    )
+
+
+def run_preflight(spec: PlatformSpec) -> None:
+    """Check the stack against the project, unless `gke-tpu:preflight` turns it off; raise one
+    InvalidInput with every problem found, and warn through Pulumi's warning channel."""
+    if not spec.preflight.enabled:
+        return
+    private = spec.private_nodes
+    requests = preflight_requests(spec.project, spec.cluster, spec.tpu_pools, private_nodes=private)
+    found = check_preflight(
+        spec.project, spec.cluster, spec.tpu_pools, ask_cloud(requests), private_nodes=private
+    )
+    for observe in observers:
+        observe(Checked(requests, found))
+    for warning in found.warnings:
+        pulumi.log.warn(warning)
+    reject(found.problems)

@@ -1,0 +1,59 @@
+"""What the workload components take: the pool to run on, the container, a model mount."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from gke_tpu.catalog import TPU_RUNTIME_PORTS
+from gke_tpu.contract.interruptions import DEFAULT_TERMINATION_GRACE_SECONDS
+from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
+
+
+@dataclass(frozen=True)
+class ModelMount:
+    """A GCS FUSE claim of the platform, mounted into the workload's containers."""
+
+    claim: str
+    mount_path: str = "/models"
+    read_only: bool = True
+
+
+@dataclass(frozen=True)
+class ContainerSpec:
+    """What a workload's main container runs."""
+
+    image: str
+    """Required: a pinned tag or digest (no `latest`)."""
+    command: Sequence[str] = ()
+    args: Sequence[str] = ()
+    env: Mapping[str, str] = field(default_factory=dict[str, str])
+    ports: Sequence[int] = TPU_RUNTIME_PORTS
+    """Container ports; default the TPU ports 8471 and 8431."""
+
+
+@dataclass(frozen=True)
+class TpuJobArgs:
+    """What every TPU training workload takes."""
+
+    pool: TpuPoolRef
+    """The pool to run on: from the platform's `tpuPools` output, or a pool component's `ref`."""
+    namespace: str
+    container: ContainerSpec
+    """Image (required, pinned), command, args, env and ports of the workers."""
+    service_account: str | None = None
+    """Kubernetes ServiceAccount of the Pods (the platform's, to read models)."""
+    model: ModelMount | None = None
+    """A GCS FUSE claim to mount."""
+    chips: int | None = None
+    """Expected chips per worker; must equal the pool's chips per VM when given."""
+    topology: str | None = None
+    """Expected slice topology; must equal the pool's when given."""
+    cluster_version: str | None = None
+    """The cluster's GKE version, when known; TPU containers are privileged only below 1.28."""
+    queue: QueueRef | None = None
+    """A Kueue queue of the platform's `queues` output that covers the pool: the job waits,
+    suspended, until the queue admits it. Required for a queued-provisioning pool."""
+    termination_grace_seconds: int = DEFAULT_TERMINATION_GRACE_SECONDS
+    """Seconds a worker has after SIGTERM (a drain, an upgrade, host maintenance) to write a
+    checkpoint; default 1800, at most 3600, GKE's limit for TPU nodes."""

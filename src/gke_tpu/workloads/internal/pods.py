@@ -1,0 +1,136 @@
+"""Pod pieces every TPU workload shares: the container, node selection and model volumes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gke_tpu.catalog import TPU_RESOURCE
+from gke_tpu.contract.outputs import TpuPoolRef
+from gke_tpu.workloads.args import ContainerSpec, ModelMount
+
+NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
+GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
+MODEL_VOLUME = "models"
+
+#: No privilege escalation and no raw sockets; other default capabilities stay, since TPU
+#: runtimes are not documented to run without them.
+HARDENED_CONTAINER = k8s.core.v1.SecurityContextArgs(
+    allow_privilege_escalation=False,
+    capabilities=k8s.core.v1.CapabilitiesArgs(drop=["NET_RAW"]),
+)
+#: The container runtime's default seccomp profile for every Pod.
+POD_SECURITY = k8s.core.v1.PodSecurityContextArgs(
+    seccomp_profile=k8s.core.v1.SeccompProfileArgs(type="RuntimeDefault")
+)
+
+
+def env_vars(env: Mapping[str, str]) -> list[k8s.core.v1.EnvVarArgs]:
+    return [k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in env.items()]
+
+
+def container(
+    name: str,
+    spec: ContainerSpec,
+    *,
+    chips: int | None,
+    model: ModelMount | None,
+    privileged: bool = False,
+    extra_env: Sequence[k8s.core.v1.EnvVarArgs] = (),
+    probes: Mapping[str, k8s.core.v1.ProbeArgs] | None = None,
+    resources: k8s.core.v1.ResourceRequirementsArgs | None = None,
+) -> k8s.core.v1.ContainerArgs:
+    """The workload's container; `chips` is its `google.com/tpu` request and limit."""
+    tpu = {TPU_RESOURCE: str(chips)} if chips else None
+    probes = probes or {}
+    if tpu:
+        resources = k8s.core.v1.ResourceRequirementsArgs(requests=tpu, limits=tpu)
+    return k8s.core.v1.ContainerArgs(
+        name=name,
+        image=spec.image,
+        command=list(spec.command) or None,
+        args=list(spec.args) or None,
+        env=[*env_vars(spec.env), *extra_env] or None,
+        ports=[k8s.core.v1.ContainerPortArgs(container_port=p) for p in spec.ports] or None,
+        resources=resources,
+        volume_mounts=[
+            k8s.core.v1.VolumeMountArgs(
+                name=MODEL_VOLUME, mount_path=model.mount_path, read_only=model.read_only
+            )
+        ]
+        if model
+        else None,
+        security_context=k8s.core.v1.SecurityContextArgs(privileged=True)
+        if privileged
+        else HARDENED_CONTAINER,
+        readiness_probe=probes.get("readiness"),
+        liveness_probe=probes.get("liveness"),
+    )
+
+
+def model_volumes(model: ModelMount | None) -> list[k8s.core.v1.VolumeArgs] | None:
+    if model is None:
+        return None
+    return [
+        k8s.core.v1.VolumeArgs(
+            name=MODEL_VOLUME,
+            persistent_volume_claim=k8s.core.v1.PersistentVolumeClaimVolumeSourceArgs(
+                claim_name=model.claim, read_only=model.read_only
+            ),
+        )
+    ]
+
+
+def pod_annotations(model: ModelMount | None) -> dict[str, str] | None:
+    """The GCS FUSE driver injects its sidecar only into Pods that ask for it."""
+    return {GCS_FUSE_ANNOTATION: "true"} if model else None
+
+
+def tolerations(pool: TpuPoolRef) -> list[k8s.core.v1.TolerationArgs]:
+    return [
+        k8s.core.v1.TolerationArgs(
+            key=t["key"], operator=t["operator"], value=t.get("value"), effect=t["effect"]
+        )
+        for t in pool.tolerations
+    ]
+
+
+def tpu_pod_template(
+    pool: TpuPoolRef,
+    main: k8s.core.v1.ContainerArgs,
+    *,
+    service_account: str | None,
+    model: ModelMount | None,
+    labels: Mapping[str, str] | None = None,
+    restart_policy: str | None = None,
+    subdomain: str | None = None,
+    affinity: k8s.core.v1.AffinityArgs | None = None,
+    termination_grace_seconds: int | None = None,
+) -> k8s.core.v1.PodTemplateSpecArgs:
+    """A Pod on the pool's TPU nodes, hardened, with the model volume when one is given."""
+    return k8s.core.v1.PodTemplateSpecArgs(
+        metadata=k8s.meta.v1.ObjectMetaArgs(
+            labels=dict(labels) if labels else None, annotations=pod_annotations(model)
+        ),
+        spec=k8s.core.v1.PodSpecArgs(
+            subdomain=subdomain,
+            restart_policy=restart_policy,
+            security_context=POD_SECURITY,
+            service_account_name=service_account,
+            node_selector=dict(pool.node_selector),
+            tolerations=tolerations(pool),
+            affinity=affinity,
+            termination_grace_period_seconds=termination_grace_seconds,
+            containers=[main],
+            volumes=model_volumes(model),
+        ),
+    )
+
+
+def child(
+    parent: pulumi.Resource, opts: pulumi.ResourceOptions | None = None
+) -> pulumi.ResourceOptions:
+    """Children take the component's provider from their parent."""
+    return pulumi.ResourceOptions.merge(pulumi.ResourceOptions(parent=parent), opts)

@@ -1,0 +1,99 @@
+"""ModelConversionJob: a CPU job that writes a converted model to the bucket."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gke_tpu.contract.workloads import check_image
+from gke_tpu.problems import Problem
+from gke_tpu.problems.pulumi import reject
+from gke_tpu.workloads.args import ContainerSpec, ModelMount
+from gke_tpu.workloads.internal.jobs import SKIP_AWAIT
+from gke_tpu.workloads.internal.pods import (
+    POD_SECURITY,
+    child,
+    container,
+    model_volumes,
+    pod_annotations,
+)
+
+#: Conversion holds a model in memory: most of a 16 GB CPU node, and a hard memory ceiling.
+CONVERSION_RESOURCES = k8s.core.v1.ResourceRequirementsArgs(
+    requests={"cpu": "2", "memory": "12Gi"}, limits={"cpu": "4", "memory": "14Gi"}
+)
+
+
+@dataclass(frozen=True)
+class ModelConversionJobArgs:
+    namespace: str
+    container: ContainerSpec
+    """Image (required, pinned) and command of the conversion; ports are not used."""
+    model: ModelMount
+    """The platform's writer claim (ReadWriteMany), mounted read-write."""
+    service_account: str
+    """The platform's writer ServiceAccount."""
+    backoff_limit: int = 2
+    """Retries; conversion is idempotent. Default 2."""
+
+
+class ModelConversionJob(pulumi.ComponentResource):
+    """A Job on CPU nodes (conversion needs memory, not TPUs) with the bucket mounted
+    read-write through the writer identity: the CPU pool of a Standard cluster, where the TPU
+    nodes' taint keeps it off them, or a node Autopilot creates for it."""
+
+    job: k8s.batch.v1.Job
+
+    def __init__(
+        self, name: str, args: ModelConversionJobArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        problems = check_image("container.image", args.container.image)
+        if args.model.read_only:
+            problems.append(
+                Problem("model.read_only", "true: a conversion job writes; mount the writer claim")
+            )
+        reject(
+            problems,
+            f"ModelConversionJob {name!r}",
+        )
+        super().__init__("gke-tpu:index:ModelConversionJob", name, None, opts)
+        spec = ContainerSpec(
+            image=args.container.image,
+            command=args.container.command,
+            args=args.container.args,
+            env=args.container.env,
+            ports=(),
+        )
+        self.job = k8s.batch.v1.Job(
+            name,
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                name=name, namespace=args.namespace, annotations=SKIP_AWAIT
+            ),
+            spec=k8s.batch.v1.JobSpecArgs(
+                backoff_limit=args.backoff_limit,
+                template=k8s.core.v1.PodTemplateSpecArgs(
+                    metadata=k8s.meta.v1.ObjectMetaArgs(annotations=pod_annotations(args.model)),
+                    spec=k8s.core.v1.PodSpecArgs(
+                        restart_policy="Never",
+                        security_context=POD_SECURITY,
+                        service_account_name=args.service_account,
+                        # No TPU toleration keeps it off TPU nodes: on the CPU pool of a
+                        # Standard cluster, on a node GKE creates for it on Autopilot.
+                        containers=[
+                            container(
+                                name,
+                                spec,
+                                chips=None,
+                                model=args.model,
+                                resources=CONVERSION_RESOURCES,
+                            )
+                        ],
+                        volumes=model_volumes(args.model),
+                    ),
+                ),
+            ),
+            opts=child(self),
+        )
+        self.register_outputs({"jobName": self.job.metadata.name})

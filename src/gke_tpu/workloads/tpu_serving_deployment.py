@@ -1,0 +1,179 @@
+"""TpuServingDeployment: model serving on single-host TPU VMs, one replica per VM."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gke_tpu.contract.interruptions import DEFAULT_MAX_UNAVAILABLE, check_max_unavailable
+from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
+from gke_tpu.contract.workloads import (
+    check_image,
+    check_queue,
+    check_service_ports,
+    check_serving,
+    default_replicas,
+    needs_privileged,
+    queue_labels,
+)
+from gke_tpu.problems.pulumi import reject
+from gke_tpu.workloads.args import ContainerSpec, ModelMount
+from gke_tpu.workloads.internal.pods import child, container, tpu_pod_template
+
+
+@dataclass(frozen=True)
+class TpuServingDeploymentArgs:
+    pool: TpuPoolRef
+    """A single-host pool from the platform's `tpuPools` output."""
+    namespace: str
+    container: ContainerSpec
+    """Image (required, pinned), command, env and ports of the server."""
+    model: ModelMount
+    """The platform's read-only model claim."""
+    service_account: str | None = None
+    """Kubernetes ServiceAccount with Workload Identity access to the bucket."""
+    replicas: int | None = None
+    """Default: one per VM the pool can have."""
+    service_ports: Sequence[int] | None = None
+    """Ports the Service exposes; default: the container's ports. Never the TPU runtime's."""
+    service_type: Literal["LoadBalancer", "ClusterIP"] = "LoadBalancer"
+    """Default `LoadBalancer`; `ClusterIP` keeps the service inside the cluster."""
+    health_port: int | None = None
+    """Port of the readiness and liveness TCP probes; default: the first service port."""
+    chips: int | None = None
+    """Expected chips per replica; must equal the pool's chips per VM when given."""
+    topology: str | None = None
+    """Expected topology; must equal the pool's when given."""
+    cluster_version: str | None = None
+    """The cluster's GKE version, when known; TPU containers are privileged only below 1.28."""
+    queue: QueueRef | None = None
+    """A Kueue queue of the platform's `queues` output that covers the pool: each replica
+    counts against its chips and waits until the queue admits it."""
+    max_unavailable: int | str | None = DEFAULT_MAX_UNAVAILABLE
+    """The PodDisruptionBudget's `maxUnavailable`: replicas (or a percentage) a drain or a node
+    pool upgrade may take down at once; default 1. None: no PodDisruptionBudget. It does not
+    hold off host maintenance or a preemption, which do not ask."""
+
+
+class TpuServingDeployment(pulumi.ComponentResource):
+    """A Deployment on a single-host TPU pool and the Service in front of it."""
+
+    deployment: k8s.apps.v1.Deployment
+    service: k8s.core.v1.Service
+    disruption_budget: k8s.policy.v1.PodDisruptionBudget | None
+    replicas: int
+
+    def __init__(
+        self, name: str, args: TpuServingDeploymentArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        pool = args.pool
+        ports = list(args.service_ports or args.container.ports)
+        reject(
+            check_image("container.image", args.container.image)
+            + check_serving(pool, replicas=args.replicas, chips=args.chips, topology=args.topology)
+            + check_service_ports(ports)
+            + check_max_unavailable("max_unavailable", args.max_unavailable)
+            # A queued-provisioning pool cannot serve at all (check_serving says why).
+            + (
+                check_queue(pool, args.namespace, args.queue)
+                if not pool.provisioning_request_only
+                else []
+            ),
+            f"TpuServingDeployment {name!r}",
+        )
+        super().__init__("gke-tpu:index:TpuServingDeployment", name, None, opts)
+        self.replicas = args.replicas or default_replicas(pool)
+        health = args.health_port or ports[0]
+        probe = k8s.core.v1.ProbeArgs(
+            tcp_socket=k8s.core.v1.TCPSocketActionArgs(port=health),
+            period_seconds=10,
+            failure_threshold=3,
+        )
+        labels = {"app": name}
+        server = container(
+            name,
+            args.container,
+            chips=pool.chips_per_node,
+            model=args.model,
+            privileged=needs_privileged(args.cluster_version),
+            probes={
+                # Loading a model onto the TPU takes minutes: liveness waits for it.
+                "readiness": probe,
+                "liveness": k8s.core.v1.ProbeArgs(
+                    tcp_socket=k8s.core.v1.TCPSocketActionArgs(port=health),
+                    initial_delay_seconds=300,
+                    period_seconds=30,
+                    failure_threshold=3,
+                ),
+            },
+        )
+        self.deployment = k8s.apps.v1.Deployment(
+            name,
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                # Kueue's Deployment integration (on by default from v0.16) admits each replica.
+                name=name,
+                namespace=args.namespace,
+                labels={**labels, **queue_labels(args.queue)},
+            ),
+            spec=k8s.apps.v1.DeploymentSpecArgs(
+                replicas=self.replicas,
+                # Each replica holds a whole TPU VM: an extra (surge) replica would wait for a
+                # VM the pool may not have, and the rollout with it. Replace one at a time.
+                strategy=k8s.apps.v1.DeploymentStrategyArgs(
+                    type="RollingUpdate",
+                    rolling_update=k8s.apps.v1.RollingUpdateDeploymentArgs(
+                        max_surge=0, max_unavailable=1
+                    ),
+                ),
+                selector=k8s.meta.v1.LabelSelectorArgs(match_labels=labels),
+                template=tpu_pod_template(
+                    pool,
+                    server,
+                    service_account=args.service_account,
+                    model=args.model,
+                    labels=labels,
+                ),
+            ),
+            opts=child(self),
+        )
+        self.service = k8s.core.v1.Service(
+            name,
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=name, namespace=args.namespace, labels=labels),
+            spec=k8s.core.v1.ServiceSpecArgs(
+                type=args.service_type,
+                selector=labels,
+                ports=[
+                    k8s.core.v1.ServicePortArgs(name=f"port-{p}", port=p, target_port=p)
+                    for p in ports
+                ],
+            ),
+            opts=child(self),
+        )
+        # Evictions (a drain, a surge or blue-green upgrade, the autoscaler) ask this budget
+        # first; GKE respects it for up to an hour per node during an upgrade (GKE "Standard
+        # cluster upgrades", https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-upgrades;
+        # Google's google/skills skills/cloud/gke-upgrades/SKILL.md gives the same hour for surge
+        # upgrades) and a repair's drain for the same hour (GKE "Auto-repair nodes", node repair
+        # process). Host maintenance and Spot preemption do not ask it.
+        self.disruption_budget = (
+            k8s.policy.v1.PodDisruptionBudget(
+                name,
+                metadata=k8s.meta.v1.ObjectMetaArgs(
+                    name=name, namespace=args.namespace, labels=labels
+                ),
+                spec=k8s.policy.v1.PodDisruptionBudgetSpecArgs(
+                    max_unavailable=args.max_unavailable,
+                    selector=k8s.meta.v1.LabelSelectorArgs(match_labels=labels),
+                ),
+                opts=child(self),
+            )
+            if args.max_unavailable is not None
+            else None
+        )
+        self.register_outputs(
+            {"deploymentName": self.deployment.metadata.name, "replicas": self.replicas}
+        )

@@ -1,0 +1,106 @@
+"""TpuTrainingJob: a multi-host training job on one TPU slice, behind a headless Service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gke_tpu.contract.interruptions import check_grace
+from gke_tpu.contract.workloads import check_image, check_queue, check_training, queue_labels
+from gke_tpu.problems.pulumi import reject
+from gke_tpu.workloads.args import TpuJobArgs
+from gke_tpu.workloads.internal.jobs import (
+    SKIP_AWAIT,
+    ignore_disruptions,
+    one_job_per_slice,
+    slice_job_spec,
+    tpu_worker,
+)
+from gke_tpu.workloads.internal.pods import child
+
+#: Label on every Pod of a TPU job; the anti-affinity between jobs keys on it.
+JOB_LABEL = "gke-tpu/job"
+
+
+@dataclass(frozen=True)
+class TpuTrainingJobArgs(TpuJobArgs):
+    workers: int | None = None
+    """Expected workers; must equal the slice's VMs when given (default: derived)."""
+    avoid_deadlock: bool = True
+    """Pod affinity and anti-affinity that keep two jobs from sharing slices."""
+
+
+def worker_hostnames(job: str, service: str, workers: int) -> str:
+    """Stable names of an Indexed Job's Pods under their headless Service."""
+    return ",".join(f"{job}-{i}.{service}" for i in range(workers))
+
+
+class TpuTrainingJob(pulumi.ComponentResource):
+    """A headless Service and an Indexed Job with one worker per VM of the slice.
+
+    Workers find each other through `TPU_WORKER_HOSTNAMES`; a failed worker fails the job
+    (`backoffLimit: 0`), since a slice trains as a whole. A worker stopped by a disruption
+    (`DisruptionTarget`: a drain, host maintenance, a preemption) does not count: the Job
+    replaces its Pod, and restarts no other worker (MultisliceJobSet restarts them all).
+    """
+
+    service: k8s.core.v1.Service
+    job: k8s.batch.v1.Job
+    workers: int
+
+    def __init__(
+        self, name: str, args: TpuTrainingJobArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        pool = args.pool
+        reject(
+            check_image("container.image", args.container.image)
+            + check_training(pool, workers=args.workers, chips=args.chips, topology=args.topology)
+            + check_queue(pool, args.namespace, args.queue)
+            + check_grace("termination_grace_seconds", args.termination_grace_seconds),
+            f"TpuTrainingJob {name!r}",
+        )
+        super().__init__("gke-tpu:index:TpuTrainingJob", name, None, opts)
+        self.workers = pool.nodes_per_slice
+        service_name = f"{name}-workers"
+        labels = {JOB_LABEL: name}
+        self.service = k8s.core.v1.Service(
+            f"{name}-workers",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=service_name, namespace=args.namespace),
+            spec=k8s.core.v1.ServiceSpecArgs(
+                cluster_ip="None", selector={"job-name": name}, publish_not_ready_addresses=True
+            ),
+            opts=child(self),
+        )
+        worker = tpu_worker(
+            name,
+            args,
+            extra_env=[
+                k8s.core.v1.EnvVarArgs(
+                    name="TPU_WORKER_HOSTNAMES",
+                    value=worker_hostnames(name, service_name, self.workers),
+                )
+            ],
+        )
+        self.job = k8s.batch.v1.Job(
+            name,
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                name=name,
+                namespace=args.namespace,
+                labels={**labels, **queue_labels(args.queue)},
+                annotations=SKIP_AWAIT,
+            ),
+            spec=slice_job_spec(
+                args,
+                worker,
+                labels=labels,
+                subdomain=service_name,
+                affinity=one_job_per_slice(JOB_LABEL, name) if args.avoid_deadlock else None,
+                # Kueue starts a queued Job by resuming it once admitted.
+                suspend=args.queue is not None,
+                pod_failure_policy=ignore_disruptions(),
+            ),
+            opts=child(self, pulumi.ResourceOptions(depends_on=[self.service])),
+        )
+        self.register_outputs({"jobName": self.job.metadata.name, "workers": self.workers})
