@@ -9,7 +9,7 @@ import pytest
 from pulumi_gcp import container
 
 from gke_tpu.catalog.tokens import CLUSTER, NODE_POOL, RESOURCE_POLICY
-from gke_tpu.components.args import TpuPoolArgs
+from gke_tpu.components.args import PlannedTpuPool
 from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
 from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
 from gke_tpu.config.cluster import ClusterFacts
@@ -431,8 +431,8 @@ def _plan_of(entry: dict[str, Any], region: str = "us-central2") -> TpuPoolPlan:
     return result
 
 
-def _args(plan: TpuPoolPlan, region: str = "us-central2") -> TpuPoolArgs:
-    return TpuPoolArgs(
+def _args(plan: TpuPoolPlan, region: str = "us-central2") -> PlannedTpuPool:
+    return PlannedTpuPool(
         project="lib-project",
         region=region,
         cluster_name="lib",
@@ -447,7 +447,7 @@ def test_a_multi_host_pool_component_from_a_plan() -> None:
     components: list[MultiHostTpuPool] = []
 
     def build() -> None:
-        components.append(MultiHostTpuPool("lib-train", _args(plan)))
+        components.append(MultiHostTpuPool.from_plan("lib-train", _args(plan)))
 
     recorded = run_program(build, project="lib", stack="test", config={})
     component = recorded.one("gke-tpu:index:MultiHostTpuPool", "lib-train")
@@ -474,7 +474,7 @@ def test_a_single_host_pool_component_from_a_plan() -> None:
     components: list[SingleHostTpuPool] = []
 
     def build() -> None:
-        components.append(SingleHostTpuPool("lib-serve", _args(plan, "us-east5")))
+        components.append(SingleHostTpuPool.from_plan("lib-serve", _args(plan, "us-east5")))
 
     recorded = run_program(build, project="lib", stack="test", config={})
     pool = recorded.one(NODE_POOL, "lib-serve")
@@ -491,7 +491,7 @@ def test_a_workload_runs_on_a_pool_component_of_the_same_program() -> None:
     plan = _plan_of({"name": "train", "tpu": "v4", "topology": "2x2x4"})
 
     def build() -> None:
-        pool = MultiHostTpuPool("lib-train", _args(plan))
+        pool = MultiHostTpuPool.from_plan("lib-train", _args(plan))
         TpuTrainingJob(
             "job",
             TpuTrainingJobArgs(

@@ -280,3 +280,27 @@ def test_a_failed_program_is_reported_once(monkeypatch: pytest.MonkeyPatch) -> N
     # ...and anything else the loop reports is reported as asyncio would.
     engine._unread_failures_dropped(loops[1], {"message": "Task was destroyed but it is pending!"})
     assert reported == [{"message": "Task was destroyed but it is pending!"}]
+
+
+def test_a_run_error_is_the_plan_s_error_as_pulumi_prints_it_without_a_traceback() -> None:
+    def failing() -> None:
+        raise pulumi.RunError("the one line pulumi up prints")
+
+    plan = run_program(failing, project="t", stack="s", config={})
+
+    assert plan.errors == ["the one line pulumi up prints"]
+    assert plan.resources == []
+
+
+def test_an_app_s_pool_typo_is_one_clean_error_without_any_wrapper() -> None:
+    """The contract raises the RunError Pulumi prints whole: the app needs no `reported()`."""
+    from gke_tpu.contract import PlatformOutputs
+
+    outputs = {"outputsVersion": 1, "project": "p", "region": "r", "clusterName": "c"}
+
+    def app() -> None:
+        PlatformOutputs.parse(outputs).pool("v5e-trian")
+
+    plan = run_program(app, project="app", stack="s", config={})
+
+    assert plan.errors == ["pool: 'v5e-trian' is not a TPU pool of cluster 'c'. Pools: none"]

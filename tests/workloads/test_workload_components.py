@@ -56,9 +56,8 @@ def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices(pools: Pool
         install = JobSetInstall("jobset", JobSetInstallArgs())
         MultisliceJobSet(
             "llm",
-            MultisliceJobSetArgs(
-                pool=pools.train, namespace="tpu-workloads", container=IMAGE, jobset=install
-            ),
+            MultisliceJobSetArgs(pool=pools.train, namespace="tpu-workloads", container=IMAGE),
+            pulumi.ResourceOptions(depends_on=[install]),
         )
 
     plan = _run(build)

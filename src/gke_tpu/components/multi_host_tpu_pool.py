@@ -1,17 +1,26 @@
 """MultiHostTpuPool: one node pool per slice of a multi-host TPU topology."""
 
-from __future__ import annotations
+from dataclasses import dataclass
 
 import pulumi
 from pulumi_gcp import compute, container
 
-from gke_tpu.components.args import TpuPoolArgs
+from gke_tpu.components.args import PlannedTpuPool, TpuPoolFields
 from gke_tpu.components.internal.node_pools import (
     MULTI_HOST_TYPE,
     SINGLE_HOST_TYPE,
     TpuPoolComponent,
     pool_options,
 )
+from gke_tpu.problems.args import from_inputs
+
+
+@dataclass(frozen=True, kw_only=True)
+class MultiHostTpuPoolArgs(TpuPoolFields):
+    """A multi-host TPU pool: one node pool per slice of `topology`, in one zone."""
+
+    slices: int | None = 1
+    """Identical slices, one node pool each, for multislice training; default 1."""
 
 
 class MultiHostTpuPool(TpuPoolComponent):
@@ -23,8 +32,14 @@ class MultiHostTpuPool(TpuPoolComponent):
     """
 
     def __init__(
-        self, name: str, args: TpuPoolArgs, opts: pulumi.ResourceOptions | None = None
+        self, name: str, args: MultiHostTpuPoolArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Plans `args` by the rules of a `tpuPools` entry named `name`; one error lists every
+        problem at its argument's path, before anything is registered."""
+        args = from_inputs(MultiHostTpuPoolArgs, args, f"MultiHostTpuPool {name!r}")
+        self._build(name, self._planned(name, args, multi_host=True), opts)
+
+    def _build(self, name: str, args: PlannedTpuPool, opts: pulumi.ResourceOptions | None) -> None:
         super().__init__(MULTI_HOST_TYPE, name, None, pool_options(SINGLE_HOST_TYPE, opts))
         plan = args.plan
         placement = container.NodePoolPlacementPolicyArgs(

@@ -1,8 +1,7 @@
 """RegionalCluster: a regional GKE Standard cluster ready for TPU node pools."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Self
 
 import pulumi
 from pulumi_gcp import container
@@ -15,11 +14,67 @@ from gke_tpu.components.internal.clusters import (
     ClusterComponent,
     node_identity,
 )
+from gke_tpu.components.internal.public_args import plan_cluster_args
 from gke_tpu.config.cluster_plan import ClusterPlan
+from gke_tpu.problems.args import NoneMeansDefault, from_inputs
+from gke_tpu.problems.pulumi import reject
 
 
 @dataclass(frozen=True)
-class RegionalClusterArgs:
+class CpuPoolArgs(NoneMeansDefault):
+    """The cluster's CPU node pool, for system Pods and CPU work (model conversion)."""
+
+    machine_type: str | None = None
+    """Default `e2-standard-4`."""
+    nodes_per_zone: int | None = None
+    """Nodes in each of its zones; default 1."""
+    disk_size_gb: int | None = None
+    """Boot disk size; default 100."""
+    disk_type: str | None = None
+    """Boot disk type; default `pd-balanced`."""
+    zones: list[str] | None = None
+    """Its zones; default GKE's zones of the region."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegionalClusterArgs(NoneMeansDefault):
+    """A regional GKE Standard cluster, checked and planned by the rules of the stack's
+    `gke-tpu:cluster` section (docs/configuration.md); what this lists is the section's keys
+    in Python's spelling."""
+
+    project: str
+    """Google Cloud project id."""
+    region: str
+    """The cluster's region."""
+    cluster_name: str | None = None
+    """The cluster's name in GKE; default the component's name."""
+    allow_undocumented_region: bool | None = False
+    """Accept a region the catalog does not know (with a warning)."""
+    release_channel: str | None = "RAPID"
+    """`RAPID`, `REGULAR`, `STABLE`, `EXTENDED` or `NONE`; default `RAPID`."""
+    min_master_version: str | None = None
+    """The control plane's minimum GKE version; default the channel's."""
+    deletion_protection: bool | None = True
+    """Refuse to delete the cluster; default true."""
+    network: str | None = None
+    """An existing VPC's name; default the project's `default` network."""
+    subnetwork: str | None = None
+    """An existing subnetwork of it."""
+    dns_endpoint: bool | None = None
+    """Reach the control plane at its DNS endpoint, by IAM; default GKE's setting."""
+    cpu_pool: CpuPoolArgs | None = None
+    """The CPU node pool; default one `e2-standard-4` node per zone."""
+
+    def section(self, name: str) -> dict[str, object]:
+        """The `gke-tpu:cluster` section these Args stand for (keys left out where a default)."""
+        fields = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "project"}
+        fields["name"] = fields.pop("cluster_name") or name
+        defaults = {k: f.default for k, f in self.__dataclass_fields__.items()}
+        return {k: v for k, v in fields.items() if v != defaults.get(k)}
+
+
+@dataclass(frozen=True)
+class PlannedCluster:
     plan: ClusterPlan
     """The cluster's plan (config.cluster_plan.plan_cluster), with `mode: standard`."""
     network: ClusterNetworkArgs | None = None
@@ -65,11 +120,36 @@ class RegionalCluster(ClusterComponent):
     The default node pool is removed; node pools, including TPU ones, are separate resources.
     """
 
-    cpu_pool: container.NodePool
+    if TYPE_CHECKING:  # a child, not an output of the component package's schema
+        cpu_pool: container.NodePool
 
     def __init__(
         self, name: str, args: RegionalClusterArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        """Plans `args` by the stack's rules for a `cluster` section; one error lists every
+        problem at its argument's path, before anything is registered."""
+        args = from_inputs(RegionalClusterArgs, args, f"RegionalCluster {name!r}")
+        warnings: list[str] = []
+        plan = plan_cluster_args(
+            f"RegionalCluster {name!r}", args.project, args.section(name), warnings
+        )
+        if isinstance(plan, list):
+            reject(plan)
+            raise AssertionError("planned")  # reject raised: a plan or problems, never neither
+        for warning in warnings:
+            pulumi.log.warn(warning)
+        self._build(name, PlannedCluster(plan=plan), opts)
+
+    @classmethod
+    def from_plan(
+        cls, name: str, args: PlannedCluster, opts: pulumi.ResourceOptions | None = None
+    ) -> Self:
+        """The cluster of a plan the stack has made (`gke-tpu:cluster`), without planning again."""
+        self = cls.__new__(cls)
+        self._build(name, args, opts)
+        return self
+
+    def _build(self, name: str, args: PlannedCluster, opts: pulumi.ResourceOptions | None) -> None:
         super().__init__("gke-tpu:index:RegionalCluster", name, None, opts)
         plan, net = args.plan, args.network
         cpu = plan.cpu_pool

@@ -6,14 +6,12 @@ programs read them with `StackReference` and parse them here once (`PlatformOutp
 contract of another version is one clear error. The keys live only in this module.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from gke_tpu.catalog.capacity import QUEUED_CAPACITIES
-from gke_tpu.problems import ConfigError, Problem, did_you_mean
+from gke_tpu.problems import Problem, config_error, did_you_mean
 
 #: Version of the contract this code writes and reads. Bump it when a change would break a
 #: consumer: a key removed or renamed, or a value of another shape (`make goldens` checks).
@@ -85,7 +83,7 @@ class TpuPoolRef:
     """One entry of the `tpuPools` output: what a workload needs to schedule on a pool."""
 
     name: str
-    node_pools: tuple[str, ...]
+    node_pools: Sequence[str]
     generation: str
     machine_type: str
     topology: str
@@ -98,7 +96,7 @@ class TpuPoolRef:
     min_nodes: int | None
     max_nodes: int | None
     node_selector: Mapping[str, str]
-    tolerations: tuple[Mapping[str, str], ...]
+    tolerations: Sequence[Mapping[str, str]]
     node_count: int | None = None
     """Nodes of each node pool when its size is fixed; None when it autoscales."""
     autopilot: bool = False
@@ -107,7 +105,7 @@ class TpuPoolRef:
     compute_class: str | None = None
     """The pool's ComputeClass when it has a capacity fallback: GKE creates its nodes, trying
     each capacity in order."""
-    fallback: tuple[str, ...] = ()
+    fallback: Sequence[str] = ()
     """The capacities tried after `capacity`, in order."""
     maintenance_interval: str | None = None
     """The host maintenance interval its nodes ask for (`AS_NEEDED`, `PERIODIC`); None:
@@ -123,7 +121,7 @@ class TpuPoolRef:
         return self.autopilot or self.compute_class is not None
 
     @classmethod
-    def parse(cls, name: str, entry: Mapping[str, Any]) -> TpuPoolRef:
+    def parse(cls, name: str, entry: Mapping[str, Any]) -> "TpuPoolRef":
         scaling: Mapping[str, Any] = entry.get("autoscaling") or {}
         return cls(
             name=name,
@@ -224,10 +222,10 @@ class QueueRef:
 
     name: str
     """The LocalQueue's name (the `kueue.x-k8s.io/queue-name` label), in each namespace."""
-    namespaces: tuple[str, ...]
+    namespaces: Sequence[str]
     chips: Mapping[str, int]
     """The queue's TPU chip quota on each of its pools, by pool name."""
-    provisioning_request: tuple[str, ...] = ()
+    provisioning_request: Sequence[str] = ()
     """Its pools whose nodes it requests through a ProvisioningRequest."""
 
     @property
@@ -235,7 +233,7 @@ class QueueRef:
         return tuple(self.chips)
 
     @classmethod
-    def parse(cls, name: str, entry: Mapping[str, Any]) -> QueueRef:
+    def parse(cls, name: str, entry: Mapping[str, Any]) -> "QueueRef":
         return cls(
             name=name,
             namespaces=tuple(entry["namespaces"]),
@@ -338,12 +336,12 @@ class PlatformOutputs:
     queues: Mapping[str, QueueRef] = field(default_factory=dict[str, QueueRef])
 
     @classmethod
-    def parse(cls, outputs: Mapping[str, Any], source: str = "platform stack") -> PlatformOutputs:
+    def parse(cls, outputs: Mapping[str, Any], source: str = "platform stack") -> "PlatformOutputs":
         version = outputs.get("outputsVersion")
         if isinstance(version, float) and version.is_integer():
             version = int(version)  # numbers cross stack references as floats
         if version != OUTPUTS_VERSION:
-            raise ConfigError(
+            raise config_error(
                 [
                     Problem(
                         f"{source}.outputsVersion",
@@ -374,7 +372,7 @@ class PlatformOutputs:
             if key not in outputs
         ]
         if problems:
-            raise ConfigError(problems)
+            raise config_error(problems)
         return cls(
             version=OUTPUTS_VERSION,
             project=outputs["project"],
@@ -390,11 +388,11 @@ class PlatformOutputs:
             queues=queues,
         )
 
-    def pool(self, name: str, path: str = "pool") -> TpuPoolRef:
+    def pool(self, name: str, path: str = "pool") -> "TpuPoolRef":
         """The named pool, or one clear error naming the pools the platform has."""
         return self._named(self.tpu_pools, name, path, "a TPU pool", "Pools", "none")
 
-    def queue(self, name: str, path: str = "queue") -> QueueRef:
+    def queue(self, name: str, path: str = "queue") -> "QueueRef":
         """The named Kueue queue, or one clear error naming the queues the platform has."""
         none = "none (the platform has no gke-tpu:kueue)"
         return self._named(self.queues, name, path, "a queue", "Queues", none)
@@ -403,7 +401,7 @@ class PlatformOutputs:
         self, entries: Mapping[str, E], name: str, path: str, what: str, known: str, none: str
     ) -> E:
         if name not in entries:
-            raise ConfigError(
+            raise config_error(
                 [
                     Problem(
                         path,

@@ -206,6 +206,16 @@ def check_service_ports(ports: list[int]) -> list[Problem]:
     ]
 
 
+#: The Service types a serving deployment takes: public behind a load balancer, or in-cluster.
+SERVICE_TYPES = ("LoadBalancer", "ClusterIP")
+
+
+def check_service_type(path: str, value: str) -> list[Problem]:
+    if value in SERVICE_TYPES:
+        return []
+    return [Problem(path, f"{value!r} is not allowed; expected one of {', '.join(SERVICE_TYPES)}")]
+
+
 def default_replicas(pool: TpuPoolRef) -> int:
     """One replica per node the pool can have; where GKE creates a VM for each replica
     (Autopilot, a ComputeClass), one."""

@@ -290,6 +290,9 @@ def _record(
                 loop.set_exception_handler(_unread_failures_dropped)
                 if isinstance(error, InvalidInput):
                     plan.errors = [str(p) for p in error.problems]
+                elif isinstance(error, pulumi.RunError):
+                    # What `pulumi up` prints without a traceback: its message alone.
+                    plan.errors = [str(error)]
                 elif not (isinstance(error, Exception) and cloud.missing_references):
                     raise
             if cloud.missing_references:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,18 @@ class ConfigError(Exception):
         count = len(self.problems)
         head = f"invalid stack config ({count} problem{'s' if count != 1 else ''}):"
         return "\n".join([head, *(f"  - {p}" for p in self.problems)])
+
+
+def config_error(problems: Sequence[Problem]) -> ConfigError:
+    """The error to raise for `problems` where any program may meet it (the outputs contract an
+    app reads): inside a Pulumi program, the one Pulumi prints without a traceback (a RunError,
+    `gke_tpu.problems.pulumi.InvalidInput`), so that an app needs no wrapper of ours; elsewhere a
+    plain ConfigError. Either is a ConfigError."""
+    if "pulumi" in sys.modules:  # the SDK is loaded: a program is running, or can
+        from gke_tpu.problems.pulumi import InvalidInput
+
+        return InvalidInput(problems)
+    return ConfigError(problems)
 
 
 def join_path(base: str, loc: Iterable[str | int]) -> str:

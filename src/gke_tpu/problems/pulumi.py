@@ -1,7 +1,8 @@
 """Problems as the one error a Pulumi program raises for bad input: every problem, no traceback.
 
-`reject` and `reported` are the only places that raise InvalidInput, so every program, component
-and app reports bad input the same way, before the resources concerned are registered.
+`reject`, `reported` and `gke_tpu.problems.config_error` are the only places that make an
+InvalidInput, so every program, component and app reports bad input the same way, before the
+resources concerned are registered.
 """
 
 from __future__ import annotations
@@ -14,13 +15,10 @@ import pulumi
 from gke_tpu.problems import ConfigError, Problem
 
 
-class InvalidInput(pulumi.RunError):
+class InvalidInput(ConfigError, pulumi.RunError):
     """Pulumi prints a RunError's message without a traceback. `problems` lists each problem with
-    its path, value and what is allowed."""
-
-    def __init__(self, problems: Sequence[Problem]) -> None:
-        self.problems = tuple(problems)
-        super().__init__(ConfigError(self.problems).render())
+    its path, value and what is allowed; as a ConfigError, whatever catches bad config catches
+    it too."""
 
 
 def _prefixed(problems: Sequence[Problem], prefix: str | None) -> list[Problem]:

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from gke_tpu.components.args import ClusterNetworkArgs, TpuPoolArgs
+from gke_tpu.components.args import ClusterNetworkArgs, PlannedTpuPool
 from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
-from gke_tpu.components.regional_cluster import RegionalCluster, RegionalClusterArgs
+from gke_tpu.components.regional_cluster import PlannedCluster, RegionalCluster
 from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
 from gke_tpu.config.platform import PlatformSpec
 from gke_tpu.contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_outputs
@@ -88,9 +88,9 @@ def build_platform(spec: PlatformSpec) -> Platform:
             AutopilotClusterArgs(plan=spec.cluster_plan, network=cluster_network),
         )
     else:
-        cluster = RegionalCluster(
+        cluster = RegionalCluster.from_plan(
             cluster_spec.name,
-            RegionalClusterArgs(plan=spec.cluster_plan, network=cluster_network),
+            PlannedCluster(plan=spec.cluster_plan, network=cluster_network),
         )
     pools: dict[str, MultiHostTpuPool | SingleHostTpuPool | TpuComputeClass] = {}
     for plan in spec.tpu_pools:
@@ -104,7 +104,7 @@ def build_platform(spec: PlatformSpec) -> Platform:
             continue
         if plan.autopilot:
             continue  # the entry declares what workloads may request: GKE creates the nodes
-        args = TpuPoolArgs(
+        args = PlannedTpuPool(
             project=spec.project,
             region=cluster_spec.region,
             cluster_name=cluster_spec.name,
@@ -113,16 +113,16 @@ def build_platform(spec: PlatformSpec) -> Platform:
             plan=plan,
         )
         component = MultiHostTpuPool if plan.multi_host else SingleHostTpuPool
-        pools[plan.name] = component(f"{cluster_spec.name}-{plan.name}", args)
+        pools[plan.name] = component.from_plan(f"{cluster_spec.name}-{plan.name}", args)
 
     storage = volumes = None
     if spec.storage is not None:
         from gke_tpu.components.model_volumes import ModelVolumes, ModelVolumesArgs
-        from gke_tpu.components.storage_bucket import StorageBucket, StorageBucketArgs
+        from gke_tpu.components.storage_bucket import PlannedStorage, StorageBucket
 
-        storage = StorageBucket(
+        storage = StorageBucket.from_plan(
             f"{cluster_spec.name}-models",
-            StorageBucketArgs(
+            PlannedStorage(
                 project=spec.project, workload_pool=cluster.workload_pool, plan=spec.storage
             ),
         )

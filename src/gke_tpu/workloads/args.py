@@ -1,44 +1,54 @@
 """What the workload components take: the pool to run on, the container, a model mount."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gke_tpu.catalog import TPU_RUNTIME_PORTS
 from gke_tpu.contract.interruptions import DEFAULT_TERMINATION_GRACE_SECONDS
 from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
+from gke_tpu.problems.args import NoneMeansDefault
+
+#: Where a model claim is mounted unless `mount_path` says.
+DEFAULT_MOUNT_PATH = "/models"
 
 
 @dataclass(frozen=True)
-class ModelMount:
+class ModelMount(NoneMeansDefault):
     """A GCS FUSE claim of the platform, mounted into the workload's containers."""
 
     claim: str
-    mount_path: str = "/models"
-    read_only: bool = True
+    """The PersistentVolumeClaim: the platform's `modelVolumeClaim` (read-only) or
+    `modelWriterVolumeClaim` output."""
+    mount_path: str | None = DEFAULT_MOUNT_PATH
+    """Where the containers see the bucket; default `/models`."""
+    read_only: bool | None = True
+    """Mount it read-only; default true (a conversion job mounts the writer claim with false)."""
 
 
 @dataclass(frozen=True)
-class ContainerSpec:
+class ContainerSpec(NoneMeansDefault):
     """What a workload's main container runs."""
 
     image: str
     """Required: a pinned tag or digest (no `latest`)."""
-    command: Sequence[str] = ()
-    args: Sequence[str] = ()
-    env: Mapping[str, str] = field(default_factory=dict[str, str])
-    ports: Sequence[int] = TPU_RUNTIME_PORTS
+    command: Sequence[str] | None = ()
+    """The entrypoint; default the image's."""
+    args: Sequence[str] | None = ()
+    """Its arguments; default the image's."""
+    env: Mapping[str, str] | None = field(default_factory=dict[str, str])
+    """Environment variables; default none."""
+    ports: Sequence[int] | None = TPU_RUNTIME_PORTS
     """Container ports; default the TPU ports 8471 and 8431."""
 
 
 @dataclass(frozen=True)
-class TpuJobArgs:
+class TpuJobArgs(NoneMeansDefault):
     """What every TPU training workload takes."""
 
     pool: TpuPoolRef
     """The pool to run on: from the platform's `tpuPools` output, or a pool component's `ref`."""
     namespace: str
+    """The Kubernetes namespace: the platform's `kubernetesNamespace` output."""
     container: ContainerSpec
     """Image (required, pinned), command, args, env and ports of the workers."""
     service_account: str | None = None
@@ -54,6 +64,6 @@ class TpuJobArgs:
     queue: QueueRef | None = None
     """A Kueue queue of the platform's `queues` output that covers the pool: the job waits,
     suspended, until the queue admits it. Required for a queued-provisioning pool."""
-    termination_grace_seconds: int = DEFAULT_TERMINATION_GRACE_SECONDS
+    termination_grace_seconds: int | None = DEFAULT_TERMINATION_GRACE_SECONDS
     """Seconds a worker has after SIGTERM (a drain, an upgrade, host maintenance) to write a
     checkpoint; default 1800, at most 3600, GKE's limit for TPU nodes."""

@@ -1,7 +1,5 @@
 """ModelConversionJob: a CPU job that writes a converted model to the bucket."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 
 import pulumi
@@ -9,6 +7,7 @@ import pulumi_kubernetes as k8s
 
 from gke_tpu.contract.workloads import check_image
 from gke_tpu.problems import Problem
+from gke_tpu.problems.args import NoneMeansDefault, from_inputs
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.workloads.args import ContainerSpec, ModelMount
 from gke_tpu.workloads.internal.jobs import SKIP_AWAIT
@@ -27,7 +26,7 @@ CONVERSION_RESOURCES = k8s.core.v1.ResourceRequirementsArgs(
 
 
 @dataclass(frozen=True)
-class ModelConversionJobArgs:
+class ModelConversionJobArgs(NoneMeansDefault):
     namespace: str
     container: ContainerSpec
     """Image (required, pinned) and command of the conversion; ports are not used."""
@@ -35,7 +34,7 @@ class ModelConversionJobArgs:
     """The platform's writer claim (ReadWriteMany), mounted read-write."""
     service_account: str
     """The platform's writer ServiceAccount."""
-    backoff_limit: int = 2
+    backoff_limit: int | None = 2
     """Retries; conversion is idempotent. Default 2."""
 
 
@@ -44,11 +43,13 @@ class ModelConversionJob(pulumi.ComponentResource):
     read-write through the writer identity: the CPU pool of a Standard cluster, where the TPU
     nodes' taint keeps it off them, or a node Autopilot creates for it."""
 
-    job: k8s.batch.v1.Job
+    job_name: pulumi.Output[str]
+    """The conversion Job's name."""
 
     def __init__(
         self, name: str, args: ModelConversionJobArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        args = from_inputs(ModelConversionJobArgs, args, f"ModelConversionJob {name!r}")
         problems = check_image("container.image", args.container.image)
         if args.model.read_only:
             problems.append(
@@ -66,7 +67,7 @@ class ModelConversionJob(pulumi.ComponentResource):
             env=args.container.env,
             ports=(),
         )
-        self.job = k8s.batch.v1.Job(
+        self.job: k8s.batch.v1.Job = k8s.batch.v1.Job(
             name,
             metadata=k8s.meta.v1.ObjectMetaArgs(
                 name=name, namespace=args.namespace, annotations=SKIP_AWAIT
@@ -96,4 +97,5 @@ class ModelConversionJob(pulumi.ComponentResource):
             ),
             opts=child(self),
         )
-        self.register_outputs({"jobName": self.job.metadata.name})
+        self.job_name = self.job.metadata.name
+        self.register_outputs({"jobName": self.job_name})

@@ -1,7 +1,5 @@
 """MultisliceJobSet: one training job spread over several identical TPU slices."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -11,11 +9,13 @@ import pulumi_kubernetes as k8s
 from gke_tpu.contract.interruptions import (
     DEFAULT_APPLICATION_EXIT_CODES,
     DEFAULT_MAX_RESTARTS,
+    DEFAULT_TERMINATION_GRACE_SECONDS,
     check_exit_codes,
     check_grace,
     check_max_restarts,
 )
 from gke_tpu.contract.workloads import check_image, check_multislice, check_queue, queue_labels
+from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.workloads.args import TpuJobArgs
 from gke_tpu.workloads.internal.jobs import (
@@ -39,16 +39,20 @@ class MultisliceJobSetArgs(TpuJobArgs):
 
     slices: int | None = None
     """Slices to use; default: all of the pool's."""
-    max_restarts: int = DEFAULT_MAX_RESTARTS
+    max_restarts: int | None = DEFAULT_MAX_RESTARTS
     """Restarts of the whole JobSet (every slice together) after an interruption: a lost,
     preempted, repaired or maintained node, or a worker killed by a signal; default 5. An
     application error (`application_exit_codes`) fails it at once."""
-    application_exit_codes: Sequence[int] = DEFAULT_APPLICATION_EXIT_CODES
+    application_exit_codes: Sequence[int] | None = DEFAULT_APPLICATION_EXIT_CODES
     """Exit codes of a worker that mean the program failed, so a restart would not help: they
     fail the JobSet at once; default 1-127 (128 and above are deaths by signal)."""
-    jobset: pulumi.Resource | None = None
-    """The JobSet installation of the same program (a `gke_tpu.components.JobSetInstall`), if
-    any: the JobSet waits for its CRD."""
+
+
+def _waits(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
+    given = opts.depends_on if opts is not None else None
+    if isinstance(given, pulumi.Resource):
+        return [given]
+    return [r for r in given if isinstance(r, pulumi.Resource)] if isinstance(given, list) else []
 
 
 class MultisliceJobSet(pulumi.ComponentResource):
@@ -59,20 +63,29 @@ class MultisliceJobSet(pulumi.ComponentResource):
     ride out host maintenance, upgrades and preemptions.
     """
 
-    jobset: k8s.apiextensions.CustomResource
+    jobset_name: pulumi.Output[str]
+    """The JobSet's name."""
     slices: int
+    """Slices the JobSet runs on, one Job each."""
 
     def __init__(
         self, name: str, args: MultisliceJobSetArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        args = from_inputs(MultisliceJobSetArgs, args, f"MultisliceJobSet {name!r}")
         pool = args.pool
         reject(
             check_image("container.image", args.container.image)
             + check_multislice(pool, slices=args.slices, chips=args.chips, topology=args.topology)
             + check_queue(pool, args.namespace, args.queue)
-            + check_max_restarts("max_restarts", args.max_restarts)
-            + check_exit_codes("application_exit_codes", args.application_exit_codes)
-            + check_grace("termination_grace_seconds", args.termination_grace_seconds),
+            + check_max_restarts("max_restarts", given(args.max_restarts, DEFAULT_MAX_RESTARTS))
+            + check_exit_codes(
+                "application_exit_codes",
+                given(args.application_exit_codes, DEFAULT_APPLICATION_EXIT_CODES),
+            )
+            + check_grace(
+                "termination_grace_seconds",
+                given(args.termination_grace_seconds, DEFAULT_TERMINATION_GRACE_SECONDS),
+            ),
             f"MultisliceJobSet {name!r}",
         )
         super().__init__("gke-tpu:index:MultisliceJobSet", name, None, opts)
@@ -81,10 +94,12 @@ class MultisliceJobSet(pulumi.ComponentResource):
             spec=slice_job_spec(
                 args,
                 tpu_worker(name, args),
-                pod_failure_policy=fail_on_application_errors(name, args.application_exit_codes),
+                pod_failure_policy=fail_on_application_errors(
+                    name, given(args.application_exit_codes, DEFAULT_APPLICATION_EXIT_CODES)
+                ),
             )
         )
-        self.jobset = k8s.apiextensions.CustomResource(
+        self.jobset: k8s.apiextensions.CustomResource = k8s.apiextensions.CustomResource(
             name,
             api_version=JOBSET_API,
             kind="JobSet",
@@ -97,14 +112,16 @@ class MultisliceJobSet(pulumi.ComponentResource):
             spec={
                 # Kueue starts a queued JobSet by resuming it once admitted.
                 **({"suspend": True} if args.queue else {}),
-                "failurePolicy": jobset_failure_policy(args.max_restarts),
+                "failurePolicy": jobset_failure_policy(
+                    given(args.max_restarts, DEFAULT_MAX_RESTARTS)
+                ),
                 "replicatedJobs": [
                     {"name": REPLICATED_JOB, "replicas": self.slices, "template": job_template}
                 ],
             },
-            opts=child(
-                self,
-                pulumi.ResourceOptions(depends_on=[args.jobset]) if args.jobset else None,
-            ),
+            # What the caller's options wait for (a JobSetInstall: its CRD), the JobSet waits for:
+            # a component's dependencies do not hold back its children's registration.
+            opts=child(self, pulumi.ResourceOptions(depends_on=_waits(opts))),
         )
-        self.register_outputs({"jobSetName": name, "slices": self.slices})
+        self.jobset_name = pulumi.Output.from_input(name)
+        self.register_outputs({"jobsetName": self.jobset_name, "slices": self.slices})

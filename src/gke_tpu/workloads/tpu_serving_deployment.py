@@ -1,32 +1,37 @@
 """TpuServingDeployment: model serving on single-host TPU VMs, one replica per VM."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, ClassVar
 
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gke_tpu.catalog import TPU_RUNTIME_PORTS
 from gke_tpu.contract.interruptions import DEFAULT_MAX_UNAVAILABLE, check_max_unavailable
 from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu.contract.workloads import (
     check_image,
     check_queue,
     check_service_ports,
+    check_service_type,
     check_serving,
     default_replicas,
     needs_privileged,
     queue_labels,
 )
+from gke_tpu.problems.args import NoneMeansDefault, from_inputs, given
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.workloads.args import ContainerSpec, ModelMount
 from gke_tpu.workloads.internal.pods import child, container, tpu_pod_template
 
 
 @dataclass(frozen=True)
-class TpuServingDeploymentArgs:
+class TpuServingDeploymentArgs(NoneMeansDefault):
+    """What a TpuServingDeployment takes."""
+
+    _none_is_given: ClassVar[tuple[str, ...]] = ("max_unavailable",)
+
     pool: TpuPoolRef
     """A single-host pool from the platform's `tpuPools` output."""
     namespace: str
@@ -40,7 +45,7 @@ class TpuServingDeploymentArgs:
     """Default: one per VM the pool can have."""
     service_ports: Sequence[int] | None = None
     """Ports the Service exposes; default: the container's ports. Never the TPU runtime's."""
-    service_type: Literal["LoadBalancer", "ClusterIP"] = "LoadBalancer"
+    service_type: str | None = "LoadBalancer"
     """Default `LoadBalancer`; `ClusterIP` keeps the service inside the cluster."""
     health_port: int | None = None
     """Port of the readiness and liveness TCP probes; default: the first service port."""
@@ -53,7 +58,7 @@ class TpuServingDeploymentArgs:
     queue: QueueRef | None = None
     """A Kueue queue of the platform's `queues` output that covers the pool: each replica
     counts against its chips and waits until the queue admits it."""
-    max_unavailable: int | str | None = DEFAULT_MAX_UNAVAILABLE
+    max_unavailable: Any | None = DEFAULT_MAX_UNAVAILABLE
     """The PodDisruptionBudget's `maxUnavailable`: replicas (or a percentage) a drain or a node
     pool upgrade may take down at once; default 1. None: no PodDisruptionBudget. It does not
     hold off host maintenance or a preemption, which do not ask."""
@@ -62,21 +67,25 @@ class TpuServingDeploymentArgs:
 class TpuServingDeployment(pulumi.ComponentResource):
     """A Deployment on a single-host TPU pool and the Service in front of it."""
 
-    deployment: k8s.apps.v1.Deployment
-    service: k8s.core.v1.Service
-    disruption_budget: k8s.policy.v1.PodDisruptionBudget | None
+    deployment_name: pulumi.Output[str]
+    """The Deployment's name."""
+    service_name: pulumi.Output[str]
+    """The Service's name."""
     replicas: int
+    """Servers: one per VM of the pool unless `replicas` says."""
 
     def __init__(
         self, name: str, args: TpuServingDeploymentArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        args = from_inputs(TpuServingDeploymentArgs, args, f"TpuServingDeployment {name!r}")
         pool = args.pool
-        ports = list(args.service_ports or args.container.ports)
+        ports = list(args.service_ports or given(args.container.ports, TPU_RUNTIME_PORTS))
         reject(
             check_image("container.image", args.container.image)
             + check_serving(pool, replicas=args.replicas, chips=args.chips, topology=args.topology)
             + check_service_ports(ports)
             + check_max_unavailable("max_unavailable", args.max_unavailable)
+            + check_service_type("service_type", given(args.service_type, "LoadBalancer"))
             # A queued-provisioning pool cannot serve at all (check_serving says why).
             + (
                 check_queue(pool, args.namespace, args.queue)
@@ -111,7 +120,7 @@ class TpuServingDeployment(pulumi.ComponentResource):
                 ),
             },
         )
-        self.deployment = k8s.apps.v1.Deployment(
+        self.deployment: k8s.apps.v1.Deployment = k8s.apps.v1.Deployment(
             name,
             metadata=k8s.meta.v1.ObjectMetaArgs(
                 # Kueue's Deployment integration (on by default from v0.16) admits each replica.
@@ -140,7 +149,7 @@ class TpuServingDeployment(pulumi.ComponentResource):
             ),
             opts=child(self),
         )
-        self.service = k8s.core.v1.Service(
+        self.service: k8s.core.v1.Service = k8s.core.v1.Service(
             name,
             metadata=k8s.meta.v1.ObjectMetaArgs(name=name, namespace=args.namespace, labels=labels),
             spec=k8s.core.v1.ServiceSpecArgs(
@@ -159,7 +168,7 @@ class TpuServingDeployment(pulumi.ComponentResource):
         # Google's google/skills skills/cloud/gke-upgrades/SKILL.md gives the same hour for surge
         # upgrades) and a repair's drain for the same hour (GKE "Auto-repair nodes", node repair
         # process). Host maintenance and Spot preemption do not ask it.
-        self.disruption_budget = (
+        self.disruption_budget: k8s.policy.v1.PodDisruptionBudget | None = (
             k8s.policy.v1.PodDisruptionBudget(
                 name,
                 metadata=k8s.meta.v1.ObjectMetaArgs(
@@ -174,6 +183,12 @@ class TpuServingDeployment(pulumi.ComponentResource):
             if args.max_unavailable is not None
             else None
         )
+        self.deployment_name = self.deployment.metadata.name
+        self.service_name = self.service.metadata.name
         self.register_outputs(
-            {"deploymentName": self.deployment.metadata.name, "replicas": self.replicas}
+            {
+                "deploymentName": self.deployment_name,
+                "serviceName": self.service_name,
+                "replicas": self.replicas,
+            }
         )

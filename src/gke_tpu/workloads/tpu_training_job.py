@@ -1,14 +1,13 @@
 """TpuTrainingJob: a multi-host training job on one TPU slice, behind a headless Service."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gke_tpu.contract.interruptions import check_grace
+from gke_tpu.contract.interruptions import DEFAULT_TERMINATION_GRACE_SECONDS, check_grace
 from gke_tpu.contract.workloads import check_image, check_queue, check_training, queue_labels
+from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.workloads.args import TpuJobArgs
 from gke_tpu.workloads.internal.jobs import (
@@ -28,7 +27,7 @@ JOB_LABEL = "gke-tpu/job"
 class TpuTrainingJobArgs(TpuJobArgs):
     workers: int | None = None
     """Expected workers; must equal the slice's VMs when given (default: derived)."""
-    avoid_deadlock: bool = True
+    avoid_deadlock: bool | None = True
     """Pod affinity and anti-affinity that keep two jobs from sharing slices."""
 
 
@@ -46,26 +45,33 @@ class TpuTrainingJob(pulumi.ComponentResource):
     replaces its Pod, and restarts no other worker (MultisliceJobSet restarts them all).
     """
 
-    service: k8s.core.v1.Service
-    job: k8s.batch.v1.Job
+    job_name: pulumi.Output[str]
+    """The Indexed Job's name."""
+    service_name: pulumi.Output[str]
+    """The headless Service the workers find each other through."""
     workers: int
+    """Workers: the slice's VMs."""
 
     def __init__(
         self, name: str, args: TpuTrainingJobArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
+        args = from_inputs(TpuTrainingJobArgs, args, f"TpuTrainingJob {name!r}")
         pool = args.pool
         reject(
             check_image("container.image", args.container.image)
             + check_training(pool, workers=args.workers, chips=args.chips, topology=args.topology)
             + check_queue(pool, args.namespace, args.queue)
-            + check_grace("termination_grace_seconds", args.termination_grace_seconds),
+            + check_grace(
+                "termination_grace_seconds",
+                given(args.termination_grace_seconds, DEFAULT_TERMINATION_GRACE_SECONDS),
+            ),
             f"TpuTrainingJob {name!r}",
         )
         super().__init__("gke-tpu:index:TpuTrainingJob", name, None, opts)
         self.workers = pool.nodes_per_slice
         service_name = f"{name}-workers"
         labels = {JOB_LABEL: name}
-        self.service = k8s.core.v1.Service(
+        self.service: k8s.core.v1.Service = k8s.core.v1.Service(
             f"{name}-workers",
             metadata=k8s.meta.v1.ObjectMetaArgs(name=service_name, namespace=args.namespace),
             spec=k8s.core.v1.ServiceSpecArgs(
@@ -83,7 +89,7 @@ class TpuTrainingJob(pulumi.ComponentResource):
                 )
             ],
         )
-        self.job = k8s.batch.v1.Job(
+        self.job: k8s.batch.v1.Job = k8s.batch.v1.Job(
             name,
             metadata=k8s.meta.v1.ObjectMetaArgs(
                 name=name,
@@ -103,4 +109,8 @@ class TpuTrainingJob(pulumi.ComponentResource):
             ),
             opts=child(self, pulumi.ResourceOptions(depends_on=[self.service])),
         )
-        self.register_outputs({"jobName": self.job.metadata.name, "workers": self.workers})
+        self.job_name = self.job.metadata.name
+        self.service_name = self.service.metadata.name
+        self.register_outputs(
+            {"jobName": self.job_name, "serviceName": self.service_name, "workers": self.workers}
+        )

@@ -1,7 +1,7 @@
 """What both cluster components give every cluster: the nodes' least-privilege identity and
 the Kubernetes provider that reaches the cluster through `gke-gcloud-auth-plugin`."""
 
-from __future__ import annotations
+from typing import TYPE_CHECKING
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -125,14 +125,23 @@ class ClusterComponent(pulumi.ComponentResource):
     """What both cluster components are: the cluster, its nodes' identity, and what workloads
     and app stacks reach it by."""
 
-    cluster: container.Cluster
-    node_service_account: serviceaccount.Account
-    provider: k8s.Provider
+    if TYPE_CHECKING:  # children, not outputs of the component package's schema
+        cluster: container.Cluster
+        node_service_account: serviceaccount.Account
+        provider: k8s.Provider
+
     name: pulumi.Output[str]
+    """The cluster's name: node pools' `cluster`."""
     endpoint: pulumi.Output[str]
+    """The control plane's IP endpoint."""
     dns_endpoint: pulumi.Output[str | None]
+    """The control plane's DNS endpoint, where the kubeconfig points; null at the IP one."""
     workload_pool: pulumi.Output[str]
+    """The Workload Identity pool (`<project>.svc.id.goog`)."""
     kubeconfig: pulumi.Output[str]
+    """A kubeconfig for the cluster (secret), authenticating with gke-gcloud-auth-plugin."""
+    node_service_account_email: pulumi.Output[str]
+    """The nodes' service account: node pools' `node_service_account`."""
 
     def _expose(self, name: str, plan: ClusterPlan, ready: pulumi.Resource) -> None:
         """The kubeconfig, the Kubernetes provider (once `ready` can run Pods) and the outputs,
@@ -143,6 +152,7 @@ class ClusterComponent(pulumi.ComponentResource):
         self.name = self.cluster.name
         self.endpoint = self.cluster.endpoint
         self.workload_pool = workload_pool_of(self.cluster, plan.workload_pool)
+        self.node_service_account_email = self.node_service_account.email
         self.register_outputs(
             {
                 "name": self.name,
@@ -150,6 +160,6 @@ class ClusterComponent(pulumi.ComponentResource):
                 "dnsEndpoint": self.dns_endpoint,
                 "workloadPool": self.workload_pool,
                 "kubeconfig": self.kubeconfig,
-                "nodeServiceAccount": self.node_service_account.email,
+                "nodeServiceAccount": self.node_service_account_email,
             }
         )

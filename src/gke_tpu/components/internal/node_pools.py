@@ -1,15 +1,17 @@
 """TPU node pools from a plan: node config, autoscaling, lifecycle, and the pool's outputs."""
 
-from __future__ import annotations
+from typing import TYPE_CHECKING, Any, Self
 
 import pulumi
 from pulumi_gcp import container
 
 from gke_tpu.catalog.gke import GKE_DEFAULT_BOOT_DISK_TYPE, POOL_LABEL
-from gke_tpu.components.args import TpuPoolArgs
+from gke_tpu.components.args import PlannedTpuPool, TpuPoolFields
 from gke_tpu.components.internal.clusters import NODE_OAUTH_SCOPES
+from gke_tpu.components.internal.public_args import plan_pool_args
 from gke_tpu.config.pool_plan import TpuPoolPlan
 from gke_tpu.contract.outputs import TpuPoolRef
+from gke_tpu.problems.pulumi import reject
 
 
 def node_config(
@@ -138,7 +140,7 @@ def pool_options(other_type: str, opts: pulumi.ResourceOptions | None) -> pulumi
     )
 
 
-def _slice_aliases(args: TpuPoolArgs, index: int) -> list[pulumi.Alias]:
+def _slice_aliases(args: PlannedTpuPool, index: int) -> list[pulumi.Alias]:
     """One slice is `<name>`, several are `<name>-0`, `<name>-1`...: the first slice keeps the
     other form's identity, so going from one slice to several (or back) replaces it, old one
     first, rather than creating every new slice before the old one is gone."""
@@ -151,16 +153,56 @@ def _slice_aliases(args: TpuPoolArgs, index: int) -> list[pulumi.Alias]:
 
 class TpuPoolComponent(pulumi.ComponentResource):
     """What both TPU pool components are: one node pool per slice of a plan, and the pool as
-    workloads see it (`ref`), known at plan time, so workload code can use it directly."""
+    workloads see it (`ref`), known at plan time, so workload code can use it directly.
 
-    node_pools: list[container.NodePool]
-    """One node pool per slice, alike but for the name (`ref.node_pools`): depend on them to
-    wait for the pool."""
-    ref: TpuPoolRef
-    """The pool's entry of the `tpuPools` output, which workload components take as `pool`."""
+    Besides its outputs, a pool has `node_pools` (one per slice, alike but for the name: depend
+    on them to wait for the pool) and `ref`, the pool as the `tpuPools` output describes it,
+    which workload components take as `pool`."""
+
+    if TYPE_CHECKING:  # not outputs of the component package's schema
+        node_pools: list[container.NodePool]
+        ref: TpuPoolRef
+
+    node_pool_names: pulumi.Output[list[str]]
+    """The GKE node pools: the pool's name, or `<name>-0`, `<name>-1`... for several slices."""
+    pool: pulumi.Output[dict[str, Any]]
+    """The pool as an entry of the platform's `tpuPools` output (docs/outputs.md)."""
+
+    @classmethod
+    def from_plan(
+        cls, name: str, args: PlannedTpuPool, opts: pulumi.ResourceOptions | None = None
+    ) -> Self:
+        """The pool of a plan the stack has made (`gke-tpu:tpuPools`), without planning again."""
+        self = cls.__new__(cls)
+        self._build(name, args, opts)
+        return self
+
+    def _build(self, name: str, args: PlannedTpuPool, opts: pulumi.ResourceOptions | None) -> None:
+        raise NotImplementedError
+
+    def _planned(self, name: str, args: TpuPoolFields, multi_host: bool) -> PlannedTpuPool:
+        """The public Args planned by the stack's rules for a `tpuPools` entry."""
+        component = f"{type(self).__name__} {name!r}"
+        warnings: list[str] = []
+        planned = plan_pool_args(
+            component, name, args.entry(), args.cluster_facts(), multi_host, warnings
+        )
+        if isinstance(planned, list):
+            reject(planned)
+            raise AssertionError("planned")  # reject raised: a plan or problems, never neither
+        for warning in warnings:
+            pulumi.log.warn(warning)
+        return PlannedTpuPool(
+            project=args.project,
+            region=args.region,
+            cluster_name=args.cluster_name,
+            cluster=args.cluster,
+            node_service_account=args.node_service_account,
+            plan=planned,
+        )
 
     def _create_node_pools(
-        self, args: TpuPoolArgs, placement: container.NodePoolPlacementPolicyArgs | None
+        self, args: PlannedTpuPool, placement: container.NodePoolPlacementPolicyArgs | None
     ) -> None:
         plan = args.plan
         self.node_pools = [
@@ -188,6 +230,8 @@ class TpuPoolComponent(pulumi.ComponentResource):
             for index, pool_name in enumerate(plan.node_pool_names)
         ]
         self.ref = plan.ref
+        self.node_pool_names = pulumi.Output.from_input(list(plan.node_pool_names))
+        self.pool = pulumi.Output.from_input({"name": plan.name, **plan.ref.entry()})
         # The names, known at plan time: the pool's whole entry is the `tpuPools` output's, and
         # registering it again per pool would double what a large plan serializes.
         self.register_outputs({"nodePools": list(plan.node_pool_names)})

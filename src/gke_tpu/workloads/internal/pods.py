@@ -9,7 +9,8 @@ import pulumi_kubernetes as k8s
 
 from gke_tpu.catalog import TPU_RESOURCE
 from gke_tpu.contract.outputs import TpuPoolRef
-from gke_tpu.workloads.args import ContainerSpec, ModelMount
+from gke_tpu.problems.args import given
+from gke_tpu.workloads.args import DEFAULT_MOUNT_PATH, ContainerSpec, ModelMount
 
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
@@ -50,14 +51,16 @@ def container(
     return k8s.core.v1.ContainerArgs(
         name=name,
         image=spec.image,
-        command=list(spec.command) or None,
-        args=list(spec.args) or None,
-        env=[*env_vars(spec.env), *extra_env] or None,
-        ports=[k8s.core.v1.ContainerPortArgs(container_port=p) for p in spec.ports] or None,
+        command=list(spec.command or ()) or None,
+        args=list(spec.args or ()) or None,
+        env=[*env_vars(spec.env or {}), *extra_env] or None,
+        ports=[k8s.core.v1.ContainerPortArgs(container_port=p) for p in spec.ports or ()] or None,
         resources=resources,
         volume_mounts=[
             k8s.core.v1.VolumeMountArgs(
-                name=MODEL_VOLUME, mount_path=model.mount_path, read_only=model.read_only
+                name=MODEL_VOLUME,
+                mount_path=given(model.mount_path, DEFAULT_MOUNT_PATH),
+                read_only=model.read_only,
             )
         ]
         if model

@@ -1,0 +1,108 @@
+"""A component's arguments as its Args dataclass, from the dict another language sends.
+
+Pulumi's component provider (`pulumi.provider.experimental`) calls a component with its inputs as
+nested dicts keyed by the Args' field names; a Python program passes the dataclasses themselves.
+`from_inputs` turns the first into the second, field by field along the type hints, and reports
+every missing or unknown key at its argument path at once; the values themselves are the
+component's to check, with the same rules either way. Pure: no Pulumi import.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, TypeVar, cast
+
+from gke_tpu.problems import Problem, config_error, did_you_mean
+
+T = TypeVar("T")
+
+
+def given(value: T | None, default: T) -> T:
+    """A NoneMeansDefault field's value for the type checker: never None once built."""
+    return default if value is None else value
+
+
+class NoneMeansDefault:
+    """Args whose defaulted fields are typed Optional, as Pulumi's analyzer needs to mark them
+    optional in the schema (it reads types, not defaults): a field given None takes its default,
+    so None never reaches the component; but for the fields `_none_is_given` names, where None
+    is a choice of its own."""
+
+    _none_is_given: ClassVar[tuple[str, ...]] = ()
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(cast("Any", self)):
+            if field.name in self._none_is_given or getattr(self, field.name) is not None:
+                continue
+            if field.default is not dataclasses.MISSING:
+                default = field.default
+            elif field.default_factory is not dataclasses.MISSING:
+                default = field.default_factory()
+            else:
+                continue
+            if default is not None:
+                object.__setattr__(self, field.name, default)
+
+
+def from_inputs(cls: type[T], value: object, path: str) -> T:
+    """`value` as a `cls` (a dataclass): itself when it is one, else built from a mapping."""
+    problems: list[Problem] = []
+    built = _dataclass(cls, value, path, problems)
+    if problems:
+        raise config_error(problems)
+    return cast("T", built)
+
+
+def _dataclass(cls: type[Any], value: object, path: str, problems: list[Problem]) -> object:
+    if isinstance(value, cls):
+        return value
+    if not isinstance(value, Mapping):
+        problems.append(Problem(path, f"expected {cls.__name__} or a mapping of its fields"))
+        return None
+    given = cast("Mapping[str, Any]", value)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    hints = typing.get_type_hints(cls)
+    for key in given:
+        if key not in fields:
+            hint = did_you_mean(str(key), fields)
+            problems.append(
+                Problem(
+                    f"{path}.{key}", f"unknown argument{hint or '.'} Arguments: {', '.join(fields)}"
+                )
+            )
+    kwargs: dict[str, Any] = {}
+    for name, field in fields.items():
+        if given.get(name) is None:
+            required = field.default is dataclasses.MISSING and (
+                field.default_factory is dataclasses.MISSING
+            )
+            if required:
+                problems.append(Problem(f"{path}.{name}", "required argument is missing"))
+            continue
+        kwargs[name] = _value(hints[name], given[name], f"{path}.{name}", problems)
+    if len(problems) > 0:
+        return None
+    return cls(**kwargs)
+
+
+def _value(hint: Any, value: object, path: str, problems: list[Problem]) -> object:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        others = [a for a in typing.get_args(hint) if a is not type(None)]
+        return _value(others[0], value, path, problems) if len(others) == 1 else value
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return _dataclass(hint, value, path, problems)
+    if origin in (list, tuple, Sequence) and isinstance(value, list | tuple):
+        items = cast("Sequence[object]", value)
+        (item,) = typing.get_args(hint)[:1] or (Any,)
+        return tuple(_value(item, v, f"{path}[{i}]", problems) for i, v in enumerate(items))
+    if origin in (dict, Mapping) and isinstance(value, Mapping):
+        entries = cast("Mapping[str, object]", value)
+        item = typing.get_args(hint)[1] if typing.get_args(hint) else Any
+        return {k: _value(item, v, f"{path}.{k}", problems) for k, v in entries.items()}
+    if hint in (int, Any) and isinstance(value, float) and value.is_integer():
+        return int(value)  # numbers cross the provider boundary as floats
+    return value

@@ -1,0 +1,30 @@
+"""The workload components app repos use on a gke-tpu platform, and what they take.
+
+They read the platform through its outputs contract (`gke_tpu.contract.PlatformOutputs`) and
+import no platform config: an app's program loads only these, the contract and the catalog.
+Each component checks its arguments before it registers anything and reports every problem at
+once, at its argument's path, as the one error `pulumi up` prints without a traceback.
+"""
+
+from gke_tpu.workloads.args import ContainerSpec, ModelMount, TpuJobArgs
+from gke_tpu.workloads.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
+from gke_tpu.workloads.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
+from gke_tpu.workloads.tpu_serving_deployment import (
+    TpuServingDeployment,
+    TpuServingDeploymentArgs,
+)
+from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
+
+__all__ = [
+    "ContainerSpec",
+    "ModelConversionJob",
+    "ModelConversionJobArgs",
+    "ModelMount",
+    "MultisliceJobSet",
+    "MultisliceJobSetArgs",
+    "TpuJobArgs",
+    "TpuServingDeployment",
+    "TpuServingDeploymentArgs",
+    "TpuTrainingJob",
+    "TpuTrainingJobArgs",
+]
