@@ -15,7 +15,7 @@ PY := $(VENV)/bin/python
 PLAN := $(VENV)/bin/gke-tpu-plan
 
 .DEFAULT_GOAL := help
-.PHONY: help plan plan-workloads report snapshot test lint typecheck pytest scan bench goldens docs prices mutants clean
+.PHONY: help plan plan-workloads report snapshot test lint typecheck pytest scan bench goldens schema docs prices mutants clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
@@ -28,6 +28,7 @@ help:
 	@echo "make test              lint, type check, tests and the security scan"
 	@echo "make bench             scale figures of the offline plan and of the config checks"
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
+	@echo "make schema            rewrite packages/gke-tpu/schema.json after reviewing an API change"
 	@echo "make docs              rewrite the generated parts of README.md and docs/"
 	@echo "make mutants [MODULES=planning|<files>] [BASE=main] [SAMPLE=60] [SEED=26] [BUDGET=900]"
 	@echo "                       a sampled mutation pass over the modules changed against BASE;"
@@ -95,6 +96,9 @@ test: lint typecheck scan pytest
 
 goldens: $(VENV)/.runtime
 	$(PY) -m gke_tpu_upkeep.goldens
+
+schema: $(VENV)/.runtime
+	$(PY) -m gke_tpu_upkeep.schema
 
 docs: $(VENV)/.runtime
 	$(PY) -m gke_tpu_upkeep.generated_docs

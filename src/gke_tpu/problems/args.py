@@ -10,6 +10,7 @@ component's to check, with the same rules either way. Pure: no Pulumi import.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -64,7 +65,7 @@ def _dataclass(cls: type[Any], value: object, path: str, problems: list[Problem]
         return None
     given = cast("Mapping[str, Any]", value)
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     for key in given:
         if key not in fields:
             hint = did_you_mean(str(key), fields)
@@ -79,13 +80,31 @@ def _dataclass(cls: type[Any], value: object, path: str, problems: list[Problem]
             required = field.default is dataclasses.MISSING and (
                 field.default_factory is dataclasses.MISSING
             )
-            if required:
+            if required and _optional(hints[name]):
+                kwargs[name] = None  # the provider leaves out what is None
+            elif required:
                 problems.append(Problem(f"{path}.{name}", "required argument is missing"))
             continue
         kwargs[name] = _value(hints[name], given[name], f"{path}.{name}", problems)
     if len(problems) > 0:
         return None
     return cls(**kwargs)
+
+
+def _hints(cls: type[Any]) -> dict[str, Any]:
+    """The fields' annotations as evaluated where the class is defined (the public Args'
+    modules do not postpone them: Pulumi's analyzer reads them too); a postponed one, a string,
+    converts nothing."""
+    hints: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        hints.update(inspect.get_annotations(klass))
+    return hints
+
+
+def _optional(hint: Any) -> bool:
+    return typing.get_origin(hint) in (typing.Union, types.UnionType) and type(None) in (
+        typing.get_args(hint)
+    )
 
 
 def _value(hint: Any, value: object, path: str, problems: list[Problem]) -> object:

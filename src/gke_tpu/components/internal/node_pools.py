@@ -1,6 +1,8 @@
 """TPU node pools from a plan: node config, autoscaling, lifecycle, and the pool's outputs."""
 
-from typing import TYPE_CHECKING, Any, Self
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Self, cast
 
 import pulumi
 from pulumi_gcp import container
@@ -151,6 +153,28 @@ def _slice_aliases(args: PlannedTpuPool, index: int) -> list[pulumi.Alias]:
     return [pulumi.Alias(name=f"{args.cluster_name}-{other}")]
 
 
+def pool_input(ref: TpuPoolRef) -> dict[str, Any]:
+    """A pool's TpuPoolRef as another language passes it to a workload component: its fields
+    by their schema names (camelCase), sequences as lists, None left out."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, tuple | list):
+            return [plain(v) for v in cast("Sequence[Any]", value)]
+        if isinstance(value, Mapping):
+            return {k: plain(v) for k, v in cast("Mapping[str, Any]", value).items()}
+        return value
+
+    def camel(name: str) -> str:
+        head, *rest = name.split("_")
+        return head + "".join(part.title() for part in rest)
+
+    return {
+        camel(f.name): plain(getattr(ref, f.name))
+        for f in dataclasses.fields(ref)
+        if getattr(ref, f.name) is not None
+    }
+
+
 class TpuPoolComponent(pulumi.ComponentResource):
     """What both TPU pool components are: one node pool per slice of a plan, and the pool as
     workloads see it (`ref`), known at plan time, so workload code can use it directly.
@@ -166,7 +190,7 @@ class TpuPoolComponent(pulumi.ComponentResource):
     node_pool_names: pulumi.Output[list[str]]
     """The GKE node pools: the pool's name, or `<name>-0`, `<name>-1`... for several slices."""
     pool: pulumi.Output[dict[str, Any]]
-    """The pool as an entry of the platform's `tpuPools` output (docs/outputs.md)."""
+    """The pool as the workload components' `pool` input takes it (their TpuPoolRef)."""
 
     @classmethod
     def from_plan(
@@ -231,7 +255,7 @@ class TpuPoolComponent(pulumi.ComponentResource):
         ]
         self.ref = plan.ref
         self.node_pool_names = pulumi.Output.from_input(list(plan.node_pool_names))
-        self.pool = pulumi.Output.from_input({"name": plan.name, **plan.ref.entry()})
+        self.pool = pulumi.Output.from_input(pool_input(plan.ref))
         # The names, known at plan time: the pool's whole entry is the `tpuPools` output's, and
         # registering it again per pool would double what a large plan serializes.
         self.register_outputs({"nodePools": list(plan.node_pool_names)})
