@@ -15,7 +15,7 @@ PY := $(VENV)/bin/python
 PLAN := $(VENV)/bin/gke-tpu-plan
 
 .DEFAULT_GOAL := help
-.PHONY: help plan plan-workloads report snapshot test lint typecheck pytest scan bench goldens schema docs prices mutants clean
+.PHONY: help plan plan-workloads report snapshot test lint typecheck pytest scan bench goldens schema docs prices mutants package-check clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
@@ -92,7 +92,12 @@ scan: $(VENV)/.runtime $(CHECKOV_VENV)/.installed
 pytest: $(VENV)/.dev
 	$(PY) -m pytest
 
-test: lint typecheck scan pytest
+# gke-tpu installed outside the repository as an app installs it; both examples planned from
+# copies (gke_tpu_upkeep/package_check.py).
+package-check: $(VENV)/.runtime
+	$(PY) -m gke_tpu_upkeep.package_check
+
+test: lint typecheck scan pytest package-check
 
 goldens: $(VENV)/.runtime
 	$(PY) -m gke_tpu_upkeep.goldens

@@ -1,15 +1,129 @@
 """`make schema`: rewrite packages/gke-tpu/schema.json, the schema Pulumi's analyzer infers from
-the public components, after reviewing a change of their API (a test fails until it is)."""
+the public components, and docs/api.md, the API reference generated from it, after reviewing a
+change of their API (a test fails until both are rewritten)."""
 
-from gke_tpu.provider import schema_text
+import ast
+import inspect
+import itertools
+import json
+import textwrap
+from typing import Any
+
+from gke_tpu.provider import COMPONENTS, schema_text
 from gke_tpu_upkeep import ROOT
+from gke_tpu_upkeep.generated_docs import regenerate
 
 SCHEMA = ROOT / "packages" / "gke-tpu" / "schema.json"
+API = ROOT / "docs" / "api.md"
+INFRA = ("RegionalCluster", "MultiHostTpuPool", "SingleHostTpuPool", "StorageBucket")
+
+HEAD = """# API reference
+
+Generated from the component package's schema (`make schema`; `packages/gke-tpu/schema.json`,
+which Pulumi's analyzer infers from the components' Args and outputs): do not edit by hand.
+
+In Python, import the components and their Args from `gke_tpu.components` (infra) and
+`gke_tpu.workloads` (workloads); an Args class takes the inputs below by their Python names
+(`machine_type` for `machineType`). Other languages use the same names as the schema, through
+the SDK `pulumi package add` generates (docs/package.md). Every
+component checks its inputs before it registers anything: one error lists every problem at its
+input's path (`MultiHostTpuPool 'train'.machine_type: ...`). Infra components apply the rules of
+the stack file's sections (docs/configuration.md).
+
+## Contents
+
+<!-- generated: contents -->
+<!-- end: contents -->
+"""
+
+
+def _type(prop: dict[str, Any]) -> str:
+    if "$ref" in prop:
+        return prop["$ref"].rsplit(":", 1)[-1]
+    kind = prop.get("type", "any")
+    if kind == "array":
+        return f"list of {_type(prop.get('items', {}))}"
+    if kind == "object" and "additionalProperties" in prop:
+        return f"map of {_type(prop['additionalProperties'])}"
+    return kind
+
+
+def _cell(text: str | None) -> str:
+    return " ".join((text or "").split()).replace("|", "\\|")
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def docstrings(cls: type) -> dict[str, str]:
+    """The attribute docstrings of a class and its bases, by schema name: the analyzer reads
+    those of the class alone, so what a base declares (a pool's cluster facts, a cluster's
+    outputs) would go undescribed."""
+    found: dict[str, str] = {}
+    for klass in reversed(cls.__mro__[:-1]):
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError):
+            continue
+        body = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)).body
+        for node, after in itertools.pairwise(body):
+            doc = after.value if isinstance(after, ast.Expr) else None
+            named = isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+            if named and isinstance(doc, ast.Constant) and isinstance(doc.value, str):
+                found[_camel(node.target.id)] = doc.value  # type: ignore[union-attr]
+    return found
+
+
+def _table(
+    props: dict[str, Any], required: list[str], what: str, docs: dict[str, str] | None = None
+) -> list[str]:
+    rows = [f"| {what} | type | required | description |", "|---|---|---|---|"]
+    for name in sorted(props):
+        prop = props[name]
+        needed = "yes" if name in required else ""
+        text = prop.get("description") or (docs or {}).get(name)
+        rows.append(f"| `{name}` | {_type(prop)} | {needed} | {_cell(text)} |")
+    return rows
+
+
+def api_markdown(schema: dict[str, Any]) -> str:
+    lines = [HEAD]
+    resources = schema["resources"]
+    classes = {c.__name__: c for c in COMPONENTS}
+    for title, names in (
+        ("Infra components (`gke_tpu.components`)", INFRA),
+        (
+            "Workload components (`gke_tpu.workloads`)",
+            [r.rsplit(":", 1)[-1] for r in sorted(resources) if r.rsplit(":", 1)[-1] not in INFRA],
+        ),
+    ):
+        lines += [f"## {title}", ""]
+        for name in names:
+            resource = resources[f"gke-tpu:index:{name}"]
+            lines += [f"### {name}", "", _cell(resource.get("description")), ""]
+            component = classes[name]
+            args = inspect.get_annotations(component.__init__)["args"]
+            inputs = resource.get("inputProperties", {})
+            required = resource.get("requiredInputs", [])
+            lines += [*_table(inputs, required, "input", docstrings(args)), ""]
+            lines += ["Outputs:", ""]
+            outputs = resource.get("properties", {})
+            lines += [*_table(outputs, [], "output", docstrings(component)), ""]
+    lines += ["## Types", ""]
+    for token, kind in sorted(schema["types"].items()):
+        name = token.rsplit(":", 1)[-1]
+        lines += [f"### {name}", "", _cell(kind.get("description")), ""]
+        lines += [*_table(kind.get("properties", {}), kind.get("required", []), "field"), ""]
+    return regenerate("\n".join(lines).rstrip() + "\n")
 
 
 def main() -> None:
-    SCHEMA.write_text(schema_text())
-    print(f"wrote {SCHEMA.relative_to(ROOT)}")
+    text = schema_text()
+    SCHEMA.write_text(text)
+    API.write_text(api_markdown(json.loads(text)))
+    print(f"wrote {SCHEMA.relative_to(ROOT)} and {API.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -248,3 +248,13 @@ def test_a_workload_missing_its_image_is_refused_at_its_path() -> None:
     plan = run_program(python, project="p", stack="s", config={})
     assert "TpuTrainingJob 'llm'.container.image: required argument is missing" in plan.errors
     assert "TpuTrainingJob 'llm'.pool.generation: required argument is missing" in plan.errors
+
+
+def test_the_api_reference_is_generated_from_the_committed_schema() -> None:
+    from gke_tpu_upkeep.schema import API, api_markdown
+
+    assert API.read_text() == api_markdown(json.loads(schema_text())), "run: make schema"
+    text = API.read_text()
+    # A base's attribute docstrings describe what the analyzer leaves undescribed.
+    assert "| `clusterName` | string | yes | The cluster's name, as GKE knows it" in text
+    assert "| `kubeconfig` | string |  | A kubeconfig for the cluster (secret)" in text

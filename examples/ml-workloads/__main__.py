@@ -2,11 +2,6 @@
 its stack outputs (docs/outputs.md in the gke-tpu repository)."""
 
 import json
-import sys
-from pathlib import Path
-
-# The gke-tpu library (components, contract) is the repository two levels up.
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -16,7 +11,7 @@ from workloads import build_workloads
 
 from gke_tpu.contract.outputs import PlatformOutputs
 from gke_tpu.problems.models import problems_from
-from gke_tpu.problems.pulumi import reject, reported
+from gke_tpu.problems.pulumi import reject
 
 raw = pulumi.Config()
 
@@ -59,25 +54,24 @@ provider = k8s.Provider(
 
 async def main() -> dict[str, object]:
     outputs = await platform_stack.outputs.future() or {}
-    with reported():
-        workloads = build_workloads(
-            PlatformOutputs.parse(outputs, "platform stack"),
-            app.pools.training,
-            app.pools.serving,
-            app.serving_replicas,
-            app.training_queue,
-            {
-                "diffusion": app.images.diffusion,
-                "gpt2": app.images.gpt2,
-                "bert_serving": app.images.bert_serving,
-                "converter": app.images.converter,
-            },
-            pulumi.ResourceOptions(provider=provider),
-        )
+    workloads = build_workloads(
+        PlatformOutputs.parse(outputs, "platform stack"),
+        app.pools.training,
+        app.pools.serving,
+        app.serving_replicas,
+        app.training_queue,
+        {
+            "diffusion": app.images.diffusion,
+            "gpt2": app.images.gpt2,
+            "bert_serving": app.images.bert_serving,
+            "converter": app.images.converter,
+        },
+        pulumi.ResourceOptions(provider=provider),
+    )
     return {
-        "trainingJobs": [workloads.diffusion.job.metadata.name, workloads.gpt2.job.metadata.name],
-        "servingService": workloads.bert.service.metadata.name,
-        "conversionJob": workloads.conversion.job.metadata.name,
+        "trainingJobs": [workloads.diffusion.job_name, workloads.gpt2.job_name],
+        "servingService": workloads.bert.service_name,
+        "conversionJob": workloads.conversion.job_name,
     }
 
 
