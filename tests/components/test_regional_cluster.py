@@ -302,6 +302,7 @@ def test_stack_outputs(run_plan: PlanRunner) -> None:
                 "node-pool-error",
             )
         },
+        "jobsetVersion": None,
     }
 
 

@@ -181,6 +181,7 @@ class TpuPoolPlan:
             }
             if self.upgrade
             else None,
+            reservation=self.reservation,
         )
 
     @property

@@ -46,6 +46,8 @@ OUTPUT_MEANINGS: dict[str, str] = {
     "`observability.enabled: false`.",
     "alertPolicies": "Alert policies by alert name (`slice-down`, `idle-chips`, ...): "
     "their resource names, `projects/<p>/alertPolicies/<id>`; `{}` without observability.",
+    "jobsetVersion": "The JobSet release the platform installed (with `gke-tpu:kueue`), which "
+    "MultisliceJobSet needs; `null` where the platform installs none.",
 }
 
 
@@ -114,6 +116,8 @@ class TpuPoolRef:
     """How GKE replaces its nodes on an upgrade: `{"strategy", "maxSurge", "maxUnavailable"}`
     (the last two null for `BLUE_GREEN`); None where GKE decides (short-lived flex-start and
     queued nodes, node pools GKE creates)."""
+    reservation: str | None = None
+    """The SPECIFIC reservation its nodes consume, as the stack names it; None: none."""
 
     @property
     def per_workload(self) -> bool:
@@ -146,6 +150,7 @@ class TpuPoolRef:
             fallback=tuple(entry.get("fallback") or ()),
             maintenance_interval=entry.get("maintenanceInterval"),
             upgrade=_upgrade(entry.get("upgrade")),
+            reservation=entry.get("reservation"),
         )
 
     def entry(self) -> dict[str, Any]:
@@ -173,6 +178,7 @@ class TpuPoolRef:
             "fallback": list(self.fallback),
             "maintenanceInterval": self.maintenance_interval,
             "upgrade": dict(self.upgrade) if self.upgrade is not None else None,
+            "reservation": self.reservation,
             "nodeSelector": dict(self.node_selector),
             "tolerations": [dict(t) for t in self.tolerations],
         }
@@ -285,6 +291,7 @@ def platform_outputs(
     storage: ModelStorageOutputs | None,
     dashboard_url: Any = None,
     alert_policies: Any = None,
+    jobset_version: str | None = None,
 ) -> dict[str, Any]:
     """The platform stack's outputs by name: what `PlatformOutputs.parse` reads back.
 
@@ -309,6 +316,7 @@ def platform_outputs(
         "modelVolumeClaim": storage.claim if storage else None,
         "dashboardUrl": dashboard_url,
         "alertPolicies": alert_policies if alert_policies is not None else {},
+        "jobsetVersion": jobset_version,
     }
     writer = storage.writer if storage else None
     if writer:

@@ -39,6 +39,8 @@ class Platform:
     volumes: ModelVolumes | None
     queues: KueueQueues | None = None
     observability: ClusterObservability | None = None
+    jobset_version: str | None = None
+    """The JobSet release installed (with Kueue); None: none."""
 
 
 def build_network(spec: PlatformSpec) -> tuple[VpcNetwork | None, CloudNat | None]:
@@ -135,7 +137,7 @@ def build_platform(spec: PlatformSpec) -> Platform:
                 provider=cluster.provider,
             ),
         )
-    queues = kueue = None
+    queues = kueue = jobset_version = None
     if spec.kueue is not None:
         from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
         from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs
@@ -143,7 +145,9 @@ def build_platform(spec: PlatformSpec) -> Platform:
 
         on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
         # JobSet with Kueue, for multislice jobs to go through the queues too.
-        jobset = JobSetInstall(f"{cluster_spec.name}-jobset", JobSetInstallArgs(), on_cluster)
+        jobset_args = JobSetInstallArgs()
+        jobset_version = jobset_args.version
+        jobset = JobSetInstall(f"{cluster_spec.name}-jobset", jobset_args, on_cluster)
         kueue = KueueInstall(
             f"{cluster_spec.name}-kueue",
             KueueInstallArgs(version=spec.kueue.version, jobset=jobset),
@@ -188,6 +192,7 @@ def build_platform(spec: PlatformSpec) -> Platform:
         volumes=volumes,
         queues=queues,
         observability=observability,
+        jobset_version=jobset_version,
     )
 
 
@@ -228,4 +233,5 @@ def stack_outputs(platform: Platform) -> dict[str, Any]:
         storage=model,
         dashboard_url=platform.observability.dashboard_url if platform.observability else None,
         alert_policies=platform.observability.alert_policy_names if platform.observability else {},
+        jobset_version=platform.jobset_version,
     )

@@ -22,6 +22,7 @@ from gke_tpu.plan.engine import Plan
 from gke_tpu.plan.preflight import PreflightReport
 from gke_tpu.plan.render.alerts_report import alerts_section
 from gke_tpu.plan.render.cost_report import baseline_section, cost_section
+from gke_tpu.plan.render.outputs_report import outputs_section
 from gke_tpu.plan.render.disruption_report import disruption_section
 from gke_tpu.plan.render.guardrails_report import (
     guardrail_caution,
@@ -290,7 +291,8 @@ def plan_markdown(
     if plan.warnings:
         lines += ["> [!WARNING]", *(f"> - {w}" for w in plan.warnings), ""]
     lines += [f"{len(plan.resources)} resources to create (offline plan, fake cloud values).", ""]
-    lines += baseline_section(plan.as_dict(), baseline)
+    document = plan.as_dict()
+    lines += baseline_section(document, baseline) + outputs_section(document, baseline)
     lines += _summary(plan) + _fallback(plan) + _queues(plan) + _diagram(plan) + quota_section(plan)
     lines += cost_section(plan.cost)
     lines += preflight_section(preflight) + disruption_section(plan) + alerts_section(plan)

@@ -1,0 +1,64 @@
+"""The report's Outputs section (`src/gke_tpu/plan/render/outputs_report.py`): what apps read,
+and against a baseline every output key, pool and queue added, changed or removed, a removal
+called out as a breaking change of the contract."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gke_tpu.plan.render.outputs_report import outputs_changes, outputs_section
+
+POOL = {"generation": "v5e", "topology": "4x4"}
+NOW: dict[str, Any] = {
+    "outputs": {
+        "outputsVersion": 1,
+        "clusterName": "tpu",
+        "tpuPools": {"train": POOL, "serve": {**POOL, "topology": "1x1"}},
+        "queues": {"training": {"chips": {"train": 16}}},
+        "jobsetVersion": "v0.12.0",
+    }
+}
+
+
+def test_without_a_baseline_it_names_the_pools_and_queues_apps_read() -> None:
+    assert outputs_section(NOW, None) == [
+        "## Outputs",
+        "",
+        "5 outputs for app repos (docs/outputs.md), contract version 1; pools: `serve`, `train`; "
+        "queues: `training`.",
+        "",
+    ]
+
+
+def test_against_a_baseline_each_key_pool_and_queue_is_added_changed_or_removed() -> None:
+    base = {
+        "outputs": {
+            "outputsVersion": 1,
+            "clusterName": "tpu",
+            "tpuPools": {"train": {**POOL, "topology": "2x4"}, "old": POOL},
+            "queues": {"training": {"chips": {"train": 16}}},
+            "dashboardUrl": "https://console.cloud.google.com/monitoring",
+        }
+    }
+    assert outputs_changes(NOW["outputs"], base["outputs"]) == (
+        ["jobsetVersion", "tpuPools.serve"],
+        ["tpuPools.train"],
+        ["dashboardUrl", "tpuPools.old"],
+    )
+    lines = outputs_section(NOW, base)
+    assert lines[:3] == [
+        "> [!CAUTION]",
+        "> This change removes 2 output(s) that apps may read: `dashboardUrl`, pool `old` "
+        "(`tpuPools`).",
+        "",
+    ]
+    assert "| `jobsetVersion` | added |" in lines
+    assert "| pool `serve` (`tpuPools`) | added |" in lines
+    assert "| pool `train` (`tpuPools`) | changed |" in lines
+    breaking = "**removed: a breaking change of the outputs contract** for the apps that read it |"
+    assert f"| pool `old` (`tpuPools`) | {breaking}" in lines
+    assert f"| `dashboardUrl` | {breaking}" in lines
+
+
+def test_an_unchanged_contract_says_so() -> None:
+    assert outputs_section(NOW, NOW)[-2:] == ["Against the base branch: no output changes.", ""]
