@@ -22,7 +22,6 @@ from gke_tpu.plan.engine import Plan
 from gke_tpu.plan.preflight import PreflightReport
 from gke_tpu.plan.render.alerts_report import alerts_section
 from gke_tpu.plan.render.cost_report import baseline_section, cost_section
-from gke_tpu.plan.render.outputs_report import outputs_section
 from gke_tpu.plan.render.disruption_report import disruption_section
 from gke_tpu.plan.render.guardrails_report import (
     guardrail_caution,
@@ -30,6 +29,7 @@ from gke_tpu.plan.render.guardrails_report import (
     plan_verdicts,
 )
 from gke_tpu.plan.render.network_report import dns_endpoint_diagram, network_diagram
+from gke_tpu.plan.render.outputs_report import outputs_section
 from gke_tpu.plan.render.preflight_report import preflight_section
 from gke_tpu.plan.render.quota_report import quota_section
 
