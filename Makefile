@@ -123,6 +123,7 @@ prices: $(VENV)/.runtime
 bench: $(VENV)/.runtime
 	$(PY) bench/validation_scale.py
 	$(PY) bench/plan_scale.py
+	$(PY) bench/package_overhead.py
 
 clean:
 	rm -rf $(VENV) .tools build .pytest_cache .ruff_cache
