@@ -32,7 +32,7 @@ def before_the_package() -> str:
 
 
 def _best(command: list[str], cwd: Path, repeat: int) -> float:
-    runs = []
+    runs: list[float] = []
     for _ in range(repeat + 1):  # the first warms the bytecode and page caches
         began = time.perf_counter()
         subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
