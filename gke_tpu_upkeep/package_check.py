@@ -1,6 +1,7 @@
 """`make package-check`: gke-tpu installed as an app repository installs it, outside this one.
 
-In a fresh virtualenv in a temporary folder: install the clone (a wheel built from it, with the
+In a fresh virtualenv in a temporary folder: install a copy of the clone's files (a wheel built
+from it, with the
 pinned closure as constraints), check that it installs `gke_tpu` and nothing else at the
 version `gke_tpu.__version__` says, that the public API imports without the platform config,
 then copy both examples out of the repository, install each one's requirements.txt, and plan
@@ -55,14 +56,22 @@ def check(work: Path) -> None:
     _run([sys.executable, "-m", "venv", str(venv)], work)
     python = str(venv / "bin" / "python")
     plan = str(venv / "bin" / "gke-tpu-plan")
-    _run([python, *PIP, "-c", str(ROOT / "requirements.txt"), str(ROOT)], work)
+    # The clone's files alone (what git tracks, and what it would), so that nothing a build left
+    # in the working tree (build/, *.egg-info) reaches the wheel.
+    clone = work / "clone"
+    listed = _run(["git", "ls-files", "-co", "--exclude-standard"], ROOT).splitlines()
+    for name in listed:
+        if (ROOT / name).is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, clone / name)
+    _run([python, *PIP, "-c", str(ROOT / "requirements.txt"), str(clone)], work)
     top = installed_top_levels(venv)
     if top != {"gke_tpu"}:
         raise SystemExit(f"the distribution installs {sorted(top)}, not gke_tpu alone")
     version = _run([python, "-c", IMPORT_CHECK], work).strip()
     print(f"installed gke-tpu {version} outside the repository: gke_tpu alone, public API imports")
     infra = work / "dev.json"
-    _run([plan, "--project-dir", str(ROOT), "--stack", "dev", "--json", str(infra)], work)
+    _run([plan, "--project-dir", str(clone), "--stack", "dev", "--json", str(infra)], work)
     for name in EXAMPLES:
         copy = work / name
         shutil.copytree(

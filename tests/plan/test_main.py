@@ -41,3 +41,17 @@ def test_the_process_exits_2_with_the_error_on_stderr(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.startswith(f"error: {tmp_path}/Pulumi.yaml")
+
+
+def test_ctrl_c_ends_the_process_with_one_line_and_exit_130(tmp_path: Path) -> None:
+    """A SIGINT while the plan runs: the shell's code for it, and no traceback."""
+    script = (
+        "import sys, gke_tpu.plan.cli as cli\n"
+        "def interrupted(argv=None):\n    raise KeyboardInterrupt\n"
+        "cli.main = interrupted\n"
+        "from gke_tpu.plan.__main__ import run\nrun()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (130, "", "\ninterrupted\n")

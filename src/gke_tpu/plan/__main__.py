@@ -17,7 +17,12 @@ def run() -> None:
     gc.disable()
     from gke_tpu.plan.cli import main
 
-    code = main()
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        # One line and the shell's code for SIGINT (128 + 2), as command-line tools end on Ctrl-C.
+        print("\ninterrupted", file=sys.stderr)
+        code = 130
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

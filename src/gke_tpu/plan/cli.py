@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from gke_tpu.catalog.tokens import PLATFORM_PROJECT
 from gke_tpu.plan.engine import Plan, run_program
 from gke_tpu.plan.fake_cloud import ANY_STACK
+from gke_tpu.plan.json_file import UnreadableJson, read_json
 from gke_tpu.plan.outputs import Output, OutputError, output_problems, write_text
 from gke_tpu.plan.preflight import PreflightReport, captured, offline_config, snapshot_mismatch
 from gke_tpu.plan.render.cost_report import baseline_problems
@@ -172,17 +173,9 @@ def read_baseline(path: Path) -> dict[str, Any]:
     """The plan document to compare with (the base branch's); StackFileError saying what keeps
     it from being compared."""
     try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise StackFileError(f"--baseline: {path}: no such file") from None
-    except OSError as error:
-        raise StackFileError(f"--baseline: cannot read {path}: {error.strerror}") from None
-    except ValueError as error:  # not UTF-8
-        raise StackFileError(f"--baseline: cannot read {path}: {error}") from None
-    try:
-        document = json.loads(text)
-    except ValueError as error:
-        raise StackFileError(f"--baseline: {path} is not JSON: {error}") from None
+        document = read_json(path)
+    except UnreadableJson as error:
+        raise StackFileError(f"--baseline: {path}: {error}") from None
     problems = baseline_problems(document)
     if problems:
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"

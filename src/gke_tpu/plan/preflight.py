@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 PREFLIGHT_KEY = f"{NAMESPACE}:preflight"
 SKIPPED = (
     "preflight skipped: the offline plan has no cloud snapshot to check reservations, GKE "
-    "versions and quota against (record one with `make snapshot PROJECT=<id> REGION=<region>` "
-    "and pass --cloud-snapshot build/snapshots/<stack>.json); `pulumi preview` checks them"
+    "versions and quota against (record one with `make snapshot STACK=<stack>` and pass "
+    "--cloud-snapshot build/snapshots/<stack>.json); `pulumi preview` checks them"
 )
 
 

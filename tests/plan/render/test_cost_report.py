@@ -226,18 +226,19 @@ def test_a_baseline_that_is_not_json_or_not_there_is_one_line(
 ) -> None:
     base = tmp_path / "base.json"
     base.write_text('{"resources": [\n  {"urn": "x",}\n]}\n')
-    assert _baseline_error(tmp_path, capsys, base) == (
-        f"--baseline: {base} is not JSON: Expecting property name enclosed in double quotes: "
-        "line 2 column 15 (char 30)\n"
+    # The tool's words and the fault's place; the interpreter's phrase varies between versions.
+    assert _baseline_error(tmp_path, capsys, base).startswith(
+        f"--baseline: {base}: is not JSON (line 2, column "
     )
     base.write_bytes(b'{"resources": [{"urn": "caf\xe9"}]}')
-    assert _baseline_error(tmp_path, capsys, base).startswith(
-        f"--baseline: cannot read {base}: 'utf-8' codec can't decode byte 0xe9"
+    assert _baseline_error(tmp_path, capsys, base) == (
+        f"--baseline: {base}: is not UTF-8 text (byte 0xe9 at offset 27): it is not a JSON "
+        "document\n"
     )
     missing = tmp_path / "nowhere.json"
     assert _baseline_error(tmp_path, capsys, missing) == f"--baseline: {missing}: no such file\n"
     assert _baseline_error(tmp_path, capsys, tmp_path) == (
-        f"--baseline: cannot read {tmp_path}: Is a directory\n"
+        f"--baseline: {tmp_path}: is a directory, not a file\n"
     )
 
 

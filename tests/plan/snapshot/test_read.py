@@ -325,9 +325,19 @@ def test_a_snapshot_of_the_wrong_shape_says_what_is_wrong(
     )
 
 
-def test_an_unreadable_snapshot_is_one_error(tmp_path: Path) -> None:
-    with pytest.raises(SnapshotError, match="cannot read the cloud snapshot"):
-        read_snapshot(tmp_path / "missing.json")
+def test_an_unreadable_snapshot_is_one_error_in_the_tool_s_words(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.json"
+    with pytest.raises(SnapshotError) as raised:
+        read_snapshot(missing)
+    assert str(raised.value) == f"the cloud snapshot {missing}: no such file"
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\x89PNG")
+    with pytest.raises(SnapshotError) as raised:
+        read_snapshot(binary)
+    assert str(raised.value) == (
+        f"the cloud snapshot {binary}: is not UTF-8 text (byte 0x89 at offset 0): it is not a "
+        "JSON document"
+    )
 
 
 CE = "https://www.googleapis.com/compute/v1/projects/p/zones"

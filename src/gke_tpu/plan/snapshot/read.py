@@ -25,7 +25,6 @@ provider reads each pool's from its instance groups' `targetSize`, as the conver
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any
 
 from gke_tpu.catalog.quotas import QUOTA_SERVICE, all_quotas
 from gke_tpu.catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
+from gke_tpu.plan.json_file import UnreadableJson, read_json
 from gke_tpu.plan.snapshot.shape import snapshot_problems, whole_number
 
 _METRICS = {q.quota_id: q.metric for q in all_quotas() if q.metric}
@@ -324,9 +324,9 @@ class CloudSnapshot:
 def read_snapshot(path: Path) -> CloudSnapshot:
     """The snapshot in a file; SnapshotError saying what is wrong with it."""
     try:
-        document = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
-        raise SnapshotError(f"cannot read the cloud snapshot {path}: {error}") from None
+        document = read_json(path)
+    except UnreadableJson as error:
+        raise SnapshotError(f"the cloud snapshot {path}: {error}") from None
     problems = snapshot_problems(document)
     if problems:
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"

@@ -1,0 +1,39 @@
+"""A JSON document a flag names (a baseline plan, a cloud snapshot, a stack reference's plan),
+read with what keeps it from being read said in the tool's words, not the interpreter's: no
+errno, no codec name, and a JSON error by its line and column."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+class UnreadableJson(ValueError):
+    """Why a JSON file cannot be read: `str()` is a phrase after its path."""
+
+
+def read_json(path: Path) -> Any:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UnreadableJson("no such file") from None
+    except IsADirectoryError:
+        raise UnreadableJson("is a directory, not a file") from None
+    except PermissionError:
+        raise UnreadableJson("cannot be read: permission denied") from None
+    except OSError as error:
+        raise UnreadableJson(f"cannot be read: {error.strerror or 'the system refused'}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UnreadableJson(
+            f"is not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start}): "
+            "it is not a JSON document"
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        # The interpreter's own phrase for the fault varies between Python versions; its place
+        # does not.
+        raise UnreadableJson(
+            f"is not JSON (line {error.lineno}, column {error.colno}: {error.msg.lower()})"
+        ) from None
