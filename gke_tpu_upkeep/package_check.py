@@ -1,8 +1,7 @@
 """`make package-check`: gke-tpu installed as an app repository installs it, outside this one.
 
 In a fresh virtualenv in a temporary folder: install a copy of the clone's files (a wheel built
-from it, with the
-pinned closure as constraints), check that it installs `gke_tpu` and nothing else at the
+from it, with the pinned closure as constraints), check that it installs `gke_tpu` and nothing else at the
 version `gke_tpu.__version__` says, that the public API imports without the platform config,
 then copy both examples out of the repository, install each one's requirements.txt, and plan
 them with the installed `gke-tpu-plan` (ml-workloads against the platform's own dev plan).
