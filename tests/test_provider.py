@@ -258,3 +258,26 @@ def test_the_api_reference_is_generated_from_the_committed_schema() -> None:
     # A base's attribute docstrings describe what the analyzer leaves undescribed.
     assert "| `clusterName` | string | yes | The cluster's name, as GKE knows it" in text
     assert "| `kubeconfig` | string |  | A kubeconfig for the cluster (secret)" in text
+
+
+def test_a_pool_in_a_region_the_catalog_does_not_know_is_refused_at_its_region() -> None:
+    problems = _refused(
+        "MultiHostTpuPool",
+        "train",
+        {**CLUSTER, "region": "us-east99", "tpu": "v5e", "topology": "4x4"},
+    )
+    assert problems[0].startswith(
+        "MultiHostTpuPool 'train'.region: 'us-east99' is not a Google Cloud region"
+    )
+
+
+def test_a_bad_bucket_name_is_refused_at_its_argument() -> None:
+    inputs = {
+        "project": "acme-ml",
+        "region": "us-east5",
+        "clusterName": "tpu",
+        "workloadPool": "acme-ml.svc.id.goog",
+        "bucket": "Not_A_Bucket",
+    }
+    problems = _refused("StorageBucket", "models", inputs)
+    assert [p.split(":")[0] for p in problems] == ["StorageBucket 'models'.bucket"]

@@ -92,9 +92,13 @@ def _dataclass(cls: type[Any], value: object, path: str, problems: list[Problem]
 
 
 def _hints(cls: type[Any]) -> dict[str, Any]:
-    """The fields' annotations as evaluated where the class is defined (the public Args'
-    modules do not postpone them: Pulumi's analyzer reads them too); a postponed one, a string,
-    converts nothing."""
+    """The fields' types: resolved where the class is defined, or, where a name in one cannot
+    be (pulumi.Input's forward reference), the annotations as evaluated at definition (the
+    public Args' modules do not postpone them: Pulumi's analyzer reads them too)."""
+    try:
+        return typing.get_type_hints(cls)
+    except NameError:  # a name only the type checker sees (pulumi.Input's "Output[T]")
+        pass
     hints: dict[str, Any] = {}
     for klass in reversed(cls.__mro__):
         hints.update(inspect.get_annotations(klass))

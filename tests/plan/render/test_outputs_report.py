@@ -46,11 +46,12 @@ def test_against_a_baseline_each_key_pool_and_queue_is_added_changed_or_removed(
         ["dashboardUrl", "tpuPools.old"],
     )
     lines = outputs_section(NOW, base)
-    assert lines[:3] == [
+    assert lines[:4] == [
         "> [!CAUTION]",
         "> This change removes 2 output(s) that apps may read: `dashboardUrl`, pool `old` "
         "(`tpuPools`).",
         "",
+        "## Outputs",
     ]
     assert "| `jobsetVersion` | added |" in lines
     assert "| pool `serve` (`tpuPools`) | added |" in lines
@@ -62,3 +63,13 @@ def test_against_a_baseline_each_key_pool_and_queue_is_added_changed_or_removed(
 
 def test_an_unchanged_contract_says_so() -> None:
     assert outputs_section(NOW, NOW)[-2:] == ["Against the base branch: no output changes.", ""]
+
+
+def test_a_named_output_that_is_not_a_mapping_is_one_key() -> None:
+    assert outputs_changes({"tpuPools": None}, {"tpuPools": {"a": {}}}) == (
+        ["tpuPools"],
+        [],
+        ["tpuPools.a"],
+    )
+    lines = outputs_section({"outputs": {"tpuPools": None}}, {"outputs": {"tpuPools": {"a": {}}}})
+    assert "| `tpuPools` | added |" in lines
