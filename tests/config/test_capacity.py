@@ -52,7 +52,7 @@ CAPACITY = [
     ),
     pytest.param(
         pools_config(tpu_pool(spot="true")),
-        ["tpuPools[0].spot: 'true': input should be a valid boolean"],
+        ["tpuPools[0].spot: 'true' is text, not a boolean: unquote it (true)"],
         id="spot-not-a-boolean",
     ),
 ]

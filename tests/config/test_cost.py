@@ -294,21 +294,24 @@ def test_an_unknown_maximum_cannot_be_held_against_the_budget() -> None:
 @pytest.mark.parametrize(
     ("cost", "problem"),
     [
-        ({"monthlyBudgetUsd": 0}, "cost.monthlyBudgetUsd: 0: input should be greater than 0"),
-        ({"monthlyBudgetUsd": -5}, "cost.monthlyBudgetUsd: -5: input should be greater than 0"),
+        ({"monthlyBudgetUsd": 0}, "cost.monthlyBudgetUsd: 0 is too small; more than 0 is allowed"),
+        (
+            {"monthlyBudgetUsd": -5},
+            "cost.monthlyBudgetUsd: -5 is too small; more than 0 is allowed",
+        ),
         (
             {"monthlyBudgetUsd": "100"},
-            "cost.monthlyBudgetUsd: '100': input should be a valid number",
+            "cost.monthlyBudgetUsd: '100' is text, not a number: unquote it (100)",
         ),
-        ({"monthlyBudgetUsd": True}, "cost.monthlyBudgetUsd: true: input should be a valid number"),
+        ({"monthlyBudgetUsd": True}, "cost.monthlyBudgetUsd: expected a number, got true"),
         # YAML's .inf and .nan: a budget nothing exceeds, or that nothing compares with.
         (
             {"monthlyBudgetUsd": float("inf")},
-            "cost.monthlyBudgetUsd: inf: input should be a finite number",
+            "cost.monthlyBudgetUsd: Infinity is not a JSON number (JSON has no NaN or infinity); expected a number",
         ),
         (
             {"monthlyBudgetUsd": float("nan")},
-            "cost.monthlyBudgetUsd: nan: input should be a finite number",
+            "cost.monthlyBudgetUsd: NaN is not a JSON number (JSON has no NaN or infinity); expected a number",
         ),
         ({}, "cost.monthlyBudgetUsd: required key is missing"),
         (

@@ -469,7 +469,7 @@ def test_queues_that_did_not_parse_leave_a_queued_pool_unjudged() -> None:
     """The queues are unknown, so whether a queue covers the queued-provisioning pool is too:
     the queues' own problem is the only one (config.kueue.QUEUED_POOL_RULES read kueue.queues)."""
     assert _problems({"queues": "all"}, SPOT, QUEUED) == [
-        "kueue.queues: 'all': input should be a valid tuple"
+        "kueue.queues: expected a list, got 'all'; write a list even of one: ['all']"
     ]
     # Another key of the section that did not parse leaves the queues known.
     problems = _problems(
@@ -521,11 +521,11 @@ def test_a_share_names_its_pool_in_1_to_100_characters() -> None:
     (queue,) = _plan(share("s"), one).queues
     assert [(s.pool.name, s.chips) for s in queue.shares] == [("s", 16)]
     assert _problems(share(""), one) == [
-        "kueue.queues[0].pools[0].pool: '': string should have at least 1 character"
+        "kueue.queues[0].pools[0].pool: is empty; at least 1 character expected"
     ]
     assert _problems(share("s" * 101), one) == [
-        f"kueue.queues[0].pools[0].pool: '{'s' * 80}'... (101 characters): string should have "
-        "at most 100 characters"
+        f"kueue.queues[0].pools[0].pool: '{'s' * 80}'... (101 characters) is too long; at "
+        "most 100 characters are allowed"
     ]
 
 

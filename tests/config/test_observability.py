@@ -68,9 +68,8 @@ def test_every_bad_value_at_once_with_its_path() -> None:
     assert problems == [
         "observability.alerts.sliceDown.for: '10 minutes': is not a duration: a whole number "
         "and a unit, such as '90s', '10m', '1h'",
-        "observability.alerts.interruptions.threshold: 0: input should be greater than or "
-        "equal to 1",
-        "observability.alerts.idleChips.threshold: 150: input should be less than or equal to 100",
+        "observability.alerts.interruptions.threshold: 0 is too small; at least 1 is allowed",
+        "observability.alerts.idleChips.threshold: 150 is too large; at most 100 is allowed",
         "observability.alerts.idleChips.for: '30s': is 30 seconds; a duration of 1m to 1d is "
         "allowed",
         "observability.alerts.stockout.severity: 'PAGE' is not allowed; expected one of "
@@ -187,9 +186,7 @@ def test_twenty_email_addresses_are_taken_and_a_twenty_first_refused() -> None:
     assert plan is not None and plan.emails == tuple(emails[:20])
 
     assert config_problems(_config({"email": emails})) == [
-        'observability.email: ["oncall-0@example.com", "oncall-1@example.com", '
-        '"oncall-2@example.com", "oncall... (515 characters): tuple should have at most 20 '
-        "items after validation, not 21"
+        "observability.email: has 21 entries; at most 20 are allowed"
     ]
 
 
@@ -200,8 +197,8 @@ def test_a_count_threshold_of_a_million_is_taken_and_one_more_refused() -> None:
     assert thresholds["interruptions"] == ">= 1000000 interruptions of a node pool in 1h"
 
     assert config_problems(_config({"alerts": {"jobsetRestarts": {"threshold": 1_000_001}}})) == [
-        "observability.alerts.jobsetRestarts.threshold: 1000001: input should be less than or "
-        "equal to 1000000"
+        "observability.alerts.jobsetRestarts.threshold: 1000001 is too large; at most 1000000 is "
+        "allowed"
     ]
 
 

@@ -138,15 +138,15 @@ def test_other_namespaces_are_left_alone() -> None:
         ),
         (
             _config(cluster=CLUSTER | {"deletionProtection": "yes"}),
-            ["cluster.deletionProtection: 'yes': input should be a valid boolean"],
+            ["cluster.deletionProtection: expected true or false, got 'yes'"],
         ),
         (
             _config(cluster=CLUSTER | {"cpuPool": {"nodesPerZone": 0}}),
-            ["cluster.cpuPool.nodesPerZone: 0: input should be greater than or equal to 1"],
+            ["cluster.cpuPool.nodesPerZone: 0 is too small; at least 1 is allowed"],
         ),
         (
             _config(cluster=CLUSTER | {"cpuPool": {"nodesPerZone": "2"}}),
-            ["cluster.cpuPool.nodesPerZone: '2': input should be a valid integer"],
+            ["cluster.cpuPool.nodesPerZone: '2' is text, not a number: unquote it (2)"],
         ),
         (
             _config(cluster=CLUSTER | {"cpuPool": {"zones": ["us-east1-b", "us-central2-b"]}}),
@@ -305,7 +305,7 @@ def test_five_problems_in_four_sections_are_reported_in_one_run() -> None:
         "letters, digits and hyphens, and not end with a hyphen",
         # A type error in one field of a pool hides none of the pool's other problems, and a
         # bad cluster name hides none of the pools' (the region parsed: their zone is derived).
-        "tpuPools[0].slices: 'two': input should be a valid integer",
+        "tpuPools[0].slices: expected an integer, got 'two'",
         "tpuPools[0].topology: '3x3x3' is not a v4 topology; expected one of 2x2x1, 2x2x2, "
         "2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16, ... 12x16x16 (23 shapes: from 64 chips "
         "up, every dimension a multiple of 4, in non-decreasing order)",

@@ -278,31 +278,31 @@ AUTOSCALING = [
     ),
     pytest.param(
         pools_config(tpu_pool(topology="2x2", nodeCount=0)),
-        ["tpuPools[0].nodeCount: 0: input should be greater than or equal to 1"],
+        ["tpuPools[0].nodeCount: 0 is too small; at least 1 is allowed"],
         id="node-count-0",
     ),
     pytest.param(
         pools_config(tpu_pool(topology="2x2", nodeCount=1001)),
-        ["tpuPools[0].nodeCount: 1001: input should be less than or equal to 1000"],
+        ["tpuPools[0].nodeCount: 1001 is too large; at most 1000 is allowed"],
         id="node-count-1001",
     ),
     pytest.param(
         pools_config(tpu_pool(topology="2x2", autoscaling={"minNodes": 0, "maxNodes": 1001})),
-        ["tpuPools[0].autoscaling.maxNodes: 1001: input should be less than or equal to 1000"],
+        ["tpuPools[0].autoscaling.maxNodes: 1001 is too large; at most 1000 is allowed"],
         id="max-nodes-1001",
     ),
     pytest.param(
         pools_config(tpu_pool(topology="2x2", autoscaling={"minNodes": 0, "maxNodes": 10**30})),
         [
-            "tpuPools[0].autoscaling.maxNodes: 1000000000000000000000000000000: input should be "
-            "less than or equal to 1000"
+            "tpuPools[0].autoscaling.maxNodes: 1000000000000000000000000000000 is too large; at "
+            "most 1000 is allowed"
         ],
         id="max-nodes-10-to-the-30",
     ),
     pytest.param(
         pools_config(tpu_pool(topology="2x2", autoscaling={"minNodes": 1001, "maxNodes": 1000})),
         [
-            "tpuPools[0].autoscaling.minNodes: 1001: input should be less than or equal to 1000",
+            "tpuPools[0].autoscaling.minNodes: 1001 is too large; at most 1000 is allowed",
         ],
         id="min-nodes-1001",
     ),
@@ -359,8 +359,8 @@ AUTOSCALING = [
     pytest.param(
         pools_config(tpu_pool(topology="2x2", autoscaling={"minNodes": -1, "maxNodes": 0})),
         [
-            "tpuPools[0].autoscaling.minNodes: -1: input should be greater than or equal to 0",
-            "tpuPools[0].autoscaling.maxNodes: 0: input should be greater than or equal to 1",
+            "tpuPools[0].autoscaling.minNodes: -1 is too small; at least 0 is allowed",
+            "tpuPools[0].autoscaling.maxNodes: 0 is too small; at least 1 is allowed",
         ],
         id="bounds-out-of-range",
     ),
@@ -378,12 +378,12 @@ SLICES = [
     ),
     pytest.param(
         pools_config(tpu_pool(slices=0)),
-        ["tpuPools[0].slices: 0: input should be greater than or equal to 1"],
+        ["tpuPools[0].slices: 0 is too small; at least 1 is allowed"],
         id="slices-0",
     ),
     pytest.param(
         pools_config(tpu_pool(slices=7501)),
-        ["tpuPools[0].slices: 7501: input should be less than or equal to 7500"],
+        ["tpuPools[0].slices: 7501 is too large; at most 7500 is allowed"],
         id="slices-7501",
     ),
 ]
@@ -429,8 +429,8 @@ NAMES = [
     pytest.param(
         pools_config(tpu_pool(), tpu_pool()),
         [
-            "tpuPools[1].name: 'train' gives node pool 'train', which tpuPools[0] also gives; "
-            "node pool names must be unique"
+            "tpuPools[1].name: 'train' is tpuPools[0]'s name too; pool names must be unique "
+            "(apps, queues and outputs name a pool by it)"
         ],
         id="duplicate",
     ),
@@ -449,6 +449,22 @@ NAMES = [
             "node pool names must be unique"
         ],
         id="duplicate-after-slice-expansion-later-entry",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(slices=2), tpu_pool()),
+        [
+            "tpuPools[1].name: 'train' is tpuPools[0]'s name too; pool names must be unique "
+            "(apps, queues and outputs name a pool by it)"
+        ],
+        id="duplicate-name-of-a-multislice-pool",
+    ),
+    pytest.param(
+        pools_config(tpu_pool(slices=2), tpu_pool(slices=3)),
+        [
+            "tpuPools[1].name: 'train' is tpuPools[0]'s name too; pool names must be unique "
+            "(apps, queues and outputs name a pool by it)"
+        ],
+        id="duplicate-name-of-two-multislice-pools",
     ),
 ]
 

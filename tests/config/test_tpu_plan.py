@@ -216,11 +216,11 @@ def test_platform_autoscaling_when_any_pool_autoscales(
     [
         pytest.param(
             tpu_pool(tpu="v6e", zone=5), cluster_entry("us-east5"),
-            ["tpuPools[0].zone: 5: input should be a valid string"], id="zone",
+            ["tpuPools[0].zone: expected text (a string), got 5; quote it if it is text: '5'"], id="zone",
         ),
         pytest.param(
             tpu_pool(tpu="v6e", zone="us-east5-c", allowUndocumentedZone="yes"), cluster_entry("us-east5"),
-            ["tpuPools[0].allowUndocumentedZone: 'yes': input should be a valid boolean"],
+            ["tpuPools[0].allowUndocumentedZone: expected true or false, got 'yes'"],
             id="allow-undocumented-zone",
         ),
         pytest.param(
@@ -228,13 +228,13 @@ def test_platform_autoscaling_when_any_pool_autoscales(
             [
                 "cluster.minMasterVersion: '1.30' is below 1.31.2-gke.1115000, the lowest GKE "
                 "version for v6e (tpuPools[0]); raise it or leave it unset",
-                "tpuPools[0].slices: 'two': input should be a valid integer",
+                "tpuPools[0].slices: expected an integer, got 'two'",
             ],
             id="slices-keep-the-generation-minimum",
         ),
         pytest.param(
             tpu_pool(machineType=5, topology="3x3"), None,
-            ["tpuPools[0].machineType: 5: input should be a valid string"], id="machine-type",
+            ["tpuPools[0].machineType: expected text (a string), got 5; quote it if it is text: '5'"], id="machine-type",
         ),
         pytest.param(
             tpu_pool(flexStart=True, autoscaling="x"), None,
@@ -242,11 +242,11 @@ def test_platform_autoscaling_when_any_pool_autoscales(
         ),
         pytest.param(
             tpu_pool(topology="2x2", flexStart=True, nodeCount="two"), None,
-            ["tpuPools[0].nodeCount: 'two': input should be a valid integer"], id="node-count",
+            ["tpuPools[0].nodeCount: expected an integer, got 'two'"], id="node-count",
         ),
         pytest.param(
             tpu_pool(topology="4x4") | {"name": 5}, None,
-            ["tpuPools[0].name: 5: input should be a valid string"], id="name",
+            ["tpuPools[0].name: expected text (a string), got 5; quote it if it is text: '5'"], id="name",
         ),
     ],
 )  # fmt: skip

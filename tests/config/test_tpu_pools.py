@@ -69,11 +69,11 @@ def test_a_string_key_takes_1_to_100_characters_before_its_own_rule(key: str) ->
     def problems(value: str) -> list[str]:
         return config_problems(pools_config(tpu_pool(**{key: value})))
 
-    assert problems("") == [f"tpuPools[0].{key}: '': string should have at least 1 character"]
+    assert problems("") == [f"tpuPools[0].{key}: is empty; at least 1 character expected"]
     hundred = "x" * 100
     shown = hundred if key in ("name", "machineType") else hundred[:80]
     assert problems(hundred) == [f"tpuPools[0].{key}" + AT_THE_BOUND[key].format(v=shown)]
     assert problems("x" * 101) == [
-        f"tpuPools[0].{key}: '{'x' * 80}'... (101 characters): string should have at most 100 "
-        "characters"
+        f"tpuPools[0].{key}: '{'x' * 80}'... (101 characters) is too long; at most 100 "
+        "characters are allowed"
     ]

@@ -207,7 +207,7 @@ def test_every_upgrade_and_maintenance_problem_is_reported_at_once_with_its_path
             "tpuPools[2].upgrade: is not taken here: GKE upgrades flex-start and queued nodes as "
             "short-lived nodes: each new node comes at the new version and none is replaced in "
             "place, so there are no surge or blue-green settings; remove it",
-            "tpuPools[3].upgrade.maxSurge: -1: input should be greater than or equal to 0",
+            "tpuPools[3].upgrade.maxSurge: -1 is too small; at least 0 is allowed",
             "tpuPools[3].upgrade.maxSurg: unknown key; did you mean 'maxSurge'? Allowed keys: "
             "strategy, maxSurge, maxUnavailable, blueGreen",
             "tpuPools[3].hostMaintenance.interval: 'SOMETIMES' is not allowed; expected one of "

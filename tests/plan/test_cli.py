@@ -324,10 +324,12 @@ def test_a_snapshot_of_another_region_is_refused(
     [
         (b"[1, 2]", "{path} is [1, 2], not a plan document (an object with `outputs`, as gke-tpu-plan --json writes it)"),
         (b'{"outputs": [1]}', "{path}: `outputs` is [1], not an object of the stack's outputs by name"),
-        (b'{"outputs": {"a": "caf\xe9"}}', "cannot read {path}: 'utf-8' codec can't decode byte 0xe9 in position 22: invalid continuation byte"),
+        (b'{"outputs": {"a": "caf\xe9"}}', "{path}: is not UTF-8 text (byte 0xe9 at offset 22): it is not a JSON document"),
+        (b"", "{path}: is not JSON (line 1, column 1: expecting value)"),
+        (b'{"outputs": {"chips": 1e999}}', "{path}: holds a number no plan or snapshot holds at outputs.chips: 1e999 is beyond the largest number JSON and YAML carry (about 1.8e308)"),
         (b'{"outputs": {}, "errors": ["cluster: required"]}', "{path} is the plan of an invalid stack"),
     ],
-    ids=["a-list", "outputs-a-list", "not-utf8", "invalid-stack"],
+    ids=["a-list", "outputs-a-list", "not-utf8", "not-json", "out-of-range", "invalid-stack"],
 )  # fmt: skip
 def test_a_stack_reference_that_is_no_plan_document_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, message: str

@@ -144,6 +144,15 @@ def test_values_reach_the_program_as_the_cli_passes_them(value: object, passed: 
     assert config_string(value) == passed
 
 
+def test_a_number_beyond_64_bits_is_the_text_it_is_as_yaml_v3_keeps_it() -> None:
+    # strconv.ParseFloat fails on it, and yaml.v3 resolves the scalar as a string: the program
+    # gets the text, which the key it is under refuses (tests/problems/test_wording.py).
+    assert load(b"a: 1e400") == {"a": "1e400"}
+    assert load(b"a: -1.5e999") == {"a": "-1.5e999"}
+    assert load(b"a: " + b"9" * 400) == {"a": "9" * 400}
+    assert config_string(load(b"a: {b: 1e400}")["a"]) == '{"b":"1e400"}'
+
+
 def test_a_float_that_is_a_whole_number_reaches_the_program_as_an_integer() -> None:
     # The CLI writes 3.0 as 3, so a `maxNodes: 3.0` is the integer 3 to the program.
     assert json.loads(go_json(load(b"maxNodes: 3.0"))) == {"maxNodes": 3}
@@ -181,6 +190,12 @@ def test_a_float_that_is_a_whole_number_reaches_the_program_as_an_integer() -> N
         (b"a: [-.Inf]", "'-.Inf' cannot be a config value"),
         (b"a: {b: .nan}", "'.nan' cannot be a config value"),
         (b"a: !!int abc", "line 1, column 4: 'abc' is not an integer"),
+        (
+            b"a: !!float 1e400",
+            "line 1, column 4: '1e400' is beyond the largest number JSON and YAML carry (about "
+            "1.8e308)",
+        ),
+        (b"a: !!int 1e400", "line 1, column 4: '1e400' is beyond the largest number"),
         (b"a: !!bool yes", "line 1, column 4: 'yes' is not true or false"),
         (
             b"config:\n  name: caf\xe9\n",

@@ -68,7 +68,7 @@ def test_a_missing_key_a_literal_and_a_bound_say_what_is_allowed() -> None:
         "section.poolName: required key is missing",
         "section.channel: 'RAPIDD' is not allowed; expected one of RAPID, STABLE; did you mean "
         "'RAPID'?",
-        "section.inner.maxNodes: 0: input should be greater than or equal to 1",
+        "section.inner.maxNodes: 0 is too small; at least 1 is allowed",
     ]
 
 

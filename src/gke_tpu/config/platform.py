@@ -47,7 +47,7 @@ from gke_tpu.config.stack_rules import STACK_RULES, Entry, Stack
 from gke_tpu.config.storage import ModelStorageSpec, StoragePlan, plan_model_storage
 from gke_tpu.config.tpu_plan import plan_tpu_pools
 from gke_tpu.config.tpu_pools import TpuPoolSpec
-from gke_tpu.problems import ConfigError, Problem, did_you_mean, show
+from gke_tpu.problems import ConfigError, Problem, did_you_mean, json_numbers, show
 from gke_tpu.problems.models import Parsed, parse
 from gke_tpu.problems.rules import Rule, run_rules, skipped
 
@@ -123,7 +123,8 @@ SECTIONS: dict[str, Section] = {
 
 def _parse_value(key: str, raw: str, section: Section) -> tuple[Any, Problem | None]:
     try:
-        return json.loads(raw), None
+        # A NaN, an infinity or a number beyond 64 bits stays as written, refused at its key.
+        return json_numbers.loads(raw), None
     except json.JSONDecodeError:
         shape = "a list of entries" if section.each else "an object"
         return None, Problem(key, f"expected {shape}, got {show(raw)}")

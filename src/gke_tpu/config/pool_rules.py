@@ -255,11 +255,25 @@ def size_problems(
 
 
 def name_problems(pools: Sequence[tuple[int, TpuPoolSpec]]) -> list[Problem]:
-    """Node pool names: valid for GKE, not the CPU pool's, unique across entries."""
+    """Pool names unique across entries; node pool names valid for GKE, not the CPU pool's,
+    unique across entries."""
     problems = []
     owner: dict[str, int] = {}
+    # A pool's own name is what the outputs, queues and apps name it by, even where its node
+    # pools (`name-0`, `name-1`) do not collide with another entry's.
+    entry_owner: dict[str, int] = {}
     for i, pool in pools:
         path = f"tpuPools[{i}].name"
+        if pool.name in entry_owner:
+            problems.append(
+                Problem(
+                    path,
+                    f"{pool.name!r} is tpuPools[{entry_owner[pool.name]}]'s name too; pool names "
+                    "must be unique (apps, queues and outputs name a pool by it)",
+                )
+            )
+            continue
+        entry_owner[pool.name] = i
         names = node_pool_names(pool)
         bad = next(((n, gke_name_problem(n)) for n in names if gke_name_problem(n)), None)
         if bad:

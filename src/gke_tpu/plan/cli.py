@@ -14,7 +14,6 @@ Exit codes: 0 planned, 2 invalid config (every problem on stderr), 1 anything el
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -147,9 +146,9 @@ def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
                 "any stack the program reads"
             )
         try:
-            document = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as error:  # not there, not UTF-8, not JSON
-            raise StackFileError(f"--stack-reference {name}: cannot read {path}: {error}") from None
+            document = read_json(Path(path))
+        except UnreadableJson as error:  # not there, not UTF-8, not JSON
+            raise StackFileError(f"--stack-reference {name}: {path}: {error}") from None
         if not isinstance(document, dict):
             raise StackFileError(
                 f"--stack-reference {name}: {path} is {show(document)}, not a plan document "

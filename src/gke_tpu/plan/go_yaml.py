@@ -13,6 +13,7 @@ those spellings, which would mean one thing to the plan and another to `pulumi u
 - integers as Go's `strconv.ParseInt(s, 0, 64)` reads them once `_` is removed (`0x1F`, `0o17`,
   `017`, `0b101`, `1_000`); beyond 64 bits they are floats, as go-yaml makes them;
 - floats by go-yaml's pattern, and `.inf`/`.nan`, which JSON cannot carry: the CLI fails on them;
+  a float beyond 64 bits (`1e400`) is the text it is, as yaml.v3 keeps it;
 - timestamps stay the text they are (go-yaml decodes them as strings into untyped values), so an
   unquoted `2026-01-03T02:00:00Z` is that string;
 - keys must be strings, and a key defined twice in one mapping is an error (yaml.v3 refuses it,
@@ -25,6 +26,7 @@ deeper than `MAX_DEPTH`, and aliases that expand beyond `MAX_VALUES` are refused
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from decimal import Decimal
@@ -102,8 +104,11 @@ def _plain_tag(value: str) -> str:
     if value[0] in "0123456789+-.":
         if go_int(value) is not None:
             return f"{_TAG}int"
-        if _FLOAT.fullmatch(value.replace("_", "")):
+        if _FLOAT.fullmatch(value.replace("_", "")) and math.isfinite(
+            float(value.replace("_", ""))
+        ):
             return f"{_TAG}float"
+    # Beyond a 64-bit float (`1e400`), strconv.ParseFloat fails and yaml.v3 keeps the text.
     return f"{_TAG}str"
 
 
@@ -135,6 +140,18 @@ def _where(node: Node) -> str:
     return f"line {node.start_mark.line + 1}, column {node.start_mark.column + 1}"
 
 
+def _finite(node: Node, value: str) -> float:
+    """A tagged number's value; one beyond a 64-bit float is refused, as yaml.v3 refuses to
+    decode it as the tag says."""
+    number = float(value.replace("_", ""))
+    if not math.isfinite(number):
+        raise StackFileError(
+            f"{_where(node)}: {show(value)} is beyond the largest number JSON and YAML carry "
+            "(about 1.8e308)"
+        )
+    return number
+
+
 class _Constructor(SafeConstructor):
     def construct_object(self, node: Node, deep: bool = False) -> Any:
         if node.tag == _AMBIGUOUS:
@@ -160,7 +177,7 @@ class _Constructor(SafeConstructor):
         if number is not None:
             return number
         if _FLOAT.fullmatch(value.replace("_", "")):
-            return float(value.replace("_", ""))  # beyond 64 bits: a float, as in yaml.v3
+            return _finite(node, value)  # beyond 64 bits: a float, as in yaml.v3
         raise StackFileError(f"{_where(node)}: {show(value)} is not an integer")
 
     def _construct_float(self, node: Any) -> float:
@@ -172,7 +189,7 @@ class _Constructor(SafeConstructor):
                 if value in _SPECIAL_FLOATS
                 else f"{_where(node)}: {show(value)} is not a number"
             )
-        return float(value.replace("_", ""))
+        return _finite(node, value)
 
     def _construct_bool(self, node: Any) -> bool:
         value = self.construct_scalar(node)

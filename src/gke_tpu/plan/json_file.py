@@ -1,10 +1,13 @@
 """A JSON document a flag names (a baseline plan, a cloud snapshot, a stack reference's plan),
 read with what keeps it from being read said in the tool's words, not the interpreter's: no
-errno, no codec name, and a JSON error by its line and column."""
+errno, no codec name, a JSON error by its line and column, and a NaN, an infinity or a number
+beyond 64 bits (which Python's json reads, and JSON has not) by its path."""
 
 import json
 from pathlib import Path
 from typing import Any
+
+from gke_tpu.problems import json_numbers
 
 
 class UnreadableJson(ValueError):
@@ -30,10 +33,16 @@ def read_json(path: Path) -> Any:
             "it is not a JSON document"
         ) from None
     try:
-        return json.loads(text)
+        document = json_numbers.loads(text)
     except json.JSONDecodeError as error:
         # The interpreter's own phrase for the fault varies between Python versions; its place
         # does not.
         raise UnreadableJson(
             f"is not JSON (line {error.lineno}, column {error.colno}: {error.msg.lower()})"
         ) from None
+    # A NaN, an infinity or a number beyond 64 bits would print as `nan` or `inf` in a report.
+    for where, number in json_numbers.out_of_range(document):
+        raise UnreadableJson(
+            f"holds a number no plan or snapshot holds at {where or '(top level)'}: {number.reason}"
+        )
+    return document

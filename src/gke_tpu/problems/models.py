@@ -3,6 +3,7 @@ what is allowed)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
@@ -13,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
 from gke_tpu.problems import Problem, did_you_mean, join_path, show
+from gke_tpu.problems.json_numbers import OutOfRange
+from gke_tpu.problems.wording import worded
 
 
 class Spec(BaseModel):
@@ -65,20 +68,20 @@ def keys_of(model: type[BaseModel]) -> list[str]:
 
 def problems_from(error: ValidationError, base: str, model: type[BaseModel]) -> list[Problem]:
     """Turn pydantic's errors into problems that name the config path, the value and what fits."""
-    problems: list[Problem] = []
+    problems: dict[str, Problem] = {}
     for err in error.errors():
-        loc = tuple(err["loc"])
+        loc = tuple(part for part in err["loc"] if not _union_member(part))
         path = join_path(base, loc)
         kind = err["type"]
         value = err.get("input")
         ctx = err.get("ctx", {})
-        if kind == "extra_forbidden":
+        if isinstance(value, OutOfRange) and kind not in {"extra_forbidden", "missing"}:
+            message = worded(kind, value, ctx) or value.reason
+        elif kind == "extra_forbidden":
             owner = _model_at(model, loc)
             allowed = keys_of(owner) if owner else []
             hint = did_you_mean(str(loc[-1]), allowed)
             message = f"unknown key{hint or '.'} Allowed keys: {', '.join(allowed)}"
-        elif kind == "missing":
-            message = "required key is missing"
         elif kind == "literal_error":
             choices = _literal_choices(ctx.get("expected", ""))
             message = f"{show(value)} is not allowed; expected one of {', '.join(choices)}"
@@ -87,10 +90,21 @@ def problems_from(error: ValidationError, base: str, model: type[BaseModel]) -> 
             message = f"{show(value)}: {err['msg'].removeprefix('Value error, ')}"
         elif kind in {"model_type", "model_attributes_type", "dict_type"}:
             message = f"expected a mapping of keys, got {show(value)}"
+        elif (words := worded(kind, value, ctx)) is not None:
+            message = words
         else:
             message = f"{show(value)}: {err['msg'][0].lower()}{err['msg'][1:]}"
-        problems.append(Problem(path, message))
-    return problems
+        # A value no member of a union takes fails each: the last member's words stand.
+        problems[path] = Problem(path, message)
+    return list(problems.values())
+
+
+#: How pydantic names a union's members in an error's location (`threshold.int`).
+_UNION_MEMBERS = re.compile(r"(int|float|str|bool|none|function-\w+\[.*\]|[a-z-]+\[.*\])")
+
+
+def _union_member(part: str | int) -> bool:
+    return isinstance(part, str) and _UNION_MEMBERS.fullmatch(part) is not None
 
 
 def _literal_choices(expected: str) -> list[str]:

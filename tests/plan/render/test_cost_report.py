@@ -191,17 +191,17 @@ def _edited(**change: Any) -> dict[str, Any]:
         (_edited(resources=[{"inputs": {}}, _resource(URN + "serve")]),
          ["resources[0].urn: required key is missing"]),
         (_edited(resources=[_resource(URN + "a"), {"urn": 7, "options": ["protect"]}, "x"]),
-         ["resources[1].urn: 7: input should be a valid string",
+         ["resources[1].urn: expected text (a string), got 7; quote it if it is text: '7'",
           "resources[1].options: expected a mapping of keys, got [\"protect\"]",
           "resources[2]: expected a mapping of keys, got 'x'"]),
         (_edited(resources={"urn": "a"}),
-         ['resources: {"urn": "a"}: input should be a valid list']),
+         ['resources: expected a list, got {"urn": "a"}']),
         (_edited(cost={**_cost(), "items": [_item("train", 0.0, None, monthlyMax="a lot")], "monthly": {"max": 1.0}}),
          ["cost.monthly.min: required key is missing",
-          "cost.items[0].monthlyMax: 'a lot': input should be a valid number"]),
+          "cost.items[0].monthlyMax: expected a number, got 'a lot'"]),
         (_edited(cost={**_cost(), "items": [_item("train", True, 1.0)]}),
-         ["cost.items[0].monthlyMin: true: input should be a valid number"]),
-        (_edited(errors="it failed"), ["errors: 'it failed': input should be a valid list"]),
+         ["cost.items[0].monthlyMin: expected a number, got true"]),
+        (_edited(errors="it failed"), ["errors: expected a list, got 'it failed'; write a list even of one: ['it failed']"]),
         (_edited(resources=[_resource(URN + "a"), _resource(URN + "b"), _resource(URN + "a")]),
          [f"resources[2].urn: '{URN}a' is listed twice (also [0])"]),
         ({"not": "a plan"}, ["resources: required key is missing"]),
@@ -237,6 +237,11 @@ def test_a_baseline_that_is_not_json_or_not_there_is_one_line(
     )
     missing = tmp_path / "nowhere.json"
     assert _baseline_error(tmp_path, capsys, missing) == f"--baseline: {missing}: no such file\n"
+    base.write_text('{"resources": [], "cost": {"monthly": {"min": NaN, "max": 1e400}}}')
+    assert _baseline_error(tmp_path, capsys, base) == (
+        f"--baseline: {base}: holds a number no plan or snapshot holds at cost.monthly.min: NaN "
+        "is not a JSON number (JSON has no NaN or infinity)\n"
+    )
     assert _baseline_error(tmp_path, capsys, tmp_path) == (
         f"--baseline: {tmp_path}: is a directory, not a file\n"
     )

@@ -338,6 +338,15 @@ def test_an_unreadable_snapshot_is_one_error_in_the_tool_s_words(tmp_path: Path)
         f"the cloud snapshot {binary}: is not UTF-8 text (byte 0x89 at offset 0): it is not a "
         "JSON document"
     )
+    quota = tmp_path / "quota.json"
+    quota.write_text('{"regions": {"us-east5": {"quotas": [{"limit": Infinity, "usage": 1}]}}}')
+    with pytest.raises(SnapshotError) as raised:
+        read_snapshot(quota)
+    assert str(raised.value) == (
+        f"the cloud snapshot {quota}: holds a number no plan or snapshot holds at "
+        "regions.us-east5.quotas[0].limit: Infinity is not a JSON number (JSON has no NaN or "
+        "infinity)"
+    )
 
 
 CE = "https://www.googleapis.com/compute/v1/projects/p/zones"
