@@ -15,10 +15,12 @@ PY := $(VENV)/bin/python
 PLAN := $(VENV)/bin/gke-tpu-plan
 
 .DEFAULT_GOAL := help
-.PHONY: help plan plan-workloads report snapshot test lint typecheck pytest scan bench goldens schema docs prices mutants package-check clean
+.PHONY: help plan fleet plan-workloads report snapshot test lint typecheck pytest scan bench goldens schema docs prices mutants package-check clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
+	@echo "make fleet [STACKS=dev,prod] [SNAPSHOTS='a.json b.json']  every stack planned in one run:"
+	@echo "                       build/fleet/fleet.json and build/fleet/fleet.md (cost, quota, conflicts)"
 	@echo "make plan-workloads    the infra plan, then the app plan (examples/ml-workloads) from it"
 	@echo "make report [STACK=dev] [BASELINE=base.json]  the plan as Markdown for a pull request:"
 	@echo "                       build/reports/<stack>.md; BASELINE: what it changes against"
@@ -58,6 +60,14 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 
 plan: $(VENV)/.runtime
 	$(PLAN) --stack $(STACK) $(SNAPSHOT_ARG)
+
+# The stacks of the fleet plan (default: every Pulumi.<stack>.yaml) and its cloud snapshots.
+STACKS ?=
+SNAPSHOTS ?=
+FLEET_ARGS := $(if $(STACKS),--stacks $(STACKS),) $(foreach s,$(SNAPSHOTS),--cloud-snapshot $(s))
+
+fleet: $(VENV)/.runtime
+	$(PLAN) --fleet $(FLEET_ARGS) --json build/fleet/fleet.json --markdown build/fleet/fleet.md
 
 APP := examples/ml-workloads
 

@@ -15,7 +15,7 @@ from gke_tpu_upkeep.fixture_stacks import fixture_file
 DEV = str(fixture_file("dev"))
 
 DOCUMENT_KEYS = {
-    "project", "stack", "resources", "outputs", "invokes", "cost", "warnings", "errors",
+    "project", "stack", "resources", "outputs", "invokes", "cost", "quota", "warnings", "errors",
 }  # fmt: skip
 RESOURCE_KEYS = {
     "urn", "type", "name", "custom", "parent", "dependencies", "provider", "inputs", "options",

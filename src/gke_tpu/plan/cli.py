@@ -7,7 +7,8 @@ answers whichever stack it reads), and
 `--manifests DIR` writes its Kubernetes objects as YAML manifests. `--cloud-snapshot PATH`
 answers the program's provider functions (preflight's reservations, GKE versions and quota)
 from a snapshot of the project recorded with gcloud (`make snapshot`); without one, preflight
-is skipped with a warning.
+is skipped with a warning. `--fleet [--stacks a,b]` plans every stack of the project in one run
+into one document and report (`fleet_cli.py`).
 Exit codes: 0 planned, 2 invalid config (every problem on stderr), 1 anything else.
 """
 
@@ -27,6 +28,7 @@ from gke_tpu.plan.fake_cloud import ANY_STACK
 from gke_tpu.plan.json_file import UnreadableJson, read_json
 from gke_tpu.plan.outputs import Output, OutputError, output_problems, write_text
 from gke_tpu.plan.preflight import PreflightReport, captured, offline_config, snapshot_mismatch
+from gke_tpu.plan.quota_list import quota_list
 from gke_tpu.plan.render.cost_report import baseline_problems
 from gke_tpu.plan.render.manifests import manifests_stream, write_manifests
 from gke_tpu.plan.render.report import plan_markdown
@@ -96,6 +98,7 @@ def plan_checked(
     spec = specs[-1] if specs else None
     plan.cost = spec.cost.as_dict() if spec is not None and spec.cost is not None else None
     plan.demand = spec.demand if spec is not None else ()
+    plan.quota = quota_list(spec) if spec is not None and not plan.errors else []
     # Preflight is skipped for a stack that plans; one that does not would not reach it.
     plan.warnings = [*config.warnings, *([] if plan.errors else skipped), *plan.warnings]
     # Like the CLI, a key Pulumi.yaml declares without a default must be set. The program ran
@@ -107,7 +110,7 @@ def plan_checked(
     ]
     if missing:
         plan.errors = [*missing, *plan.errors]
-        plan.resources, plan.outputs, plan.cost = [], {}, None
+        plan.resources, plan.outputs, plan.cost, plan.quota = [], {}, None, []
     return plan, None if plan.errors else preflight
 
 
@@ -203,8 +206,19 @@ def reference_hint(name: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The fleet's modules plan with this one's functions: imported when the command runs.
+    from gke_tpu.plan.fleet_cli import fleet_problems, run_fleet
+
     parser = argparse.ArgumentParser(prog="gke-tpu-plan", description=__doc__)
-    parser.add_argument("--stack", required=True, help="stack name; reads Pulumi.<stack>.yaml")
+    parser.add_argument("--stack", help="stack name; reads Pulumi.<stack>.yaml")
+    parser.add_argument(
+        "--fleet",
+        action="store_true",
+        help="plan every stack of the project (or --stacks) in one run: one document",
+    )
+    parser.add_argument(
+        "--stacks", metavar="A,B,...", help="with --fleet: the stacks to plan (default: all)"
+    )
     parser.add_argument("--config-file", type=Path, help="a stack file to read instead")
     parser.add_argument(
         "--json",
@@ -248,8 +262,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cloud-snapshot",
         type=Path,
+        action="append",
+        default=[],
         metavar="PATH",
-        help="answer preflight's questions from this snapshot of the project (make snapshot)",
+        help="answer preflight's questions from this snapshot of the project (make snapshot); "
+        "with --fleet, repeatable: each stack takes its own project's and region's",
     )
     args = parser.parse_args(argv)
     json_out, markdown_out, manifests_out = (
@@ -258,7 +275,11 @@ def main(argv: list[str] | None = None) -> int:
         Output("--manifests", args.manifests, directory=True) if args.manifests else None,
     )
     outputs = [o for o in (json_out, markdown_out, manifests_out) if o is not None]
-    problems = output_problems(outputs)
+    problems = output_problems(outputs) + fleet_problems(args)
+    if bool(args.stack) == args.fleet:
+        problems.append("give one of --stack NAME (one stack) and --fleet (every stack)")
+    elif args.stack and len(args.cloud_snapshot) > 1:
+        problems.append("--stack takes one --cloud-snapshot: the stack's project's")
     if args.baseline and not markdown_out:
         problems.append("--baseline compares in the report: add --markdown PATH")
     if problems:
@@ -266,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {problem}", file=sys.stderr)
         return EXIT_INVALID_CONFIG
     try:
+        if args.fleet:
+            return run_fleet(args, json_out, markdown_out)
         return _plan_and_write(args, json_out, markdown_out, manifests_out)
     except OutputError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -281,7 +304,7 @@ def _plan_and_write(
     try:
         references = read_stack_references(args.stack_reference)
         baseline = read_baseline(args.baseline) if args.baseline else None
-        snapshot = read_snapshot(args.cloud_snapshot) if args.cloud_snapshot else None
+        snapshot = read_snapshot(args.cloud_snapshot[0]) if args.cloud_snapshot else None
         plan, preflight = plan_checked(
             args.stack, args.project_dir.resolve(), args.config_file, references, snapshot
         )

@@ -71,6 +71,9 @@ class Plan:
     #: `PlatformSpec.demand` rows), for the report's quota and network tables; empty for another
     #: project or a stack that does not plan. Not part of the plan document.
     demand: tuple[Any, ...] = ()
+    quota: list[dict[str, Any]] = field(default_factory=list)
+    """Every Compute Engine quota the platform stack spends at its most, by project and location
+    (`gke_tpu.plan.quota_list`); empty for another project or a stack that does not plan."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -80,6 +83,7 @@ class Plan:
             "outputs": self.outputs,
             "invokes": self.invokes,
             "cost": self.cost,
+            "quota": self.quota,
             "warnings": self.warnings,
             "errors": self.errors,
         }
