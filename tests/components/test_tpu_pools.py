@@ -12,10 +12,10 @@ from gke_tpu.catalog.tokens import CLUSTER, NODE_POOL, RESOURCE_POLICY
 from gke_tpu.components.args import PlannedTpuPool
 from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
 from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
-from gke_tpu.config.cluster import ClusterFacts
-from gke_tpu.config.pool_plan import TpuPoolPlan
-from gke_tpu.config.tpu_plan import plan_pool
-from gke_tpu.config.tpu_pools import TpuPoolSpec
+from gke_tpu.config.cluster.spec import ClusterFacts
+from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.pools.planner import plan_pool
+from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.plan.engine import run_program
 from gke_tpu.workloads.args import ContainerSpec
 from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs

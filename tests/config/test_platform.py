@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.config.cluster import (
+from gke_tpu.config.cluster.spec import (
     DEFAULT_BOOT_DISK_GB,
     DEFAULT_CPU_MACHINE_TYPE,
     DEFAULT_RELEASE_CHANNEL,
@@ -15,7 +15,7 @@ from gke_tpu.config.cluster import (
 )
 from gke_tpu.config.platform import load_platform
 from gke_tpu.problems import ConfigError
-from tests.config.tpu_pool_entries import GENERATION_NAMES
+from tests.config.pools.entries import GENERATION_NAMES
 from tests.conftest import config_problems
 
 CLUSTER = {"name": "tpu-dev", "region": "us-central2"}

@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from gke_tpu.config.cluster_rules import CLUSTER_RULES
-from gke_tpu.config.kueue import QUEUED_POOL_RULES
-from gke_tpu.config.kueue_rules import KUEUE_RULES
-from gke_tpu.config.network_rules import NETWORK_RULES
-from gke_tpu.config.observability_plan import OBSERVABILITY_RULES
+from gke_tpu.config.cluster.rules import CLUSTER_RULES
+from gke_tpu.config.kueue.rules import KUEUE_RULES
+from gke_tpu.config.kueue.spec import QUEUED_POOL_RULES
+from gke_tpu.config.network.rules import NETWORK_RULES
+from gke_tpu.config.observability.plan import OBSERVABILITY_RULES
 from gke_tpu.config.platform import SECTIONS
-from gke_tpu.config.pool_entry import POOL_RULES
-from gke_tpu.config.stack_rules import STACK_RULES
+from gke_tpu.config.pools.entry import POOL_RULES
+from gke_tpu.config.stack.rules import STACK_RULES
 from gke_tpu.problems.models import innermost_model, keys_of
 from gke_tpu.problems.rules import Rule
 from tests.conftest import config_problems, stack_config

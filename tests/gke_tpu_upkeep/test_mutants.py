@@ -183,14 +183,14 @@ def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_nearest_fi
 
 
 def test_the_program_s_tests_are_run_for_the_alerts_that_only_the_stack_composes() -> None:
-    # src/gke_tpu/config/observability_alerts.py is imported by the observability component, which only
+    # src/gke_tpu/config/observability/alerts.py is imported by the observability component, which only
     # src/gke_tpu/stacks/platform.py imports: tests/components/test_cluster_observability.py imports none of
     # them, it asks for the `run_plan` fixture, which runs the program.
-    selected = mutants.tests_for(mutants.ROOT, "src/gke_tpu/config/observability_alerts.py")
+    selected = mutants.tests_for(mutants.ROOT, "src/gke_tpu/config/observability/alerts.py")
 
     assert "tests/components/test_cluster_observability.py" in selected
     # Still after the folder's own tests, which are the quickest to fail.
-    assert selected.index("tests/config/test_observability.py") < selected.index(
+    assert selected.index("tests/config/observability/test_spec.py") < selected.index(
         "tests/components/test_cluster_observability.py"
     )
 

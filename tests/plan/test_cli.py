@@ -41,7 +41,7 @@ def test_dev_plan_document_contract(tmp_path: Path, capsys: pytest.CaptureFixtur
     urns = [r["urn"] for r in document["resources"]]
     assert urns == sorted(urns) and len(urns) == len(set(urns))
     assert document["outputs"]["kubeconfig"] == "[secret]"
-    # The stack's cost, as src/gke_tpu/config/cost.py works it out from the same config.
+    # The stack's cost, as src/gke_tpu/config/stack/cost.py works it out from the same config.
     cost = document["cost"]
     assert (cost["currency"], cost["hoursPerMonth"]) == ("USD", 730)
     assert [(i["kind"], i["name"]) for i in cost["items"]] == [

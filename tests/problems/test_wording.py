@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 from gke_tpu.config.platform import SECTIONS
 from gke_tpu.problems.json_numbers import OutOfRange, loads
 from gke_tpu.problems.models import innermost_model, problems_from
-from tests.config.tpu_pool_entries import cluster_entry, pools_config, tpu_pool
+from tests.config.pools.entries import cluster_entry, pools_config, tpu_pool
 from tests.conftest import config_problems
 
 #: A value of every kind a user may write where another belongs.

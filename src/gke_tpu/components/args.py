@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 import pulumi
 
-from gke_tpu.config.network import NetworkPlan
-from gke_tpu.config.pool_plan import TpuPoolPlan
+from gke_tpu.config.network.spec import NetworkPlan
+from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.problems.args import NoneMeansDefault
 
 
@@ -26,7 +26,7 @@ class PlannedTpuPool:
     node_service_account: pulumi.Input[str]
     """Email of the nodes' service account."""
     plan: TpuPoolPlan
-    """The decision for this `tpuPools` entry (config.tpu_plan.plan_pool)."""
+    """The decision for this `tpuPools` entry (config.pools.planner.plan_pool)."""
 
 
 @dataclass(frozen=True)

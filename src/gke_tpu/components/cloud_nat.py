@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pulumi
 from pulumi_gcp import compute
 
-from gke_tpu.config.network import NAT_LOG_FILTER, NatPlan
+from gke_tpu.config.network.spec import NAT_LOG_FILTER, NatPlan
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """ClusterObservability: a cluster's dashboard, alert policies, notification channels and
-PodMonitorings, from its plan (config.observability_plan.plan_observability).
+PodMonitorings, from its plan (config.observability.plan.plan_observability).
 
 Everything here waits for the cluster only, never for a TPU node pool: a slice that cannot get
 capacity must not hold back the alert that says so.
@@ -18,8 +18,8 @@ from pulumi_gcp import monitoring
 
 from gke_tpu.catalog import monitoring as m
 from gke_tpu.components.model_volumes import MANAGED_BY
-from gke_tpu.config.observability_alerts import STOCKOUT_AUTO_CLOSE_SECONDS, AlertPlan
-from gke_tpu.config.observability_plan import (
+from gke_tpu.config.observability.alerts import STOCKOUT_AUTO_CLOSE_SECONDS, AlertPlan
+from gke_tpu.config.observability.plan import (
     EVALUATION_INTERVAL_SECONDS,
     KUEUE_SCRAPER,
     ObservabilityPlan,
@@ -36,7 +36,7 @@ class ClusterObservabilityArgs:
     project: str
     """Google Cloud project id of the dashboard, policies and channels."""
     plan: ObservabilityPlan
-    """What to create (config.observability_plan.plan_observability)."""
+    """What to create (config.observability.plan.plan_observability)."""
     cluster: pulumi.Resource
     """The cluster: everything waits for it, and for nothing else of the platform."""
     provider: k8s.Provider

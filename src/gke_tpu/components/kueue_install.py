@@ -9,7 +9,7 @@ import pulumi_kubernetes as k8s
 
 from gke_tpu.components.internal.releases import check_release, release_manifest
 from gke_tpu.components.jobset_install import JobSetInstall
-from gke_tpu.config.kueue import DEFAULT_KUEUE_VERSION
+from gke_tpu.config.kueue.spec import DEFAULT_KUEUE_VERSION
 
 
 def kueue_manifest_url(version: str) -> str:

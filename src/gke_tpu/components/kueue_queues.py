@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 
 from gke_tpu.catalog.gke import MANAGED_BY
 from gke_tpu.components.kueue_install import KueueInstall
-from gke_tpu.config.kube_objects import (
+from gke_tpu.config.kueue.objects import (
     KubeObject,
     admission_check,
     cluster_queue,
@@ -18,7 +18,7 @@ from gke_tpu.config.kube_objects import (
     provisioning_request_config,
     resource_flavor,
 )
-from gke_tpu.config.kueue import KueuePlan
+from gke_tpu.config.kueue.spec import KueuePlan
 from gke_tpu.workloads.internal.pods import child
 
 #: Namespaces every cluster has.
@@ -28,7 +28,7 @@ _BUILT_IN_NAMESPACES = frozenset({"default"})
 @dataclass(frozen=True)
 class KueueQueuesArgs:
     plan: KueuePlan
-    """The checked queues (config.kueue.plan_kueue)."""
+    """The checked queues (config.kueue.spec.plan_kueue)."""
     install: KueueInstall
     """Kueue itself: every object waits for its CRDs and webhook."""
     namespaces: Mapping[str, pulumi.Input[str]] = field(

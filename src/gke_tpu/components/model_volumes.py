@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gke_tpu.catalog.gke import MANAGED_BY
-from gke_tpu.config.storage import VOLUME_CAPACITY, Identity, StoragePlan
+from gke_tpu.config.storage.spec import VOLUME_CAPACITY, Identity, StoragePlan
 
 GCS_FUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
 GSA_ANNOTATION = "iam.gke.io/gcp-service-account"

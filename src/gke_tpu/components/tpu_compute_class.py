@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gke_tpu.config.kube_objects import compute_class
-from gke_tpu.config.pool_plan import TpuPoolPlan
+from gke_tpu.config.pools.compute_class import compute_class
+from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.contract.outputs import TpuPoolRef
 
 

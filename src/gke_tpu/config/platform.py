@@ -17,36 +17,36 @@ from pydantic import BaseModel
 from gke_tpu.catalog.gcp import project_id_problem, project_id_warning
 from gke_tpu.catalog.gke import workload_pool
 from gke_tpu.catalog.tokens import PLATFORM_PROJECT
-from gke_tpu.config.cluster import ClusterFacts, ClusterSpec
-from gke_tpu.config.cluster_plan import (
+from gke_tpu.config.cluster.rules import CLUSTER_RULES
+from gke_tpu.config.cluster.spec import ClusterFacts, ClusterSpec
+from gke_tpu.config.kueue.rules import KUEUE_RULES
+from gke_tpu.config.kueue.spec import KueuePlan, KueueSpec, plan_kueue
+from gke_tpu.config.network.rules import NETWORK_RULES
+from gke_tpu.config.network.spec import NetworkPlan, NetworkSpec, plan_network
+from gke_tpu.config.observability.plan import (
+    OBSERVABILITY_RULES,
+    ObservabilityPlan,
+    ObservedStack,
+    plan_observability,
+)
+from gke_tpu.config.observability.spec import ObservabilitySpec
+from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.pools.planner import plan_tpu_pools
+from gke_tpu.config.pools.rules import maintenance_warnings
+from gke_tpu.config.pools.spec import TpuPoolSpec
+from gke_tpu.config.pools.versions import channel_version_warnings, version_warnings
+from gke_tpu.config.preflight import PreflightSpec
+from gke_tpu.config.stack.cluster_plan import (
     ClusterPlan,
     Monitoring,
     dns_endpoint_warnings,
     node_pools_scale,
     plan_cluster,
 )
-from gke_tpu.config.cluster_rules import CLUSTER_RULES
-from gke_tpu.config.cost import COST_KEY, CostEstimate, CostSpec, estimate_cost
-from gke_tpu.config.demand import PoolDemand, node_pool_demand
-from gke_tpu.config.kueue import KueuePlan, KueueSpec, plan_kueue
-from gke_tpu.config.kueue_rules import KUEUE_RULES
-from gke_tpu.config.network import NetworkPlan, NetworkSpec, plan_network
-from gke_tpu.config.network_rules import NETWORK_RULES
-from gke_tpu.config.observability import ObservabilitySpec
-from gke_tpu.config.observability_plan import (
-    OBSERVABILITY_RULES,
-    ObservabilityPlan,
-    ObservedStack,
-    plan_observability,
-)
-from gke_tpu.config.pool_plan import TpuPoolPlan
-from gke_tpu.config.pool_rules import maintenance_warnings
-from gke_tpu.config.pool_versions import channel_version_warnings, version_warnings
-from gke_tpu.config.preflight import PreflightSpec
-from gke_tpu.config.stack_rules import STACK_RULES, Entry, Stack
-from gke_tpu.config.storage import ModelStorageSpec, StoragePlan, plan_model_storage
-from gke_tpu.config.tpu_plan import plan_tpu_pools
-from gke_tpu.config.tpu_pools import TpuPoolSpec
+from gke_tpu.config.stack.cost import COST_KEY, CostEstimate, CostSpec, estimate_cost
+from gke_tpu.config.stack.demand import PoolDemand, node_pool_demand
+from gke_tpu.config.stack.rules import STACK_RULES, Entry, Stack
+from gke_tpu.config.storage.spec import ModelStorageSpec, StoragePlan, plan_model_storage
 from gke_tpu.problems import ConfigError, Problem, did_you_mean, json_numbers, show
 from gke_tpu.problems.models import Parsed, parse
 from gke_tpu.problems.rules import Rule, run_rules, skipped
@@ -62,7 +62,7 @@ class PlatformSpec:
     project: str
     cluster: ClusterSpec
     cluster_plan: ClusterPlan
-    """What the cluster components register (config.cluster_plan.plan_cluster)."""
+    """What the cluster components register (config.stack.cluster_plan.plan_cluster)."""
     tpu_pools: tuple[TpuPoolPlan, ...] = ()
     storage: StoragePlan | None = None
     network: NetworkPlan | None = None
@@ -92,7 +92,7 @@ class PlatformSpec:
 
     @property
     def demand(self) -> tuple[PoolDemand, ...]:
-        """Every node pool at the most (config.demand), which quotas and ranges fold."""
+        """Every node pool at the most (config.stack.demand), which quotas and ranges fold."""
         return node_pool_demand(self.cluster, self.tpu_pools)
 
 
@@ -103,12 +103,12 @@ class Section:
     each: bool = False  # a list whose entries are parsed one by one
     rules: tuple[Rule[Parsed[Any]], ...] = ()
     """Rules across the section's own fields (problems.rules); those across sections are in
-    config.stack_rules."""
+    config.stack.rules."""
 
 
 # Each project config key, what parses it and the rules across its fields. A new section is
 # one entry here, its model read from `parsed.specs` into PlatformSpec, and its rules across
-# sections (if any) in config.stack_rules.
+# sections (if any) in config.stack.rules.
 SECTIONS: dict[str, Section] = {
     "cluster": Section(ClusterSpec, required=True, rules=CLUSTER_RULES),
     "network": Section(NetworkSpec, required=False, rules=NETWORK_RULES),

@@ -6,7 +6,7 @@ program (or a hand edit) to the budget. What it can see: node pools (a TPU pool'
 machine type, at its autoscaling maximum or fixed size in each of its zones; Spot, flex-start or
 queued, else the list price; a reservation at the list price) and each cluster's fee. Node
 pools that GKE creates for a ComputeClass or on Autopilot are not resources of the stack: the
-plan's cost (src/gke_tpu/config/cost.py) counts them.
+plan's cost (src/gke_tpu/config/stack/cost.py) counts them.
 """
 
 from __future__ import annotations

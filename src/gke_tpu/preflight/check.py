@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gke_tpu.catalog.quotas import Quota, regional_quota
-from gke_tpu.config.cluster import ClusterSpec
-from gke_tpu.config.pool_plan import TpuPoolPlan
+from gke_tpu.config.cluster.spec import ClusterSpec
+from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.preflight.facts import UNREADABLE, CloudFacts, QuotaInfo, Requests, Reservation
 from gke_tpu.preflight.quotas import QuotaRow, check_quota, quota_needs, unchecked_chips
 from gke_tpu.preflight.reservations import (

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from gke_tpu.catalog.gke import COMPUTE_CLASS_LABEL, RESERVATION_KEY
 from gke_tpu.catalog.quotas import Quota
-from gke_tpu.config.fallback import ReservationRef
-from gke_tpu.config.pool_plan import TpuPoolPlan
+from gke_tpu.config.pools.fallback import ReservationRef
+from gke_tpu.config.pools.plan import TpuPoolPlan
 
 #: What preflight reads with, besides the deployer's roles (`roles/container.admin` reads GKE's
 #: versions): reservations (compute.reservations.get, on the project that owns a shared one)

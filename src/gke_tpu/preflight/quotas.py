@@ -19,9 +19,9 @@ from gke_tpu.catalog.quotas import (
     cpu_quota,
     vcpus_of,
 )
-from gke_tpu.config.cluster import ClusterSpec
-from gke_tpu.config.demand import node_pool_demand
-from gke_tpu.config.pool_plan import TpuPoolPlan
+from gke_tpu.config.cluster.spec import ClusterSpec
+from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.stack.demand import node_pool_demand
 from gke_tpu.preflight.facts import UNLIMITED, UNREADABLE, QuotaInfo
 from gke_tpu.problems import Problem
 
@@ -89,7 +89,7 @@ def _need(
 def quota_needs(
     cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], *, private_nodes: bool
 ) -> tuple[QuotaNeed, ...]:
-    """What the stack spends of each quota at its largest, folding `config.demand`: every node
+    """What the stack spends of each quota at its largest, folding `config.stack.demand`: every node
     of the CPU pool and of each TPU pool at its most, with the nodes upgrades add beside them
     (surge VMs take quota as any VM does), in the region and in each zone (a pool's nodes
     spread evenly over its zones, as GKE places them). Private nodes take no in-use (external)

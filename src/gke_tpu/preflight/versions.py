@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gke_tpu.catalog import version_at_least, version_key
-from gke_tpu.config.cluster import ClusterSpec
-from gke_tpu.config.pool_plan import TpuPoolPlan
-from gke_tpu.config.pool_versions import plan_version_needs
+from gke_tpu.config.cluster.spec import ClusterSpec
+from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.pools.versions import plan_version_needs
 from gke_tpu.preflight.facts import UNREADABLE, EngineVersions, pool_paths
 from gke_tpu.problems import Problem
 

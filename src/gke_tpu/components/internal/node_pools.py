@@ -11,7 +11,7 @@ from gke_tpu.catalog.gke import GKE_DEFAULT_BOOT_DISK_TYPE, POOL_LABEL
 from gke_tpu.components.args import PlannedTpuPool, TpuPoolFields
 from gke_tpu.components.internal.clusters import NODE_OAUTH_SCOPES
 from gke_tpu.components.internal.public_args import plan_pool_args
-from gke_tpu.config.pool_plan import TpuPoolPlan
+from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.contract.outputs import TpuPoolRef
 from gke_tpu.problems.pulumi import reject
 
@@ -85,7 +85,7 @@ def fixed_size(plan: TpuPoolPlan) -> tuple[int | None, int | None]:
 
 
 def upgrade_settings(plan: TpuPoolPlan) -> container.NodePoolUpgradeSettingsArgs | None:
-    """The plan's upgrade settings (config.upgrades), or none where GKE decides them."""
+    """The plan's upgrade settings (config.pools.upgrades), or none where GKE decides them."""
     upgrade = plan.upgrade
     if upgrade is None:
         return None

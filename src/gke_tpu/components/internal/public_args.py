@@ -12,13 +12,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from gke_tpu.config.cluster import ClusterFacts, region_problems
-from gke_tpu.config.cluster_plan import ClusterPlan
+from gke_tpu.config.cluster.spec import ClusterFacts, region_problems
 from gke_tpu.config.platform import NAMESPACE, PROJECT_KEY, load_platform
-from gke_tpu.config.pool_plan import TpuPoolPlan
-from gke_tpu.config.storage import ModelStorageSpec, StoragePlan, plan_model_storage
-from gke_tpu.config.tpu_plan import plan_pool
-from gke_tpu.config.tpu_pools import TpuPoolSpec
+from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.pools.planner import plan_pool
+from gke_tpu.config.pools.spec import TpuPoolSpec
+from gke_tpu.config.stack.cluster_plan import ClusterPlan
+from gke_tpu.config.storage.spec import ModelStorageSpec, StoragePlan, plan_model_storage
 from gke_tpu.problems import ConfigError, Problem
 from gke_tpu.problems.models import parse
 

@@ -2,7 +2,7 @@
 fires and whom it notifies, and where the dashboard is.
 
 Read from the AlertPolicy resources' inputs (the documentation states the threshold on a line
-of its own, `config.observability_alerts.FIRES_WHEN`) and the `dashboardUrl` output, so the
+of its own, `config.observability.alerts.FIRES_WHEN`) and the `dashboardUrl` output, so the
 section says what the program registers.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from gke_tpu.catalog.tokens import ALERT_POLICY, NOTIFICATION_CHANNEL
-from gke_tpu.config.observability_alerts import FIRES_WHEN
+from gke_tpu.config.observability.alerts import FIRES_WHEN
 from gke_tpu.plan.engine import Plan
 
 

@@ -15,7 +15,7 @@ from gke_tpu.catalog.network import (
     usable_node_addresses,
 )
 from gke_tpu.catalog.tokens import CLUSTER, NETWORK, ROUTER_NAT, SUBNETWORK
-from gke_tpu.config.demand import PoolDemand
+from gke_tpu.config.stack.demand import PoolDemand
 from gke_tpu.plan.engine import Plan
 
 
@@ -81,7 +81,7 @@ def dns_endpoint_diagram(plan: Plan) -> list[str]:
 
 
 def _pool_nodes_and_pods(plan: Plan, demand: Sequence[PoolDemand]) -> tuple[int, int]:
-    """Nodes at the most with surge, as the range check counts them (`config.network.
+    """Nodes at the most with surge, as the range check counts them (`config.network.spec.
     node_groups`, from the same rows), and the Pod addresses their blocks take."""
     default = _cluster(plan).get("defaultMaxPodsPerNode") or GKE_DEFAULT_MAX_PODS_PER_NODE
     nodes = pods = 0
@@ -97,7 +97,7 @@ def _pool_nodes_and_pods(plan: Plan, demand: Sequence[PoolDemand]) -> tuple[int,
 
 def network_quotas(plan: Plan, demand: Sequence[PoolDemand]) -> list[str]:
     """The network's addresses beside what the node pools can take at the most (`demand`: the
-    program's rows, `config.demand`)."""
+    program's rows, `config.stack.demand`)."""
     subnets = plan.of_type(SUBNETWORK)
     if not subnets:
         return []

@@ -1,5 +1,5 @@
 """The report's Quota needs section: what the stack spends of each quota at the most, per zone and
-in the region, folding the program's demand rows (config.demand, as preflight and the range
+in the region, folding the program's demand rows (config.stack.demand, as preflight and the range
 check do), with a column per kind of chip: Spot and on-demand TPU chips spend two quotas
 (catalog.quotas.chip_kind, as preflight splits them), each with its quota per zone beside it
 where Compute Engine has one (the zone's row; the region's total row is the regional quota's).
@@ -25,7 +25,7 @@ from gke_tpu.catalog.quotas import (
     vcpus_of,
 )
 from gke_tpu.catalog.tokens import CLUSTER
-from gke_tpu.config.demand import PoolDemand
+from gke_tpu.config.stack.demand import PoolDemand
 from gke_tpu.contract.outputs import TpuPoolRef
 from gke_tpu.plan.engine import Plan
 from gke_tpu.plan.render.network_report import network_quotas, private_nodes
@@ -47,7 +47,7 @@ class Need:
 
 def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
     """Needs by zone (None: zones GKE picks), and TPU chips by reservation, folding the
-    program's demand rows (`config.demand`) as preflight's quota check does: every node of our
+    program's demand rows (`config.stack.demand`) as preflight's quota check does: every node of our
     node pools at its most, with the nodes upgrades add beside them. The node pools GKE creates
     for a pool's ComputeClass are per workload (`_per_workload_needs`)."""
     needs: dict[str | None, Need] = defaultdict(Need)

@@ -16,7 +16,7 @@ from gke_tpu.catalog.tokens import (
     SERVICE_ACCOUNT,
     SERVICE_ACCOUNT_IAM_MEMBER,
 )
-from gke_tpu.config.demand import PoolDemand
+from gke_tpu.config.stack.demand import PoolDemand
 from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu.plan.engine import Plan
 from gke_tpu.plan.preflight import PreflightReport

@@ -1,0 +1,316 @@
+"""The `gke-tpu:cluster` config object: a regional GKE cluster and its CPU node pool, and the
+rules across its fields."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt
+
+from gke_tpu.catalog import is_version
+from gke_tpu.catalog.gcp import REGIONS, RESOURCE_NAME, is_region_name, zone_region
+from gke_tpu.catalog.gke import (
+    DEFAULT_REGIONAL_ZONES,
+    GKE_DEFAULT_BOOT_DISK_GB,
+    MAX_EXCLUSIONS,
+    MAX_NODES_PER_POOL_ZONE,
+    gke_name_problem,
+)
+from gke_tpu.config.cluster.maintenance import parse_utc, recurrence_problem
+from gke_tpu.problems import Problem
+from gke_tpu.problems.models import Spec
+
+ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "NONE"]
+Mode = Literal["standard", "autopilot"]
+ExclusionScope = Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"]
+DiskType = Literal["pd-standard", "pd-balanced", "pd-ssd"]
+
+#: A Standard cluster: node pools of ours, sized by the config.
+DEFAULT_MODE: Mode = "standard"
+#: TPU features land in the RAPID channel first.
+DEFAULT_RELEASE_CHANNEL: ReleaseChannel = "RAPID"
+#: 4 vCPU and 16 GB: enough for system pods and for model conversion jobs.
+DEFAULT_CPU_MACHINE_TYPE = "e2-standard-4"
+DEFAULT_CPU_NODES_PER_ZONE = 1
+#: GKE's own default.
+DEFAULT_BOOT_DISK_GB = GKE_DEFAULT_BOOT_DISK_GB
+DEFAULT_BOOT_DISK_TYPE: DiskType = "pd-balanced"
+DEFAULT_EXCLUSION_SCOPE: ExclusionScope = "NO_MINOR_OR_NODE_UPGRADES"
+
+# Compute Engine machine types: family, then series and size (`e2-standard-4`, `n2d-highmem-8`,
+# `e2-custom-4-8192`), at most 63 characters.
+_MACHINE_TYPE = re.compile(r"[a-z][a-z0-9]{0,9}(-[a-z0-9]{1,20}){1,4}", re.ASCII)
+# A network or subnetwork: its name, or a path or URL in a project ending in it.
+_IN_PROJECT = r"(?:https://www\.googleapis\.com/compute/v1/)?projects/[a-z][-a-z0-9.:]{4,61}/"
+_NETWORK = re.compile(rf"(?:{_IN_PROJECT}global/networks/)?{RESOURCE_NAME}", re.ASCII)
+_SUBNETWORK = re.compile(
+    rf"(?:{_IN_PROJECT}regions/[a-z0-9-]{{1,40}}/subnetworks/)?{RESOURCE_NAME}", re.ASCII
+)
+_LONGEST_NAME = 300
+
+
+def _region(value: str) -> str:
+    if zone_region(value):
+        raise ValueError(
+            f"is a zone; a regional cluster takes a region, such as {zone_region(value)!r}"
+        )
+    if not is_region_name(value):
+        raise ValueError("is not a region name, such as 'us-east5' or 'europe-west4'")
+    return value
+
+
+def _zone(value: str) -> str:
+    if not zone_region(value):
+        raise ValueError("is not a zone name, such as 'us-east5-b'")
+    return value
+
+
+def _gke_name(value: str) -> str:
+    problem = gke_name_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def _not_a_number(value: Any) -> Any:
+    """YAML reads an unquoted `1.30` as the number 1.3, and the Pulumi CLI passes it on as a
+    number: say so, rather than that a version must be a string."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise ValueError(
+            "is a number, not a version: YAML reads an unquoted version as a number (1.30 "
+            "becomes 1.3); quote it in the stack file, such as minMasterVersion: '1.30'"
+        )
+    return value
+
+
+def _version(value: str) -> str:
+    if len(value) > 40 or not is_version(value):
+        raise ValueError("is not a GKE version, such as '1.31' or '1.31.2-gke.1115000'")
+    return value
+
+
+def _utc_time(value: str) -> str:
+    parse_utc(value)  # ValueError says what is wrong
+    return value
+
+
+def _recurrence(value: str) -> str:
+    problem = recurrence_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def _machine_type(value: str) -> str:
+    if len(value) > 63 or not _MACHINE_TYPE.fullmatch(value):
+        raise ValueError("is not a Compute Engine machine type, such as 'e2-standard-4'")
+    return value
+
+
+def _named(pattern: re.Pattern[str], expected: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if len(value) > _LONGEST_NAME or not pattern.fullmatch(value):
+            raise ValueError(f"is not {expected}")
+        return value
+
+    return check
+
+
+_network = _named(_NETWORK, "a VPC network: its name, or projects/<project>/global/networks/<name>")
+_subnetwork = _named(
+    _SUBNETWORK,
+    "a subnetwork: its name, or projects/<project>/regions/<region>/subnetworks/<name>",
+)
+
+
+Region = Annotated[str, AfterValidator(_region)]
+Zone = Annotated[str, AfterValidator(_zone)]
+GkeName = Annotated[str, AfterValidator(_gke_name)]
+GkeVersion = Annotated[str, BeforeValidator(_not_a_number), AfterValidator(_version)]
+UtcTime = Annotated[str, AfterValidator(_utc_time)]
+Recurrence = Annotated[str, AfterValidator(_recurrence)]
+MachineTypeName = Annotated[str, AfterValidator(_machine_type)]
+Network = Annotated[str, AfterValidator(_network)]
+Subnetwork = Annotated[str, AfterValidator(_subnetwork)]
+
+
+class MaintenanceWindow(Spec):
+    """A recurring window in which GKE may upgrade the cluster and its nodes.
+
+    A node upgrade recreates a whole multi-host TPU slice, so production stacks should set one.
+    """
+
+    start_time: UtcTime
+    """First start of the window, RFC 3339 in UTC (`2026-01-03T02:00:00Z`)."""
+    end_time: UtcTime
+    """First end of the window, RFC 3339 in UTC; the window's length repeats."""
+    recurrence: Recurrence
+    """An RFC 5545 RRULE, such as `FREQ=WEEKLY;BYDAY=SA,SU`; DAILY, WEEKLY or MONTHLY. GKE needs
+    48 hours of windows of at least 4 hours in every 32 days."""
+
+
+class MaintenanceExclusion(Spec):
+    """A period in which GKE must not upgrade, such as a training campaign."""
+
+    name: str = Field(min_length=1, max_length=63)
+    """Name of the exclusion, unique in the cluster."""
+    start_time: UtcTime
+    """Start, RFC 3339 in UTC."""
+    end_time: UtcTime | None = None
+    """End, RFC 3339 in UTC; NO_UPGRADES lasts at most 30 days. Leave it out with
+    `untilEndOfSupport`."""
+    until_end_of_support: StrictBool = False
+    """End when the cluster's minor version leaves support instead of at `endTime` (the
+    provider's `end_time_behavior: UNTIL_END_OF_SUPPORT`); not with NO_UPGRADES. Default false."""
+    scope: ExclusionScope = DEFAULT_EXCLUSION_SCOPE
+    """What is excluded; default `NO_MINOR_OR_NODE_UPGRADES`, which keeps nodes (and slices) as they are."""
+
+
+class CpuPool(Spec):
+    """The CPU node pool for system pods and model conversion jobs."""
+
+    machine_type: MachineTypeName = DEFAULT_CPU_MACHINE_TYPE
+    """Machine type of the CPU pool; default `e2-standard-4` (16 GB: enough for system pods
+    and model conversion jobs)."""
+    nodes_per_zone: StrictInt = Field(
+        default=DEFAULT_CPU_NODES_PER_ZONE, ge=1, le=MAX_NODES_PER_POOL_ZONE
+    )
+    """Nodes in each of the pool's zones, 1 to 1,000 (GKE's limit per pool and zone); default 1."""
+    disk_size_gb: StrictInt = Field(default=DEFAULT_BOOT_DISK_GB, ge=10, le=65536)
+    """Boot disk size per node in GB, 10 to 65,536; default 100."""
+    disk_type: DiskType = DEFAULT_BOOT_DISK_TYPE
+    """Boot disk type; default `pd-balanced`."""
+    zones: tuple[Zone, ...] | None = Field(default=None, min_length=1, max_length=10)
+    """Zones of the pool, each once and all in the cluster's region; default: the zones GKE
+    picks for the region (three)."""
+
+    @property
+    def zone_count(self) -> int:
+        """Zones the pool spans: those named, or the ones GKE picks."""
+        return len(self.zones) if self.zones else DEFAULT_REGIONAL_ZONES
+
+    @property
+    def node_count(self) -> int:
+        """Nodes of the pool: `nodesPerZone` in each of its zones."""
+        return self.nodes_per_zone * self.zone_count
+
+
+class AutoProvisioning(Spec):
+    """Limits of node auto-provisioning, which creates the node pools of TPU pools with a
+    `fallback` in a Standard cluster. GKE counts every node of the cluster against them, the
+    CPU pool's too."""
+
+    max_cpu: StrictInt = Field(ge=1, le=10_000_000)
+    """vCPUs of all nodes of the cluster at the most."""
+    max_memory_gb: StrictInt = Field(ge=1, le=100_000_000)
+    """Memory of all nodes of the cluster at the most, in GB."""
+    max_tpu_chips: dict[str, Annotated[StrictInt, Field(ge=1, le=1_000_000)]] = Field(min_length=1)
+    """TPU chips of the cluster at the most, by generation (`{v5e: 64}`): each generation of a
+    pool with a fallback needs one."""
+
+
+class ClusterSpec(Spec):
+    """`gke-tpu:cluster`: the regional GKE cluster."""
+
+    name: GkeName
+    """Cluster name: lowercase letters, digits and hyphens, at most 40 characters."""
+    region: Region
+    """Region of the control plane and of every node pool, such as `us-east5`; one GKE has.
+    No default."""
+    allow_undocumented_region: StrictBool = False
+    """Accept a region the catalog does not list (a new one); the plan warns. Default false."""
+    mode: Mode = DEFAULT_MODE
+    """`standard` (default): node pools of ours, a CPU pool and one per TPU slice. `autopilot`:
+    GKE creates the nodes each workload asks for; `tpuPools` entries then declare what
+    workloads may request, and there is no `cpuPool`."""
+    release_channel: ReleaseChannel = DEFAULT_RELEASE_CHANNEL
+    """GKE release channel; default `RAPID`, where TPU features land first. `NONE` leaves the
+    cluster out of any channel (and its nodes out of auto-upgrades)."""
+    min_master_version: GkeVersion | None = None
+    """Lowest control plane version, quoted, such as `"1.31"` or `"1.31.2-gke.1115000"` (YAML
+    reads an unquoted 1.30 as the number 1.3); it must reach each TPU generation's minimum. Default: the release channel's version (the plan warns about
+    generations that need a recent one)."""
+    deletion_protection: StrictBool = True
+    """GKE refuses to delete the cluster (a `pulumi destroy`, a replacement) while true;
+    default true."""
+    maintenance_window: MaintenanceWindow | None = None
+    """When GKE may upgrade the cluster and its nodes; default none (at any time). A node
+    upgrade recreates a whole multi-host slice."""
+    maintenance_exclusions: tuple[MaintenanceExclusion, ...] = Field(
+        default=(), max_length=MAX_EXCLUSIONS
+    )
+    """Periods without upgrades, such as a training campaign: at most 20, of which 3 with
+    scope NO_UPGRADES; they need a `maintenanceWindow`, and the scopes other than NO_UPGRADES a
+    release channel. Default none."""
+    network: Network | None = None
+    """VPC network: a name or `projects/<p>/global/networks/<name>`; default: the project's
+    `default` network."""
+    subnetwork: Subnetwork | None = None
+    """Subnetwork in the region; default: the network's subnet of the region."""
+    dns_endpoint: StrictBool | None = None
+    """Reach the control plane by its DNS name (`<id>.<region>.gke.goog`), which GKE opens to
+    any caller with the IAM permission `container.clusters.connect` wherever it runs; the stack's
+    kubeconfig and its own Kubernetes objects use it. The IP endpoint and its
+    `masterAuthorizedNetworks` stay as they are. Default: on with private nodes or
+    `masterAuthorizedNetworks` (a `network` section), where pipelines without fixed addresses
+    cannot pass the authorized networks; otherwise GKE's setting, and the IP endpoint."""
+    cpu_pool: CpuPool = Field(default_factory=CpuPool)
+    """The CPU node pool."""
+    auto_provisioning: AutoProvisioning | None = None
+    """Node auto-provisioning limits; required in a Standard cluster with a TPU pool that has a
+    `fallback`, and enabled only then. Default none."""
+
+
+@dataclass(frozen=True)
+class ClusterFacts:
+    """What the other sections need of the cluster, from those of its fields that parsed: a
+    bad cluster name hides no pool problem, and an unknown region only the zone rules."""
+
+    name: str | None = None
+    region: str | None = None
+    mode: Mode | None = DEFAULT_MODE
+    release_channel: ReleaseChannel | None = DEFAULT_RELEASE_CHANNEL
+    min_master_version: str | None = None
+    allow_undocumented_region: bool = False
+    project: str | None = None
+    """The stack's project (`gcp:project`) when it is valid: where a reservation named without
+    a project is."""
+
+    @classmethod
+    def of(cls, fields: Mapping[str, Any]) -> ClusterFacts:
+        """From the validated fields of a ClusterSpec, by attribute name."""
+        return cls(
+            name=fields.get("name"),
+            region=fields.get("region"),
+            mode=fields.get("mode", DEFAULT_MODE),
+            release_channel=fields.get("release_channel", DEFAULT_RELEASE_CHANNEL),
+            min_master_version=fields.get("min_master_version"),
+            allow_undocumented_region=fields.get("allow_undocumented_region", False),
+        )
+
+
+def region_problems(
+    region: str,
+    allow_undocumented: bool,
+    warnings: list[str],
+    path: str = "cluster.region",
+    override: str = "allowUndocumentedRegion",
+) -> list[Problem]:
+    """A region GKE does not have is an error at `path`, unless the user vouches for it with
+    `override` (then a warning)."""
+    if region.lower() in REGIONS:
+        return []
+    message = f"{region!r} is not a Google Cloud region the catalog knows"
+    if allow_undocumented:
+        warnings.append(f"{path}: {message}; used because {override} is true")
+        return []
+    return [
+        Problem(
+            path,
+            f"{message}; such as {', '.join(sorted(REGIONS)[:6])}, ... Set "
+            f"{override}: true for a region newer than the catalog",
+        )
+    ]

@@ -1,0 +1,376 @@
+"""The alert policies of a cluster, as pure data: PromQL conditions only (Cloud Monitoring ended
+MQL support on 2025-07-22, https://cloud.google.com/monitoring/mql), and one log-match
+condition for stockouts. Each carries what to do when it fires.
+
+One row per alert in `ALERTS`, under its `alerts` entry; `plan_alert` makes a row's policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic.alias_generators import to_snake
+
+from gke_tpu.catalog import monitoring as m
+from gke_tpu.config.observability.queries import ClusterSeries, Gates, any_of
+from gke_tpu.config.observability.spec import Alerts, duration_seconds
+from gke_tpu.config.pools.plan import TpuPoolPlan
+
+#: How long a stockout incident stays open without a new failed scale-up: the autoscaler
+#: retries within minutes, so an hour without one means it got the capacity or gave up.
+STOCKOUT_AUTO_CLOSE_SECONDS = 3600
+#: The window of the averages that smooth one-minute samples (duty cycle is sampled over
+#: 10 s every 60 s) before a condition holds them against a threshold.
+SMOOTHING = "5m"
+#: How far back a node's chips count as present: a node that stops reporting them because it
+#: is not Ready still counts as a TPU node for a day.
+TPU_NODE_MEMORY = "1d"
+
+
+#: How a policy's documentation states its threshold: the report lists that line.
+FIRES_WHEN = "Fires when: "
+
+
+@dataclass(frozen=True)
+class AlertPlan:
+    """One alert policy."""
+
+    key: str
+    """The `alerts` entry it comes from (`sliceDown`)."""
+    name: str
+    """Suffix of the policy's resource name, unique in the stack (`slice-down`)."""
+    display_name: str
+    severity: str
+    summary: str
+    """What fired, in a few words (`A TPU node is not Ready`)."""
+    action: str
+    """What to do about it."""
+    query: str | None = None
+    """The PromQL condition; None for the log-match policy."""
+    duration_seconds: int = 0
+    """How long the PromQL condition must hold before the policy fires."""
+    log_filter: str | None = None
+    """The log-match condition's filter."""
+    rate_limit_seconds: int | None = None
+    """At most one notification per this period (log-match policies need one)."""
+    threshold: str = ""
+    """The threshold and duration, as the documentation and the report state them."""
+    cluster: str = ""
+
+    @property
+    def documentation(self) -> str:
+        """Markdown sent with each notification: what fired, when it fires, what to do."""
+        return (
+            f"**{self.summary}** in cluster `{self.cluster}`.\n\n{FIRES_WHEN}{self.threshold}."
+            f"\n\n{self.action}"
+        )
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What the alerts watch beyond their settings. `jobsets`: the JOBSET kube state package is
+    collected; `queues`: Kueue's metrics are; `scaling`: node pools scale or GKE creates them."""
+
+    series: ClusterSeries
+    multi_host: Sequence[TpuPoolPlan]
+    gates: Gates
+    jobsets: bool
+    queues: bool
+    scaling: bool
+
+
+def label(key: str) -> str:
+    """A label of the series that fired, as a documentation variable
+    (https://cloud.google.com/monitoring/alerts/doc-variables); the key must be one the query
+    groups by. A PromQL condition's output mixes labels of the monitored resource
+    (`node_pool_name` of k8s_node_pool) and of the metric (`unavailability_reason`,
+    https://cloud.google.com/monitoring/api/metrics_kubernetes): `${metric_or_resource.label.KEY}`
+    reads a key from either, where `${metric.label.KEY}` renders "(none)" for a resource label.
+    gcloud's own migration of Prometheus rules writes `{{ $labels.KEY }}` this way for the same
+    reason (Google Cloud SDK, googlecloudsdk/command_lib/monitoring/util.py,
+    TranslatePromQLTemplateToDocumentVariables)."""
+    return "${metric_or_resource.label." + key + "}"
+
+
+POOL = label("node_pool_name")
+
+
+def _slice_down(alert: Any, scope: Scope) -> str:
+    """Cloud Monitoring opens an incident per time series of a PromQL condition, so grouping by
+    node pool opens one per slice that is down. Node pools GKE creates (pools with a fallback,
+    Autopilot) carry no name of ours, so with any of them the condition takes every multi-host
+    node pool of the cluster (only those report the metric)."""
+    named = sorted(n for p in scope.multi_host for n in p.node_pool_names)
+    created = [p.name for p in scope.multi_host if not p.node_pool_names]
+    labels = {} if created or not named else {"node_pool_name=~": any_of(named)}
+    return (
+        "max by (node_pool_name, unavailability_reason) "
+        f"({scope.series.system(m.MULTI_HOST_AVAILABLE, m.K8S_NODE_POOL, **labels)}) == 0"
+    )
+
+
+def _node_pool_error(alert: Any, scope: Scope) -> str:
+    selector = scope.series.system(m.NODE_POOL_STATUS, m.K8S_NODE_POOL, status="Error")
+    return f"max by (node_pool_name) ({selector}) == 1"
+
+
+def _node_not_ready(alert: Any, scope: Scope) -> str:
+    not_ready = scope.series.system(
+        m.NODE_STATUS_CONDITION, m.K8S_NODE, condition="Ready", **{"status!": "True"}
+    )
+    # TPU nodes are those that reported accelerator memory: k8s_node carries no pool label.
+    tpu = scope.series.system(m.NODE_MEMORY_TOTAL, m.K8S_NODE)
+    return (
+        f"(max by (node_name) ({not_ready}) == 1) and on (node_name) "
+        f"max by (node_name) (max_over_time({tpu}[{TPU_NODE_MEMORY}]))"
+    )
+
+
+def _interruptions(alert: Any, scope: Scope) -> str:
+    counts = scope.series.system(m.NODE_POOL_INTERRUPTIONS, m.K8S_NODE_POOL)
+    return (
+        "sum by (node_pool_name, interruption_type, interruption_reason) "
+        f"(sum_over_time({counts}[{alert.for_}])) >= {alert.threshold}"
+    )
+
+
+def _jobset_restarts(alert: Any, scope: Scope) -> str:
+    """Restarts within the window, or the Failed condition; restarts only from the version
+    that has `kube_jobset_restarts`."""
+    failed = scope.series.prometheus(m.KUBE_JOBSET_STATUS_CONDITION, condition="Failed")
+    query = f"max by (namespace, jobset_name) ({failed}) == 1"
+    if not scope.gates.allows([m.KUBE_JOBSET_RESTARTS], "jobsetRestarts (restarts)"):
+        return query
+    restarts = scope.series.prometheus(m.KUBE_JOBSET_RESTARTS)
+    return (
+        f"(max by (namespace, jobset_name) (delta({restarts}[{alert.for_}])) "
+        f">= {alert.threshold}) or ({query})"
+    )
+
+
+def _idle_chips(alert: Any, scope: Scope) -> str:
+    duty = scope.series.system(m.CONTAINER_DUTY_CYCLE, m.K8S_CONTAINER)
+    return (
+        f"avg by (namespace_name, pod_name) (avg_over_time({duty}[{SMOOTHING}])) "
+        f"< {alert.threshold}"
+    )
+
+
+def _queue_starvation(alert: Any, scope: Scope) -> str:
+    pending = scope.series.prometheus(m.KUEUE_PENDING_WORKLOADS, status=m.KUEUE_INADMISSIBLE)
+    return f"max by (cluster_queue) ({pending}) >= {alert.threshold}"
+
+
+def stockout_filter(cluster: str, location: str) -> str:
+    """The autoscaler visibility log's failed scale-ups of one cluster."""
+    ids = " OR ".join(
+        f'jsonPayload.resultInfo.results.errorMsg.messageId="{i}"' for i in m.SCALE_UP_ERRORS
+    )
+    return "\n".join(
+        [
+            f'log_id("{m.AUTOSCALER_VISIBILITY_LOG}")',
+            'resource.type="k8s_cluster"',
+            f'resource.labels.cluster_name="{cluster}"',
+            f'resource.labels.location="{location}"',
+            f"({ids})",
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class Alert:
+    """One row of the alert table, under its `alerts` entry."""
+
+    name: str
+    """Suffix of the policy's resource name (`slice-down`)."""
+    title: str
+    """The display name after the cluster's."""
+    summary: str
+    """What fired; `{pools}` is the multi-host pools."""
+    threshold: str
+    """When it fires, over the entry's settings (`{for_}`, `{threshold}`)."""
+    action: str
+    """What to do when it fires."""
+    condition: Callable[[Any, Scope], str]
+    """The PromQL query, or the log filter (`for_is="rateLimit"`)."""
+    metrics: tuple[str, ...] = ()
+    """Version-gated metrics the condition reads: without any of them, no policy."""
+    when: Callable[[Scope], bool] = lambda scope: True
+    """Whether the stack has what the alert watches."""
+    for_is: Literal["duration", "window", "rateLimit"] = "duration"
+    """What `for` is: how long the condition must hold, the query's window, or the rate limit."""
+
+
+ALERTS: dict[str, Alert] = {
+    "sliceDown": Alert(
+        name="slice-down",
+        title="TPU slice down",
+        summary="A TPU slice is unavailable (pools {pools})",
+        threshold="unavailable for {for_}",
+        action=(
+            f"Node pool `{POOL}` is down (`unavailability_reason`: "
+            f"`{label('unavailability_reason')}`). "
+            "Every job on the slice has stopped: a multi-host slice runs only when all of its "
+            "VMs do. The reason says why (MaintenanceTaint, RebootEvent: host maintenance, "
+            "wait; Unhealthy, MachineNotRunning: GKE repairs the slice by recreating it; "
+            "ProvisioningError: capacity or quota, see the stockout alert). Jobs restart when "
+            "the slice is back; if it stays down, `gcloud container node-pools describe` shows "
+            "the operation GKE is running."
+        ),
+        condition=_slice_down,
+        metrics=(m.MULTI_HOST_AVAILABLE,),
+        when=lambda scope: bool(scope.multi_host),
+    ),
+    "nodePoolError": Alert(
+        name="node-pool-error",
+        title="TPU node pool in Error",
+        summary="A TPU node pool is in Error",
+        threshold="in Error for {for_}",
+        action=(
+            f"GKE could not create, repair or upgrade node pool `{POOL}`. `gcloud container "
+            f"operations list --filter=TARGET~{POOL}` shows the failed operation and its "
+            "error; fix the cause (quota, reservation, capacity) and GKE retries, or delete "
+            "and recreate the pool with `pulumi up --target`."
+        ),
+        condition=_node_pool_error,
+        metrics=(m.NODE_POOL_STATUS,),
+    ),
+    "nodeNotReady": Alert(
+        name="node-not-ready",
+        title="TPU node not Ready",
+        summary="A TPU node is not Ready",
+        threshold="not Ready for {for_}",
+        action=(
+            f"Node `{label('node_name')}` is not Ready: its Pods cannot run; on a multi-host "
+            "slice the whole slice is down with it. "
+            f"`kubectl describe node {label('node_name')}` shows the condition's reason. GKE "
+            "auto-repair "
+            "recreates an unhealthy node (a multi-host slice as a whole); a node that stays "
+            "NotReady with auto-repair off (flex-start, queued) needs `gcloud compute "
+            "instances reset` or the pool resized."
+        ),
+        condition=_node_not_ready,
+        metrics=(m.NODE_STATUS_CONDITION, m.NODE_MEMORY_TOTAL),
+    ),
+    "interruptions": Alert(
+        name="interruptions",
+        title="node pool interruptions",
+        summary="Node pool interruptions",
+        threshold=">= {threshold} interruptions of a node pool in {for_}",
+        action=(
+            f"Informational: GKE terminated, maintained or preempted nodes of pool `{POOL}` "
+            f"(`{label('interruption_type')}`: `{label('interruption_reason')}`). Jobs on them "
+            "restarted; frequent "
+            "preemptions of a Spot pool are the price of Spot, frequent maintenance of a "
+            "reservation is set by its maintenance interval. Nothing to do unless it repeats."
+        ),
+        condition=_interruptions,
+        for_is="window",
+    ),
+    "jobsetRestarts": Alert(
+        name="jobset-restarts",
+        title="JobSet restarting or failed",
+        summary="A JobSet keeps restarting or failed",
+        threshold=">= {threshold} restarts of a JobSet in {for_}, or Failed",
+        action=(
+            f"JobSet `{label('jobset_name')}` in namespace `{label('namespace')}` restarted "
+            "again and again or failed. "
+            f"`kubectl describe jobset {label('jobset_name')} -n {label('namespace')}` shows "
+            "the failed Job; its Pods' logs show whether the workload "
+            "crashed (fix it) or its nodes went away (interruptions, slice down). A Failed "
+            "JobSet keeps this open until it is deleted or resubmitted."
+        ),
+        condition=_jobset_restarts,
+        when=lambda scope: scope.jobsets,
+        for_is="window",
+    ),
+    "idleChips": Alert(
+        name="idle-chips",
+        title="allocated TPU chips idle",
+        summary="Allocated TPU chips are idle",
+        threshold="duty cycle < {threshold}% for {for_}",
+        action=(
+            f"Pod `{label('pod_name')}` in namespace `{label('namespace_name')}` holds TPU "
+            "chips it barely uses: the chips cost the same idle. Check the Pod "
+            "(`kubectl logs`): a job waiting on data or a stuck step, a finished job that "
+            "never exits, a serving replica without traffic. Delete or scale it down, or raise "
+            "the threshold for workloads that idle by design."
+        ),
+        condition=_idle_chips,
+        metrics=(m.CONTAINER_DUTY_CYCLE,),
+    ),
+    "queueStarvation": Alert(
+        name="queue-starvation",
+        title="Kueue workloads inadmissible",
+        summary="Kueue workloads are inadmissible",
+        threshold=">= {threshold} inadmissible workloads in a queue for {for_}",
+        action=(
+            f"Workloads wait in ClusterQueue `{label('cluster_queue')}`, which cannot admit "
+            "them: they ask for more chips "
+            "than its quota, or a flavor no pool offers. `kubectl get workloads -A` and "
+            "`kubectl describe workload <name>` give the reason; shrink the request, or give "
+            "the queue a larger share (`gke-tpu:kueue`)."
+        ),
+        condition=_queue_starvation,
+        when=lambda scope: scope.queues,
+    ),
+    "stockout": Alert(
+        name="stockout",
+        title="scale-up failed (stockout, quota, addresses)",
+        summary="A scale-up failed",
+        threshold="any failed scale-up, at most one notification per {for_}",
+        action=(
+            "The cluster autoscaler could not add nodes: the zone has no capacity of the "
+            "machine (`out.of.resources`), the project is out of quota (`quota.exceeded`), or "
+            "the subnet's ranges are full (`ip.space.exhausted`). Pods stay Pending meanwhile. "
+            "Wait or add a capacity fallback (`tpuPools[].fallback`) for stockouts; request "
+            "quota; widen the network's ranges. The log entry names the node pool."
+        ),
+        condition=lambda _, scope: stockout_filter(scope.series.cluster, scope.series.location),
+        when=lambda scope: scope.scaling,
+        for_is="rateLimit",
+    ),
+}
+
+
+def plan_alert(key: str, row: Alert, settings: Any, scope: Scope) -> AlertPlan | None:
+    """The row's policy; None when off, with nothing to watch, or reading a metric too new."""
+    if not settings.enabled or not row.when(scope) or not scope.gates.allows(row.metrics, key):
+        return None
+    values = {**vars(settings), "pools": ", ".join(p.name for p in scope.multi_host)}
+    condition = row.condition(settings, scope)
+    seconds = duration_seconds(settings.for_)
+    log = row.for_is == "rateLimit"
+    return AlertPlan(
+        cluster=scope.series.cluster,
+        key=key,
+        name=row.name,
+        display_name=f"{scope.series.cluster}: {row.title}",
+        severity=settings.severity,
+        summary=row.summary.format_map(values),
+        action=row.action,
+        query=None if log else condition,
+        duration_seconds=seconds if row.for_is == "duration" else 0,
+        log_filter=condition if log else None,
+        rate_limit_seconds=seconds if log else None,
+        threshold=row.threshold.format_map(values),
+    )
+
+
+def plan_alerts(
+    alerts: Alerts,
+    series: ClusterSeries,
+    pools: Sequence[TpuPoolPlan],
+    gates: Gates,
+    *,
+    jobsets: bool,
+    queues: bool,
+    scaling: bool,
+) -> list[AlertPlan]:
+    """Every policy the stack gets, in the table's order (`Scope` says what the flags mean)."""
+    multi = [p for p in pools if p.multi_host]
+    scope = Scope(series, multi, gates, jobsets=jobsets, queues=queues, scaling=scaling)
+    planned = (plan_alert(k, row, getattr(alerts, to_snake(k)), scope) for k, row in ALERTS.items())
+    return [p for p in planned if p is not None]

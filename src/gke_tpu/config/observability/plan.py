@@ -1,0 +1,237 @@
+"""What `gke-tpu:observability` becomes for one cluster: its monitoring components, the
+dashboard, the alert policies, notification channels and PodMonitorings. Pure.
+
+`OBSERVABILITY_RULES` hold the section against the cluster (every problem at once);
+`plan_observability` decides, leaving out with a warning what the cluster's minimum version
+lacks. The plan depends on the cluster and the pools' names only, never on a pool's resources:
+a pool that cannot get capacity holds none of it back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gke_tpu.catalog import monitoring as m
+from gke_tpu.config.cluster.spec import ClusterSpec
+from gke_tpu.config.kueue.spec import KueuePlan
+from gke_tpu.config.observability.alerts import AlertPlan, plan_alerts
+from gke_tpu.config.observability.dashboard import (
+    Section,
+    chip_charts,
+    dashboard_json,
+    dcn_charts,
+    jobset_charts,
+    pool_sections,
+    queue_charts,
+    storage_charts,
+)
+from gke_tpu.config.observability.queries import ClusterSeries, Gates, gate_met, minimum_version
+from gke_tpu.config.observability.spec import ObservabilitySpec
+from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.storage.spec import StoragePlan
+from gke_tpu.problems import Problem
+from gke_tpu.problems.rules import rule
+
+PATH = "observability"
+#: Names of the objects that let Managed Service for Prometheus scrape Kueue (kueue-system).
+KUEUE_SCRAPER = "gmp-kueue-metrics"
+KUEUE_POD_MONITORING = "kueue-metrics"
+TPU_DEVICE_PLUGIN_POD_MONITORING = "tpu-device-plugin-metrics"
+#: Scrape interval of the PodMonitorings: Kueue's gauges change at admission, not faster.
+SCRAPE_INTERVAL = "30s"
+#: How often Cloud Monitoring evaluates the PromQL conditions (a multiple of 30 s).
+EVALUATION_INTERVAL_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class ObservabilityPlan:
+    cluster: str
+    components: tuple[str, ...]
+    """The cluster's `monitoringConfig.enableComponents`."""
+    managed_prometheus: bool
+    dashboard: str
+    """The dashboard's JSON (canonical)."""
+    alerts: tuple[AlertPlan, ...]
+    notification_channels: tuple[str, ...]
+    """Existing channels, by name."""
+    emails: tuple[str, ...]
+    """Addresses that get an email channel each."""
+    kueue_metrics: bool
+    """Scrape Kueue's controller with a PodMonitoring (and what its endpoint needs)."""
+    tpu_device_plugin_metrics: bool
+
+
+@dataclass(frozen=True)
+class ObservedStack:
+    """What the section's rules read: the section (its defaults when absent) and the cluster."""
+
+    spec: ObservabilitySpec
+    cluster: ClusterSpec | None
+
+
+@rule("observability", "cluster.mode")
+def fits_the_cluster(stack: ObservedStack) -> list[Problem]:
+    """Managed Service for Prometheus where the section needs it or the cluster runs it."""
+    spec, cluster = stack.spec, stack.cluster
+    if not spec.enabled or cluster is None:
+        return []
+    problems = []
+    if cluster.mode == "autopilot" and not spec.managed_prometheus:
+        problems.append(
+            Problem(
+                f"{PATH}.managedPrometheus",
+                "false is not allowed on Autopilot, which always runs Managed Service for "
+                "Prometheus' managed collection; remove the key",
+            )
+        )
+    kube_state = [c for c in spec.components if c in m.KUBE_STATE_COMPONENTS]
+    if not spec.managed_prometheus and kube_state:
+        problems.append(
+            Problem(
+                f"{PATH}.components",
+                f"{', '.join(kube_state)} are kube state metrics, which Managed Service for "
+                "Prometheus collects: leave managedPrometheus true or remove them",
+            )
+        )
+    if not spec.managed_prometheus and spec.tpu_device_plugin_metrics:
+        problems.append(
+            Problem(
+                f"{PATH}.tpuDevicePluginMetrics",
+                "true needs managedPrometheus: a PodMonitoring is scraped by its managed "
+                "collection",
+            )
+        )
+    return problems
+
+
+#: The rules across the section and the cluster (problems.rules), skipped while either did not
+#: parse; the section's own fields are checked by its model.
+OBSERVABILITY_RULES = (fits_the_cluster,)
+
+
+def _components(
+    spec: ObservabilitySpec, version: str, why: str, warnings: list[str]
+) -> tuple[str, ...]:
+    kept = []
+    for component in spec.components:
+        gate = m.COMPONENT_GATES.get(component)
+        if gate is not None and not gate_met(gate, version):
+            warnings.append(
+                f"{PATH}.components: {component} needs GKE {gate.minimum} ({gate.source}); the "
+                f"cluster may run {version} ({why}), so it is left out; set "
+                f"cluster.minMasterVersion to {gate.minimum} or newer to have it"
+            )
+            continue
+        kept.append(component)
+    return tuple(kept)
+
+
+def plan_observability(
+    spec: ObservabilitySpec,
+    cluster: ClusterSpec,
+    pools: Sequence[TpuPoolPlan],
+    *,
+    kueue: KueuePlan | None,
+    storage: StoragePlan | None,
+    scaling: bool,
+) -> tuple[ObservabilityPlan | None, list[str]]:
+    """The plan and its warnings; None when the section is off. `scaling`: a node pool
+    autoscales or GKE creates them (the stockout alert then watches the autoscaler)."""
+    if not spec.enabled:
+        return None, []
+    warnings: list[str] = []
+    version, why = minimum_version(cluster.min_master_version, cluster.release_channel)
+    components = _components(spec, version, why, warnings)
+    gates = Gates(version, why)
+    series = ClusterSeries(cluster.name, cluster.region)
+    jobsets = m.JOBSET in components
+    queues = kueue is not None and spec.managed_prometheus
+    if kueue is not None and not queues:
+        warnings.append(
+            f"{PATH}.managedPrometheus: false, so Kueue's metrics are not collected: the queue "
+            "charts and the queueStarvation alert are left out"
+        )
+    if spec.alerts.jobset_restarts.enabled and not jobsets:
+        warnings.append(
+            f"{PATH}.alerts.jobsetRestarts: needs the JOBSET component, which the cluster does "
+            "not get; the alert is left out"
+        )
+    sections = [
+        *pool_sections(series, gates, pools),
+        Section("TPU chips", tuple(chip_charts(series, gates, spec.alerts.idle_chips.threshold))),
+        Section("JobSets", tuple(jobset_charts(series, gates, jobsets))),
+    ]
+    if any(p.slices > 1 for p in pools):
+        sections.append(Section("Multislice network", tuple(dcn_charts(series))))
+    if storage is not None:
+        sections.append(
+            Section(
+                f"Model storage ({storage.bucket})", tuple(storage_charts(series, storage.bucket))
+            )
+        )
+    if queues:
+        sections.append(Section("Kueue queues", tuple(queue_charts(series))))
+    alerts = plan_alerts(
+        spec.alerts, series, pools, gates, jobsets=jobsets, queues=queues, scaling=scaling
+    )
+    document = dashboard_json(f"{cluster.name} TPU", sections)
+    warnings += gates.warnings()
+    return (
+        ObservabilityPlan(
+            cluster=cluster.name,
+            components=components,
+            managed_prometheus=spec.managed_prometheus or cluster.mode == "autopilot",
+            dashboard=document,
+            alerts=tuple(alerts),
+            notification_channels=spec.notification_channels,
+            emails=spec.email,
+            kueue_metrics=queues,
+            tpu_device_plugin_metrics=spec.tpu_device_plugin_metrics,
+        ),
+        warnings,
+    )
+
+
+def _pod_monitoring(
+    name: str, namespace: str, selector: dict[str, str], endpoint: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "apiVersion": m.POD_MONITORING_API,
+        "kind": "PodMonitoring",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "selector": {"matchLabels": dict(selector)},
+            "endpoints": [{"interval": SCRAPE_INTERVAL, **endpoint}],
+        },
+    }
+
+
+def kueue_pod_monitoring() -> dict[str, Any]:
+    """Kueue's controller, scraped over HTTPS with the scraper's token. Kueue serves its
+    metrics with a certificate of its own making, which no CA of the collector knows: the
+    scrape skips verification (the token, not the server, is the secret)."""
+    return _pod_monitoring(
+        KUEUE_POD_MONITORING,
+        m.KUEUE_NAMESPACE,
+        m.KUEUE_MANAGER_SELECTOR,
+        {
+            "port": m.KUEUE_METRICS_PORT,
+            "scheme": "https",
+            "tls": {"insecureSkipVerify": True},
+            "authorization": {
+                "type": "Bearer",
+                "credentials": {"secret": {"name": KUEUE_SCRAPER, "key": "token"}},
+            },
+        },
+    )
+
+
+def tpu_device_plugin_pod_monitoring() -> dict[str, Any]:
+    return _pod_monitoring(
+        TPU_DEVICE_PLUGIN_POD_MONITORING,
+        m.TPU_DEVICE_PLUGIN_NAMESPACE,
+        m.TPU_DEVICE_PLUGIN_SELECTOR,
+        {"port": m.TPU_DEVICE_PLUGIN_PORT},
+    )

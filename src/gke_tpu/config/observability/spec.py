@@ -1,0 +1,253 @@
+"""The `gke-tpu:observability` config object: the cluster's monitoring components, a dashboard,
+and alert policies on slice health, interruptions, JobSets, idle chips, queues and stockouts.
+
+On by default: a stack without the section gets every default below. The plan of what it
+creates is `config.observability.plan.plan_observability`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal, get_args
+
+from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictInt
+
+from gke_tpu.catalog.monitoring import COMPONENTS, SYSTEM_COMPONENTS
+from gke_tpu.problems.models import Spec
+
+Severity = Literal["CRITICAL", "ERROR", "WARNING"]
+Component = Literal[
+    "SYSTEM_COMPONENTS",
+    "APISERVER",
+    "SCHEDULER",
+    "CONTROLLER_MANAGER",
+    "STORAGE",
+    "HPA",
+    "POD",
+    "DAEMONSET",
+    "DEPLOYMENT",
+    "STATEFULSET",
+    "JOBSET",
+    "KUBELET",
+    "CADVISOR",
+    "DCGM",
+]
+assert set(get_args(Component)) == set(COMPONENTS)
+
+#: System metrics (always sent), and the kube state packages a TPU platform reads: Pods
+#: (unschedulable, waiting), Deployments (serving) and JobSets (multi-host training; where the
+#: cluster's version has it, from 1.32.1-gke.1357001).
+DEFAULT_COMPONENTS: tuple[Component, ...] = ("SYSTEM_COMPONENTS", "POD", "DEPLOYMENT", "JOBSET")
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_DURATION = re.compile(r"([0-9]{1,6})([smhd])", re.ASCII)
+#: The shortest and longest durations taken: Cloud Monitoring evaluates PromQL conditions every
+#: 30 s at the most often (AlertPolicy `evaluation_interval`), so a minute is the least that
+#: means anything; a day bounds the range a query reads back.
+SHORTEST_SECONDS = 60
+LONGEST_SECONDS = 86400
+
+
+def duration_seconds(value: str) -> int:
+    """`"10m"` -> 600. The value must have passed `_duration`."""
+    match = _DURATION.fullmatch(value)
+    assert match is not None
+    return int(match[1]) * _UNITS[match[2]]
+
+
+def _duration(value: str) -> str:
+    match = _DURATION.fullmatch(value)
+    if match is None:
+        raise ValueError("is not a duration: a whole number and a unit, such as '90s', '10m', '1h'")
+    seconds = duration_seconds(value)
+    if not SHORTEST_SECONDS <= seconds <= LONGEST_SECONDS:
+        raise ValueError(f"is {seconds} seconds; a duration of 1m to 1d is allowed")
+    return value
+
+
+Duration = Annotated[str, AfterValidator(_duration)]
+Percent = Annotated[StrictInt | StrictFloat, Field(ge=0, le=100)]
+Count = Annotated[StrictInt, Field(ge=1, le=1_000_000)]
+
+# Notification channels (pulumi-gcp `monitoring.AlertPolicy.notification_channels`): resource
+# names `projects/<project>/notificationChannels/<id>`.
+_CHANNEL = re.compile(r"projects/[a-z][-a-z0-9.:]{4,61}/notificationChannels/[0-9A-Za-z_-]{1,64}")
+_EMAIL = re.compile(r"[^@\s]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+", re.ASCII)
+
+
+def _channel(value: str) -> str:
+    if not _CHANNEL.fullmatch(value):
+        raise ValueError(
+            "is not a notification channel's name, such as "
+            "'projects/my-project/notificationChannels/1234567890' (gcloud beta monitoring "
+            "channels list --format='value(name)')"
+        )
+    return value
+
+
+def _email(value: str) -> str:
+    if len(value) > 254 or not _EMAIL.fullmatch(value):
+        raise ValueError("is not an email address, such as 'tpu-oncall@example.com'")
+    return value
+
+
+def _system_first(value: tuple[str, ...]) -> tuple[str, ...]:
+    if SYSTEM_COMPONENTS not in value:
+        raise ValueError(
+            "leaves out SYSTEM_COMPONENTS: GKE sends no metrics of other components without "
+            "system metrics; add it"
+        )
+    if len(set(value)) != len(value):
+        raise ValueError("names a component twice")
+    return value
+
+
+class SliceDown(Spec):
+    """A multi-host slice unavailable: one policy over the multi-host pools, one incident per pool."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    for_: Duration = Field(default="10m", alias="for")
+    """How long the slice must be down; default `10m` (a slice's repair or host maintenance
+    takes minutes, and a shorter blip fires for nothing)."""
+    severity: Severity = "CRITICAL"
+    """Default `CRITICAL`: every job on the slice has stopped."""
+
+
+class NodePoolError(Spec):
+    """A TPU node pool in the Error state."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    for_: Duration = Field(default="5m", alias="for")
+    """How long the node pool must be in Error; default `5m`."""
+    severity: Severity = "ERROR"
+    """Default `ERROR`."""
+
+
+class NodeNotReady(Spec):
+    """A TPU node not Ready."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    for_: Duration = Field(default="10m", alias="for")
+    """How long the node must be not Ready; default `10m` (a node restarting after an upgrade
+    or a maintenance event is back within minutes)."""
+    severity: Severity = "ERROR"
+    """Default `ERROR`."""
+
+
+class Interruptions(Spec):
+    """Interruptions of TPU node pools (termination, maintenance, preemption): informational."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    threshold: Count = 1
+    """Interruptions of one node pool within `for` that fire it; default 1."""
+    for_: Duration = Field(default="1h", alias="for")
+    """The window the interruptions are counted over; default `1h`."""
+    severity: Severity = "WARNING"
+    """Default `WARNING`: GKE recovers the nodes; the alert tells why a job restarted."""
+
+
+class JobsetRestarts(Spec):
+    """A JobSet that keeps restarting, or failed."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true. Needs the `JOBSET` component."""
+    threshold: Count = 3
+    """Restarts of one JobSet within `for` that fire it; default 3. A JobSet in the Failed
+    condition fires it at once."""
+    for_: Duration = Field(default="1h", alias="for")
+    """The window the restarts are counted over; default `1h`."""
+    severity: Severity = "ERROR"
+    """Default `ERROR`."""
+
+
+class IdleChips(Spec):
+    """TPU chips a Pod holds but does not use."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    threshold: Percent = 10
+    """Duty cycle (percent, 0 to 100) under which a Pod's chips count as idle; default 10,
+    the line under which GKE's JobSet goodput counts a chip unproductive."""
+    for_: Duration = Field(default="30m", alias="for")
+    """How long the chips must stay under the threshold; default `30m` (TPU chips cost one to
+    four dollars an hour each)."""
+    severity: Severity = "WARNING"
+    """Default `WARNING`."""
+
+
+class QueueStarvation(Spec):
+    """Kueue workloads that no queue can admit (only with `gke-tpu:kueue`)."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    threshold: Count = 1
+    """Inadmissible workloads of one ClusterQueue that fire it; default 1."""
+    for_: Duration = Field(default="30m", alias="for")
+    """How long they must stay inadmissible; default `30m`."""
+    severity: Severity = "WARNING"
+    """Default `WARNING`."""
+
+
+class Stockout(Spec):
+    """Scale-ups the cluster autoscaler could not make: no capacity, no quota or no addresses
+    (only for stacks whose node pools scale or that GKE creates)."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    for_: Duration = Field(default="1h", alias="for")
+    """At most one notification per this period (a log-based policy's rate limit); default
+    `1h`: the autoscaler retries and logs the same failure again and again."""
+    severity: Severity = "WARNING"
+    """Default `WARNING`."""
+
+
+class Alerts(Spec):
+    """The alert policies, each with its own settings."""
+
+    slice_down: SliceDown = Field(default_factory=SliceDown)
+    """A multi-host slice unavailable (`kubernetes.io/node_pool/multi_host/available`)."""
+    node_pool_error: NodePoolError = Field(default_factory=NodePoolError)
+    """A TPU node pool in Error (`kubernetes.io/node_pool/status`)."""
+    node_not_ready: NodeNotReady = Field(default_factory=NodeNotReady)
+    """A TPU node not Ready (`kubernetes.io/node/status_condition`)."""
+    interruptions: Interruptions = Field(default_factory=Interruptions)
+    """Node pool interruptions (`kubernetes.io/node_pool/interruption_count`)."""
+    jobset_restarts: JobsetRestarts = Field(default_factory=JobsetRestarts)
+    """JobSet restarts and failure (`kube_jobset_restarts`, `kube_jobset_status_condition`)."""
+    idle_chips: IdleChips = Field(default_factory=IdleChips)
+    """Allocated but idle chips (`kubernetes.io/container/accelerator/duty_cycle`)."""
+    queue_starvation: QueueStarvation = Field(default_factory=QueueStarvation)
+    """Inadmissible Kueue workloads (`kueue_pending_workloads`)."""
+    stockout: Stockout = Field(default_factory=Stockout)
+    """Failed scale-ups in the cluster autoscaler's visibility log."""
+
+
+class ObservabilitySpec(Spec):
+    """`gke-tpu:observability`: monitoring of the cluster, a dashboard and alert policies."""
+
+    enabled: StrictBool = True
+    """Monitoring components, dashboard and alerts; default true. False leaves the cluster's
+    monitoring to GKE's defaults and creates nothing."""
+    components: Annotated[tuple[Component, ...], AfterValidator(_system_first)] = DEFAULT_COMPONENTS
+    """Components whose metrics GKE sends (the cluster's `monitoringConfig`); default
+    SYSTEM_COMPONENTS, POD, DEPLOYMENT and JOBSET. A component the cluster's minimum version
+    lacks is left out with a warning."""
+    managed_prometheus: StrictBool = True
+    """Managed Service for Prometheus' managed collection; default true. The kube state
+    components, the Kueue metrics and the JobSet and queue alerts need it; Autopilot always
+    runs it."""
+    notification_channels: tuple[Annotated[str, AfterValidator(_channel)], ...] = ()
+    """Existing notification channels attached to every alert, by name
+    (`projects/<p>/notificationChannels/<id>`); default none."""
+    email: tuple[Annotated[str, AfterValidator(_email)], ...] = Field(default=(), max_length=20)
+    """Email addresses to notify: the plan creates an email channel for each, attached to every
+    alert; default none."""
+    tpu_device_plugin_metrics: StrictBool = False
+    """Scrape the TPU device plugin's metrics (port 2112 in kube-system) with a PodMonitoring,
+    for autoscaling on TPU metrics; default false."""
+    alerts: Alerts = Field(default_factory=Alerts)
+    """The alert policies."""

@@ -1,0 +1,33 @@
+"""Where a TPU pool's VMs come from: the capacities an entry can ask for, and which one it asks."""
+
+from __future__ import annotations
+
+from gke_tpu.catalog.capacity import CAPACITY_KINDS, Capacity
+from gke_tpu.config.pools.spec import TpuPoolSpec
+from gke_tpu.problems import Problem
+
+#: Every capacity a pool can take, by the set of config keys that asks for it.
+CAPACITIES = {c.keys: c for c in CAPACITY_KINDS}
+#: The entry's keys that choose its capacity, in the entry's order.
+CAPACITY_KEYS = ("reservation", "spot", "flexStart", "queuedProvisioning")
+_ALONE = f"{', '.join(CAPACITY_KEYS[:-1])} or {CAPACITY_KEYS[-1]}"
+
+
+def capacity_of(path: str, pool: TpuPoolSpec) -> tuple[Capacity | None, list[Problem]]:
+    """The capacity the keys of CAPACITY_KEYS ask for together, or the problem of a
+    combination no pool can take."""
+    values = (pool.reservation, pool.spot, pool.flex_start, pool.queued_provisioning)
+    chosen = [key for key, value in zip(CAPACITY_KEYS, values, strict=True) if value]
+    capacity = CAPACITIES.get(frozenset(chosen))
+    if capacity is not None:
+        return capacity, []
+    combinations = ", ".join(
+        " with ".join(sorted(c.keys)) for c in CAPACITIES.values() if len(c.keys) > 1
+    )
+    return None, [
+        Problem(
+            f"{path}.{chosen[1]}",
+            f"cannot be combined with {chosen[0]}: a pool takes one of {_ALONE}, or "
+            f"{combinations} (Spot and Dynamic Workload Scheduler VMs use no reservation)",
+        )
+    ]

@@ -1,0 +1,68 @@
+"""A TPU pool's custom ComputeClass body, from its fallback chain. Pure.
+
+ComputeClass fields as GKE documents them: the ComputeClass reference (kubernetes-engine/docs/
+reference/crds/computeclass: `priorities[].tpu` with `type`, `count` and `topology`, `spot`,
+`flexStart.enabled`, `reservations.affinity: Specific` with `specific[].name`, `project`,
+`reservationBlock`; `storage.bootDiskType`; `nodePoolAutoCreation.enabled`;
+`whenUnsatisfiable`) and the TPU ComputeClasses of GoogleCloudPlatform's samples (a `tpu`
+priority per capacity, `count` the chips of one VM)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gke_tpu.config.kube import KubeObject
+from gke_tpu.config.pools.fallback import ReservationRef, Step
+from gke_tpu.config.pools.plan import TpuPoolPlan
+
+#: GKE's custom ComputeClass (kubernetes-engine/docs/reference/crds/computeclass).
+COMPUTE_CLASS_API = "cloud.google.com/v1"
+
+
+def priority(step: Step, pool: TpuPoolPlan) -> dict[str, Any]:
+    """A ComputeClass priority: the pool's shape under the step's capacity."""
+    machine = pool.machine
+    rule: dict[str, Any] = {
+        "machineType": machine.name,
+        "tpu": {
+            "type": pool.generation.accelerator,
+            "count": machine.chips,
+            "topology": pool.topology,
+        },
+        "spot": step.kind == "spot",
+    }
+    if not pool.autopilot:
+        # Unless the priority says otherwise, node auto-provisioning boots its nodes from its
+        # defaults' disk type, Persistent Disk ("If unspecified, the default disk type is
+        # 'pd-standard'": container API v1, AutoprovisioningNodePoolDefaults.diskType), which
+        # v6e and tpu7x machines do not take (catalog Generation.boot_disk_types).
+        rule["storage"] = {"bootDiskType": pool.boot_disk_type}
+    if step.kind == "flexStart":
+        rule["flexStart"] = {"enabled": True}
+    if step.kind == "reservation" and step.reservation:
+        ref = ReservationRef.parse(step.reservation)
+        specific: dict[str, Any] = {"name": ref.name}
+        if ref.project:
+            specific["project"] = ref.project
+        if ref.block:
+            block: dict[str, Any] = {"name": ref.block}
+            if ref.sub_block:
+                block["reservationSubBlock"] = {"name": ref.sub_block}
+            specific["reservationBlock"] = block
+        rule["reservations"] = {"affinity": "Specific", "specific": [specific]}
+    return rule
+
+
+def compute_class(pool: TpuPoolPlan) -> KubeObject:
+    """The ComputeClass of a pool with a fallback (cluster-scoped, named after the pool):
+    workloads select it by the `cloud.google.com/compute-class` label of its entry. Each step
+    of the chain in order, node pools created by GKE, and no node of another shape when every
+    step is out of capacity (a TPU workload cannot use one)."""
+    if pool.compute_class is None:
+        raise ValueError(f"{pool.name}: only a pool with a fallback has a ComputeClass")
+    spec = {
+        "nodePoolAutoCreation": {"enabled": True},
+        "whenUnsatisfiable": "DoNotScaleUp",
+        "priorities": [priority(step, pool) for step in pool.chain],
+    }
+    return KubeObject(COMPUTE_CLASS_API, "ComputeClass", pool.compute_class, spec)

@@ -1,0 +1,239 @@
+"""What one `tpuPools` entry becomes (`TpuPoolPlan`), and the names and lifecycle it decides."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gke_tpu.catalog import ACCELERATOR_LABEL, TOPOLOGY_LABEL, TPU_TAINT, Generation, MachineType
+from gke_tpu.catalog.gke import (
+    COMPUTE_CLASS_LABEL,
+    FLEX_START_LABEL,
+    QUEUED_TAINT_KEY,
+    QUEUED_TAINT_VALUE,
+    RESERVATION_AFFINITY_LABEL,
+    RESERVATION_KEY,
+    RESERVATION_NAME_LABEL,
+    RESERVATION_PROJECT_LABEL,
+    SPOT_LABEL,
+    ZONE_LABEL,
+)
+from gke_tpu.config.names import derived_name
+from gke_tpu.config.pools.capacity import Capacity
+from gke_tpu.config.pools.fallback import OWN_KIND, ReservationRef, Step
+from gke_tpu.config.pools.spec import Autoscaling, TpuPoolSpec
+from gke_tpu.config.pools.upgrades import MaintenanceInterval, UpgradePlan
+from gke_tpu.contract.outputs import TpuPoolRef
+
+#: Node counts the cluster autoscaler owns once an autoscaled pool exists.
+AUTOSCALER_OWNED = ("initialNodeCount", "nodeCount")
+#: GKE turns simultaneous multithreading off on TPU hosts and reports `threadsPerCore` back; the
+#: provider would replace the pool to remove it (vllm-project/ci-infra ignores it for that).
+GKE_REPORTED = ("nodeConfig.advancedMachineFeatures",)
+#: What GKE cannot change on a multi-host slice in place, though the provider would try: it
+#: never updates the placement's topology, and a slice lives whole in one zone on VMs of one
+#: machine type chosen with its topology. The placement's `type` is left out on purpose: GKE
+#: reports a workload-policy placement without one, and a diff on it must not recreate a slice.
+#: (The provider replaces a pool itself on its immutable fields: name, initial node count, Spot,
+#: reservation, flex-start, queued provisioning, the workload policy's name...)
+SLICE_REPLACED_ON = ("nodeConfig.machineType", "nodeLocations", "placementPolicy.tpuTopology")
+#: Resource policy names are at most 63 characters (RFC 1035).
+POLICY_NAME_MAX = 63
+
+
+@dataclass(frozen=True)
+class Lifecycle:
+    """How `pulumi up` treats the pool's node pools after creation."""
+
+    ignore_changes: tuple[str, ...] = ()
+    replace_on_changes: tuple[str, ...] = ()
+    #: A node pool's fixed name cannot exist twice in a cluster (nor can an exactly sized
+    #: reservation hold two slices): a replacement deletes the old pool first.
+    delete_before_replace: bool = True
+
+
+@dataclass(frozen=True)
+class TpuPoolPlan:
+    """What one `tpuPools` entry becomes: one node pool per slice, all alike."""
+
+    name: str
+    node_pool_names: tuple[str, ...]
+    generation: Generation
+    machine: MachineType
+    topology: str
+    zone: str
+    nodes_per_slice: int
+    multi_host: bool
+    capacity: Capacity
+    reservation: str | None
+    autoscaling: Autoscaling | None
+    node_count: int | None
+    """Nodes of each node pool when its size is fixed: a whole slice, or a single-host pool's
+    `nodeCount`; None when it autoscales."""
+    auto_upgrade: bool
+    workload_policy_name: str | None
+    """The HIGH_THROUGHPUT workload policy that places a tpu7x slice; None for COMPACT
+    placement alone or a single-host pool."""
+    lifecycle: Lifecycle
+    autopilot: bool = False
+    """On Autopilot the entry declares what workloads may request: GKE creates each node a
+    Pod's selectors ask for, and there is no node pool of ours (`node_pool_names` is empty)."""
+    max_pods_per_node: int | None = None
+    """Maximum Pods per node; None leaves GKE's (or the cluster's) default."""
+    fallback: tuple[Step, ...] = ()
+    """Capacity tried after the pool's own, in order: with any, the pool is a ComputeClass
+    whose node pools GKE creates, and there is no node pool of ours."""
+    upgrade: UpgradePlan | None = None
+    """The node pools' upgrade settings (config.pools.upgrades); None where GKE decides them
+    (short-lived flex-start and queued nodes, node pools GKE creates)."""
+    maintenance_interval: MaintenanceInterval | None = None
+    """The nodes' host maintenance interval; None: Compute Engine's default."""
+    boot_disk_type: str = "pd-balanced"
+    """The nodes' boot disk type: the pool's `diskType`, or its machine family's default."""
+
+    @property
+    def surge_nodes_per_node_pool(self) -> int:
+        """Nodes an upgrade adds beside each of its node pools at the most, as its entry of the
+        `tpuPools` output says (`TpuPoolRef.surge_nodes_per_node_pool`)."""
+        return self.ref.surge_nodes_per_node_pool
+
+    @property
+    def per_workload(self) -> bool:
+        """GKE creates the nodes each workload asks for (Autopilot, or a ComputeClass)."""
+        return self.autopilot or bool(self.fallback)
+
+    @property
+    def slices(self) -> int:
+        return 1 if self.per_workload else len(self.node_pool_names)
+
+    @property
+    def flex_start_key(self) -> str | None:
+        """The entry's key that asks for flex-start VMs: its own capacity, or a fallback step;
+        None when none of its VMs may be flex-start."""
+        if self.capacity.flex_start:
+            return "flexStart"
+        steps = [i for i, step in enumerate(self.fallback) if step.kind == "flexStart"]
+        return f"fallback[{steps[0]}]" if steps else None
+
+    @property
+    def flex_start(self) -> bool:
+        """Whether any of its VMs may be flex-start."""
+        return self.flex_start_key is not None
+
+    @property
+    def chain(self) -> tuple[Step, ...]:
+        """Every capacity in the order GKE tries them: the pool's own, then its fallback."""
+        return (Step(OWN_KIND[self.capacity.label], self.reservation), *self.fallback)
+
+    @property
+    def compute_class(self) -> str | None:
+        """The ComputeClass of a pool with a fallback: the pool's name."""
+        return self.name if self.fallback else None
+
+    @property
+    def initial_node_count(self) -> int:
+        """Nodes at creation: the fixed size, or the autoscaling minimum."""
+        if self.autoscaling:
+            return self.autoscaling.min_nodes
+        return self.node_count or 0
+
+    @property
+    def auto_repair(self) -> bool:
+        # GKE requires auto-repair off for flex-start and queued nodes.
+        return not self.capacity.dynamic_workload_scheduler
+
+    @property
+    def reservation_affinity(self) -> tuple[str, str | None, tuple[str, ...]] | None:
+        """(consume type, key, values) of the node config, if any."""
+        affinity = self.capacity.affinity
+        if affinity == "SPECIFIC_RESERVATION" and self.reservation:
+            return (affinity, RESERVATION_KEY, (self.reservation,))
+        return (affinity, None, ()) if affinity else None
+
+    @property
+    def ref(self) -> TpuPoolRef:
+        """The pool as workloads see it: its entry in the `tpuPools` stack output."""
+        scaling = self.autoscaling
+        return TpuPoolRef(
+            name=self.name,
+            node_pools=self.node_pool_names,
+            generation=self.generation.name,
+            machine_type=self.machine.name,
+            topology=self.topology,
+            chips_per_node=self.machine.chips,
+            nodes_per_slice=self.nodes_per_slice,
+            slices=self.slices,
+            zone=self.zone,
+            multi_host=self.multi_host,
+            capacity=self.capacity.label,
+            min_nodes=scaling.min_nodes if scaling else None,
+            max_nodes=scaling.max_nodes if scaling else None,
+            node_count=self.node_count,
+            node_selector=self.node_selector,
+            autopilot=self.autopilot,
+            tolerations=self.tolerations,
+            compute_class=self.compute_class,
+            fallback=tuple(step.label for step in self.fallback),
+            maintenance_interval=self.maintenance_interval,
+            upgrade={
+                "strategy": self.upgrade.strategy,
+                "maxSurge": self.upgrade.max_surge,
+                "maxUnavailable": self.upgrade.max_unavailable,
+            }
+            if self.upgrade
+            else None,
+            reservation=self.reservation,
+        )
+
+    @property
+    def tolerations(self) -> tuple[dict[str, str], ...]:
+        """The TPU taint; with a ComputeClass also the class's taint on the nodes GKE creates
+        for it, and the Spot taint when the chain has Spot; with queued provisioning the taint
+        GKE puts on queued nodes."""
+        taints = [(TPU_TAINT.key, TPU_TAINT.value)]
+        if self.capacity.queued_provisioning:
+            taints.append((QUEUED_TAINT_KEY, QUEUED_TAINT_VALUE))
+        if self.compute_class:
+            taints.append((COMPUTE_CLASS_LABEL, self.compute_class))
+            if any(step.kind == "spot" for step in self.chain):
+                taints.append((SPOT_LABEL, "true"))
+        return tuple(
+            {"key": key, "operator": "Equal", "value": value, "effect": TPU_TAINT.effect}
+            for key, value in taints
+        )
+
+    @property
+    def node_selector(self) -> dict[str, str]:
+        """What a Pod selects: the TPU and its shape; on Autopilot, where GKE creates the node
+        from these labels, also the zone and the capacity (Spot, flex-start, a reservation)."""
+        selector = {ACCELERATOR_LABEL: self.generation.accelerator, TOPOLOGY_LABEL: self.topology}
+        if not self.per_workload:
+            return selector
+        selector[ZONE_LABEL] = self.zone
+        if self.compute_class:
+            # The class holds the capacities: it tries them in order, per node it creates.
+            selector[COMPUTE_CLASS_LABEL] = self.compute_class
+            return selector
+        if self.capacity.spot:
+            selector[SPOT_LABEL] = "true"
+        if self.capacity.flex_start:
+            selector[FLEX_START_LABEL] = "true"
+        if self.reservation:
+            ref = ReservationRef.parse(self.reservation)
+            selector[RESERVATION_NAME_LABEL] = ref.name
+            if ref.project:
+                selector[RESERVATION_PROJECT_LABEL] = ref.project
+            selector[RESERVATION_AFFINITY_LABEL] = "specific"
+        return selector
+
+
+def node_pool_names(pool: TpuPoolSpec) -> tuple[str, ...]:
+    if pool.slices == 1:
+        return (pool.name,)
+    return tuple(f"{pool.name}-{i}" for i in range(pool.slices))
+
+
+def workload_policy_name(cluster_name: str, pool_name: str) -> str:
+    """The pool's workload policy: per project and region, so the cluster name keeps clusters'
+    apart. A name past 63 characters is cut and given a digest of the whole, so that two long
+    pool names sharing a prefix still get two policies."""
+    return derived_name(f"{cluster_name}-{pool_name}", "ht", POLICY_NAME_MAX)

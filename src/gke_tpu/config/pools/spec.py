@@ -1,0 +1,157 @@
+"""The `gke-tpu:tpuPools` config list: one entry per TPU node pool (or per set of identical slices)."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt, StrictStr
+
+from gke_tpu.catalog.capacity import FALLBACK_FORMS
+from gke_tpu.catalog.gcp import RESOURCE_NAME
+from gke_tpu.catalog.gke import MAX_NODES_PER_CLUSTER, MAX_NODES_PER_POOL_ZONE
+from gke_tpu.catalog.network import MAX_PODS_PER_NODE, MIN_PODS_PER_NODE
+from gke_tpu.config.cluster.spec import Zone
+from gke_tpu.config.pools.upgrades import HostMaintenanceSpec, UpgradeSpec
+from gke_tpu.problems.models import Spec
+
+BootDiskType = Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"]
+
+#: One slice per entry unless said otherwise; more slices make a multislice set.
+DEFAULT_SLICES = 1
+#: A single-host pool of fixed size: one VM unless said otherwise.
+DEFAULT_NODE_COUNT = 1
+#: A multi-host slice has at least two VMs, and a cluster at most 15,000 nodes.
+MOST_SLICES = MAX_NODES_PER_CLUSTER // 2
+#: Four kinds of capacity, a few reservations among them: a longer chain is a mistake.
+MOST_FALLBACKS = 8
+
+# A reservation: its name in this project, or projects/<p>/reservations/<name> for one shared by
+# another project; either may name a block of it and a sub-block of that, as xpk accepts:
+# <reservation>/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>].
+_RESERVATION = re.compile(
+    rf"(projects/[a-z][-a-z0-9.:]{{0,61}}/reservations/)?{RESOURCE_NAME}"
+    rf"(/reservationBlocks/{RESOURCE_NAME}(/reservationSubBlocks/{RESOURCE_NAME})?)?",
+    re.ASCII,
+)
+
+
+NOT_A_RESERVATION = (
+    "is not a reservation: use its name, or projects/<project>/reservations/<name> "
+    "for a shared reservation of another project; either may end in "
+    "/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>]"
+)
+
+
+def is_reservation(value: str) -> bool:
+    return len(value) <= 400 and _RESERVATION.fullmatch(value) is not None
+
+
+def _reservation(value: str) -> str:
+    if not is_reservation(value):
+        raise ValueError(NOT_A_RESERVATION)
+    return value
+
+
+Reservation = Annotated[str, AfterValidator(_reservation)]
+
+
+def _capacity_list(value: object) -> object:
+    """`fallback` is a list: a capacity alone (`fallback: spot`) is one error, not pydantic's."""
+    if isinstance(value, str | dict):
+        raise ValueError(
+            f"expected a list of capacities tried in order, each one of {FALLBACK_FORMS}"
+        )
+    return value
+
+
+def _capacity_entry(value: object) -> object:
+    """An entry is a capacity's name or a mapping (`config.pools.fallback` checks which): anything else
+    is one error at the entry, not one per form pydantic tried."""
+    if not isinstance(value, str | dict):
+        raise ValueError(f"not a capacity; expected one of {FALLBACK_FORMS}")
+    return value
+
+
+#: One `fallback` entry.
+CapacityEntry = Annotated[StrictStr | dict[str, Any], BeforeValidator(_capacity_entry)]
+
+#: Node counts of one pool in its one zone.
+NodeCount = Annotated[StrictInt, Field(ge=0, le=MAX_NODES_PER_POOL_ZONE)]
+
+
+class Autoscaling(Spec):
+    """Node count range the cluster autoscaler keeps the pool in (per slice pool)."""
+
+    min_nodes: NodeCount
+    """Lowest node count, 0 to 1,000; 0 lets the pool scale to zero."""
+    max_nodes: Annotated[StrictInt, Field(ge=1, le=MAX_NODES_PER_POOL_ZONE)]
+    """Highest node count, 1 to 1,000 (GKE's limit of nodes per pool and zone)."""
+
+
+class TpuPoolSpec(Spec):
+    """One entry of `gke-tpu:tpuPools`."""
+
+    name: str = Field(min_length=1, max_length=100)
+    """Node pool name; with `slices` > 1 the pools are `<name>-0`, `<name>-1`, ... `cpu` is the
+    CPU pool's."""
+    tpu: str = Field(min_length=1, max_length=100)
+    """TPU generation: `v4`, `v5e`, `v5p`, `v6e` or `tpu7x`."""
+    topology: str = Field(min_length=1, max_length=100)
+    """Slice shape: `1x1` ... `16x16` for v5e and v6e; `2x2x1`, `2x2x2`, `2x2x4`, `2x4x4`, then
+    multiples of 4 in non-decreasing order for v4, v5p and tpu7x."""
+    machine_type: str | None = Field(default=None, min_length=1, max_length=100)
+    """Default: the single-host type when the topology fits one VM (v5e `2x4` on
+    `ct5lp-hightpu-8t`), else the multi-host type (`ct5lp-hightpu-4t`)."""
+    zone: Zone | None = None
+    """Zone of the pool, in the cluster's region; default: the generation's one documented zone
+    there."""
+    allow_undocumented_zone: StrictBool = False
+    """Accept a zone the catalog does not list for the generation (the plan warns)."""
+    disk_type: BootDiskType | None = None
+    """Boot disk type of the nodes; default: the machine family's, `hyperdisk-balanced` for
+    v6e and tpu7x (their machines take no Persistent Disk), else GKE's `pd-balanced`. One the
+    machine does not take is refused. With a `fallback` in a Standard cluster, the ComputeClass
+    sets it for the nodes GKE creates (`storage.bootDiskType`); refused on Autopilot."""
+    reservation: Reservation | None = None
+    """Consume this SPECIFIC reservation: a name, or `projects/<p>/reservations/<name>` for one
+    shared by another project, either optionally ending in `/reservationBlocks/<block>`."""
+    spot: StrictBool = False
+    """Spot VMs: cheaper, preemptible."""
+    flex_start: StrictBool = False
+    """Flex-start VMs (Dynamic Workload Scheduler): capacity when available, for up to 7 days;
+    needs `autoscaling` from 0 and GKE 1.33.0-gke.1712000 or later, and turns auto-repair off;
+    not offered for v4. May be combined with `queuedProvisioning`."""
+    queued_provisioning: StrictBool = False
+    """Queued provisioning (Dynamic Workload Scheduler ProvisioningRequest); GKE takes it for
+    TPUs only with `flexStart: true`, on v6e and tpu7x, from GKE 1.35. Needs `autoscaling` from
+    0, and turns auto-repair off."""
+    autoscaling: Autoscaling | None = None
+    """Node range of each slice's pool. A multi-host slice scales only as a whole, so each bound
+    is 0 or its node count. Without it a pool has a fixed size."""
+    node_count: Annotated[StrictInt, Field(ge=1, le=MAX_NODES_PER_POOL_ZONE)] | None = None
+    """VMs of a single-host pool without `autoscaling`, 1 to 1,000; default 1. A multi-host
+    slice's node count comes from its topology."""
+    slices: StrictInt = Field(default=DEFAULT_SLICES, ge=1, le=MOST_SLICES)
+    """Identical multi-host slices, one node pool each, for multislice training; default 1.
+    The cluster's 15,000 nodes bound them."""
+    max_pods_per_node: (
+        Annotated[StrictInt, Field(ge=MIN_PODS_PER_NODE, le=MAX_PODS_PER_NODE)] | None
+    ) = None
+    """Maximum Pods per node, 8 to 256, fixed when the pool is created (a change replaces it);
+    default: the network's `tpuMaxPodsPerNode` with a `gke-tpu:network` section, else GKE's 110.
+    Each node takes a block of twice as many Pod addresses."""
+    fallback: Annotated[tuple[CapacityEntry, ...], BeforeValidator(_capacity_list)] = Field(
+        default=(), max_length=MOST_FALLBACKS
+    )
+    """Capacity tried, in order, after the pool's own: `flexStart`, `spot`, `onDemand`, or
+    `{reservation: <name>}`. The pool becomes a ComputeClass whose node pools GKE creates,
+    and has no node pools of ours. Default none."""
+    upgrade: UpgradeSpec | None = None
+    """How GKE replaces the pool's nodes on an upgrade; default per kind of pool: SURGE with
+    `maxSurge` 0 and `maxUnavailable` 1 on a reservation or a multi-host slice, GKE's `maxSurge`
+    1 and `maxUnavailable` 0 for other single-host pools, none (short-lived upgrades) for
+    flex-start and queued pools."""
+    host_maintenance: HostMaintenanceSpec | None = None
+    """When Compute Engine maintains the pool's hosts; default: its default interval. Not for
+    tpu7x."""

@@ -1,0 +1,127 @@
+"""Node auto-provisioning's limits, which must admit every node of the cluster at its most."""
+
+from __future__ import annotations
+
+import math
+
+from gke_tpu.catalog import GENERATIONS
+from gke_tpu.catalog.machines import machine_size
+from gke_tpu.config.cluster.spec import ClusterSpec
+from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.problems import Problem, did_you_mean
+
+
+def auto_provisioning_problems(
+    cluster: ClusterSpec,
+    plans: tuple[TpuPoolPlan, ...],
+    any_fallback: bool,
+    warnings: list[str],
+    complete: bool,
+) -> list[Problem]:
+    """In a Standard cluster, node auto-provisioning creates the node pools of pools with a
+    fallback. Its limits are required then, and GKE counts every node of the cluster against
+    them: they must admit every node pool of ours at its most (the CPU pool's vCPUs and memory
+    where its machine type tells them: else a warning says so) and one slice of each pool with a
+    fallback, at once. `any_fallback`: whether any entry, valid or not, has a fallback;
+    `complete`: whether every entry has a plan (else the least limits are not known yet)."""
+    if cluster.mode == "autopilot":
+        return []
+    path = "cluster.autoProvisioning"
+    limits = cluster.auto_provisioning
+    if not any_fallback:
+        if limits is None:
+            return []
+        return [
+            Problem(
+                path,
+                "not needed: node auto-provisioning is enabled only for TPU pools with a "
+                "fallback, and there are none; remove autoProvisioning",
+            )
+        ]
+    if limits is None and not complete:
+        return [
+            Problem(
+                path,
+                "required: TPU pools with a fallback get their node pools from node "
+                "auto-provisioning, whose limits GKE requires; set maxCpu, maxMemoryGb and "
+                "maxTpuChips (the plan counts the least they must allow once every TPU pool is "
+                "valid)",
+            )
+        ]
+    cpu = cluster.cpu_pool
+    cpu_nodes = cpu.node_count
+    size = machine_size(cpu.machine_type)
+    vcpus = cpu_nodes * (size.vcpus or 0)
+    memory: float = cpu_nodes * (size.memory_gb or 0)
+    chips: dict[str, int] = {}
+    for plan in plans:
+        nodes = plan.nodes_per_slice if plan.fallback else plan.ref.max_node_count
+        vcpus += nodes * (plan.machine.vcpus or 0)
+        memory += nodes * (plan.machine.memory_gb or 0)
+        chips[plan.generation.name] = (
+            chips.get(plan.generation.name, 0) + nodes * plan.machine.chips
+        )
+    memory_gb = math.ceil(memory)
+    needed = {
+        g: n for g, n in chips.items() if any(p.fallback and p.generation.name == g for p in plans)
+    }
+    unknown = [
+        (key, what, total)
+        for key, what, known, total in (
+            ("maxCpu", "vCPUs", size.vcpus, f"{vcpus}"),
+            ("maxMemoryGb", "memory", size.memory_gb, f"{memory_gb} GB"),
+        )
+        if known is None
+    ]
+    counted = "every node pool at its most and one slice of each pool with a fallback"
+    if unknown:
+        whats = " and ".join(what for _, what, _ in unknown)
+        counted += (
+            f"; the CPU pool's {whats} {'are' if len(unknown) > 1 else 'is'} not counted: the "
+            f"plan cannot tell {'them' if len(unknown) > 1 else 'it'} from {cpu.machine_type}: "
+            f"add {'them' if len(unknown) > 1 else 'it'}"
+        )
+    if limits is None:
+        need = ", ".join(f"{g}: {n}" for g, n in needed.items())
+        return [
+            Problem(
+                path,
+                "required: TPU pools with a fallback get their node pools from node "
+                "auto-provisioning, whose limits GKE requires; set at least maxCpu: "
+                f"{vcpus}, maxMemoryGb: {memory_gb} and maxTpuChips: {{{need}}} ({counted})",
+            )
+        ]
+    for key, what, total in unknown:
+        them = "them" if what == "vCPUs" else "it"
+        verb = "are" if what == "vCPUs" else "is"
+        warnings.append(
+            f"{path}.{key}: the CPU pool's {what} {verb} not counted in the {total} it must "
+            f"allow: the plan cannot tell {them} from {cpu.machine_type}; allow for {them}"
+        )
+    problems = [
+        Problem(
+            f"{path}.maxTpuChips.{generation}",
+            f"{generation!r} is not a TPU generation; expected one of {', '.join(GENERATIONS)}"
+            f"{did_you_mean(generation, GENERATIONS)}",
+        )
+        for generation in limits.max_tpu_chips
+        if generation not in GENERATIONS
+    ]
+    checks = [
+        (f"maxTpuChips.{g}", limits.max_tpu_chips.get(g), n, f"{g} chips")
+        for g, n in needed.items()
+    ]
+    checks += [
+        ("maxCpu", limits.max_cpu, vcpus, "vCPUs"),
+        ("maxMemoryGb", limits.max_memory_gb, memory_gb, "GB of memory"),
+    ]
+    for key, limit, need, unit in checks:
+        if limit is None or limit < need:
+            problems.append(
+                Problem(
+                    f"{path}.{key}",
+                    ("missing" if limit is None else f"{limit} is too few")
+                    + f": the cluster needs {need} {unit} ({counted}); allow at least {need}",
+                )
+            )
+    return problems

@@ -1,0 +1,268 @@
+"""The cluster's plan: what RegionalCluster and AutopilotCluster register, decided from the
+`gke-tpu:cluster` section, the TPU pools' plans and the network's. Pure: the components only
+turn it into resources, and tests read every decision without mocks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gke_tpu.catalog import GENERATIONS
+from gke_tpu.catalog.gke import workload_pool
+from gke_tpu.config.cluster.spec import ClusterSpec, CpuPool, MaintenanceExclusion, Mode
+from gke_tpu.config.names import derived_name
+from gke_tpu.config.network.spec import NetworkPlan
+from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.storage.spec import SERVICE_ACCOUNT_ID_MAX
+
+#: The cluster autoscaler profile that removes underused nodes sooner, for node pools that
+#: autoscale or that node auto-provisioning creates (kubernetes-engine/docs/concepts/
+#: cluster-autoscaler#autoscaling_profiles).
+OPTIMIZE_UTILIZATION = "OPTIMIZE_UTILIZATION"
+#: The provider's `release_channel.channel` for a cluster in no channel (`releaseChannel:
+#: NONE`): google_container_cluster's `UNSPECIFIED`.
+NO_CHANNEL = "UNSPECIFIED"
+#: An exclusion that ends with its minor version's support (`untilEndOfSupport`), as the
+#: provider's `exclusion_options.end_time_behavior` spells it.
+UNTIL_END_OF_SUPPORT = "UNTIL_END_OF_SUPPORT"
+#: Node auto-provisioning limits start at 0: GKE counts only the nodes it may add.
+AUTO_PROVISIONING_MINIMUM = 0
+
+
+@dataclass(frozen=True)
+class RecurringWindow:
+    """When GKE may upgrade: the first window, repeated by an RFC 5545 rule."""
+
+    start_time: str
+    end_time: str
+    recurrence: str
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """A period without the upgrades of `scope`, ending at `end_time` or, with
+    `end_time_behavior`, at the end of the minor version's support."""
+
+    name: str
+    start_time: str
+    end_time: str | None
+    scope: str
+    end_time_behavior: str | None
+
+
+@dataclass(frozen=True)
+class MaintenancePolicy:
+    """The cluster's maintenance policy: a recurring window and its exclusions."""
+
+    window: RecurringWindow | None
+    exclusions: tuple[Exclusion, ...]
+
+
+@dataclass(frozen=True)
+class ResourceLimit:
+    """One node auto-provisioning limit: a resource type (`cpu`, `memory` in GB, or a TPU
+    accelerator type) and the most of it the cluster's nodes may have."""
+
+    resource_type: str
+    maximum: int
+    minimum: int = AUTO_PROVISIONING_MINIMUM
+
+
+@dataclass(frozen=True)
+class NodeAutoProvisioning:
+    """Node auto-provisioning of a Standard cluster: the node pools of TPU pools with a
+    fallback, created by GKE within `limits`, only in `locations`, running as the node
+    account."""
+
+    limits: tuple[ResourceLimit, ...]
+    locations: tuple[str, ...]
+    """The zones of the pools with a fallback. Without them GKE picks the zones (those of the
+    control plane, which in a region of four zones may leave a TPU pool's out), and a
+    ComputeClass's nodes go where node auto-provisioning may create them (kubernetes-engine/
+    docs/concepts/about-custom-compute-classes, `location.zones`)."""
+    auto_upgrade: bool
+    """Off only in no release channel, as for the TPU pools."""
+
+
+@dataclass(frozen=True)
+class Monitoring:
+    """The cluster's `monitoringConfig` (`gke-tpu:observability`): the components whose
+    metrics GKE sends, and Managed Service for Prometheus' managed collection."""
+
+    components: tuple[str, ...]
+    managed_prometheus: bool
+
+
+@dataclass(frozen=True)
+class ClusterPlan:
+    """The cluster of either mode, decided."""
+
+    project: str
+    name: str
+    region: str
+    mode: Mode
+    node_service_account_id: str
+    """6 to 30 characters derived from the cluster name, unique per cluster name."""
+    kube_context: str
+    """The context name gcloud gives the same cluster, so both kubeconfigs agree."""
+    workload_pool: str
+    release_channel: str
+    """The provider's wire value: the configured channel, or UNSPECIFIED for NONE."""
+    min_master_version: str | None
+    deletion_protection: bool
+    network: str | None
+    """An existing VPC (`cluster.network`); None: the project's default, or the one the
+    program creates."""
+    subnetwork: str | None
+    maintenance_policy: MaintenancePolicy | None
+    """None without a window and exclusions."""
+    autoscaling_profile: str | None
+    """OPTIMIZE_UTILIZATION when a node pool autoscales or GKE creates them; None: GKE's
+    default (and always on Autopilot, where GKE owns the autoscaler)."""
+    auto_provisioning: NodeAutoProvisioning | None
+    """Standard clusters with `autoProvisioning` only."""
+    default_max_pods_per_node: int | None
+    """The network's `maxPodsPerNode` on a Standard cluster on the VPC the program creates;
+    None: GKE's default."""
+    cpu_pool: CpuPool | None
+    """The CPU node pool of a Standard cluster; None on Autopilot."""
+    monitoring: Monitoring | None = None
+    """None with `observability.enabled: false`: GKE's defaults."""
+    dns_endpoint: bool | None = None
+    """True: user traffic is allowed on the control plane's DNS endpoint, and the kubeconfig
+    and the stack's Kubernetes provider use it; False: sent as off; None: not sent (GKE's
+    setting), and the kubeconfig uses the IP endpoint."""
+
+    @property
+    def autopilot(self) -> bool:
+        return self.mode == "autopilot"
+
+    @property
+    def node_service_account_email(self) -> str:
+        return f"{self.node_service_account_id}@{self.project}.iam.gserviceaccount.com"
+
+
+def node_service_account_id(cluster_name: str) -> str:
+    """A 6 to 30 character account id derived from the cluster name, unique per cluster name."""
+    return derived_name(cluster_name, "nodes", SERVICE_ACCOUNT_ID_MAX)
+
+
+def kube_context(project: str, region: str, name: str) -> str:
+    """The context name gcloud gives the same cluster (`gcloud container clusters
+    get-credentials`), so both kubeconfigs agree."""
+    return f"gke_{project}_{region}_{name}"
+
+
+def release_channel(spec: ClusterSpec) -> str:
+    return NO_CHANNEL if spec.release_channel == "NONE" else spec.release_channel
+
+
+def _exclusion(e: MaintenanceExclusion) -> Exclusion:
+    return Exclusion(
+        name=e.name,
+        start_time=e.start_time,
+        end_time=e.end_time,
+        scope=e.scope,
+        end_time_behavior=UNTIL_END_OF_SUPPORT if e.until_end_of_support else None,
+    )
+
+
+def maintenance_policy(spec: ClusterSpec) -> MaintenancePolicy | None:
+    window = spec.maintenance_window
+    if window is None and not spec.maintenance_exclusions:
+        return None
+    return MaintenancePolicy(
+        window=RecurringWindow(window.start_time, window.end_time, window.recurrence)
+        if window
+        else None,
+        exclusions=tuple(_exclusion(e) for e in spec.maintenance_exclusions),
+    )
+
+
+def auto_provisioning(
+    spec: ClusterSpec, pools: Sequence[TpuPoolPlan]
+) -> NodeAutoProvisioning | None:
+    """Within `autoProvisioning`'s limits, the TPU ones by accelerator type as GKE's node
+    auto-provisioning guide names them, in the zones of the pools with a fallback."""
+    limits = spec.auto_provisioning
+    if limits is None or spec.mode == "autopilot":
+        return None
+    maxima = {"cpu": limits.max_cpu, "memory": limits.max_memory_gb} | {
+        GENERATIONS[g].accelerator: chips for g, chips in sorted(limits.max_tpu_chips.items())
+    }
+    return NodeAutoProvisioning(
+        limits=tuple(ResourceLimit(kind, maximum) for kind, maximum in maxima.items()),
+        locations=tuple(sorted({p.zone for p in pools if p.fallback})),
+        auto_upgrade=spec.release_channel != "NONE",
+    )
+
+
+def dns_endpoint(spec: ClusterSpec, network: NetworkPlan | None) -> bool | None:
+    """`cluster.dnsEndpoint`, or on for private nodes or authorized networks: the IP endpoint
+    of such a cluster is reached only from the authorized networks (with private nodes and no
+    list, from any address, until a list is added), which hosted CI runners (no fixed address
+    range) are not in, while the DNS endpoint is reached from anywhere by IAM (kubernetes-engine/docs/
+    concepts/network-isolation, DNS-based endpoint). GKE serves it on every cluster, of any version and
+    either mode (cloud.google.com/blog/products/containers-kubernetes/new-dns-based-endpoint-
+    for-the-gke-control-plane; `gcloud container clusters create-auto --enable-dns-access`):
+    no version floor to check. Otherwise None, which sends nothing and leaves the goldens of
+    stacks on an existing network as they were."""
+    if spec.dns_endpoint is not None:
+        return spec.dns_endpoint
+    if network is not None and (network.private_nodes or network.authorized_networks):
+        return True
+    return None
+
+
+def dns_endpoint_warnings(spec: ClusterSpec, network: NetworkPlan | None) -> list[str]:
+    """With the DNS endpoint turned off, the program's Kubernetes objects go through the IP
+    endpoint, which admits the authorized networks alone: a pipeline elsewhere times out."""
+    if spec.dns_endpoint is not False or network is None or not network.authorized_networks:
+        return []
+    ranges = ", ".join(n.cidr_block for n in network.authorized_networks)
+    return [
+        "cluster.dnsEndpoint: false: the program reaches the control plane's IP endpoint, which "
+        f"admits only the authorized networks ({ranges}): run pulumi up from one of them, or "
+        "leave dnsEndpoint out to reach the DNS endpoint by IAM"
+    ]
+
+
+def node_pools_scale(pools: Sequence[TpuPoolPlan]) -> bool:
+    """Whether the TPU pools' nodes come and go: a pool autoscales, or GKE creates its node
+    pools (a fallback)."""
+    return any(p.autoscaling or p.fallback for p in pools)
+
+
+def plan_cluster(
+    project: str,
+    spec: ClusterSpec,
+    pools: Sequence[TpuPoolPlan] = (),
+    network: NetworkPlan | None = None,
+    monitoring: Monitoring | None = None,
+) -> ClusterPlan:
+    """The cluster of a valid `spec` in `project`, with the TPU pools' `pools`, the VPC the
+    program creates (`network`; None on an existing one) and its monitoring (None: GKE's)."""
+    standard = spec.mode != "autopilot"
+    provisioning = auto_provisioning(spec, pools)
+    optimize = node_pools_scale(pools) or provisioning is not None
+    return ClusterPlan(
+        project=project,
+        name=spec.name,
+        region=spec.region,
+        mode=spec.mode,
+        node_service_account_id=node_service_account_id(spec.name),
+        kube_context=kube_context(project, spec.region, spec.name),
+        workload_pool=workload_pool(project),
+        release_channel=release_channel(spec),
+        min_master_version=spec.min_master_version,
+        deletion_protection=spec.deletion_protection,
+        network=spec.network,
+        subnetwork=spec.subnetwork,
+        maintenance_policy=maintenance_policy(spec),
+        autoscaling_profile=OPTIMIZE_UTILIZATION if standard and optimize else None,
+        auto_provisioning=provisioning,
+        default_max_pods_per_node=network.max_pods_per_node if network and standard else None,
+        cpu_pool=spec.cpu_pool if standard else None,
+        monitoring=monitoring,
+        dns_endpoint=dns_endpoint(spec, network),
+    )

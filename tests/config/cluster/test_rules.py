@@ -1,0 +1,53 @@
+"""The cluster section's rule list, run on parsed sections directly: which rule a field that did
+not parse skips, and what each finds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gke_tpu.config.cluster.rules import CLUSTER_RULES
+from gke_tpu.config.cluster.spec import ClusterSpec
+from gke_tpu.problems.models import Parsed, parse
+from gke_tpu.problems.rules import run_rules
+
+BASE = {"name": "tpu-test", "region": "us-central2"}
+
+
+def _run(data: dict[str, Any]) -> tuple[list[str], list[str]]:
+    spec, invalid, _ = parse(ClusterSpec, data, "cluster")
+    assert spec is not None
+    warnings: list[str] = []
+    found = run_rules(
+        CLUSTER_RULES, Parsed.of(spec, data, warnings), {f"cluster.{k}" for k in invalid}
+    )
+    return [p.path for p in found], warnings
+
+
+def test_a_valid_cluster_has_no_problem() -> None:
+    assert _run(BASE) == ([], [])
+
+
+def test_an_autopilot_cluster_refuses_a_cpu_pool_even_one_that_did_not_parse() -> None:
+    paths, _ = _run({**BASE, "mode": "autopilot", "cpuPool": {"nodesPerZone": "two"}})
+    assert paths == ["cluster.cpuPool"]
+
+
+def test_a_mode_that_did_not_parse_skips_the_autopilot_rules_only() -> None:
+    paths, _ = _run({**BASE, "mode": "auto", "cpuPool": {"zones": ["us-east5-a"]}})
+    assert paths == ["cluster.cpuPool.zones[0]"]
+
+
+def test_an_undocumented_region_allowed_is_a_warning() -> None:
+    paths, warnings = _run({**BASE, "region": "us-south9", "allowUndocumentedRegion": True})
+    assert paths == []
+    assert warnings == [
+        "cluster.region: 'us-south9' is not a Google Cloud region the catalog knows; used "
+        "because allowUndocumentedRegion is true"
+    ]
+
+
+def test_a_release_channel_that_did_not_parse_hides_no_exclusion_rule_but_its_own() -> None:
+    exclusion = {"name": "x", "startTime": "2027-01-01T00:00:00Z"}
+    paths, _ = _run({**BASE, "releaseChannel": "NEVER", "maintenanceExclusions": [exclusion]})
+    # The exclusion still needs an end and a window; whether its scope needs a channel is unknown.
+    assert paths == ["cluster.maintenanceExclusions[0].endTime", "cluster.maintenanceExclusions"]

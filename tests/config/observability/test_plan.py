@@ -1,0 +1,453 @@
+"""The observability plan: version gates, the alert policies' exact conditions, the dashboard
+generated from the pools, and every PromQL query parsing."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import promql_parser
+import pytest
+import yaml
+
+from gke_tpu.catalog.monitoring import KUBE_JOBSET_RESTARTS, METRIC_GATES, NODE_TENSORCORE
+from gke_tpu.config.observability.alerts import ALERTS
+from gke_tpu.config.observability.dashboard import (
+    CHART_HEIGHT,
+    CHART_WIDTH,
+    Chart,
+    Section,
+    every_query,
+    layout,
+)
+from gke_tpu.config.observability.plan import ObservabilityPlan
+from gke_tpu.config.observability.queries import gate_met
+from gke_tpu.config.observability.spec import Alerts
+from gke_tpu.config.platform import PlatformSpec, load_platform
+from gke_tpu.problems.models import keys_of
+from tests.conftest import ROOT, stack_config
+
+CLUSTER = {"name": "tpu-test", "region": "us-east5"}
+SLICES = {"name": "train", "tpu": "v5e", "topology": "4x4", "zone": "us-east5-b", "slices": 2}
+SERVE = {
+    "name": "serve",
+    "tpu": "v5e",
+    "topology": "1x1",
+    "zone": "us-east5-b",
+    "autoscaling": {"minNodes": 0, "maxNodes": 2},
+}
+SELECT = 'cluster_name="tpu-test",location="us-east5"'
+
+
+def _spec(**sections: Any) -> PlatformSpec:
+    sections.setdefault("cluster", CLUSTER)
+    return load_platform(stack_config(**sections))
+
+
+def _plan(**sections: Any) -> ObservabilityPlan:
+    plan = _spec(**sections).observability
+    assert plan is not None
+    return plan
+
+
+def _queries(plan: ObservabilityPlan) -> list[str]:
+    return every_query(plan.dashboard) + [a.query for a in plan.alerts if a.query]
+
+
+def _shipped() -> list[tuple[str, dict[str, str]]]:
+    stacks = []
+    for path in sorted(ROOT.glob("Pulumi.*.yaml")):
+        values = yaml.safe_load(path.read_text())["config"]
+        config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items()}
+        stacks.append((path.name, config))
+    return stacks
+
+
+def test_alert_conditions_exactly() -> None:
+    plan = _plan(tpuPools=[SLICES, SERVE])
+    conditions = {a.name: (a.query, a.duration_seconds) for a in plan.alerts}
+    pool = 'monitored_resource="k8s_node_pool",' + SELECT
+    assert conditions == {
+        "slice-down": (
+            "max by (node_pool_name, unavailability_reason) "
+            "(kubernetes_io:node_pool_multi_host_available"
+            f'{{{pool},node_pool_name=~"train-0|train-1"}}) == 0',
+            600,
+        ),
+        "node-pool-error": (
+            f'max by (node_pool_name) (kubernetes_io:node_pool_status{{{pool},status="Error"}}) '
+            "== 1",
+            300,
+        ),
+        "node-not-ready": (
+            "(max by (node_name) (kubernetes_io:node_status_condition"
+            f'{{monitored_resource="k8s_node",{SELECT},condition="Ready",status!="True"}}) == 1) '
+            "and on (node_name) max by (node_name) (max_over_time("
+            f'kubernetes_io:node_accelerator_memory_total{{monitored_resource="k8s_node",{SELECT}}}'
+            "[1d]))",
+            600,
+        ),
+        "interruptions": (
+            "sum by (node_pool_name, interruption_type, interruption_reason) (sum_over_time("
+            f"kubernetes_io:node_pool_interruption_count{{{pool}}}[1h])) >= 1",
+            0,
+        ),
+        "jobset-restarts": (
+            "(max by (namespace, jobset_name) (delta(kube_jobset_restarts"
+            '{cluster="tpu-test",location="us-east5"}[1h])) >= 3) or (max by (namespace, '
+            'jobset_name) (kube_jobset_status_condition{cluster="tpu-test",location="us-east5",'
+            'condition="Failed"}) == 1)',
+            0,
+        ),
+        "idle-chips": (
+            "avg by (namespace_name, pod_name) (avg_over_time("
+            f'kubernetes_io:container_accelerator_duty_cycle{{monitored_resource="k8s_container",'
+            f"{SELECT}}}[5m])) < 10",
+            1800,
+        ),
+        "stockout": (None, 0),
+    }
+    stockout = next(a for a in plan.alerts if a.key == "stockout")
+    assert stockout.log_filter == (
+        'log_id("container.googleapis.com/cluster-autoscaler-visibility")\n'
+        'resource.type="k8s_cluster"\n'
+        'resource.labels.cluster_name="tpu-test"\n'
+        'resource.labels.location="us-east5"\n'
+        '(jsonPayload.resultInfo.results.errorMsg.messageId="scale.up.error.out.of.resources" '
+        'OR jsonPayload.resultInfo.results.errorMsg.messageId="scale.up.error.quota.exceeded" '
+        'OR jsonPayload.resultInfo.results.errorMsg.messageId="scale.up.error.ip.space.exhausted")'
+    )
+    assert stockout.rate_limit_seconds == 3600
+    assert all(
+        a.documentation.startswith("**") and "tpu-test" in a.documentation for a in plan.alerts
+    )
+
+
+def test_configured_thresholds_reach_the_conditions() -> None:
+    plan = _plan(
+        tpuPools=[SLICES],
+        observability={
+            "alerts": {
+                "idleChips": {"threshold": 2.5, "for": "2h", "severity": "ERROR"},
+                "jobsetRestarts": {"threshold": 10, "for": "6h"},
+                "sliceDown": {"enabled": False},
+            }
+        },
+    )
+    alerts = {a.name: a for a in plan.alerts}
+    assert "slice-down" not in alerts
+    assert alerts["idle-chips"].query is not None and alerts["idle-chips"].query.endswith(" < 2.5")
+    assert (alerts["idle-chips"].duration_seconds, alerts["idle-chips"].severity) == (7200, "ERROR")
+    assert "[6h])) >= 10)" in (alerts["jobset-restarts"].query or "")
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "sliceDown", "nodePoolError", "nodeNotReady", "interruptions", "jobsetRestarts",
+        "idleChips", "queueStarvation", "stockout",
+    ],
+)  # fmt: skip
+def test_an_alert_turned_off_is_left_out_and_the_others_stay(key: str) -> None:
+    batch = {**SLICES, "name": "batch", "spot": True, "fallback": ["onDemand"]}
+    del batch["slices"]
+    sections: dict[str, Any] = {
+        "cluster": {**CLUSTER, "autoProvisioning": {"maxCpu": 2000, "maxMemoryGb": 4000,
+                                                    "maxTpuChips": {"v5e": 64}}},
+        "tpuPools": [SLICES, batch],
+        "kueue": {"queues": [{"name": "q", "pools": [{"pool": "batch", "chips": 16}, "train"]}]},
+    }  # fmt: skip
+    every = {a.key for a in _plan(**sections).alerts}
+    assert key in every
+    off = _plan(**sections, observability={"alerts": {key: {"enabled": False}}})
+    assert {a.key for a in off.alerts} == every - {key}
+
+
+def test_the_table_has_one_row_per_alerts_entry_in_its_order() -> None:
+    assert list(ALERTS) == keys_of(Alerts)
+    assert len({row.name for row in ALERTS.values()}) == len(ALERTS)
+
+
+def test_stockout_only_where_nodes_are_created_and_queues_only_with_kueue() -> None:
+    fixed = _plan(tpuPools=[SLICES])
+    assert {a.key for a in fixed.alerts} == {
+        "sliceDown", "nodePoolError", "nodeNotReady", "interruptions", "jobsetRestarts",
+        "idleChips",
+    }  # fmt: skip
+    queued = _plan(tpuPools=[SLICES], kueue={"queues": [{"name": "q", "pools": ["train"]}]})
+    starvation = next(a for a in queued.alerts if a.key == "queueStarvation")
+    assert starvation.query == (
+        'max by (cluster_queue) (kueue_pending_workloads{cluster="tpu-test",location="us-east5",'
+        'status="inadmissible"}) >= 1'
+    )
+    assert queued.kueue_metrics
+
+
+def test_pools_gke_creates_widen_the_one_slice_policy_to_every_multi_host_pool() -> None:
+    batch = {**SLICES, "name": "batch", "spot": True, "fallback": ["onDemand"]}
+    del batch["slices"]
+    plan = _plan(
+        cluster={**CLUSTER, "autoProvisioning": {"maxCpu": 2000, "maxMemoryGb": 4000,
+                                                 "maxTpuChips": {"v5e": 64}}},
+        tpuPools=[SLICES, batch],
+    )  # fmt: skip
+    slices = {a.name: a.query for a in plan.alerts if a.key == "sliceDown"}
+    assert slices == {
+        "slice-down": "max by (node_pool_name, unavailability_reason) "
+        "(kubernetes_io:node_pool_multi_host_available"
+        f'{{monitored_resource="k8s_node_pool",{SELECT}}}) == 0'
+    }
+    titles = [t["widget"]["title"] for t in json.loads(plan.dashboard)["mosaicLayout"]["tiles"]]
+    assert "Node pools GKE creates (batch)" in titles
+
+
+def test_the_slice_down_text_names_the_pool_and_reason_by_variables_that_resolve() -> None:
+    """`node_pool_name` is a label of the k8s_node_pool resource and `unavailability_reason` one
+    of the metric: a PromQL condition's output mixes both, and only
+    `${metric_or_resource.label.KEY}` reads either, where `${metric.label.KEY}` would send
+    "(none)" for the pool."""
+    plan = _plan(tpuPools=[SLICES])
+    (down,) = [a for a in plan.alerts if a.key == "sliceDown"]
+    assert (
+        "Node pool `${metric_or_resource.label.node_pool_name}` is down (`unavailability_reason`: "
+        "`${metric_or_resource.label.unavailability_reason}`)."
+    ) in down.documentation
+    assert "${metric.label." not in down.documentation
+    assert "${resource.label." not in down.documentation
+
+
+_VARIABLE = re.compile(r"\$\{([a-z_.]+)\}")
+_BY = re.compile(r"\bby \(([^)]*)\)")
+
+
+def test_every_promql_alert_names_what_fired_by_labels_its_query_keeps() -> None:
+    """Each variable is `${metric_or_resource.label.KEY}` with KEY among the labels the query
+    groups by (the only labels its series keep), and every PromQL alert names at least one."""
+    plan = _plan(
+        tpuPools=[SLICES, SERVE],
+        kueue={"queues": [{"name": "q", "pools": ["train"]}]},
+    )
+    named = {}
+    for alert in plan.alerts:
+        variables = _VARIABLE.findall(alert.documentation)
+        if alert.query is None:
+            assert variables == [], alert.key
+            continue
+        kept = {label.strip() for label in _BY.findall(alert.query)[0].split(",")}
+        keys = [v.removeprefix("metric_or_resource.label.") for v in variables]
+        assert all(v.startswith("metric_or_resource.label.") for v in variables), alert.key
+        assert keys and set(keys) <= kept, (alert.key, keys, kept)
+        named[alert.key] = sorted(set(keys))
+    assert named == {
+        "sliceDown": ["node_pool_name", "unavailability_reason"],
+        "nodePoolError": ["node_pool_name"],
+        "nodeNotReady": ["node_name"],
+        "interruptions": ["interruption_reason", "interruption_type", "node_pool_name"],
+        "jobsetRestarts": ["jobset_name", "namespace"],
+        "idleChips": ["namespace_name", "pod_name"],
+        "queueStarvation": ["cluster_queue"],
+    }
+
+
+def test_an_old_channel_leaves_out_what_it_lacks_with_warnings() -> None:
+    spec = _spec(cluster={**CLUSTER, "releaseChannel": "EXTENDED"}, tpuPools=[SLICES])
+    plan = spec.observability
+    assert plan is not None
+    assert plan.components == ("SYSTEM_COMPONENTS", "POD", "DEPLOYMENT")
+    assert {a.key for a in plan.alerts} == {"interruptions", "idleChips"}
+    warnings = [w for w in spec.warnings if w.startswith("observability")]
+    assert warnings[0] == (
+        "observability.components: JOBSET needs GKE 1.32.1-gke.1357001 "
+        "(https://cloud.google.com/kubernetes-engine/docs/how-to/kube-state-metrics); the cluster "
+        "may run 1.30.0-gke.0 (the EXTENDED channel's oldest default), so it is left out; set "
+        "cluster.minMasterVersion to 1.32.1-gke.1357001 or newer to have it"
+    )
+    assert warnings[1].startswith("observability.alerts.jobsetRestarts: needs the JOBSET component")
+    left_out = "\n".join(warnings[2:])
+    for metric in ("node_pool/multi_host/available", "node_pool/status", "node/status_condition"):
+        assert f"kubernetes.io/{metric} needs GKE 1.32.1-gke.1357001" in left_out
+    assert "sliceDown" in left_out and "nodeNotReady" in left_out
+    assert "1.30.0-gke.0" not in json.dumps([q for q in _queries(plan)])
+    assert not any("multi_host_available" in q for q in _queries(plan))
+
+
+@pytest.mark.parametrize(
+    ("version", "restarts"),
+    [
+        ("1.32.2-gke.100", False),
+        ("1.32.4-gke.1767000", True),
+        ("1.33.0-gke.1000", False),
+        ("1.33.0-gke.1868000", True),
+        ("1.33", True),
+        ("1.34.1-gke.1", True),
+    ],
+)
+def test_jobset_restarts_need_their_own_patch_per_minor(version: str, restarts: bool) -> None:
+    assert gate_met(METRIC_GATES[KUBE_JOBSET_RESTARTS], version) is restarts
+    plan = _plan(cluster={**CLUSTER, "minMasterVersion": version}, tpuPools=[SLICES])
+    query = next(a.query for a in plan.alerts if a.key == "jobsetRestarts") or ""
+    assert ("kube_jobset_restarts" in query) is restarts
+    assert "kube_jobset_status_condition" in query
+
+
+def test_tensorcore_metrics_need_1_28_1() -> None:
+    assert not gate_met(METRIC_GATES[NODE_TENSORCORE], "1.28.0")
+    assert gate_met(METRIC_GATES[NODE_TENSORCORE], "1.28.1-gke.1066000")
+
+
+def test_jobset_recovery_is_per_namespace_and_name() -> None:
+    """k8s_entity names a JobSet by `entity_namespace` and `entity_name` (Cloud Monitoring's
+    resource): two JobSets of one name in two namespaces are two lines, not one mean."""
+    plan = _plan(tpuPools=[SLICES])
+    (query,) = [q for q in every_query(plan.dashboard) if "jobset_times_to_recover" in q]
+    entity = f'{{monitored_resource="k8s_entity",{SELECT}}}'
+    assert query == (
+        "sum by (entity_namespace, entity_name) "
+        f"(kubernetes_io:jobset_times_to_recover_sum{entity}) / "
+        "sum by (entity_namespace, entity_name) "
+        f"(kubernetes_io:jobset_times_to_recover_count{entity})"
+    )
+
+
+def test_dashboard_sections_follow_the_stack() -> None:
+    plain = json.loads(_plan(tpuPools=[SERVE]).dashboard)
+    rich = json.loads(
+        _plan(
+            tpuPools=[SLICES, SERVE],
+            modelStorage={"bucket": "tpu-test-models"},
+            kueue={"queues": [{"name": "q", "pools": ["train"]}]},
+        ).dashboard
+    )
+
+    def groups(doc: dict[str, Any]) -> list[str]:
+        return [
+            t["widget"]["title"]
+            for t in doc["mosaicLayout"]["tiles"]
+            if "collapsibleGroup" in t["widget"]
+        ]
+
+    assert groups(plain) == ["Pool serve (v5e 1x1, 1 slice)", "TPU chips", "JobSets"]
+    assert groups(rich) == [
+        "Pool train (v5e 4x4, 2 slices)",
+        "Pool serve (v5e 1x1, 1 slice)",
+        "TPU chips",
+        "JobSets",
+        "Multislice network",
+        "Model storage (tpu-test-models)",
+        "Kueue queues",
+    ]
+    assert rich["displayName"] == "tpu-test TPU"
+    assert rich["mosaicLayout"]["columns"] == 48
+
+
+def test_dashboard_json_is_canonical() -> None:
+    document = _plan(tpuPools=[SLICES, SERVE]).dashboard
+    assert document == json.dumps(json.loads(document), sort_keys=True, separators=(",", ":"))
+
+
+def test_tiles_do_not_overlap() -> None:
+    tiles = json.loads(_plan(tpuPools=[SLICES, SERVE]).dashboard)["mosaicLayout"]["tiles"]
+    charts = [t for t in tiles if "xyChart" in t["widget"]]
+    cells = [
+        (x, y)
+        for t in charts
+        for x in range(t["xPos"], t["xPos"] + t["width"])
+        for y in range(t.get("yPos", 0), t.get("yPos", 0) + t["height"])
+    ]
+    assert len(cells) == len(set(cells))
+    assert all(t["xPos"] + t["width"] <= 48 for t in tiles)
+    # Two charts side by side in the 48 columns, each 16 rows high.
+    assert {(t["width"], t["height"]) for t in charts} == {(24, 16)}
+
+
+@pytest.mark.parametrize(("stack", "config"), _shipped(), ids=[s for s, _ in _shipped()])
+def test_every_query_of_the_shipped_stacks_parses(stack: str, config: dict[str, str]) -> None:
+    plan = load_platform(config).observability
+    assert plan is not None
+    queries = _queries(plan)
+    assert len(queries) > 15
+    for query in queries:
+        promql_parser.parse(query)  # raises ValueError on a query Prometheus would refuse
+
+
+def test_every_query_of_every_section_and_gate_parses() -> None:
+    plan = _plan(
+        cluster={**CLUSTER, "minMasterVersion": "1.33.0-gke.1868000"},
+        tpuPools=[SLICES, SERVE],
+        modelStorage={"bucket": "tpu-test-models"},
+        kueue={"queues": [{"name": "q", "pools": ["train"]}]},
+    )
+    queries = _queries(plan)
+    assert any("kueue_admission_wait_time_seconds_bucket" in q for q in queries)
+    assert any("dcn_transfer_latencies_bucket" in q for q in queries)
+    assert any("gcsfusecsi_file_cache_read_count" in q for q in queries)
+    for query in queries:
+        promql_parser.parse(query)
+
+
+def test_the_parser_refuses_a_broken_query() -> None:
+    with pytest.raises(ValueError):
+        promql_parser.parse("max by (node_pool_name) (kubernetes_io:node_pool_status{")
+
+
+def test_kueue_without_managed_prometheus_warns_that_its_charts_and_alert_are_left_out() -> None:
+    kueue = {"queues": [{"name": "q", "pools": ["train"]}]}
+    unmanaged = {"managedPrometheus": False, "components": ["SYSTEM_COMPONENTS"]}
+    warning = (
+        "observability.managedPrometheus: false, so Kueue's metrics are not collected: the queue "
+        "charts and the queueStarvation alert are left out"
+    )
+
+    def observability_warnings(spec: PlatformSpec) -> list[str]:
+        return [w for w in spec.warnings if w.startswith("observability.managedPrometheus")]
+
+    left_out = _spec(tpuPools=[SLICES], kueue=kueue, observability=unmanaged)
+    assert observability_warnings(left_out) == [warning]
+    assert left_out.observability is not None
+    assert "queueStarvation" not in {a.key for a in left_out.observability.alerts}
+    collected = _spec(tpuPools=[SLICES], kueue=kueue)
+    assert observability_warnings(collected) == []
+    assert collected.observability is not None
+    assert "queueStarvation" in {a.key for a in collected.observability.alerts}
+    assert observability_warnings(_spec(tpuPools=[SLICES], observability=unmanaged)) == []
+
+
+def test_a_section_of_an_odd_number_of_charts_takes_its_half_rows_rounded_up() -> None:
+    chart = Chart("c", ("up",))
+    tiles = layout([Section("three", (chart,) * 3), Section("one", (chart,))])
+    groups = [t for t in tiles if "collapsibleGroup" in t["widget"]]
+    assert [(g["yPos"], g["height"]) for g in groups] == [
+        (0, 2 * CHART_HEIGHT),
+        (2 * CHART_HEIGHT, CHART_HEIGHT),
+    ]
+    charts = [t for t in tiles if "collapsibleGroup" not in t["widget"]]
+    assert [(t["xPos"], t["yPos"]) for t in charts] == [
+        (0, 0),
+        (CHART_WIDTH, 0),
+        (0, CHART_HEIGHT),
+        (0, 2 * CHART_HEIGHT),
+    ]
+
+
+def _thresholds(plan: ObservabilityPlan) -> dict[str, Any]:
+    tiles = json.loads(plan.dashboard)["mosaicLayout"]["tiles"]
+    return {
+        t["widget"]["title"]: t["widget"]["xyChart"].get("thresholds")
+        for t in tiles
+        if "xyChart" in t["widget"]
+    }
+
+
+def test_the_duty_cycle_charts_draw_the_idle_threshold_and_no_other_chart_draws_one() -> None:
+    charts = _thresholds(
+        _plan(tpuPools=[SERVE], observability={"alerts": {"idleChips": {"threshold": 15}}})
+    )
+    line = [
+        {"label": "idle", "value": 15, "targetAxis": "Y1", "color": "YELLOW", "direction": "BELOW"}
+    ]
+    assert {title: t for title, t in charts.items() if t is not None} == {
+        "Duty cycle per node (idle chips included)": line,
+        "Duty cycle of allocated chips per Pod": line,
+    }
+    assert len(charts) > 2

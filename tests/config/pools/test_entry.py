@@ -1,0 +1,70 @@
+"""The rule list of one tpuPools entry: what each rule works out for the plan, and what a field
+that did not parse or that the catalog refuses leaves unchecked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gke_tpu.catalog import GENERATIONS
+from gke_tpu.config.cluster.spec import ClusterFacts
+from gke_tpu.config.pools.entry import POOL_RULES, PoolEntry
+from gke_tpu.config.pools.spec import TpuPoolSpec
+from gke_tpu.problems.models import parse
+from gke_tpu.problems.rules import run_rules
+
+CLUSTER = ClusterFacts(name="lib", region="us-east5", project="lib-project")
+SLICE = {"name": "train", "tpu": "v5e", "topology": "4x4", "zone": "us-east5-b"}
+
+
+def _run(entry: dict[str, Any], cluster: ClusterFacts = CLUSTER) -> tuple[PoolEntry, list[str]]:
+    pool, invalid, parse_problems = parse(TpuPoolSpec, entry, "tpuPools[0]")
+    assert pool is not None
+    checked = PoolEntry("tpuPools[0]", pool, cluster, frozenset(entry) | invalid, [])
+    found = run_rules(POOL_RULES, checked, {f"tpuPools.{k}" for k in invalid})
+    return checked, [str(p) for p in [*parse_problems, *found]]
+
+
+def test_a_valid_entry_works_out_capacity_zone_and_machine() -> None:
+    entry, problems = _run(SLICE)
+    assert problems == []
+    assert entry.capacity is not None and entry.capacity.label == "on-demand"
+    assert entry.zone == "us-east5-b"
+    assert entry.machine is not None and entry.machine.name == "ct5lp-hightpu-4t"
+    assert (entry.nodes, entry.multi_host, entry.steps) == (4, True, ())
+    assert entry.generation is GENERATIONS["v5e"]
+
+
+def test_an_unknown_generation_leaves_every_rule_that_reads_it_unchecked() -> None:
+    entry, problems = _run({**SLICE, "tpu": "v9", "topology": "9x9", "zone": "us-east1-c"})
+    assert [p.split(":")[0] for p in problems] == ["tpuPools[0].tpu"]
+    assert (entry.zone, entry.machine) == (None, None)
+
+
+def test_a_bad_machine_type_hides_the_topology_but_not_the_zone() -> None:
+    _, problems = _run({**SLICE, "machineType": "ct9-x", "topology": "3x3", "zone": "us-east1-c"})
+    assert [p.split(":")[0] for p in problems] == ["tpuPools[0].zone", "tpuPools[0].machineType"]
+
+
+def test_a_topology_that_did_not_parse_hides_the_size_rules_only() -> None:
+    entry, problems = _run(
+        {**SLICE, "topology": 4, "nodeCount": 3, "spot": True, "reservation": "r"}
+    )
+    assert [p.split(":")[0] for p in problems] == ["tpuPools[0].topology", "tpuPools[0].spot"]
+    assert entry.machine is None
+
+
+def test_a_fallback_works_out_its_steps_after_the_pools_own_capacity() -> None:
+    entry, problems = _run({**SLICE, "spot": True, "fallback": ["onDemand"]})
+    assert problems == []
+    assert [step.label for step in entry.steps] == ["on-demand"]
+    assert entry.per_workload
+
+
+def test_a_name_that_did_not_parse_hides_only_the_compute_class_name_rule() -> None:
+    _, problems = _run({**SLICE, "name": None, "topology": "2x2", "fallback": ["spot", "x"]})
+    assert [p.split(":")[0] for p in problems] == ["tpuPools[0].name", "tpuPools[0].fallback[1]"]
+
+
+def test_a_compute_class_name_gke_reserves_is_refused_beside_the_fallbacks_problems() -> None:
+    _, problems = _run({**SLICE, "name": "gke-x", "topology": "2x2", "fallback": ["x"]})
+    assert [p.split(":")[0] for p in problems] == ["tpuPools[0].name", "tpuPools[0].fallback[0]"]
