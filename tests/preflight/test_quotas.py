@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from gke_tpu.catalog.quotas import SSD_TOTAL_GB, TPU_QUOTAS, Quota, cpu_quota
 from gke_tpu.config.platform import load_platform
 from gke_tpu.preflight.facts import QuotaInfo
@@ -152,6 +154,27 @@ def test_a_per_zone_quota_of_nodes_in_zones_gke_picks_is_a_warning() -> None:
     why = "it is defined per zone, and GKE picks the zones of these nodes"
     assert checked.problems == ()
     assert checked.warnings == (f"cluster.cpuPool: quota {cpus.quota_id} not checked: {why}",)
+
+
+@pytest.mark.parametrize(("limit", "short"), [(48, False), (44, True), (40, True), (39, False)])
+def test_the_cpu_pool_s_surge_beyond_the_quota_is_a_warning_without_pool_advice(
+    limit: int, short: bool
+) -> None:
+    # 40 vCPUs of nodes and 8 of an upgrade's surge VM: 40 to 47 is the surge's shortfall.
+    cpus = cpu_quota("n2-standard-8")
+    assert cpus is not None
+    at = ((None, "cluster.cpuPool", 48),)
+    need = QuotaNeed(cpus, 48, (("cluster.cpuPool", 48),), at, ((None, "cluster.cpuPool", 8),))
+    checked = check_quota(need, QuotaInfo(("region",), (({}, limit),)), "us-east5")
+    assert (bool(checked.problems), bool(checked.warnings)) == (limit < 40, short)
+    if short:
+        assert checked.warnings == (
+            f"cluster.cpuPool: {cpus.label} ({cpus.quota_id}) in us-east5: the nodes take 40 of "
+            f"the quota's {limit}, and an upgrade's surge nodes 8 more: {48 - limit} short while "
+            "a surge upgrade runs, which then upgrades fewer nodes at once or fails "
+            "(kubernetes-engine/docs/how-to/node-upgrades-quota); raise the quota to 48 before "
+            "upgrading (IAM & Admin > Quotas)",
+        )
 
 
 def test_each_zone_s_need_is_what_the_pools_place_there() -> None:
@@ -307,10 +330,10 @@ def _quota_info(quota_id: str, dimensions: list[str], infos: list[dict[str, Any]
     }
 
 
-def test_the_program_checks_a_per_zone_quota_in_each_pool_s_zone(run_plan: PlanRunner) -> None:
+def _two_spot_pools(run_plan: PlanRunner, zone_value: int) -> Any:
     """Two Spot v6e pools of 8 chips a VM, up to 2 VMs and a surge VM each: 24 chips in
     us-east5-a and 24 in us-east5-b. The regional quota holds the 48; us-east5-b's zone value
-    holds 16 of its 24."""
+    is `zone_value`."""
     spot = {
         "tpu": "v6e",
         "topology": "2x4",
@@ -327,7 +350,7 @@ def test_the_program_checks_a_per_zone_quota_in_each_pool_s_zone(run_plan: PlanR
         SPOT_V6E_ZONE.quota_id,
         ["zone"],
         [
-            {"dimensions": {"zone": "us-east5-b"}, "details": {"value": "16"}},
+            {"dimensions": {"zone": "us-east5-b"}, "details": {"value": str(zone_value)}},
             {"details": {"value": "-1"}},
         ],
     )
@@ -339,10 +362,31 @@ def test_the_program_checks_a_per_zone_quota_in_each_pool_s_zone(run_plan: PlanR
     )
     assert quota_invoke(SPOT_V6E.quota_id) in plan.invokes
     assert quota_invoke(SPOT_V6E_ZONE.quota_id) in plan.invokes
+    return plan
+
+
+def test_the_program_checks_a_per_zone_quota_in_each_pool_s_zone(run_plan: PlanRunner) -> None:
+    # us-east5-b's 8 chips hold neither the pool's 16 nor its surge VM's 8 more.
+    plan = _two_spot_pools(run_plan, 8)
     assert plan.errors == [
-        "tpuPools[1]: " + _short(SPOT_V6E_ZONE, "us-east5-b", "24 (tpuPools[1] 24)", 16, 8)
+        "tpuPools[1]: " + _short(SPOT_V6E_ZONE, "us-east5-b", "24 (tpuPools[1] 24)", 8, 16)
     ]
     assert plan.warnings == []
+
+
+def test_a_quota_short_only_of_the_upgrade_surge_is_a_warning(run_plan: PlanRunner) -> None:
+    # us-east5-b's 16 chips hold the pool's two VMs, not the surge VM an upgrade adds: GKE then
+    # upgrades fewer nodes at once or fails the upgrade, and the quota can be raised before.
+    plan = _two_spot_pools(run_plan, 16)
+    assert plan.errors == []
+    assert [w for w in plan.warnings if "surge" in w] == [
+        "tpuPools[1]: Preemptible TPU v6e chips per zone (PREEMPTIBLE-TPU-V6E-per-project-zone) "
+        "in us-east5-b: the nodes take 16 of the quota's 16, and an upgrade's surge nodes 8 "
+        "more: 8 short while a surge upgrade runs, which then upgrades fewer nodes at once or "
+        "fails (kubernetes-engine/docs/how-to/node-upgrades-quota); raise the quota to 24 "
+        "before upgrading (IAM & Admin > Quotas), or set the pool's upgrade.maxSurge 0 with "
+        "maxUnavailable 1"
+    ]
 
 
 def test_a_per_zone_quota_the_project_lacks_is_quiet_when_its_regional_quota_is_read(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gke_tpu.catalog.gke import HYPERDISK_BALANCED, SSD_DISK_TYPES
 from gke_tpu.catalog.quotas import (
@@ -21,7 +21,7 @@ from gke_tpu.catalog.quotas import (
 )
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
-from gke_tpu.config.stack.demand import node_pool_demand
+from gke_tpu.config.stack.demand import PoolDemand, node_pool_demand
 from gke_tpu.preflight.facts import UNLIMITED, UNREADABLE, QuotaInfo
 from gke_tpu.problems import Problem
 
@@ -39,6 +39,13 @@ class QuotaNeed:
     by_zone: tuple[tuple[str | None, str, int], ...] = ()
     """What each config path spends in each zone, (zone, path, amount); zone None: nodes in
     zones GKE picks (a regional CPU pool without `zones`)."""
+    surge_by_zone: tuple[tuple[str | None, str, int], ...] = ()
+    """The part of `by_zone` that only an upgrade's surge nodes spend, alike."""
+
+    @property
+    def surge(self) -> int:
+        """What only upgrades' surge nodes spend of `amount`."""
+        return sum(amount for _, _, amount in self.surge_by_zone)
 
     @property
     def zones(self) -> tuple[str | None, ...]:
@@ -52,7 +59,9 @@ class QuotaNeed:
         for where, path, amount in self.by_zone:
             if where == zone:
                 by_path[path] += amount
-        return _need(self.quota, by_path, ((zone, p, a) for p, a in by_path.items()))
+        surge = tuple(s for s in self.surge_by_zone if s[0] == zone)
+        need = _need(self.quota, by_path, ((zone, p, a) for p, a in by_path.items()))
+        return replace(need, surge_by_zone=surge)
 
 
 @dataclass(frozen=True)
@@ -99,36 +108,46 @@ def quota_needs(
     every node on Autopilot, are created per workload: the stack itself spends nothing for
     them (as the report's quota table counts it)."""
     shares: dict[Quota, dict[tuple[str | None, str], int]] = defaultdict(lambda: defaultdict(int))
+    surges: dict[Quota, dict[tuple[str | None, str], int]] = defaultdict(lambda: defaultdict(int))
     addresses = 0 if private_nodes else 1
     for row in node_pool_demand(cluster, pools):
         if row.created_by_gke:
             continue
         zones: tuple[str | None, ...] = row.zones or (None,)
         for zone in zones:
-            nodes = row.most // len(zones)
-            spent: list[tuple[Quota, int]] = [(IN_USE_ADDRESSES, nodes * addresses)]
-            if row.boot_disk_type in SSD_DISK_TYPES:
-                spent.append((SSD_TOTAL_GB, nodes * row.boot_disk_gb))
-            elif row.boot_disk_type == HYPERDISK_BALANCED:
-                spent.append((HYPERDISK_BALANCED_TOTAL_GB, nodes * row.boot_disk_gb))
-            if row.generation is not None:
-                spent += [
-                    (q, nodes * row.chips_per_node)
-                    for q in chip_quotas(row.generation, row.chip_kind)
-                ]
-            elif (cpus := cpu_quota(row.machine)) and (vcpus := vcpus_of(row.machine)):
-                spent.append((cpus, nodes * vcpus))
-            for quota, amount in spent:
+            most = _spent(row, row.most // len(zones), addresses)
+            steady = dict(_spent(row, row.nodes // len(zones), addresses))
+            for quota, amount in most:
                 if amount:
                     shares[quota][(zone, row.path)] += amount
+                    if amount > steady.get(quota, 0):
+                        surges[quota][(zone, row.path)] += amount - steady.get(quota, 0)
     needs: list[QuotaNeed] = []
     for quota, by_place in shares.items():
         by_path: dict[str, int] = defaultdict(int)
         for (_, path), amount in by_place.items():
             by_path[path] += amount
         if by_path:
-            needs.append(_need(quota, by_path, ((z, p, a) for (z, p), a in by_place.items())))
+            need = _need(quota, by_path, ((z, p, a) for (z, p), a in by_place.items()))
+            surge = tuple((z, p, a) for (z, p), a in surges[quota].items())
+            needs.append(replace(need, surge_by_zone=surge))
     return tuple(needs)
+
+
+def _spent(row: PoolDemand, nodes: int, addresses: int) -> list[tuple[Quota, int]]:
+    """What `nodes` of a row spend of each quota."""
+    spent: list[tuple[Quota, int]] = [(IN_USE_ADDRESSES, nodes * addresses)]
+    if row.boot_disk_type in SSD_DISK_TYPES:
+        spent.append((SSD_TOTAL_GB, nodes * row.boot_disk_gb))
+    elif row.boot_disk_type == HYPERDISK_BALANCED:
+        spent.append((HYPERDISK_BALANCED_TOTAL_GB, nodes * row.boot_disk_gb))
+    if row.generation is not None:
+        spent += [
+            (q, nodes * row.chips_per_node) for q in chip_quotas(row.generation, row.chip_kind)
+        ]
+    elif (cpus := cpu_quota(row.machine)) and (vcpus := vcpus_of(row.machine)):
+        spent.append((cpus, nodes * vcpus))
+    return spent
 
 
 def unchecked_chips(cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...]) -> tuple[str, ...]:
@@ -187,7 +206,8 @@ def check_quota(need: QuotaNeed, found: QuotaInfo | str | None, region: str) -> 
         return QuotaCheck((QuotaRow(need, why),), warnings=(_not_checked(need, why),))
     if ZONE not in dimensions:
         limit = quota_value(found, need.quota, region)
-        return QuotaCheck((QuotaRow(need, limit),), _exceeded(need, limit, region))
+        problems, warnings = _exceeded(need, limit, region)
+        return QuotaCheck((QuotaRow(need, limit),), problems, warnings)
     rows: list[QuotaRow] = []
     problems: list[Problem] = []
     warnings: list[str] = []
@@ -200,14 +220,45 @@ def check_quota(need: QuotaNeed, found: QuotaInfo | str | None, region: str) -> 
             continue
         limit = quota_value(found, need.quota, region, zone)
         rows.append(QuotaRow(in_zone, limit, zone))
-        problems += _exceeded(in_zone, limit, zone)
+        zone_problems, zone_warnings = _exceeded(in_zone, limit, zone)
+        problems += zone_problems
+        warnings += zone_warnings
     return QuotaCheck(tuple(rows), tuple(problems), tuple(warnings))
 
 
-def _exceeded(need: QuotaNeed, limit: int | None, where: str) -> tuple[Problem, ...]:
+def _exceeded(
+    need: QuotaNeed, limit: int | None, where: str
+) -> tuple[tuple[Problem, ...], tuple[str, ...]]:
+    """A need over the quota is a problem; one over it only by upgrades' surge nodes is a
+    warning: GKE upgrades fewer nodes at once, or fails the upgrade, when the quota does not
+    hold the surge ("If the available resources are less than the number of nodes specified in
+    maxSurge, then the number of parallel upgrades is less than maxSurge plus maxUnavailable",
+    https://cloud.google.com/kubernetes-engine/docs/how-to/node-upgrades-quota), and the quota
+    can be raised before an upgrade."""
     if limit is None or limit == UNLIMITED or need.amount <= limit:
-        return ()
-    return (quota_problem(need, limit, where),)
+        return (), ()
+    if need.amount - need.surge > limit:
+        return (quota_problem(need, limit, where),), ()
+    return (), (surge_warning(need, limit, where),)
+
+
+def surge_warning(need: QuotaNeed, limit: int, where: str) -> str:
+    """What the quota lacks for upgrades, and where to raise it (or, for a TPU pool, how to
+    upgrade without surge nodes)."""
+    path = need.shares[0][0]
+    instead = (
+        ", or set the pool's upgrade.maxSurge 0 with maxUnavailable 1"
+        if path.startswith("tpuPools")
+        else ""
+    )
+    return (
+        f"{path}: {need.quota.label} ({need.quota.quota_id}) in {where}: the nodes "
+        f"take {need.amount - need.surge} of the quota's {limit}, and an upgrade's surge nodes "
+        f"{need.surge} more: {need.amount - limit} short while a surge upgrade runs, which then "
+        "upgrades fewer nodes at once or fails (kubernetes-engine/docs/how-to/"
+        "node-upgrades-quota); raise the quota to "
+        f"{need.amount} before upgrading (IAM & Admin > Quotas){instead}"
+    )
 
 
 def quota_problem(need: QuotaNeed, limit: int, where: str) -> Problem:

@@ -12,6 +12,7 @@ from gke_tpu.config.observability.spec import (
     duration_seconds,
 )
 from gke_tpu.config.platform import load_platform
+from gke_tpu.problems import show
 from tests.conftest import BASE_CLUSTER, config_problems, stack_config
 
 V5E_SLICE = {"name": "train", "tpu": "v5e", "topology": "4x4", "zone": "us-east5-b"}
@@ -217,3 +218,37 @@ def test_an_email_address_of_254_characters_is_taken_and_one_of_255_refused() ->
     [problem] = config_problems(_config({"email": [too_long]}))
     assert problem.startswith("observability.email[0]: ")
     assert problem.endswith(": is not an email address, such as 'tpu-oncall@example.com'")
+
+
+def test_a_channel_is_named_by_project_id_or_project_number() -> None:
+    channels = [
+        "projects/gke-tpu-dev/notificationChannels/123",
+        "projects/123456789012/notificationChannels/456",
+    ]
+    plan = load_platform(_config({"notificationChannels": channels})).observability
+    assert plan is not None and plan.notification_channels == tuple(channels)
+    for project in ("0123", "12345678901234567890", "1project"):
+        name = f"projects/{project}/notificationChannels/1"
+        assert config_problems(_config({"notificationChannels": [name]})) == [
+            f"observability.notificationChannels[0]: {name!r}: is not a notification channel's "
+            "name, such as 'projects/my-project/notificationChannels/1234567890' (gcloud beta "
+            "monitoring channels list --format='value(name)')"
+        ]
+
+
+def test_addresses_and_channels_that_differ_only_in_case_are_listed_once() -> None:
+    emails = ["oncall@example.com", "ml@example.com", "OnCall@Example.com"]
+    assert config_problems(_config({"email": emails})) == [
+        f"observability.email: {show(emails)}: lists 'OnCall@Example.com' at [2] and [0] (as "
+        "'oncall@example.com'); list each once (case aside)"
+    ]
+    twice = ["ml@example.com", "ml@example.com"]
+    assert config_problems(_config({"email": twice})) == [
+        f"observability.email: {show(twice)}: lists 'ml@example.com' at [1] and [0]; list each "
+        "once (case aside)"
+    ]
+    channel = "projects/p-1234/notificationChannels/9"
+    assert config_problems(_config({"notificationChannels": [channel, channel]})) == [
+        f"observability.notificationChannels: {show([channel, channel])}: lists {channel!r} at "
+        "[1] and [0]; list each once (case aside)"
+    ]

@@ -322,3 +322,35 @@ WINDOW = {
 def test_a_window_an_exclusion_or_no_auto_upgrades_silence_it(cluster: dict[str, object]) -> None:
     warnings = load_platform(_config(TRAIN, **cluster)).warnings
     assert not [w for w in warnings if "may upgrade its nodes" in w]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "duration"),
+    [
+        (3600, "3600s"),
+        (0.5, "0.5s"),
+        (3.000000001, "3.000000001s"),
+        (0, "0s"),
+        (1e-9, "0.000000001s"),
+    ],
+)
+def test_a_soak_takes_fractions_of_a_second_as_google_s_duration_does(
+    seconds: float, duration: str
+) -> None:
+    spec = UpgradeSpec.model_validate(
+        {
+            "strategy": "BLUE_GREEN",
+            "blueGreen": {"batchSoakSeconds": seconds, "nodePoolSoakSeconds": seconds},
+        }
+    )
+    plan = plan_upgrade("t", spec, SINGLE)
+    assert isinstance(plan, UpgradePlan) and plan.blue_green is not None
+    assert (plan.blue_green.batch_soak, plan.blue_green.node_pool_soak) == (duration, duration)
+
+
+def test_a_soak_finer_than_a_nanosecond_is_refused() -> None:
+    upgrade = {"strategy": "BLUE_GREEN", "blueGreen": {"batchSoakSeconds": 1.0000000001}}
+    assert config_problems(_config(SERVE | {"upgrade": upgrade})) == [
+        "tpuPools[0].upgrade.blueGreen.batchSoakSeconds: 1.0000000001: has more than 9 "
+        "fractional digits; a duration counts whole nanoseconds"
+    ]

@@ -70,8 +70,12 @@ Percent = Annotated[StrictInt | StrictFloat, Field(ge=0, le=100)]
 Count = Annotated[StrictInt, Field(ge=1, le=1_000_000)]
 
 # Notification channels (pulumi-gcp `monitoring.AlertPolicy.notification_channels`): resource
-# names `projects/<project>/notificationChannels/<id>`.
-_CHANNEL = re.compile(r"projects/[a-z][-a-z0-9.:]{4,61}/notificationChannels/[0-9A-Za-z_-]{1,64}")
+# names `projects/[PROJECT_ID_OR_NUMBER]/notificationChannels/[CHANNEL_ID]` (Cloud Monitoring API
+# v3, projects.alertPolicies `notificationChannels`, https://cloud.google.com/monitoring/api/
+# ref_v3/rest/v3/projects.alertPolicies): a project id or a project number.
+_CHANNEL = re.compile(
+    r"projects/([a-z][-a-z0-9.:]{4,61}|[1-9][0-9]{0,18})/notificationChannels/[0-9A-Za-z_-]{1,64}"
+)
 _EMAIL = re.compile(r"[^@\s]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+", re.ASCII)
 
 
@@ -88,6 +92,21 @@ def _channel(value: str) -> str:
 def _email(value: str) -> str:
     if len(value) > 254 or not _EMAIL.fullmatch(value):
         raise ValueError("is not an email address, such as 'tpu-oncall@example.com'")
+    return value
+
+
+def _once_each(value: tuple[str, ...]) -> tuple[str, ...]:
+    """Addresses and channels listed once, case aside: the channel of an address is named after
+    it in lower case, so two spellings of one address would be two resources with one name,
+    and one mailbox paged twice."""
+    seen: dict[str, int] = {}
+    for i, item in enumerate(value):
+        first = seen.setdefault(item.lower(), i)
+        if first != i:
+            again = "" if value[first] == item else f" (as {value[first]!r})"
+            raise ValueError(
+                f"lists {item!r} at [{i}] and [{first}]{again}; list each once (case aside)"
+            )
     return value
 
 
@@ -240,12 +259,16 @@ class ObservabilitySpec(Spec):
     """Managed Service for Prometheus' managed collection; default true. The kube state
     components, the Kueue metrics and the JobSet and queue alerts need it; Autopilot always
     runs it."""
-    notification_channels: tuple[Annotated[str, AfterValidator(_channel)], ...] = ()
+    notification_channels: Annotated[
+        tuple[Annotated[str, AfterValidator(_channel)], ...], AfterValidator(_once_each)
+    ] = ()
     """Existing notification channels attached to every alert, by name
-    (`projects/<p>/notificationChannels/<id>`); default none."""
-    email: tuple[Annotated[str, AfterValidator(_email)], ...] = Field(default=(), max_length=20)
+    (`projects/<project id or number>/notificationChannels/<id>`), each once; default none."""
+    email: Annotated[
+        tuple[Annotated[str, AfterValidator(_email)], ...], AfterValidator(_once_each)
+    ] = Field(default=(), max_length=20)
     """Email addresses to notify: the plan creates an email channel for each, attached to every
-    alert; default none."""
+    alert; each once (addresses that differ only in case are one); default none."""
     tpu_device_plugin_metrics: StrictBool = False
     """Scrape the TPU device plugin's metrics (port 2112 in kube-system) with a PodMonitoring,
     for autoscaling on TPU metrics; default false."""

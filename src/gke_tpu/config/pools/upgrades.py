@@ -9,9 +9,10 @@ they depend on, and the node pool component turns the result into `upgradeSettin
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import Field, StrictInt
+from pydantic import AfterValidator, Field, StrictFloat, StrictInt
 
 from gke_tpu.catalog.gke import MAX_NODES_PER_POOL_ZONE
 from gke_tpu.catalog.tpu import Generation
@@ -29,7 +30,25 @@ MaintenanceInterval = Literal["AS_NEEDED", "PERIODIC"]
 #: pulumi up" says so.
 MAX_SOAK_SECONDS = 7 * 24 * 3600
 _NodeCount = Annotated[StrictInt, Field(ge=0, le=MAX_NODES_PER_POOL_ZONE)]
-_Soak = Annotated[StrictInt, Field(ge=0, le=MAX_SOAK_SECONDS)]
+#: Google's Duration takes seconds with up to nine fractional digits ("3.5s": protobuf
+#: google.protobuf.Duration's JSON form, https://protobuf.dev/reference/protobuf/google.protobuf/
+#: #duration; BlueGreenSettings' soak durations are of that type, container API v1).
+DURATION_DIGITS = 9
+
+
+def _whole_nanoseconds(value: float) -> float:
+    exponent = Decimal(repr(value)).as_tuple().exponent
+    if isinstance(exponent, int) and exponent < -DURATION_DIGITS:
+        raise ValueError(
+            f"has more than {DURATION_DIGITS} fractional digits; a duration counts whole "
+            "nanoseconds"
+        )
+    return value
+
+
+_Soak = Annotated[
+    StrictInt | StrictFloat, Field(ge=0, le=MAX_SOAK_SECONDS), AfterValidator(_whole_nanoseconds)
+]
 
 
 class BlueGreenSpec(Spec):
@@ -40,9 +59,10 @@ class BlueGreenSpec(Spec):
     batch_percent: Annotated[StrictInt, Field(ge=1, le=100)] | None = None
     """Share of the blue nodes drained per batch, 1 to 100."""
     batch_soak_seconds: _Soak | None = None
-    """Wait after each batch, up to 7 days."""
+    """Wait after each batch, up to 7 days; fractions of a second to the nanosecond."""
     node_pool_soak_seconds: _Soak | None = None
-    """Time the drained blue pool is kept for a rollback before GKE deletes it, up to 7 days."""
+    """Time the drained blue pool is kept for a rollback before GKE deletes it, up to 7 days;
+    fractions of a second to the nanosecond."""
 
 
 class UpgradeSpec(Spec):
@@ -221,9 +241,12 @@ def plan_upgrade(
     return UpgradePlan("SURGE", surge, unavailable, None, "set in the entry")
 
 
-def _seconds(value: int | None) -> str | None:
-    """A duration as the provider takes it ("3600s")."""
-    return None if value is None else f"{value}s"
+def _seconds(value: float | None) -> str | None:
+    """A duration as the provider takes it ("3600s", "3.5s")."""
+    if value is None:
+        return None
+    text = format(Decimal(repr(value)), "f")
+    return f"{text.rstrip('0').rstrip('.') if '.' in text else text}s"
 
 
 def plan_host_maintenance(
