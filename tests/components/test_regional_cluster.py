@@ -89,7 +89,7 @@ def test_cpu_pool_uses_the_dedicated_node_account_with_workload_identity(
         "name": "cpu",
         "nodeCount": 1,
         "nodeConfig": {
-            "machineType": "e2-standard-4",
+            "machineType": "n2-standard-4",  # us-central2 has no E2 machines
             "diskSizeGb": 100,
             "diskType": "pd-balanced",
             "serviceAccount": "tpu-test-nodes@gke-tpu-test.iam.gserviceaccount.com",

@@ -25,7 +25,7 @@ class CpuPoolArgs(NoneMeansDefault):
     """The cluster's CPU node pool, for system Pods and CPU work (model conversion)."""
 
     machine_type: str | None = None
-    """Default `e2-standard-4`."""
+    """Default `e2-standard-4` (`n2-standard-4` in us-central2, which has no E2 machines)."""
     nodes_per_zone: int | None = None
     """Nodes in each of its zones; default 1."""
     disk_size_gb: int | None = None
@@ -63,7 +63,8 @@ class RegionalClusterArgs(NoneMeansDefault):
     dns_endpoint: bool | None = None
     """Reach the control plane at its DNS endpoint, by IAM; default GKE's setting."""
     cpu_pool: CpuPoolArgs | None = None
-    """The CPU node pool; default one `e2-standard-4` node per zone."""
+    """The CPU node pool; default one `e2-standard-4` node per zone (`n2-standard-4` in
+    us-central2)."""
 
     def section(self, name: str) -> dict[str, object]:
         """The `gke-tpu:cluster` section these Args stand for (keys left out where a default)."""

@@ -7,8 +7,10 @@ from typing import Any
 
 from gke_tpu.config.cluster.rules import CLUSTER_RULES
 from gke_tpu.config.cluster.spec import ClusterSpec
+from gke_tpu.config.platform import load_platform
 from gke_tpu.problems.models import Parsed, parse
 from gke_tpu.problems.rules import run_rules
+from tests.conftest import config_problems, stack_config
 
 BASE = {"name": "tpu-test", "region": "us-central2"}
 
@@ -51,3 +53,36 @@ def test_a_release_channel_that_did_not_parse_hides_no_exclusion_rule_but_its_ow
     paths, _ = _run({**BASE, "releaseChannel": "NEVER", "maintenanceExclusions": [exclusion]})
     # The exclusion still needs an end and a window; whether its scope needs a channel is unknown.
     assert paths == ["cluster.maintenanceExclusions[0].endTime", "cluster.maintenanceExclusions"]
+
+
+def test_the_cpu_machine_type_is_checked_against_the_catalog_and_the_region() -> None:
+    def problems(region: str, **cpu: object) -> list[str]:
+        return config_problems(
+            stack_config(cluster={"name": "c", "region": region, "cpuPool": cpu})
+        )
+
+    assert problems("us-east5", machineType="e2-standrad-8") == [
+        "cluster.cpuPool.machineType: 'e2-standrad-8' is not an E2 machine type; expected "
+        "e2-standard-<vCPUs>, e2-highmem-<vCPUs>, e2-highcpu-<vCPUs>; did you mean "
+        "'e2-standard-8'?"
+    ]
+    assert problems("us-central2", machineType="e2-standard-4") == [
+        "cluster.cpuPool.machineType: 'e2-standard-4': us-central2 has no E2 machines "
+        "(GCE_NOT_FOUND); use another series there, such as 'n2-standard-4'"
+    ]
+    # Unset, the default follows the region, also while another field of the cluster is bad.
+    assert problems("us-central2", nodesPerZone=0) == [
+        "cluster.cpuPool.nodesPerZone: 0 is too small; at least 1 is allowed"
+    ]
+    spec = load_platform(stack_config(cluster={"name": "c", "region": "us-central2"}))
+    assert spec.cluster.cpu_pool.machine_type == "n2-standard-4"
+    unknown = load_platform(
+        stack_config(
+            cluster={"name": "c", "region": "us-east5", "cpuPool": {"machineType": "c4-standard-8"}}
+        )
+    )
+    assert [w for w in unknown.warnings if "c4 series" in w] == [
+        "cluster.cpuPool.machineType: 'c4-standard-8': the catalog does not know the c4 series "
+        "(it checks e2, n1, n2, n2d, n4, t2d); check that it exists in the region (gcloud compute "
+        "machine-types list --filter=zone:<zone>)"
+    ]

@@ -329,7 +329,8 @@ def test_an_accepted_machine_type_is_kept_as_written(machine_type: str) -> None:
 
 
 def test_the_machine_type_length_bound() -> None:
-    longest = "e2-" + "a" * 20 + "-" + "b" * 20 + "-" + "c" * 18
+    # The form's bound, in a series the catalog does not know (its sizes are not checked).
+    longest = "z9-" + "a" * 20 + "-" + "b" * 20 + "-" + "c" * 18
     assert len(longest) == 63
     assert load_platform(_config(cpuPool={"machineType": longest}))
     assert _problems(cpuPool={"machineType": longest + "c"})[0].endswith(

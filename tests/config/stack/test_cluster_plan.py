@@ -62,7 +62,7 @@ def test_the_smallest_stack_plans_a_standard_cluster_with_gke_defaults() -> None
         autoscaling_profile=None,
         auto_provisioning=None,
         default_max_pods_per_node=None,
-        cpu_pool=CpuPool(),
+        cpu_pool=CpuPool(machine_type="n2-standard-4"),  # us-central2 has no E2 machines
         monitoring=Monitoring(("SYSTEM_COMPONENTS", "POD", "DEPLOYMENT", "JOBSET"), True),
         dns_endpoint=None,
     )

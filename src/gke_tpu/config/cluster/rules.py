@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from gke_tpu.catalog.gcp import zone_region
 from gke_tpu.catalog.gke import MAX_NO_UPGRADES_EXCLUSIONS, NO_UPGRADES_LONGEST_DAYS
+from gke_tpu.catalog.machine_types import check_machine_type, default_cpu_machine_type
 from gke_tpu.config.cluster.maintenance import availability_problem, parse_utc
 from gke_tpu.config.cluster.spec import ClusterSpec, MaintenanceExclusion, region_problems
 from gke_tpu.problems import Problem, show
@@ -64,6 +65,25 @@ def cpu_zones_are_in_the_region(cluster: Cluster) -> Iterator[Problem]:
                 f"{zone!r} is not in the cluster's region {region!r}; use zones such as "
                 f"'{region}-a'",
             )
+
+
+@rule("cluster.mode", "cluster.region", "cluster.cpuPool")
+def cpu_machine_type_exists(cluster: Cluster) -> Iterator[Problem]:
+    """The CPU pool's machine type against the catalog of series and sizes, and of what the
+    region lacks (catalog.machine_types); a series the catalog does not know is a warning."""
+    if cluster.spec.mode == "autopilot":
+        return
+    pool, region = cluster.spec.cpu_pool, cluster.spec.region
+    # A cluster section with a bad field is built without its validators: the default is the
+    # region's here too.
+    given = "machine_type" in pool.model_fields_set
+    checked = check_machine_type(
+        pool.machine_type if given else default_cpu_machine_type(region), region
+    )
+    if checked.problem:
+        yield Problem("cluster.cpuPool.machineType", checked.problem)
+    if checked.warning:
+        cluster.warnings.append(f"cluster.cpuPool.machineType: {checked.warning}")
 
 
 @rule("cluster.cpuPool")
@@ -191,6 +211,7 @@ CLUSTER_RULES: tuple[Rule[Cluster], ...] = (
     region_is_known,
     cpu_zones_are_in_the_region,
     cpu_zones_are_named_once,
+    cpu_machine_type_exists,
     window_is_long_enough,
     exclusions_fit_gke,
     exclusion_scopes_need_a_channel,

@@ -8,9 +8,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt
+from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt, model_validator
 
-from gke_tpu.catalog import is_version
+from gke_tpu.catalog import is_version, machine_types
 from gke_tpu.catalog.gcp import REGIONS, RESOURCE_NAME, is_region_name, zone_region
 from gke_tpu.catalog.gke import (
     DEFAULT_REGIONAL_ZONES,
@@ -32,8 +32,9 @@ DiskType = Literal["pd-standard", "pd-balanced", "pd-ssd"]
 DEFAULT_MODE: Mode = "standard"
 #: TPU features land in the RAPID channel first.
 DEFAULT_RELEASE_CHANNEL: ReleaseChannel = "RAPID"
-#: 4 vCPU and 16 GB: enough for system pods and for model conversion jobs.
-DEFAULT_CPU_MACHINE_TYPE = "e2-standard-4"
+#: 4 vCPU and 16 GB: enough for system pods and for model conversion jobs (an N2 type where the
+#: region has no E2 machines: catalog.machine_types).
+DEFAULT_CPU_MACHINE_TYPE = machine_types.DEFAULT_CPU_MACHINE_TYPE
 DEFAULT_CPU_NODES_PER_ZONE = 1
 #: GKE's own default.
 DEFAULT_BOOT_DISK_GB = GKE_DEFAULT_BOOT_DISK_GB
@@ -174,7 +175,7 @@ class CpuPool(Spec):
 
     machine_type: MachineTypeName = DEFAULT_CPU_MACHINE_TYPE
     """Machine type of the CPU pool; default `e2-standard-4` (16 GB: enough for system pods
-    and model conversion jobs)."""
+    and model conversion jobs), `n2-standard-4` in us-central2, which has no E2 machines."""
     nodes_per_zone: StrictInt = Field(
         default=DEFAULT_CPU_NODES_PER_ZONE, ge=1, le=MAX_NODES_PER_POOL_ZONE
     )
@@ -262,6 +263,16 @@ class ClusterSpec(Spec):
     auto_provisioning: AutoProvisioning | None = None
     """Node auto-provisioning limits; required in a Standard cluster with a TPU pool that has a
     `fallback`, and enabled only then. Default none."""
+
+    @model_validator(mode="after")
+    def _cpu_machine_of_the_region(self) -> ClusterSpec:
+        """The CPU pool's default machine type follows the region (catalog.machine_types)."""
+        if "machine_type" not in self.cpu_pool.model_fields_set:
+            machine = machine_types.default_cpu_machine_type(self.region)
+            if machine != self.cpu_pool.machine_type:
+                pool = self.cpu_pool.model_copy(update={"machine_type": machine})
+                object.__setattr__(self, "cpu_pool", pool)  # frozen: set once, while validating
+        return self
 
 
 @dataclass(frozen=True)
