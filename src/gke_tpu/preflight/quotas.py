@@ -206,8 +206,7 @@ def check_quota(need: QuotaNeed, found: QuotaInfo | str | None, region: str) -> 
         return QuotaCheck((QuotaRow(need, why),), warnings=(_not_checked(need, why),))
     if ZONE not in dimensions:
         limit = quota_value(found, need.quota, region)
-        problems, warnings = _exceeded(need, limit, region)
-        return QuotaCheck((QuotaRow(need, limit),), problems, warnings)
+        return QuotaCheck((QuotaRow(need, limit),), *_exceeded(need, limit, region))
     rows: list[QuotaRow] = []
     problems: list[Problem] = []
     warnings: list[str] = []
