@@ -28,7 +28,7 @@ help:
 	@echo "make snapshot [STACK=dev] [GCLOUD=gcloud]  record the stack's project for preflight"
 	@echo "                       with gcloud: build/snapshots/<stack>.json (then SNAPSHOT=<it>)"
 	@echo "make test              lint, type check, tests and the security scan"
-	@echo "make bench             scale figures of the offline plan and of the config checks"
+	@echo "make bench             scale figures of the offline plan, the fleet plan and the config checks"
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
 	@echo "make schema            rewrite packages/gke-tpu/schema.json after reviewing an API change"
 	@echo "make docs              rewrite the generated parts of README.md and docs/"
@@ -134,6 +134,7 @@ bench: $(VENV)/.runtime
 	$(PY) bench/validation_scale.py
 	$(PY) bench/plan_scale.py
 	$(PY) bench/package_overhead.py
+	$(PY) bench/fleet_scale.py
 
 clean:
 	rm -rf $(VENV) .tools build .pytest_cache .ruff_cache
