@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from gke_tpu.catalog.tokens import PLATFORM_PROJECT
 from gke_tpu.plan.engine import Plan, run_program
+from gke_tpu.plan.esc import EscValues, read_esc_values
 from gke_tpu.plan.fake_cloud import ANY_STACK
 from gke_tpu.plan.json_file import UnreadableJson, read_json
 from gke_tpu.plan.outputs import Output, OutputError, output_problems, write_text
@@ -55,10 +56,11 @@ def plan_stack(
     config_file: Path | None = None,
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
     cloud_snapshot: CloudSnapshot | None = None,
+    esc: EscValues | None = None,
 ) -> Plan:
     """The plan of one stack. StackFileError when a project or stack file cannot be read,
     SnapshotError when the snapshot is another project's or region's."""
-    return plan_checked(stack, project_dir, config_file, stack_references, cloud_snapshot)[0]
+    return plan_checked(stack, project_dir, config_file, stack_references, cloud_snapshot, esc)[0]
 
 
 def plan_checked(
@@ -67,11 +69,12 @@ def plan_checked(
     config_file: Path | None = None,
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
     cloud_snapshot: CloudSnapshot | None = None,
+    esc: EscValues | None = None,
 ) -> tuple[Plan, PreflightReport | None]:
     """The plan of one stack and, when a cloud snapshot answered the platform's preflight, what
     the program's preflight found. StackFileError when a project or stack file cannot be read,
     SnapshotError when the snapshot is another project's or region's."""
-    config = read_stack_config(project_dir, stack, config_file)
+    config = read_stack_config(project_dir, stack, config_file, esc)
     mismatch = cloud_snapshot and snapshot_mismatch(cloud_snapshot, config.values)
     if mismatch:
         raise SnapshotError(mismatch)
@@ -111,6 +114,9 @@ def plan_checked(
     if missing:
         plan.errors = [*missing, *plan.errors]
         plan.resources, plan.outputs, plan.cost, plan.quota = [], {}, None, []
+    if config.unopened and plan.errors:
+        # Never planned as if the environments were not there: what they set may be the cause.
+        plan.errors = [*plan.errors, config.unopened_error()]
     return plan, None if plan.errors else preflight
 
 
@@ -260,6 +266,15 @@ def main(argv: list[str] | None = None) -> int:
         "to resources and cost",
     )
     parser.add_argument(
+        "--esc-values",
+        action="append",
+        default=[],
+        metavar="[ENV=]FILE",
+        help="what `esc env open <org>/<project>/<env>` printed for an ESC environment the "
+        "stack imports (repeatable; without ENV=, for any environment): its pulumiConfig "
+        "becomes config, below the stack file's own",
+    )
+    parser.add_argument(
         "--cloud-snapshot",
         type=Path,
         action="append",
@@ -305,8 +320,9 @@ def _plan_and_write(
         references = read_stack_references(args.stack_reference)
         baseline = read_baseline(args.baseline) if args.baseline else None
         snapshot = read_snapshot(args.cloud_snapshot[0]) if args.cloud_snapshot else None
+        esc = read_esc_values(args.esc_values)
         plan, preflight = plan_checked(
-            args.stack, args.project_dir.resolve(), args.config_file, references, snapshot
+            args.stack, args.project_dir.resolve(), args.config_file, references, snapshot, esc
         )
     except (StackFileError, SnapshotError) as error:
         print(f"error: {error}", file=sys.stderr)

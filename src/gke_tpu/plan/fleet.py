@@ -17,6 +17,7 @@ from typing import Any
 
 from gke_tpu.plan.cli import failed_plan, plan_checked
 from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.esc import EscValues
 from gke_tpu.plan.fleet_checks import Conflict, conflicts, quota_limit
 from gke_tpu.plan.go_yaml import StackFileError
 from gke_tpu.plan.preflight import snapshot_mismatch
@@ -87,13 +88,13 @@ class Fleet:
 
 
 def _snapshot_for(
-    project_dir: Path, stack: str, snapshots: Sequence[CloudSnapshot]
+    project_dir: Path, stack: str, snapshots: Sequence[CloudSnapshot], esc: EscValues | None
 ) -> CloudSnapshot | None:
     """The snapshot of the stack's project and region, if one was given: the first that
     `snapshot_mismatch` (what a single-stack plan refuses) finds nothing against."""
     if not snapshots:
         return None
-    values = read_stack_config(project_dir, stack).values
+    values = read_stack_config(project_dir, stack, esc=esc).values
     return next((s for s in snapshots if snapshot_mismatch(s, values) is None), None)
 
 
@@ -102,6 +103,7 @@ def plan_fleet(
     stacks: Sequence[str],
     snapshots: Sequence[CloudSnapshot] = (),
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+    esc: EscValues | None = None,
 ) -> Fleet:
     """Each stack planned as `gke-tpu-plan --stack <name>` plans it, with the snapshot of its
     own project and region (none: preflight skipped, as for one stack)."""
@@ -109,8 +111,8 @@ def plan_fleet(
     for stack in stacks:
         snapshot = None
         try:
-            snapshot = _snapshot_for(project_dir, stack, snapshots)
-            plan, _ = plan_checked(stack, project_dir, None, stack_references, snapshot)
+            snapshot = _snapshot_for(project_dir, stack, snapshots, esc)
+            plan, _ = plan_checked(stack, project_dir, None, stack_references, snapshot, esc)
         except (StackFileError, SnapshotError) as error:
             plan = failed_plan(stack, error)
         results.append(StackResult(stack, plan, snapshot))

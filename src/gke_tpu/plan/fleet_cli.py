@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from gke_tpu.plan.esc import read_esc_values
 from gke_tpu.plan.fleet import FleetError, fleet_document, fleet_stacks, plan_fleet
 from gke_tpu.plan.outputs import Output, write_text
 from gke_tpu.plan.render.fleet_report import fleet_markdown
@@ -53,10 +54,11 @@ def run_fleet(
 
     try:
         references = read_stack_references(args.stack_reference)
+        esc = read_esc_values(args.esc_values)
     except StackFileError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_INVALID
-    fleet = plan_fleet(project_dir, stacks, snapshots, references)
+    fleet = plan_fleet(project_dir, stacks, snapshots, references, esc)
     document = fleet_document(fleet)
     if json_out:
         write_text(json_out, json.dumps(document, indent=2, sort_keys=True) + "\n", sys.stdout)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gke_tpu.plan.esc import EscValues, environments_config, stack_environments
 from gke_tpu.plan.go_yaml import StackFileError, config_string, read
 from gke_tpu.problems import show
 
@@ -25,6 +26,19 @@ class StackConfig:
     missing: tuple[str, ...] = ()
     """Keys `Pulumi.yaml` declares without a default that the stack file does not set."""
     warnings: tuple[str, ...] = ()
+    unopened: tuple[str, ...] = ()
+    """The ESC environments the stack imports that were not opened (no --esc-values): a key
+    they set is not in `values`."""
+
+    def unopened_error(self) -> str:
+        """The stack's problem while environments it imports were not opened."""
+        several = len(self.unopened) > 1
+        return (
+            f"environment: the stack imports the ESC environment{'s' if several else ''} "
+            f"{', '.join(self.unopened)}, which the offline plan cannot open: a key "
+            f"{'they set' if several else 'it sets'} may be what is missing or wrong above; pass "
+            "--esc-values [ENV=]FILE (what `esc env open <org>/<project>/<env>` prints)"
+        )
 
 
 def _mapping(document: Any, path: Path, what: str) -> dict[str, Any]:
@@ -94,9 +108,46 @@ def _outside_config(document: dict[str, Any], declarations: dict[str, Any], path
         )
 
 
+def _environments(
+    document: dict[str, Any],
+    path: Path,
+    project: str,
+    esc: EscValues | None,
+    values: dict[str, str],
+    warnings: list[str],
+) -> tuple[str, ...]:
+    """Put the stack's ESC environments' config into `values` (the stack file's own config goes
+    over it after); without `esc`, warn, naming them, and return them: they were not opened."""
+    environments = stack_environments(document, path)
+    if not environments:
+        return ()
+    if esc is None:
+        names = ", ".join(environments)
+        warnings.append(
+            f"the stack imports the ESC environment{'s' if len(environments) > 1 else ''} "
+            f"{names}, which the offline plan cannot open: it plans with the stack file's config "
+            "alone; pass --esc-values [ENV=]FILE (what `esc env open <org>/<project>/<env>` "
+            "prints) for their pulumiConfig"
+        )
+        return environments
+    opened, missing_values = environments_config(environments, esc)
+    if missing_values:
+        raise StackFileError(
+            f"{path}: the stack imports the ESC environment {', '.join(missing_values)}, and "
+            "--esc-values has no values for it: add --esc-values ENV=FILE for it (or one FILE "
+            "for every environment)"
+        )
+    for key, raw in opened.items():
+        values[_qualify(str(key), project, path)] = config_string(raw)
+    return ()
+
+
 def read_stack_config(
-    project_dir: Path, stack: str, config_file: Path | None = None
+    project_dir: Path, stack: str, config_file: Path | None = None, esc: EscValues | None = None
 ) -> StackConfig:
+    """The config the Pulumi CLI passes the program: `Pulumi.yaml`'s values and defaults, then
+    the stack's ESC environments' `pulumiConfig` (from `esc`, in import order), then the stack
+    file's own `config`, each over the one before (esc.py says where Pulumi documents it)."""
     project_file = project_dir / "Pulumi.yaml"
     project_doc = _mapping(read(project_file), project_file, "the file")
     project = project_doc.get("name")
@@ -126,6 +177,7 @@ def read_stack_config(
     config = _mapping(stack_doc.get("config"), path, "`config`")
     secret_keys: list[str] = []
     warnings: list[str] = []
+    unopened = _environments(stack_doc, path, project, esc, values, warnings)
     given: dict[str, str] = {}
     for key, raw in config.items():
         full = _qualify(key, project, path)
@@ -148,4 +200,5 @@ def read_stack_config(
         secret_keys=tuple(secret_keys),
         missing=missing,
         warnings=tuple(warnings),
+        unopened=unopened,
     )
