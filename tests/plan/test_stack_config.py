@@ -392,7 +392,7 @@ def test_config_keys_outside_config_are_named_as_such(tmp_path: Path) -> None:
     with pytest.raises(StackFileError, match=r": demo:size is outside `config:`; .* indent it "):
         read_stack_config(tmp_path, "s")
     path.write_text(
-        "secretsprovider: passphrase\nencryptedkey: k\nenvironment: [e]\nconfig: {demo:a: 1}\n"
+        "secretsprovider: passphrase\nencryptedkey: k\nenvironment: [p/e]\nconfig: {demo:a: 1}\n"
     )
     assert read_stack_config(tmp_path, "s").values == {"demo:a": "1"}
 
