@@ -14,7 +14,7 @@ from gke_tpu.config.kueue.spec import QUEUED_POOL_RULES
 from gke_tpu.config.network.rules import NETWORK_RULES
 from gke_tpu.config.observability.plan import OBSERVABILITY_RULES
 from gke_tpu.config.platform import SECTIONS
-from gke_tpu.config.pools.entry import POOL_RULES
+from gke_tpu.config.pools.rules import POOL_RULES
 from gke_tpu.config.stack.rules import STACK_RULES
 from gke_tpu.problems.models import innermost_model, keys_of
 from gke_tpu.problems.rules import Rule

@@ -30,9 +30,9 @@ from gke_tpu.config.observability.plan import (
     plan_observability,
 )
 from gke_tpu.config.observability.spec import ObservabilitySpec
+from gke_tpu.config.pools.list_rules import maintenance_warnings
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.planner import plan_tpu_pools
-from gke_tpu.config.pools.rules import maintenance_warnings
 from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.config.pools.versions import channel_version_warnings, version_warnings
 from gke_tpu.config.preflight import PreflightSpec

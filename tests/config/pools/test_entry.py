@@ -3,11 +3,15 @@ that did not parse or that the catalog refuses leaves unchecked."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
+
+import pytest
 
 from gke_tpu.catalog import GENERATIONS
 from gke_tpu.config.cluster.spec import ClusterFacts
-from gke_tpu.config.pools.entry import POOL_RULES, PoolEntry
+from gke_tpu.config.pools.entry import PoolEntry, pool_entry
+from gke_tpu.config.pools.rules import POOL_RULES
 from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.problems.models import parse
 from gke_tpu.problems.rules import run_rules
@@ -19,8 +23,9 @@ SLICE = {"name": "train", "tpu": "v5e", "topology": "4x4", "zone": "us-east5-b"}
 def _run(entry: dict[str, Any], cluster: ClusterFacts = CLUSTER) -> tuple[PoolEntry, list[str]]:
     pool, invalid, parse_problems = parse(TpuPoolSpec, entry, "tpuPools[0]")
     assert pool is not None
-    checked = PoolEntry("tpuPools[0]", pool, cluster, frozenset(entry) | invalid, [])
-    found = run_rules(POOL_RULES, checked, {f"tpuPools.{k}" for k in invalid})
+    unparsed = {f"tpuPools.{k}" for k in invalid}
+    checked = pool_entry("tpuPools[0]", pool, cluster, set(entry) | invalid, unparsed, [])
+    found = run_rules(POOL_RULES, checked, unparsed)
     return checked, [str(p) for p in [*parse_problems, *found]]
 
 
@@ -68,3 +73,15 @@ def test_a_name_that_did_not_parse_hides_only_the_compute_class_name_rule() -> N
 def test_a_compute_class_name_gke_reserves_is_refused_beside_the_fallbacks_problems() -> None:
     _, problems = _run({**SLICE, "name": "gke-x", "topology": "2x2", "fallback": ["x"]})
     assert [p.split(":")[0] for p in problems] == ["tpuPools[0].name", "tpuPools[0].fallback[0]"]
+
+
+def test_the_entry_is_worked_out_before_its_rules_and_no_rule_writes_it() -> None:
+    entry, _ = _run(SLICE)
+    # Derived without any rule having run: the values the rules and the plan read.
+    pool, invalid, _ = parse(TpuPoolSpec, SLICE, "tpuPools[0]")
+    assert pool is not None and not invalid
+    derived = pool_entry("tpuPools[0]", pool, CLUSTER, set(SLICE), set(), []).derived
+    assert derived == entry.derived
+    assert (derived.zone.value, derived.machine.value) == ("us-east5-b", entry.machine)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        entry.derived = derived  # type: ignore[misc]

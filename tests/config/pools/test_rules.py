@@ -1,4 +1,4 @@
-"""The rules of a `tpuPools` entry and of the list (`src/gke_tpu/config/pools/rules.py`), through
+"""The rules of a `tpuPools` entry and of the list (`src/gke_tpu/config/pools/rules.py`, `list_rules.py`), through
 `load_platform`: each failing case names the path, the value and the fix."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from gke_tpu.catalog import GENERATIONS
 from gke_tpu.config.platform import load_platform
-from gke_tpu.config.pools.rules import allowed_topologies
+from gke_tpu.config.pools.derive import allowed_topologies
 from tests.config.pools.entries import (
     BAD_NAME,
     GENERATION_NAMES,

@@ -8,7 +8,8 @@ components only turn the plan into resources. `plan_tpu_pools` adds the rules ac
 from collections.abc import Sequence
 
 from gke_tpu.config.cluster.spec import ClusterFacts
-from gke_tpu.config.pools.entry import POOL_RULES, PoolEntry
+from gke_tpu.config.pools.entry import pool_entry
+from gke_tpu.config.pools.list_rules import name_problems
 from gke_tpu.config.pools.plan import (
     AUTOSCALER_OWNED,
     GKE_REPORTED,
@@ -18,7 +19,7 @@ from gke_tpu.config.pools.plan import (
     node_pool_names,
     workload_policy_name,
 )
-from gke_tpu.config.pools.rules import name_problems
+from gke_tpu.config.pools.rules import POOL_RULES
 from gke_tpu.config.pools.spec import DEFAULT_NODE_COUNT, TpuPoolSpec
 from gke_tpu.problems import Problem
 from gke_tpu.problems.rules import run_rules
@@ -34,14 +35,15 @@ def plan_pool(
     """The plan of entry `i`, or every problem found in it (warnings are appended).
 
     `invalid` names the fields that did not parse (their problems are reported already): the
-    rules that read them are skipped (config.pools.entry), and every other rule still runs. An
+    rules that read them are skipped (config.pools.rules), and every other rule still runs. An
     empty list means no plan and no problem of the entry's own: a field, or a cluster fact (its
     name, its region), that did not parse, whose problem is reported where it is.
     """
     fields = TpuPoolSpec.model_fields
     given = invalid | {fields[name].alias or name for name in pool.model_fields_set}
-    entry = PoolEntry(f"tpuPools[{i}]", pool, cluster, frozenset(given), warnings)
-    problems = run_rules(POOL_RULES, entry, {f"tpuPools.{key}" for key in invalid})
+    unparsed = {f"tpuPools.{key}" for key in invalid}
+    entry = pool_entry(f"tpuPools[{i}]", pool, cluster, given, unparsed, warnings)
+    problems = run_rules(POOL_RULES, entry, unparsed)
     zone, capacity, machine = entry.zone, entry.capacity, entry.machine
     if problems or invalid or zone is None or capacity is None or machine is None:
         return problems
@@ -80,8 +82,8 @@ def plan_pool(
         autopilot=entry.autopilot,
         max_pods_per_node=pool.max_pods_per_node,
         fallback=entry.steps,
-        upgrade=entry.upgrade,
-        maintenance_interval=entry.interval,
+        upgrade=entry.derived.upgrade.value,
+        maintenance_interval=entry.derived.interval.value,
         boot_disk_type=pool.disk_type or generation.boot_disk_types[0],
     )
 

@@ -1,42 +1,25 @@
-"""The rules of one `tpuPools` entry, and of the list: each returns the problems it finds, with
-their config path, the bad value and what is allowed."""
+"""The rules of one `tpuPools` entry as a flat list, in the order their problems are listed.
+Each names the fields it reads (`tpuPools.<key>`); problems.rules.run_rules skips it when one of
+them did not parse, or when a rule before it refused one (a generation, machine type or topology
+the catalog does not have: the rules after it would only repeat that). What the entry works out
+(capacity, steps, zone, machine, upgrade) is derived before the rules (config.pools.derive); the
+rule at the derivation's place reports its problems."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from itertools import permutations
+from collections.abc import Collection, Iterator
 
-from gke_tpu.catalog import Generation, MachineType, machine_type, parse_topology
-from gke_tpu.catalog.gcp import zone_region
-from gke_tpu.catalog.gke import CPU_POOL_NAME, gke_name_problem
-from gke_tpu.config.cluster.spec import ClusterSpec
-from gke_tpu.config.pools.capacity import Capacity
-from gke_tpu.config.pools.fallback import ReservationRef, Step
-from gke_tpu.config.pools.plan import TpuPoolPlan, node_pool_names
-from gke_tpu.config.pools.spec import TpuPoolSpec
-from gke_tpu.problems import Problem, did_you_mean
+from gke_tpu.catalog import GENERATIONS
+from gke_tpu.config.pools.capacity import CAPACITY_KEYS
+from gke_tpu.config.pools.entry import PoolEntry
+from gke_tpu.config.pools.fallback import ReservationRef, compute_class_name_problems
+from gke_tpu.config.pools.versions import version_problems
+from gke_tpu.problems import Problem, did_you_mean, show
+from gke_tpu.problems.rules import Rule, rule
 
-
-def _documented_zones_in(generation: Generation, region: str) -> list[str]:
-    return [z for z in generation.zones if zone_region(z) == region]
-
-
-def topology_hint(generation: Generation, topology: str) -> str:
-    """The valid shape with the same dimensions in another order, if any (4x2x2 -> 2x2x4)."""
-    dims = parse_topology(topology)
-    for order in sorted(set(permutations(dims or ()))):
-        shape = "x".join(map(str, order))
-        if shape != topology and shape in generation.topologies:
-            return f"; did you mean {shape!r}?"
-    return ""
-
-
-def allowed_topologies(generation: Generation) -> str:
-    shapes = generation.topologies
-    if len(shapes) <= 12:
-        return ", ".join(shapes)
-    return f"{', '.join(shapes[:8])}, ... {shapes[-1]} ({len(shapes)} shapes: from 64 chips up, every dimension a multiple of 4, in non-decreasing order)"
-
+_CAPACITY = tuple(f"tpuPools.{key}" for key in CAPACITY_KEYS)
+_TPU = "tpuPools.tpu"
+_SHAPE = (_TPU, "tpuPools.machineType", "tpuPools.topology")
 
 #: Why node-pool keys mean nothing: no node pools of ours on Autopilot, or with a fallback.
 AUTOPILOT_WHY = "not allowed with cluster.mode autopilot, where there are no node pools of ours"
@@ -57,193 +40,234 @@ _NODE_POOL_KEYS = {
 FALLBACK_TAKES = frozenset({"diskType"})
 
 
-def per_workload_problems(
-    path: str, given: Collection[str], why: str, takes: Collection[str] = ()
-) -> list[Problem]:
+def _node_pool_keys(entry: PoolEntry, why: str, takes: Collection[str] = ()) -> list[Problem]:
     """Keys written (parsed or not) that make no sense without node pools of ours, each with
     its reason (`takes`: those that still make sense)."""
     return [
-        Problem(f"{path}.{key}", f"{why}: {reason}; remove it")
+        Problem(f"{entry.path}.{key}", f"{why}: {reason}; remove it")
         for key, reason in _NODE_POOL_KEYS.items()
-        if key in given and key not in takes
+        if key in entry.given and key not in takes
     ]
 
 
-def autopilot_queued_problems(path: str, pool: TpuPoolSpec) -> list[Problem]:
-    """Autopilot cannot select queued provisioning."""
-    if not pool.queued_provisioning:
-        return []
-    return [
-        Problem(
-            f"{path}.queuedProvisioning",
+@rule(*_CAPACITY)
+def capacity_is_one_kind(entry: PoolEntry) -> tuple[Problem, ...]:
+    return entry.derived.capacity.problems
+
+
+@rule()
+def autopilot_has_no_node_pool_keys(entry: PoolEntry) -> list[Problem]:
+    return _node_pool_keys(entry, AUTOPILOT_WHY) if entry.autopilot else []
+
+
+@rule("tpuPools.queuedProvisioning")
+def autopilot_queues_no_provisioning(entry: PoolEntry) -> Iterator[Problem]:
+    if entry.autopilot and entry.pool.queued_provisioning:
+        yield Problem(
+            f"{entry.path}.queuedProvisioning",
             "not allowed with cluster.mode autopilot: queued provisioning is a setting of "
             "node pools of ours; on Autopilot a workload asks for it with its own "
             "ProvisioningRequest; remove it (flexStart: true asks for flex-start VMs)",
         )
-    ]
 
 
-def autopilot_reservation_problems(path: str, pool: TpuPoolSpec) -> list[Problem]:
-    """Autopilot cannot select a reservation block."""
-    if not (pool.reservation and ReservationRef.parse(pool.reservation).block):
-        return []
-    return [
-        Problem(
-            f"{path}.reservation",
-            f"{pool.reservation!r}: a reservation block is not selectable with cluster.mode "
+@rule("tpuPools.reservation")
+def autopilot_selects_no_reservation_block(entry: PoolEntry) -> Iterator[Problem]:
+    reservation = entry.pool.reservation
+    if entry.autopilot and reservation and ReservationRef.parse(reservation).block:
+        yield Problem(
+            f"{entry.path}.reservation",
+            f"{reservation!r}: a reservation block is not selectable with cluster.mode "
             "autopilot, where Pods select a reservation by name (and project); name the "
             "reservation alone",
         )
-    ]
 
 
-def named_machine(
-    path: str, pool: TpuPoolSpec, generation: Generation, problems: list[Problem]
-) -> MachineType | None:
-    found = machine_type(pool.machine_type or "")
-    names = [m.name for m in generation.machine_types]
-    if found is None:
-        problems.append(
-            Problem(
-                f"{path}.machineType",
-                f"{pool.machine_type!r} is not a TPU machine type; {pool.tpu} machine types: "
-                f"{', '.join(names)}{did_you_mean(pool.machine_type or '', names)}",
-            )
-        )
-        return None
-    if found[0] is not generation:
-        problems.append(
-            Problem(
-                f"{path}.machineType",
-                f"{pool.machine_type!r} is a {found[0].name} machine type, not {pool.tpu}; "
-                f"{pool.tpu} machine types: {', '.join(names)}",
-            )
-        )
-        return None
-    return found[1]
-
-
-def pool_zone(
-    path: str,
-    pool: TpuPoolSpec,
-    generation: Generation,
-    region: str,
-    problems: list[Problem],
-    warnings: list[str],
-) -> str | None:
-    """The pool's zone: as configured, or the generation's one documented zone in the region."""
-    documented = _documented_zones_in(generation, region)
-    if pool.zone is None:
-        if len(documented) == 1:
-            return documented[0]
-        where = (
-            f"choose one of {', '.join(documented)}"
-            if documented
-            else f"no {pool.tpu} zone is documented in region {region!r} "
-            f"(documented: {', '.join(generation.zones)}); set zone and allowUndocumentedZone: true"
-        )
-        problems.append(Problem(f"{path}.zone", f"required: {where}"))
-        return None
-    if zone_region(pool.zone) != region:
-        problems.append(
-            Problem(
-                f"{path}.zone",
-                f"{pool.zone!r} is not in the cluster's region {region!r}"
-                + (f"; {pool.tpu} zones there: {', '.join(documented)}" if documented else ""),
-            )
-        )
-        return None
-    if pool.zone not in generation.zones:
-        message = (
-            f"{pool.zone!r} is not a documented {pool.tpu} zone "
-            f"(documented: {', '.join(generation.zones)})"
-        )
-        if not pool.allow_undocumented_zone:
-            problems.append(
-                Problem(
-                    f"{path}.zone",
-                    f"{message}; set allowUndocumentedZone: true if {pool.tpu} is offered there",
-                )
-            )
-            return None
-        warnings.append(f"{path}.zone: {message}; used because allowUndocumentedZone is true")
-    return pool.zone
-
-
-def flex_start_path(
-    path: str, pool: TpuPoolSpec, capacity: Capacity | None, steps: tuple[Step, ...]
-) -> str | None:
-    """Where the pool asks for flex-start VMs: its own capacity, or a step of its fallback."""
-    if capacity is not None and capacity.flex_start:
-        return f"{path}.flexStart"
-    if any(step.kind == "flexStart" for step in steps):
-        return f"{path}.fallback[{pool.fallback.index('flexStart')}]"
-    return None
-
-
-def range_problems(path: str, pool: TpuPoolSpec) -> list[Problem]:
-    """An autoscaled range runs from minNodes up to maxNodes: a rule of its own, since it needs
-    neither the topology nor the machine type, so a pool with a bad one hears of both."""
-    scaling = pool.autoscaling
-    if scaling is None or scaling.min_nodes <= scaling.max_nodes:
+@rule("tpuPools.fallback")
+def fallback_has_no_node_pool_keys(entry: PoolEntry) -> list[Problem]:
+    if entry.autopilot or not entry.has_fallback:
         return []
-    return [
-        Problem(
-            f"{path}.autoscaling.minNodes",
-            f"{scaling.min_nodes} is greater than maxNodes {scaling.max_nodes}",
+    return _node_pool_keys(entry, FALLBACK_WHY, FALLBACK_TAKES)
+
+
+@rule(_TPU, refuses=(_TPU,))
+def tpu_is_a_generation(entry: PoolEntry) -> Iterator[Problem]:
+    tpu = entry.pool.tpu
+    if tpu not in GENERATIONS:
+        yield Problem(
+            f"{entry.path}.tpu",
+            f"{show(tpu)} is not a TPU generation; expected one of "
+            f"{', '.join(GENERATIONS)}{did_you_mean(tpu, GENERATIONS)}",
         )
-    ]
 
 
-def size_problems(
-    path: str, pool: TpuPoolSpec, capacity: Capacity | None, nodes: int, multi_host: bool
-) -> list[Problem]:
+@rule(_TPU)
+def autopilot_knows_the_generation(entry: PoolEntry) -> Iterator[Problem]:
+    if entry.autopilot and entry.generation.min_version_autopilot is None:
+        on_autopilot = [g.name for g in GENERATIONS.values() if g.min_version_autopilot]
+        yield Problem(
+            f"{entry.path}.tpu",
+            f"{entry.pool.tpu!r} has no GKE Autopilot minimum version the catalog can vouch for, "
+            "so the plan cannot check that the cluster runs it; on Autopilot use "
+            f"{', '.join(on_autopilot)}, or mode: standard",
+        )
+
+
+@rule("tpuPools.name", "tpuPools.fallback")
+def compute_class_name_is_not_reserved(entry: PoolEntry) -> list[Problem]:
+    if not entry.has_fallback:
+        return []
+    return compute_class_name_problems(entry.path, entry.pool.name)
+
+
+@rule(_TPU, "tpuPools.fallback")
+def fallback_is_a_chain(entry: PoolEntry) -> tuple[Problem, ...]:
+    return entry.derived.steps.problems
+
+
+@rule(_TPU, "tpuPools.zone", "tpuPools.allowUndocumentedZone")
+def zone_offers_the_generation(entry: PoolEntry) -> tuple[Problem, ...]:
+    return entry.derived.zone.problems
+
+
+@rule(_TPU)
+def flex_start_is_offered(entry: PoolEntry) -> Iterator[Problem]:
+    generation = entry.generation
+    if entry.flex_start and not generation.flex_start:
+        yield Problem(
+            entry.flex_start,
+            f"not offered for {generation.name}: GKE's flex-start provisioning supports no "
+            f"TPU {generation.name} (kubernetes-engine/docs/concepts/dws); use another "
+            "capacity or generation",
+        )
+
+
+@rule(_TPU, "tpuPools.diskType")
+def boot_disk_fits_the_machine(entry: PoolEntry) -> Iterator[Problem]:
+    """A machine family takes some boot disk types only (catalog Generation.boot_disk_types)."""
+    wanted, generation = entry.pool.disk_type, entry.generation
+    if wanted is None or wanted in generation.boot_disk_types:
+        return
+    yield Problem(
+        f"{entry.path}.diskType",
+        f"{wanted!r}: {generation.name} machines take {', '.join(generation.boot_disk_types)} "
+        "boot disks only; choose one of them, or leave diskType unset for "
+        f"{generation.boot_disk_types[0]}",
+    )
+
+
+@rule(_TPU, "tpuPools.zone", "tpuPools.allowUndocumentedZone")
+def flex_start_zone_is_offered(entry: PoolEntry) -> Iterator[Problem]:
+    """GKE offers flex-start VMs of a generation in some zones only (catalog
+    Generation.flex_start_zones); the pool's zone is also where a fallback step's nodes go."""
+    generation, zone, at = entry.generation, entry.zone, entry.flex_start
+    if at is None or zone is None or not generation.flex_start:
+        return
+    if zone in generation.flex_start_zones:
+        return
+    listed = ", ".join(generation.flex_start_zones) or "none"
+    message = (
+        f"{zone!r} is not a zone where GKE documents flex-start {generation.name} VMs "
+        f"(documented: {listed})"
+    )
+    if entry.pool.allow_undocumented_zone:
+        entry.warnings.append(f"{at}: {message}; used because allowUndocumentedZone is true")
+        return
+    yield Problem(
+        at,
+        f"{message}; move the pool to one of them, use another capacity, or set "
+        "allowUndocumentedZone: true if flex-start is offered there",
+    )
+
+
+@rule(_TPU, "tpuPools.queuedProvisioning", "tpuPools.flexStart")
+def queued_provisioning_takes_flex_start(entry: PoolEntry) -> Iterator[Problem]:
+    """GKE takes queued provisioning of a TPU node pool only with flex-start VMs, and Google's
+    blueprints that do so are for v6e and tpu7x (catalog QUEUED_FLEX_START_MIN_VERSION)."""
+    capacity, generation = entry.capacity, entry.generation
+    if capacity is None or not capacity.queued_provisioning or entry.autopilot:
+        return
+    at = f"{entry.path}.queuedProvisioning"
+    if not generation.queued_provisioning:
+        offered = " and ".join(g.name for g in GENERATIONS.values() if g.queued_provisioning)
+        yield Problem(
+            at,
+            f"not offered for {generation.name}: GKE takes queued provisioning of TPU node "
+            f"pools only with flex-start VMs, and Google runs those on {offered} only; use "
+            "flexStart alone (flex-start VMs without a ProvisioningRequest) or one of those "
+            "generations",
+        )
+    elif not capacity.flex_start:
+        yield Problem(
+            at,
+            "needs flexStart: true: GKE refuses queued provisioning of TPU node pools without "
+            'flex-start VMs ("Queued_provisioning doesn\'t support TPUs"); add flexStart: true',
+        )
+
+
+@rule(_TPU)
+def cluster_version_runs_the_pool(entry: PoolEntry) -> list[Problem]:
+    return version_problems(
+        entry.path,
+        entry.pool,
+        entry.generation,
+        entry.cluster,
+        entry.has_fallback,
+        entry.flex_start,
+        bool(entry.capacity and entry.capacity.queued_provisioning),
+    )
+
+
+@rule(_TPU, "tpuPools.machineType", refuses=("tpuPools.machineType",))
+def machine_type_is_the_generations(entry: PoolEntry) -> tuple[Problem, ...]:
+    return entry.derived.named_machine.problems
+
+
+@rule(*_SHAPE, refuses=("tpuPools.topology",))
+def topology_fits_the_machine(entry: PoolEntry) -> tuple[Problem, ...]:
+    return entry.derived.machine.problems
+
+
+@rule(*_SHAPE, "tpuPools.autoscaling", "tpuPools.nodeCount")
+def size_fits_the_slice(entry: PoolEntry) -> list[Problem]:
     """A pool has a fixed size (a whole slice, or `nodeCount` single-host VMs) or an
     autoscaled range; Dynamic Workload Scheduler VMs only come through the autoscaler."""
+    if entry.per_workload:
+        return []
+    path, pool, capacity, nodes = entry.path, entry.pool, entry.capacity, entry.nodes
     scaling = pool.autoscaling
+    if pool.node_count is not None and (entry.multi_host or scaling is not None):
+        why = (
+            f"{pool.node_count} is not allowed: a {pool.topology} slice is {nodes} nodes by "
+            "its topology; remove nodeCount"
+            if entry.multi_host
+            else f"{pool.node_count} cannot be combined with autoscaling: a pool has a fixed "
+            "size (nodeCount) or an autoscaled range (autoscaling); remove one"
+        )
+        return [Problem(f"{path}.nodeCount", why)]
     dws = (
         " and ".join(sorted(capacity.keys))
         if capacity and capacity.dynamic_workload_scheduler
         else None
     )
-    if pool.node_count is not None:
-        if multi_host:
-            return [
-                Problem(
-                    f"{path}.nodeCount",
-                    f"{pool.node_count} is not allowed: a {pool.topology} slice is {nodes} "
-                    "nodes by its topology; remove nodeCount",
-                )
-            ]
-        if scaling is not None:
-            return [
-                Problem(
-                    f"{path}.nodeCount",
-                    f"{pool.node_count} cannot be combined with autoscaling: a pool has a fixed "
-                    "size (nodeCount) or an autoscaled range (autoscaling); remove one",
-                )
-            ]
     if scaling is None:
-        if dws:
-            return [
-                Problem(
-                    f"{path}.autoscaling",
-                    f"required with {dws}: set minNodes: 0 and maxNodes"
-                    + (f": {nodes}" if multi_host else ""),
-                )
-            ]
-        return []
-    problems = []
-    if multi_host:
-        for key, value in (("minNodes", scaling.min_nodes), ("maxNodes", scaling.max_nodes)):
-            if value not in (0, nodes):
-                problems.append(
-                    Problem(
-                        f"{path}.autoscaling.{key}",
-                        f"{value} is not allowed: a {pool.topology} slice is {nodes} nodes and "
-                        f"scales only as a whole, so use 0 or {nodes}",
-                    )
-                )
+        if not dws:
+            return []
+        whole = f": {nodes}" if entry.multi_host else ""
+        return [
+            Problem(
+                f"{path}.autoscaling", f"required with {dws}: set minNodes: 0 and maxNodes{whole}"
+            )
+        ]
+    problems = [
+        Problem(
+            f"{path}.autoscaling.{key}",
+            f"{value} is not allowed: a {pool.topology} slice is {nodes} nodes and scales only "
+            f"as a whole, so use 0 or {nodes}",
+        )
+        for key, value in (("minNodes", scaling.min_nodes), ("maxNodes", scaling.max_nodes))
+        if entry.multi_host and value not in (0, nodes)
+    ]
     if dws and scaling.min_nodes != 0:
         problems.append(
             Problem(
@@ -254,67 +278,63 @@ def size_problems(
     return problems
 
 
-def name_problems(pools: Sequence[tuple[int, TpuPoolSpec]]) -> list[Problem]:
-    """Pool names unique across entries; node pool names valid for GKE, not the CPU pool's,
-    unique across entries."""
-    problems = []
-    owner: dict[str, int] = {}
-    # A pool's own name is what the outputs, queues and apps name it by, even where its node
-    # pools (`name-0`, `name-1`) do not collide with another entry's.
-    entry_owner: dict[str, int] = {}
-    for i, pool in pools:
-        path = f"tpuPools[{i}].name"
-        if pool.name in entry_owner:
-            problems.append(
-                Problem(
-                    path,
-                    f"{pool.name!r} is tpuPools[{entry_owner[pool.name]}]'s name too; pool names "
-                    "must be unique (apps, queues and outputs name a pool by it)",
-                )
-            )
-            continue
-        entry_owner[pool.name] = i
-        names = node_pool_names(pool)
-        bad = next(((n, gke_name_problem(n)) for n in names if gke_name_problem(n)), None)
-        if bad:
-            shown = f"{pool.name!r}" if bad[0] == pool.name else f"{pool.name!r} (as {bad[0]!r})"
-            problems.append(Problem(path, f"{shown}: {bad[1]}"))
-            continue
-        if CPU_POOL_NAME in names:
-            problems.append(
-                Problem(path, f"{CPU_POOL_NAME!r} is the CPU pool's name; choose another")
-            )
-        for name in names:
-            if name in owner:
-                problems.append(
-                    Problem(
-                        path,
-                        f"{pool.name!r} gives node pool {name!r}, which tpuPools[{owner[name]}] "
-                        "also gives; node pool names must be unique",
-                    )
-                )
-                break
-            owner[name] = i
-    return problems
+@rule("tpuPools.autoscaling")
+def autoscaling_range_is_ordered(entry: PoolEntry) -> Iterator[Problem]:
+    """A rule of its own: it needs neither the topology nor the machine type, so a pool with a
+    bad one hears of both."""
+    scaling = entry.pool.autoscaling
+    if entry.per_workload:
+        return  # no autoscaling of ours: refused with the node pool keys
+    if scaling is not None and scaling.min_nodes > scaling.max_nodes:
+        yield Problem(
+            f"{entry.path}.autoscaling.minNodes",
+            f"{scaling.min_nodes} is greater than maxNodes {scaling.max_nodes}",
+        )
 
 
-#: Exclusion scopes that keep nodes, and so slices, as they are.
-_NODE_UPGRADES_OFF = frozenset({"NO_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"})
+@rule(*_SHAPE, "tpuPools.slices")
+def multislice_is_multi_host(entry: PoolEntry) -> Iterator[Problem]:
+    pool = entry.pool
+    if pool.slices > 1 and not entry.multi_host and not entry.per_workload:
+        yield Problem(
+            f"{entry.path}.slices",
+            f"{pool.slices} slices of a single-host {pool.topology} {entry.shape_machine.name} "
+            "slice: "
+            "multislice needs multi-host slices; use a larger topology or slices: 1",
+        )
 
 
-def maintenance_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> list[str]:
-    """One warning per multi-host pool that a channel upgrade could recreate at any time: no
-    maintenance window, and no exclusion that keeps node upgrades off."""
-    held = cluster.maintenance_window is not None or any(
-        e.scope in _NODE_UPGRADES_OFF for e in cluster.maintenance_exclusions
-    )
-    if held:
-        return []
-    return [
-        f"tpuPools {p.name!r}: GKE may upgrade its nodes at any time, which recreates the whole "
-        "multi-host slice and stops its job: no cluster.maintenanceWindow, and no "
-        "maintenanceExclusions entry holding node upgrades off; set a window, and an exclusion "
-        "for a training campaign (README: A training campaign)"
-        for p in plans
-        if p.multi_host and p.auto_upgrade
-    ]
+@rule(*_SHAPE, *_CAPACITY, "tpuPools.upgrade")
+def upgrade_fits_the_pool(entry: PoolEntry) -> tuple[Problem, ...]:
+    return entry.derived.upgrade.problems
+
+
+@rule(*_SHAPE, *_CAPACITY, "tpuPools.hostMaintenance")
+def host_maintenance_fits_the_generation(entry: PoolEntry) -> tuple[Problem, ...]:
+    return entry.derived.interval.problems
+
+
+POOL_RULES: tuple[Rule[PoolEntry], ...] = (
+    capacity_is_one_kind,
+    autopilot_has_no_node_pool_keys,
+    autopilot_queues_no_provisioning,
+    autopilot_selects_no_reservation_block,
+    fallback_has_no_node_pool_keys,
+    tpu_is_a_generation,
+    autopilot_knows_the_generation,
+    compute_class_name_is_not_reserved,
+    fallback_is_a_chain,
+    zone_offers_the_generation,
+    flex_start_is_offered,
+    boot_disk_fits_the_machine,
+    flex_start_zone_is_offered,
+    queued_provisioning_takes_flex_start,
+    cluster_version_runs_the_pool,
+    machine_type_is_the_generations,
+    topology_fits_the_machine,
+    size_fits_the_slice,
+    autoscaling_range_is_ordered,
+    multislice_is_multi_host,
+    upgrade_fits_the_pool,
+    host_maintenance_fits_the_generation,
+)

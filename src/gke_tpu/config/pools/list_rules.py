@@ -1,0 +1,78 @@
+"""The rules across the `tpuPools` list: names unique across entries, and the warning for
+multi-host pools that a channel upgrade could recreate at any time."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gke_tpu.catalog.gke import CPU_POOL_NAME, gke_name_problem
+from gke_tpu.config.cluster.spec import ClusterSpec
+from gke_tpu.config.pools.plan import TpuPoolPlan, node_pool_names
+from gke_tpu.config.pools.spec import TpuPoolSpec
+from gke_tpu.problems import Problem
+
+
+def name_problems(pools: Sequence[tuple[int, TpuPoolSpec]]) -> list[Problem]:
+    """Pool names unique across entries; node pool names valid for GKE, not the CPU pool's,
+    unique across entries."""
+    problems = []
+    owner: dict[str, int] = {}
+    # A pool's own name is what the outputs, queues and apps name it by, even where its node
+    # pools (`name-0`, `name-1`) do not collide with another entry's.
+    entry_owner: dict[str, int] = {}
+    for i, pool in pools:
+        path = f"tpuPools[{i}].name"
+        if pool.name in entry_owner:
+            problems.append(
+                Problem(
+                    path,
+                    f"{pool.name!r} is tpuPools[{entry_owner[pool.name]}]'s name too; pool names "
+                    "must be unique (apps, queues and outputs name a pool by it)",
+                )
+            )
+            continue
+        entry_owner[pool.name] = i
+        names = node_pool_names(pool)
+        bad = next(((n, gke_name_problem(n)) for n in names if gke_name_problem(n)), None)
+        if bad:
+            shown = f"{pool.name!r}" if bad[0] == pool.name else f"{pool.name!r} (as {bad[0]!r})"
+            problems.append(Problem(path, f"{shown}: {bad[1]}"))
+            continue
+        if CPU_POOL_NAME in names:
+            problems.append(
+                Problem(path, f"{CPU_POOL_NAME!r} is the CPU pool's name; choose another")
+            )
+        for name in names:
+            if name in owner:
+                problems.append(
+                    Problem(
+                        path,
+                        f"{pool.name!r} gives node pool {name!r}, which tpuPools[{owner[name]}] "
+                        "also gives; node pool names must be unique",
+                    )
+                )
+                break
+            owner[name] = i
+    return problems
+
+
+#: Exclusion scopes that keep nodes, and so slices, as they are.
+_NODE_UPGRADES_OFF = frozenset({"NO_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"})
+
+
+def maintenance_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> list[str]:
+    """One warning per multi-host pool that a channel upgrade could recreate at any time: no
+    maintenance window, and no exclusion that keeps node upgrades off."""
+    held = cluster.maintenance_window is not None or any(
+        e.scope in _NODE_UPGRADES_OFF for e in cluster.maintenance_exclusions
+    )
+    if held:
+        return []
+    return [
+        f"tpuPools {p.name!r}: GKE may upgrade its nodes at any time, which recreates the whole "
+        "multi-host slice and stops its job: no cluster.maintenanceWindow, and no "
+        "maintenanceExclusions entry holding node upgrades off; set a window, and an exclusion "
+        "for a training campaign (README: A training campaign)"
+        for p in plans
+        if p.multi_host and p.auto_upgrade
+    ]
