@@ -22,6 +22,7 @@ from gke_tpu.workloads import (
     MultisliceJobSet,
     TpuServingDeployment,
     TpuTrainingJob,
+    VllmServingDeployment,
 )
 
 #: The package's name: its type tokens are `gke-tpu:index:<Component>`.
@@ -34,6 +35,7 @@ COMPONENTS: list[type[ComponentResource]] = [
     TpuTrainingJob,
     MultisliceJobSet,
     TpuServingDeployment,
+    VllmServingDeployment,
     ModelConversionJob,
 ]
 

@@ -14,6 +14,8 @@ from gke_tpu.workloads.tpu_serving_deployment import (
     TpuServingDeploymentArgs,
 )
 from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
+from gke_tpu.workloads.vllm_args import ServingAutoscaling, VllmServingDeploymentArgs
+from gke_tpu.workloads.vllm_serving_deployment import VllmServingDeployment
 
 __all__ = [
     "ContainerSpec",
@@ -22,9 +24,12 @@ __all__ = [
     "ModelMount",
     "MultisliceJobSet",
     "MultisliceJobSetArgs",
+    "ServingAutoscaling",
     "TpuJobArgs",
     "TpuServingDeployment",
     "TpuServingDeploymentArgs",
     "TpuTrainingJob",
     "TpuTrainingJobArgs",
+    "VllmServingDeployment",
+    "VllmServingDeploymentArgs",
 ]

@@ -42,12 +42,28 @@ def container(
     extra_env: Sequence[k8s.core.v1.EnvVarArgs] = (),
     probes: Mapping[str, k8s.core.v1.ProbeArgs] | None = None,
     resources: k8s.core.v1.ResourceRequirementsArgs | None = None,
+    extra_mounts: Sequence[k8s.core.v1.VolumeMountArgs] = (),
+    lifecycle: k8s.core.v1.LifecycleArgs | None = None,
 ) -> k8s.core.v1.ContainerArgs:
     """The workload's container; `chips` is its `google.com/tpu` request and limit."""
     tpu = {TPU_RESOURCE: str(chips)} if chips else None
     probes = probes or {}
     if tpu:
         resources = k8s.core.v1.ResourceRequirementsArgs(requests=tpu, limits=tpu)
+    mounts = [
+        *(
+            [
+                k8s.core.v1.VolumeMountArgs(
+                    name=MODEL_VOLUME,
+                    mount_path=given(model.mount_path, DEFAULT_MOUNT_PATH),
+                    read_only=model.read_only,
+                )
+            ]
+            if model
+            else []
+        ),
+        *extra_mounts,
+    ]
     return k8s.core.v1.ContainerArgs(
         name=name,
         image=spec.image,
@@ -56,20 +72,14 @@ def container(
         env=[*env_vars(spec.env or {}), *extra_env] or None,
         ports=[k8s.core.v1.ContainerPortArgs(container_port=p) for p in spec.ports or ()] or None,
         resources=resources,
-        volume_mounts=[
-            k8s.core.v1.VolumeMountArgs(
-                name=MODEL_VOLUME,
-                mount_path=given(model.mount_path, DEFAULT_MOUNT_PATH),
-                read_only=model.read_only,
-            )
-        ]
-        if model
-        else None,
+        volume_mounts=mounts or None,
         security_context=k8s.core.v1.SecurityContextArgs(privileged=True)
         if privileged
         else HARDENED_CONTAINER,
         readiness_probe=probes.get("readiness"),
         liveness_probe=probes.get("liveness"),
+        startup_probe=probes.get("startup"),
+        lifecycle=lifecycle,
     )
 
 
@@ -111,6 +121,7 @@ def tpu_pod_template(
     subdomain: str | None = None,
     affinity: k8s.core.v1.AffinityArgs | None = None,
     termination_grace_seconds: int | None = None,
+    extra_volumes: Sequence[k8s.core.v1.VolumeArgs] = (),
 ) -> k8s.core.v1.PodTemplateSpecArgs:
     """A Pod on the pool's TPU nodes, hardened, with the model volume when one is given."""
     return k8s.core.v1.PodTemplateSpecArgs(
@@ -127,7 +138,7 @@ def tpu_pod_template(
             affinity=affinity,
             termination_grace_period_seconds=termination_grace_seconds,
             containers=[main],
-            volumes=model_volumes(model),
+            volumes=[*(model_volumes(model) or []), *extra_volumes] or None,
         ),
     )
 
