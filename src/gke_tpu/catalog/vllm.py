@@ -45,8 +45,9 @@ REQUEST_QUEUE_TIME = "vllm:request_queue_time_seconds"
 TIME_TO_FIRST_TOKEN = "vllm:time_to_first_token_seconds"
 #: Histogram (seconds) of whole requests.
 E2E_REQUEST_LATENCY = "vllm:e2e_request_latency_seconds"
-#: Counter of finished requests, labelled by `finished_reason` (stop, length, abort, error).
-REQUEST_SUCCESS = "vllm:request_success_total"
+#: The HTTP server's request counter (prometheus_fastapi_instrumentator), labelled by
+#: `handler`, `method` and `status` in classes (`2xx`, `5xx`): the metrics design page shows it.
+HTTP_REQUESTS = "http_requests_total"
 
 #: What an HPA may scale on, and what each measures. GKE's "Best practices for autoscaling LLM
 #: inference workloads" (https://cloud.google.com/kubernetes-engine/docs/best-practices/

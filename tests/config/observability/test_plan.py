@@ -107,6 +107,19 @@ def test_alert_conditions_exactly() -> None:
             1800,
         ),
         "stockout": (None, 0),
+        "serving-errors": (
+            '100 * sum by (namespace, job) (rate(http_requests_total{cluster="tpu-test",'
+            'location="us-east5",handler=~"/v1/.*",status="5xx"}[5m])) / sum by (namespace, job) '
+            '(rate(http_requests_total{cluster="tpu-test",location="us-east5",handler=~"/v1/.*"}'
+            "[5m])) > 5",
+            600,
+        ),
+        "serving-queue-time": (
+            "histogram_quantile(0.9, sum by (namespace, job, le) (rate("
+            'vllm:request_queue_time_seconds_bucket{cluster="tpu-test",location="us-east5"}[5m])))'
+            " > 10",
+            600,
+        ),
     }
     stockout = next(a for a in plan.alerts if a.key == "stockout")
     assert stockout.log_filter == (
@@ -247,6 +260,8 @@ def test_every_promql_alert_names_what_fired_by_labels_its_query_keeps() -> None
         "jobsetRestarts": ["jobset_name", "namespace"],
         "idleChips": ["namespace_name", "pod_name"],
         "queueStarvation": ["cluster_queue"],
+        "servingErrors": ["job", "namespace"],
+        "servingQueueTime": ["job", "namespace"],
     }
 
 
@@ -327,7 +342,12 @@ def test_dashboard_sections_follow_the_stack() -> None:
             if "collapsibleGroup" in t["widget"]
         ]
 
-    assert groups(plain) == ["Pool serve (v5e 1x1, 1 slice)", "TPU chips", "JobSets"]
+    assert groups(plain) == [
+        "Pool serve (v5e 1x1, 1 slice)",
+        "TPU chips",
+        "JobSets",
+        "Model serving (vLLM)",
+    ]
     assert groups(rich) == [
         "Pool train (v5e 4x4, 2 slices)",
         "Pool serve (v5e 1x1, 1 slice)",
@@ -336,6 +356,7 @@ def test_dashboard_sections_follow_the_stack() -> None:
         "Multislice network",
         "Model storage (tpu-test-models)",
         "Kueue queues",
+        "Model serving (vLLM)",
     ]
     assert rich["displayName"] == "tpu-test TPU"
     assert rich["mosaicLayout"]["columns"] == 48

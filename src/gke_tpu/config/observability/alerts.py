@@ -15,6 +15,7 @@ from pydantic.alias_generators import to_snake
 
 from gke_tpu.catalog import monitoring as m
 from gke_tpu.config.observability.queries import ClusterSeries, Gates, any_of
+from gke_tpu.config.observability.serving import errors_condition, queue_time_condition
 from gke_tpu.config.observability.spec import Alerts, duration_seconds
 from gke_tpu.config.pools.plan import TpuPoolPlan
 
@@ -71,7 +72,8 @@ class AlertPlan:
 @dataclass(frozen=True)
 class Scope:
     """What the alerts watch beyond their settings. `jobsets`: the JOBSET kube state package is
-    collected; `queues`: Kueue's metrics are; `scaling`: node pools scale or GKE creates them."""
+    collected; `queues`: Kueue's metrics are; `scaling`: node pools scale or GKE creates them;
+    `serving`: model servers can run and their metrics are collected."""
 
     series: ClusterSeries
     multi_host: Sequence[TpuPoolPlan]
@@ -79,6 +81,7 @@ class Scope:
     jobsets: bool
     queues: bool
     scaling: bool
+    serving: bool = False
 
 
 def label(key: str) -> str:
@@ -332,6 +335,38 @@ ALERTS: dict[str, Alert] = {
         when=lambda scope: scope.scaling,
         for_is="rateLimit",
     ),
+    "servingErrors": Alert(
+        name="serving-errors",
+        title="model server errors",
+        summary="A model server fails requests",
+        threshold="> {threshold}% of a server's API requests failing (5xx) for {for_}",
+        action=(
+            f"Server `{label('job')}` in namespace `{label('namespace')}` answers API requests "
+            "with server errors. `kubectl logs deployment/"
+            f"{label('job')} -n {label('namespace')}` shows why: an engine that died (a batch "
+            "too large for the chips' HBM: lower --max-num-seqs or --max-model-len), requests "
+            "aborted by a stop without vLLM's drain flag, or a model that does not load. "
+            "gke-tpu's docs/serving.md lists what to watch."
+        ),
+        condition=lambda alert, scope: errors_condition(scope.series, alert.threshold),
+        when=lambda scope: scope.serving,
+    ),
+    "servingQueueTime": Alert(
+        name="serving-queue-time",
+        title="model server queue time",
+        summary="Requests wait long in a model server's queue",
+        threshold="p90 queue time > {threshold} s for {for_}",
+        action=(
+            f"Server `{label('job')}` in namespace `{label('namespace')}` has more requests than "
+            "its replicas batch: they wait before they start. The autoscaler adds replicas up "
+            "to its max_replicas, and the pool VMs up to its maxNodes: `kubectl get hpa "
+            f"{label('job')} -n {label('namespace')}` shows whether it is at its maximum or "
+            "cannot read the metric (the Custom Metrics Stackdriver Adapter), and the stockout "
+            "alert whether the pool cannot grow. Raise the maximum, or the pool's."
+        ),
+        condition=lambda alert, scope: queue_time_condition(scope.series, alert.threshold),
+        when=lambda scope: scope.serving,
+    ),
 }
 
 
@@ -368,9 +403,12 @@ def plan_alerts(
     jobsets: bool,
     queues: bool,
     scaling: bool,
+    serving: bool = False,
 ) -> list[AlertPlan]:
     """Every policy the stack gets, in the table's order (`Scope` says what the flags mean)."""
     multi = [p for p in pools if p.multi_host]
-    scope = Scope(series, multi, gates, jobsets=jobsets, queues=queues, scaling=scaling)
+    scope = Scope(
+        series, multi, gates, jobsets=jobsets, queues=queues, scaling=scaling, serving=serving
+    )
     planned = (plan_alert(k, row, getattr(alerts, to_snake(k)), scope) for k, row in ALERTS.items())
     return [p for p in planned if p is not None]

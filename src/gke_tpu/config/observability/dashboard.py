@@ -22,6 +22,8 @@ from gke_tpu.config.pools.plan import TpuPoolPlan
 COLUMNS = 48
 CHART_WIDTH = 24
 CHART_HEIGHT = 16
+#: A section's note: a line or two of Markdown above its charts.
+NOTE_HEIGHT = 4
 #: The rate window of cumulative and delta series (one-minute samples, some every 10 s).
 RATE = "5m"
 
@@ -39,6 +41,8 @@ class Chart:
 class Section:
     title: str
     charts: tuple[Chart, ...]
+    note: str = ""
+    """Markdown shown above the charts (where to read more)."""
 
 
 def _chart(
@@ -339,15 +343,27 @@ def layout(sections: Sequence[Section]) -> list[dict[str, Any]]:
         if not section.charts:
             continue
         rows = (len(section.charts) + 1) // 2
+        note = NOTE_HEIGHT if section.note else 0
         tiles.append(
             {
                 "xPos": 0,
                 "yPos": y,
                 "width": COLUMNS,
-                "height": rows * CHART_HEIGHT,
+                "height": note + rows * CHART_HEIGHT,
                 "widget": {"title": section.title, "collapsibleGroup": {"collapsed": False}},
             }
         )
+        if section.note:
+            tiles.append(
+                {
+                    "xPos": 0,
+                    "yPos": y,
+                    "width": COLUMNS,
+                    "height": NOTE_HEIGHT,
+                    "widget": {"text": {"content": section.note, "format": "MARKDOWN"}},
+                }
+            )
+            y += note
         for i, chart in enumerate(section.charts):
             tiles.append(
                 {

@@ -28,6 +28,7 @@ from gke_tpu.config.observability.dashboard import (
     storage_charts,
 )
 from gke_tpu.config.observability.queries import ClusterSeries, Gates, gate_met, minimum_version
+from gke_tpu.config.observability.serving import serves, serving_section
 from gke_tpu.config.observability.spec import ObservabilitySpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.storage.spec import StoragePlan
@@ -147,6 +148,8 @@ def plan_observability(
     gates = Gates(version, why)
     series = ClusterSeries(cluster.name, cluster.region)
     jobsets = m.JOBSET in components
+    managed_prometheus = spec.managed_prometheus or cluster.mode == "autopilot"
+    serving = serves(pools, managed_prometheus)
     queues = kueue is not None and spec.managed_prometheus
     if kueue is not None and not queues:
         warnings.append(
@@ -173,8 +176,17 @@ def plan_observability(
         )
     if queues:
         sections.append(Section("Kueue queues", tuple(queue_charts(series))))
+    if serving:
+        sections.append(serving_section(series))
     alerts = plan_alerts(
-        spec.alerts, series, pools, gates, jobsets=jobsets, queues=queues, scaling=scaling
+        spec.alerts,
+        series,
+        pools,
+        gates,
+        jobsets=jobsets,
+        queues=queues,
+        scaling=scaling,
+        serving=serving,
     )
     document = dashboard_json(f"{cluster.name} TPU", sections)
     warnings += gates.warnings()
@@ -182,7 +194,7 @@ def plan_observability(
         ObservabilityPlan(
             cluster=cluster.name,
             components=components,
-            managed_prometheus=spec.managed_prometheus or cluster.mode == "autopilot",
+            managed_prometheus=managed_prometheus,
             dashboard=document,
             alerts=tuple(alerts),
             notification_channels=spec.notification_channels,

@@ -1,5 +1,6 @@
 """The `gke-tpu:observability` config object: the cluster's monitoring components, a dashboard,
-and alert policies on slice health, interruptions, JobSets, idle chips, queues and stockouts.
+and alert policies on slice health, interruptions, JobSets, idle chips, queues, stockouts and
+model serving.
 
 On by default: a stack without the section gets every default below. The plan of what it
 creates is `config.observability.plan.plan_observability`.
@@ -224,6 +225,36 @@ class Stockout(Spec):
     """Default `WARNING`."""
 
 
+class ServingErrors(Spec):
+    """Model servers (vLLM) failing API requests with server errors (only with a single-host pool
+    and Managed Service for Prometheus)."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    threshold: Percent = 5
+    """Share of a server's API requests (percent, 0 to 100) failing with 5xx that fires it;
+    default 5."""
+    for_: Duration = Field(default="10m", alias="for")
+    """How long the share must stay above it; default `10m` (a replica restarting fails the
+    requests it held, once)."""
+    severity: Severity = "ERROR"
+    """Default `ERROR`: users get errors."""
+
+
+class ServingQueueTime(Spec):
+    """Requests waiting long in a model server's queue (only with a single-host pool and Managed
+    Service for Prometheus)."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    threshold: Annotated[StrictInt | StrictFloat, Field(gt=0, le=3600)] = 10
+    """The p90 seconds requests wait before a server starts them that fires it; default 10."""
+    for_: Duration = Field(default="10m", alias="for")
+    """How long it must stay above it; default `10m` (a new replica takes minutes to load)."""
+    severity: Severity = "WARNING"
+    """Default `WARNING`: users wait; more replicas, or a larger pool, would serve them."""
+
+
 class Alerts(Spec):
     """The alert policies, each with its own settings."""
 
@@ -243,6 +274,10 @@ class Alerts(Spec):
     """Inadmissible Kueue workloads (`kueue_pending_workloads`)."""
     stockout: Stockout = Field(default_factory=Stockout)
     """Failed scale-ups in the cluster autoscaler's visibility log."""
+    serving_errors: ServingErrors = Field(default_factory=ServingErrors)
+    """vLLM servers' failing API requests (`http_requests_total`, status `5xx`)."""
+    serving_queue_time: ServingQueueTime = Field(default_factory=ServingQueueTime)
+    """vLLM servers' p90 queue time (`vllm:request_queue_time_seconds`)."""
 
 
 class ObservabilitySpec(Spec):
