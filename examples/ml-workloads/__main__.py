@@ -1,5 +1,6 @@
 """ml-workloads: the product document's TPU tutorials on a gke-tpu platform, read through
-its stack outputs (docs/outputs.md in the gke-tpu repository)."""
+its stack outputs (docs/outputs.md in the gke-tpu repository), with an open model served by
+vLLM in place of BERT where the stack names one (`llm`)."""
 
 import json
 
@@ -7,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from app_config import AppConfig
 from pydantic import ValidationError
-from workloads import build_workloads
+from workloads import Llm, build_workloads
 
 from gke_tpu.contract.outputs import PlatformOutputs
 from gke_tpu.problems.models import problems_from
@@ -27,7 +28,7 @@ def _value(key: str) -> object:
         return text
 
 
-keys = ("platformStack", "pools", "trainingQueue", "images", "servingReplicas")
+keys = ("platformStack", "pools", "trainingQueue", "images", "servingReplicas", "llm")
 try:
     app = AppConfig.model_validate(
         {key: value for key in keys if (value := _value(key)) is not None}
@@ -66,11 +67,22 @@ async def main() -> dict[str, object]:
             "bert_serving": app.images.bert_serving,
             "converter": app.images.converter,
         },
+        Llm(
+            image=app.llm.image,
+            model=app.llm.model,
+            model_size_gb=app.llm.model_size_gb,
+            hf_token_secret=app.llm.hf_token_secret,
+            min_replicas=app.llm.min_replicas,
+            max_replicas=app.llm.max_replicas,
+            queue_per_replica=app.llm.queue_per_replica,
+        )
+        if app.llm
+        else None,
         pulumi.ResourceOptions(provider=provider),
     )
     return {
         "trainingJobs": [workloads.diffusion.job_name, workloads.gpt2.job_name],
-        "servingService": workloads.bert.service_name,
+        "servingService": workloads.server.service_name,
         "conversionJob": workloads.conversion.job_name,
     }
 

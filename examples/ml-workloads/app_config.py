@@ -1,27 +1,50 @@
-"""The app's own config: which platform stack, which pools, which images."""
+"""The app's own config: which platform stack, which pools, which images, what to serve."""
 
 from __future__ import annotations
 
-from pydantic import Field, StrictInt
+from pydantic import Field, StrictFloat, StrictInt
 
 from gke_tpu.problems.models import Spec
 
 #: The product document's BERT serving tutorial runs three replicas.
 DEFAULT_SERVING_REPLICAS = 3
+#: Requests waiting per vLLM server before the autoscaler adds one: a starting point, to tune
+#: against the latency the model's users accept (docs/serving.md).
+DEFAULT_QUEUE_PER_REPLICA = 5
 
 
 class Pools(Spec):
     training: str
     """A multi-host pool of the platform: each training job runs one worker per VM of a slice."""
     serving: str
-    """A single-host pool of the platform: one BERT server per VM."""
+    """A single-host pool of the platform: one server (BERT, or the LLM) per VM."""
 
 
 class Images(Spec):
     diffusion: str
     gpt2: str
-    bert_serving: str
     converter: str
+    bert_serving: str | None = None
+    """TF Serving for BERT; required without `llm`."""
+
+
+class Llm(Spec):
+    """An open model served with vLLM on the serving pool, in place of BERT."""
+
+    image: str
+    """vLLM's TPU image at a release tag or digest."""
+    model: str
+    """A Hugging Face model id, or a directory under /models/ in the platform's model bucket."""
+    model_size_gb: StrictInt | StrictFloat
+    """The weights' size in GB, for the startup window."""
+    hf_token_secret: str | None = None
+    """The Secret holding the Hugging Face token, for a Hugging Face model."""
+    min_replicas: StrictInt = 1
+    """Servers at the least; default 1."""
+    max_replicas: StrictInt
+    """Servers at the most: no more than the serving pool's VMs."""
+    queue_per_replica: StrictInt | StrictFloat = DEFAULT_QUEUE_PER_REPLICA
+    """Waiting requests per server the autoscaler holds; default 5."""
 
 
 class AppConfig(Spec):
@@ -31,5 +54,8 @@ class AppConfig(Spec):
     """A Kueue queue of the platform (its `queues` output) over the training pool: the jobs
     wait in it for the slice's chips. Required when the pool is a queued-provisioning pool."""
     images: Images
-    serving_replicas: StrictInt = Field(default=DEFAULT_SERVING_REPLICAS, ge=1)
-    """BERT servers, one per VM of the serving pool; default 3."""
+    serving_replicas: StrictInt | None = Field(default=None, ge=1)
+    """BERT servers, one per VM of the serving pool; default 3. Not with `llm`, whose
+    autoscaler sets them."""
+    llm: Llm | None = None
+    """Serve this model with vLLM instead of BERT."""

@@ -1,19 +1,31 @@
-"""The tutorials of the product document as gke-tpu workload components."""
+"""The tutorials of the product document as gke-tpu workload components, and an open model
+served with vLLM on the serving pool in place of BERT when the stack names one."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import pulumi
+from app_config import DEFAULT_SERVING_REPLICAS
 
 from gke_tpu.contract.outputs import PlatformOutputs, QueueRef, TpuPoolRef
 from gke_tpu.contract.workloads import check_image, check_queue, check_serving
 from gke_tpu.problems import ConfigError, Problem
 from gke_tpu.problems.pulumi import reject
-from gke_tpu.workloads.args import ContainerSpec, ModelMount
-from gke_tpu.workloads.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
-from gke_tpu.workloads.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
-from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
+from gke_tpu.workloads import (
+    ContainerSpec,
+    ModelConversionJob,
+    ModelConversionJobArgs,
+    ModelMount,
+    ServingAutoscaling,
+    TpuServingDeployment,
+    TpuServingDeploymentArgs,
+    TpuTrainingJob,
+    TpuTrainingJobArgs,
+    VllmServingDeployment,
+    VllmServingDeploymentArgs,
+    vllm_problems,
+)
 
 DIFFUSION_TRAINING = (
     "cd examples/text_to_image\n"
@@ -34,10 +46,24 @@ GPT2_TRAINING = (
 
 
 @dataclass(frozen=True)
+class Llm:
+    """The open model served with vLLM, as the app's config gives it (`llm`)."""
+
+    image: str
+    model: str
+    model_size_gb: float
+    hf_token_secret: str | None
+    min_replicas: int
+    max_replicas: int
+    queue_per_replica: float
+
+
+@dataclass(frozen=True)
 class Workloads:
     diffusion: TpuTrainingJob
     gpt2: TpuTrainingJob
-    bert: TpuServingDeployment
+    server: TpuServingDeployment | VllmServingDeployment
+    """BERT on TF Serving, or the `llm` on vLLM."""
     conversion: ModelConversionJob
 
 
@@ -69,16 +95,94 @@ IMAGE_KEYS = {
     "bert_serving": "images.bertServing",
     "converter": "images.converter",
 }
+#: The app's config key of each argument of the vLLM server it sets from config.
+LLM_KEYS = {
+    "image": "llm.image",
+    "model": "llm.model",
+    "model_size_gb": "llm.modelSizeGb",
+    "hf_token_secret": "llm.hfTokenSecret",
+    "model_volume": "llm.model",
+    "autoscaling.min_replicas": "llm.minReplicas",
+    "autoscaling.max_replicas": "llm.maxReplicas",
+    "autoscaling.target_per_replica": "llm.queuePerReplica",
+}
+#: Where the model bucket is mounted in every Pod that reads it.
+MODELS = "/models/"
+
+
+def llm_args(
+    pool: TpuPoolRef, namespace: str, reader: str, claim: str, llm: Llm
+) -> VllmServingDeploymentArgs:
+    """The vLLM server of `llm`: from the model bucket when the model is a path there."""
+    from_bucket = llm.model.startswith("/")
+    return VllmServingDeploymentArgs(
+        pool=pool,
+        namespace=namespace,
+        service_account=reader,
+        image=llm.image,
+        model=llm.model,
+        model_size_gb=llm.model_size_gb,
+        model_volume=ModelMount(claim=claim, mount_path=MODELS) if from_bucket else None,
+        hf_token_secret=llm.hf_token_secret,
+        autoscaling=ServingAutoscaling(
+            min_replicas=llm.min_replicas,
+            max_replicas=llm.max_replicas,
+            target_per_replica=llm.queue_per_replica,
+        ),
+    )
+
+
+def _serving_problems(
+    serving: TpuPoolRef,
+    replicas: int | None,
+    images: dict[str, str | None],
+    llm: Llm | None,
+    namespace: str,
+    reader: str,
+    claim: str,
+) -> list[Problem]:
+    """BERT or the LLM on the serving pool, at the app's config keys."""
+    if llm is None:
+        if images["bert_serving"] is None:
+            return [
+                Problem(
+                    "images.bertServing",
+                    "is required: the serving pool serves BERT unless `llm` names a model",
+                )
+            ]
+        return [
+            Problem(
+                "servingReplicas" if p.path == "replicas" else "pools.serving",
+                f"{serving.name!r} cannot run BERT serving: {p.message}",
+            )
+            for p in check_serving(serving, replicas=replicas, chips=None, topology=None)
+        ]
+    problems = [
+        Problem(key, f"the serving pool serves `llm`, not BERT; drop {key}")
+        for key, given in (
+            ("images.bertServing", images["bert_serving"]),
+            ("servingReplicas", replicas),
+        )
+        if given is not None
+    ]
+    for p in vllm_problems(llm_args(serving, namespace, reader, claim, llm)):
+        key = LLM_KEYS.get(p.path, "pools.serving")
+        message = p.message
+        if key == "pools.serving":
+            message = f"{serving.name!r} cannot serve the LLM: {message}"
+        problems.append(Problem(key, message))
+    return problems
 
 
 def _check_config(
     platform: PlatformOutputs,
     training_name: str,
     serving_name: str,
-    replicas: int,
-    namespace: str,
+    replicas: int | None,
+    identities: tuple[str, str, str],
     queue_name: str | None,
-    images: dict[str, str],
+    images: dict[str, str | None],
+    llm: Llm | None,
 ) -> tuple[TpuPoolRef, TpuPoolRef, QueueRef | None]:
     """The images are pinned and both pools exist and fit every tutorial, or one error naming
     the config key of each problem, as the app's config writes it (not the component's field).
@@ -86,8 +190,12 @@ def _check_config(
     The jobs take their shape from the pool (one worker per VM of a slice, every chip of a VM),
     so any multi-host pool runs the training tutorials and any single-host pool serves.
     """
+    namespace, reader, claim = identities
     problems: list[Problem] = [
-        p for workload, key in IMAGE_KEYS.items() for p in check_image(key, images[workload])
+        p
+        for workload, key in IMAGE_KEYS.items()
+        if (image := images[workload]) is not None
+        for p in check_image(key, image)
     ]
     pools: dict[str, TpuPoolRef] = {}
     for key, name in (("pools.training", training_name), ("pools.serving", serving_name)):
@@ -112,13 +220,7 @@ def _check_config(
         )
     serving = pools.get("pools.serving")
     if serving:
-        problems += [
-            Problem(
-                "servingReplicas" if p.path == "replicas" else "pools.serving",
-                f"{serving.name!r} cannot run BERT serving: {p.message}",
-            )
-            for p in check_serving(serving, replicas=replicas, chips=None, topology=None)
-        ]
+        problems += _serving_problems(serving, replicas, images, llm, namespace, reader, claim)
     if training and (queue or queue_name is None):
         problems += [
             Problem(
@@ -135,14 +237,22 @@ def build_workloads(
     platform: PlatformOutputs,
     training_pool: str,
     serving_pool: str,
-    serving_replicas: int,
+    serving_replicas: int | None,
     training_queue: str | None,
-    images: dict[str, str],
+    images: dict[str, str | None],
+    llm: Llm | None,
     opts: pulumi.ResourceOptions,
 ) -> Workloads:
     namespace, reader, claim, writer, writer_claim = _required(platform)
     training, serving, queue = _check_config(
-        platform, training_pool, serving_pool, serving_replicas, namespace, training_queue, images
+        platform,
+        training_pool,
+        serving_pool,
+        serving_replicas,
+        (namespace, reader, claim),
+        training_queue,
+        images,
+        llm,
     )
     models = ModelMount(claim=claim, mount_path="/models/")
 
@@ -154,7 +264,7 @@ def build_workloads(
             queue=queue,
             service_account=reader,
             container=ContainerSpec(
-                image=images["diffusion"], command=("bash", "-c", DIFFUSION_TRAINING)
+                image=str(images["diffusion"]), command=("bash", "-c", DIFFUSION_TRAINING)
             ),
         ),
         opts=opts,
@@ -167,7 +277,7 @@ def build_workloads(
             queue=queue,
             service_account=reader,
             container=ContainerSpec(
-                image=images["gpt2"],
+                image=str(images["gpt2"]),
                 # xla_spawn starts one process per TPU chip of the worker's VM.
                 command=("bash", "-c", GPT2_TRAINING.format(chips=training.chips_per_node)),
                 env={"PJRT_DEVICE": "TPU_C_API", "XLA_USE_BF16": "1"},
@@ -176,22 +286,30 @@ def build_workloads(
         ),
         opts=opts,
     )
-    bert = TpuServingDeployment(
-        "bert-deployment",
-        TpuServingDeploymentArgs(
-            pool=serving,
-            namespace=namespace,
-            service_account=reader,
-            model=models,
-            replicas=serving_replicas,
-            service_ports=(8500, 8501),
-            health_port=8501,
-            container=ContainerSpec(
-                image=images["bert_serving"], env={"MODEL_NAME": "bert"}, ports=(8500, 8501, 8431)
+    server: TpuServingDeployment | VllmServingDeployment
+    if llm is not None:
+        server = VllmServingDeployment(
+            "llm-server", llm_args(serving, namespace, reader, claim, llm), opts=opts
+        )
+    else:
+        server = TpuServingDeployment(
+            "bert-deployment",
+            TpuServingDeploymentArgs(
+                pool=serving,
+                namespace=namespace,
+                service_account=reader,
+                model=models,
+                replicas=serving_replicas or DEFAULT_SERVING_REPLICAS,
+                service_ports=(8500, 8501),
+                health_port=8501,
+                container=ContainerSpec(
+                    image=str(images["bert_serving"]),
+                    env={"MODEL_NAME": "bert"},
+                    ports=(8500, 8501, 8431),
+                ),
             ),
-        ),
-        opts=opts,
-    )
+            opts=opts,
+        )
     conversion = ModelConversionJob(
         "convert-bert",
         ModelConversionJobArgs(
@@ -199,10 +317,10 @@ def build_workloads(
             service_account=writer,
             model=ModelMount(claim=writer_claim, mount_path="/models/", read_only=False),
             container=ContainerSpec(
-                image=images["converter"],
+                image=str(images["converter"]),
                 command=("python3", "export_bert_model.py", "--export_dir", "/models/bert/1"),
             ),
         ),
         opts=opts,
     )
-    return Workloads(diffusion=diffusion, gpt2=gpt2, bert=bert, conversion=conversion)
+    return Workloads(diffusion=diffusion, gpt2=gpt2, server=server, conversion=conversion)

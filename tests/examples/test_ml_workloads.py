@@ -326,33 +326,146 @@ def test_prod_app_trains_on_both_v5p_slices_and_serves_on_v6e() -> None:
         assert container["resources"]["limits"] == {"google.com/tpu": "4"}
     (gpt,) = _pod(plan.one(JOB, "tpu-job-gpt"))["containers"]
     assert "xla_spawn.py --num_cores 4 " in gpt["command"][2]
-    deployment = plan.one(DEPLOYMENT, "bert-deployment").inputs["spec"]
-    assert deployment["replicas"] == 2
+    # An open model with vLLM on v6e, not BERT: TF Serving 2.13 predates v6e.
+    assert plan.of_type(DEPLOYMENT) == [plan.one(DEPLOYMENT, "llm-server")]
+    deployment = plan.one(DEPLOYMENT, "llm-server").inputs["spec"]
+    assert deployment["replicas"] == 1
     pod = deployment["template"]["spec"]
     assert pod["nodeSelector"] == {
         "cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice",
         "cloud.google.com/gke-tpu-topology": "2x2",
     }
-    assert pod["containers"][0]["resources"]["limits"] == {"google.com/tpu": "4"}
+    assert pod["serviceAccountName"] == "model-reader"
+    (server,) = pod["containers"]
+    assert server["image"] == "docker.io/vllm/vllm-tpu:v0.11.1"
+    assert server["args"] == [
+        "--host=0.0.0.0",
+        "--port=8000",
+        "--model=meta-llama/Llama-3.1-8B-Instruct",
+        "--tensor-parallel-size=4",
+    ]
+    assert server["resources"]["limits"] == {"google.com/tpu": "4"}
+    assert server["env"] == [
+        {
+            "name": "HUGGING_FACE_HUB_TOKEN",
+            "valueFrom": {"secretKeyRef": {"name": "hf-secret", "key": "hf_api_token"}},
+        }
+    ]
+    hpa = plan.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "llm-server")
+    spec = hpa.inputs["spec"]
+    assert (spec["minReplicas"], spec["maxReplicas"]) == (1, 8)
+    assert spec["metrics"][0]["pods"] == {
+        "metric": {"name": "prometheus.googleapis.com|vllm:num_requests_waiting|gauge"},
+        "target": {"type": "AverageValue", "averageValue": "5"},
+    }
+    assert plan.one("kubernetes:monitoring.googleapis.com/v1:PodMonitoring", "llm-server")
+    assert plan.outputs["servingService"] == "llm-server"
 
 
-def test_more_serving_replicas_than_the_pool_has_vms_is_the_apps_config_error(
-    tmp_path: Path,
-) -> None:
-    stack = tmp_path / "Pulumi.big.yaml"
-    stack.write_text(
-        fixture_file("prod", APP).read_text().replace("servingReplicas: 2", "servingReplicas: 9")
-    )
-    plan = plan_stack(
-        "big",
+def _prod_app(tmp_path: Path, *changes: tuple[str, str]) -> Plan:
+    text = fixture_file("prod", APP).read_text()
+    for old, new in changes:
+        assert old in text, old
+        text = text.replace(old, new)
+    stack = tmp_path / "Pulumi.changed.yaml"
+    stack.write_text(text)
+    return plan_stack(
+        "changed",
         APP,
         config_file=stack,
         stack_references={app_reference("prod"): platform_plan("prod").outputs},
     )
+
+
+def test_more_llm_servers_than_the_pool_has_vms_is_the_apps_config_error(tmp_path: Path) -> None:
+    plan = _prod_app(tmp_path, ("maxReplicas: 8", "maxReplicas: 9"))
     assert plan.resources == []
     assert plan.errors == [
-        "servingReplicas: 'v6e-serve' cannot run BERT serving: 9 replicas do not fit pool "
-        "'v6e-serve': one replica takes a whole VM and the pool has at most 8"
+        "llm.maxReplicas: 9 replicas do not fit pool 'v6e-serve': one replica takes a whole VM "
+        "and the pool has at most 8; raise the pool's maxNodes or lower this"
+    ]
+
+
+def test_the_llm_on_a_slice_or_a_gpu_image_is_refused_at_the_apps_keys(tmp_path: Path) -> None:
+    plan = _prod_app(
+        tmp_path,
+        ("serving: v6e-serve", "serving: v5p-train"),
+        ("vllm/vllm-tpu:v0.11.1", "vllm/vllm-openai:v0.11.1"),
+        ("    hfTokenSecret: hf-secret\n", ""),
+    )
+    assert plan.resources == []
+    assert plan.errors == [
+        "llm.image: 'docker.io/vllm/vllm-openai:v0.11.1' is not vLLM's TPU image (vLLM's GPU "
+        "image): use vllm/vllm-tpu, or a mirror of it that keeps the name vllm-tpu",
+        "pools.serving: 'v5p-train' cannot serve the LLM: 'v5p-train' is a multi-host 4x4x4 "
+        "slice: GKE documents vLLM on TPUs single-host only: its tutorial says multi-host "
+        "configurations are not supported when using vLLM with TPUs on GKE "
+        "(https://cloud.google.com/kubernetes-engine/docs/tutorials/serve-vllm-tpu), and serves "
+        "multi-host TPU slices with Ray Serve instead "
+        "(https://cloud.google.com/kubernetes-engine/docs/tutorials/serve-multi-host-tpu-llm); "
+        "serve from a single-host pool",
+        "llm.hfTokenSecret: is required: model 'meta-llama/Llama-3.1-8B-Instruct' is downloaded "
+        "from Hugging Face; name the Secret holding a read token (under key 'hf_api_token')",
+    ]
+
+
+def test_the_llm_from_the_model_bucket_mounts_the_platforms_claim(tmp_path: Path) -> None:
+    plan = _prod_app(
+        tmp_path,
+        ("model: meta-llama/Llama-3.1-8B-Instruct", "model: /models/llama-3.1-8b-instruct"),
+        ("    hfTokenSecret: hf-secret\n", ""),
+    )
+    assert plan.errors == []
+    pod = plan.one(DEPLOYMENT, "llm-server").inputs["spec"]["template"]["spec"]
+    (server,) = pod["containers"]
+    assert "--model=/models/llama-3.1-8b-instruct" in server["args"]
+    assert pod["volumes"][0] == {
+        "name": "models",
+        "persistentVolumeClaim": {"claimName": "models", "readOnly": True},
+    }
+
+
+def test_bert_or_the_llm_is_said_once_at_the_apps_keys(tmp_path: Path) -> None:
+    both = _prod_app(
+        tmp_path,
+        (
+            "    converter:",
+            "    bertServing: us-docker.pkg.dev/cloud-tpu-images/inference/tf-serving-tpu:2.13.0\n"
+            "    converter:",
+        ),
+        ("ml-workloads:images:", "ml-workloads:servingReplicas: 2\n  ml-workloads:images:"),
+    )
+    assert both.errors == [
+        "images.bertServing: the serving pool serves `llm`, not BERT; drop images.bertServing",
+        "servingReplicas: the serving pool serves `llm`, not BERT; drop servingReplicas",
+    ]
+    neither = _prod_app(tmp_path, *[(line, "") for line in _LLM_LINES])
+    assert neither.errors == [
+        "images.bertServing: is required: the serving pool serves BERT unless `llm` names a model"
+    ]
+
+
+_LLM_LINES = (
+    "  ml-workloads:llm:\n",
+    "    image: docker.io/vllm/vllm-tpu:v0.11.1\n",
+    "    model: meta-llama/Llama-3.1-8B-Instruct\n",
+    "    modelSizeGb: 16\n",
+    "    hfTokenSecret: hf-secret\n",
+    "    minReplicas: 1\n",
+    "    maxReplicas: 8\n",
+)
+
+
+def test_more_bert_servers_than_the_pool_has_vms_is_the_apps_config_error(
+    platform: Plan, tmp_path: Path
+) -> None:
+    stack = tmp_path / "Pulumi.big.yaml"
+    stack.write_text(APP_DEV.read_text() + "  ml-workloads:servingReplicas: 9\n")
+    plan = plan_stack("big", APP, config_file=stack, stack_references={REFERENCE: platform.outputs})
+    assert plan.resources == []
+    assert plan.errors == [
+        "servingReplicas: 'v5e-serve' cannot run BERT serving: 9 replicas do not fit pool "
+        "'v5e-serve': one replica takes a whole VM and the pool has at most 3"
     ]
 
 
@@ -453,31 +566,22 @@ def test_the_app_plan_says_nothing_of_preflight_which_only_the_platform_has(app:
 
 
 def test_every_app_config_problem_is_reported_at_once_by_its_config_key(tmp_path: Path) -> None:
-    """Unpinned images and too many replicas together, named as the stack file writes them,
+    """Unpinned images and too many servers together, named as the stack file writes them,
     not by the component that would have refused them one at a time."""
-    stack = tmp_path / "Pulumi.bad.yaml"
-    stack.write_text(
-        fixture_file("prod", APP)
-        .read_text()
-        .replace("diffusion:2026.11.0", "diffusion:latest")
-        .replace("tf-serving-tpu:2.13.0", "tf-serving-tpu")
-        .replace("servingReplicas: 2", "servingReplicas: 9")
-    )
-    plan = plan_stack(
-        "bad",
-        APP,
-        config_file=stack,
-        stack_references={app_reference("prod"): platform_plan("prod").outputs},
+    plan = _prod_app(
+        tmp_path,
+        ("diffusion:2026.11.0", "diffusion:latest"),
+        ("vllm-tpu:v0.11.1", "vllm-tpu:nightly"),
+        ("maxReplicas: 8", "maxReplicas: 9"),
     )
     assert plan.resources == []
     assert plan.errors == [
         "images.diffusion: 'us-docker.pkg.dev/gke-tpu-prod/training/diffusion:latest' is not "
         "pinned: its tag is latest, which moves; name a version tag or a digest (`@sha256:...`)",
-        "images.bertServing: 'us-docker.pkg.dev/cloud-tpu-images/inference/tf-serving-tpu' is "
-        "not pinned: it has no tag, so it means latest; name a version tag or a digest "
-        "(`@sha256:...`)",
-        "servingReplicas: 'v6e-serve' cannot run BERT serving: 9 replicas do not fit pool "
-        "'v6e-serve': one replica takes a whole VM and the pool has at most 8",
+        "llm.image: 'docker.io/vllm/vllm-tpu:nightly' is a nightly build, which is rebuilt and "
+        "not released: pin a release tag (vllm/vllm-tpu:v0.11.1) or a digest",
+        "llm.maxReplicas: 9 replicas do not fit pool 'v6e-serve': one replica takes a whole VM "
+        "and the pool has at most 8; raise the pool's maxNodes or lower this",
     ]
 
 

@@ -7,6 +7,7 @@ once, at its argument's path, as the one error `pulumi up` prints without a trac
 """
 
 from gke_tpu.workloads.args import ContainerSpec, ModelMount, TpuJobArgs
+from gke_tpu.workloads.internal.vllm_plan import vllm_problems
 from gke_tpu.workloads.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
 from gke_tpu.workloads.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
 from gke_tpu.workloads.tpu_serving_deployment import (
@@ -32,4 +33,5 @@ __all__ = [
     "TpuTrainingJobArgs",
     "VllmServingDeployment",
     "VllmServingDeploymentArgs",
+    "vllm_problems",
 ]
