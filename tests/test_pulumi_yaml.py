@@ -14,7 +14,9 @@ SCHEMA = ROOT / "third_party" / "pulumi" / "project.schema.json"
 
 
 @pytest.mark.parametrize(
-    "folder", [ROOT, ROOT / "examples" / "ml-workloads"], ids=["gke-tpu", "app"]
+    "folder",
+    [ROOT, ROOT / "examples" / "ml-workloads", ROOT / "platform-ops"],
+    ids=["gke-tpu", "app", "platform-ops"],
 )
 def test_project_files_validate_against_the_project_schema(folder: Path) -> None:
     project = yaml.safe_load((folder / "Pulumi.yaml").read_text())

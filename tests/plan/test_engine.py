@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import logging
 import threading
 
@@ -13,6 +14,7 @@ from pulumi_gcp import storage
 
 from gke_tpu.plan import engine
 from gke_tpu.plan.engine import SECRET, mask_secrets, run_program
+from gke_tpu.plan.render.text import plan_json
 
 
 def _program() -> None:
@@ -304,3 +306,37 @@ def test_an_app_s_pool_typo_is_one_clean_error_without_any_wrapper() -> None:
     plan = run_program(app, project="app", stack="s", config={})
 
     assert plan.errors == ["pool: 'v5e-trian' is not a TPU pool of cluster 'c'. Pools: none"]
+
+
+def test_assets_and_archives_are_recorded_as_data() -> None:
+    """The SDK hands assets over as objects: the plan keeps what they hold or where they are
+    from, so that the plan document is JSON (an ESC environment's definition is a StringAsset)."""
+
+    def program() -> None:
+        storage.BucketObject(
+            "objects",
+            bucket="b",
+            source=pulumi.AssetArchive(
+                {
+                    "text": pulumi.StringAsset("values: {}\n"),
+                    "file": pulumi.FileAsset("model.bin"),
+                    "remote": pulumi.RemoteAsset("https://example.com/a"),
+                    "folder": pulumi.FileArchive("weights"),
+                    "tarball": pulumi.RemoteArchive("https://example.com/w.tgz"),
+                }
+            ),
+        )
+
+    plan = run_program(program, project="t", stack="s", config={})
+    assert plan.one("gcp:storage/bucketObject:BucketObject").inputs["source"] == {
+        "archive": {
+            "assets": {
+                "text": {"asset": {"text": "values: {}\n"}},
+                "file": {"asset": {"path": "model.bin"}},
+                "remote": {"asset": {"uri": "https://example.com/a"}},
+                "folder": {"archive": {"path": "weights"}},
+                "tarball": {"archive": {"uri": "https://example.com/w.tgz"}},
+            }
+        }
+    }
+    assert json.loads(plan_json(plan))["resources"][0]["inputs"]["source"]["archive"]

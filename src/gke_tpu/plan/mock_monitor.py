@@ -47,9 +47,27 @@ class RecordedResource:
         }
 
 
+def _asset(value: pulumi.Asset | pulumi.Archive) -> dict[str, Any]:
+    """An asset or archive as data: what it holds (a string asset's text) or where it is from
+    (a path, a URI), under `asset` or `archive`: the SDK hands them over as objects."""
+    if isinstance(value, pulumi.Archive):
+        if isinstance(value, pulumi.AssetArchive):
+            return {"archive": {"assets": {k: mask_secrets(v) for k, v in value.assets.items()}}}
+        where = value.path if isinstance(value, pulumi.FileArchive) else value.uri  # pyright: ignore[reportAttributeAccessIssue]
+        key = "path" if isinstance(value, pulumi.FileArchive) else "uri"
+        return {"archive": {key: where}}
+    if isinstance(value, pulumi.StringAsset):
+        return {"asset": {"text": value.text}}
+    if isinstance(value, pulumi.FileAsset):
+        return {"asset": {"path": value.path}}
+    return {"asset": {"uri": value.uri}}  # pyright: ignore[reportAttributeAccessIssue]
+
+
 def mask_secrets(value: Any) -> Any:
-    """Replace secret values (wrapped by the SDK's serializer) with a marker, and references to
-    resources with their URN."""
+    """Replace secret values (wrapped by the SDK's serializer) with a marker, references to
+    resources with their URN, and assets and archives with what they hold (`_asset`)."""
+    if isinstance(value, pulumi.Asset | pulumi.Archive):
+        return _asset(value)
     if isinstance(value, dict):
         if rpc._special_sig_key in value:
             if value[rpc._special_sig_key] == rpc._special_secret_sig:
