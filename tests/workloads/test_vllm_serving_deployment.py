@@ -179,14 +179,22 @@ def test_a_model_from_the_volume_mounts_the_read_only_claim(pools: Pools) -> Non
         {"name": "models", "mountPath": "/models", "readOnly": True},
         {"name": "dshm", "mountPath": "/dev/shm"},
     ]
+    # The sidecar's file cache, where the claim turns it on, in memory; the sidecar without
+    # its default limits, as GKE's vLLM TPU sample runs it.
     assert template["spec"]["volumes"] == [
         {
             "name": "models",
             "persistentVolumeClaim": {"claimName": "model-reader", "readOnly": True},
         },
         {"name": "dshm", "emptyDir": {"medium": "Memory"}},
+        {"name": "gke-gcsfuse-cache", "emptyDir": {"medium": "Memory"}},
     ]
-    assert template["metadata"]["annotations"] == {"gke-gcsfuse/volumes": "true"}
+    assert template["metadata"]["annotations"] == {
+        "gke-gcsfuse/volumes": "true",
+        "gke-gcsfuse/cpu-limit": "0",
+        "gke-gcsfuse/memory-limit": "0",
+        "gke-gcsfuse/ephemeral-storage-limit": "0",
+    }
     assert template["spec"]["serviceAccountName"] == "model-reader"
     # 141 GB at 9 GB a minute: 940 seconds, 94 probes.
     assert server["startupProbe"]["failureThreshold"] == 94

@@ -11,7 +11,13 @@ from gke_tpu.contract.workloads import needs_privileged
 from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.workloads.args import ContainerSpec
-from gke_tpu.workloads.internal.pods import child, container, tpu_pod_template
+from gke_tpu.workloads.internal.pods import (
+    GCS_FUSE_CACHE_VOLUME,
+    UNLIMITED_GCS_FUSE_SIDECAR,
+    child,
+    container,
+    tpu_pod_template,
+)
 from gke_tpu.workloads.internal.vllm_plan import (
     PRE_STOP_SECONDS,
     STARTUP_PERIOD_SECONDS,
@@ -133,8 +139,22 @@ class VllmServingDeployment(pulumi.ComponentResource):
                         k8s.core.v1.VolumeArgs(
                             name=SHM_VOLUME,
                             empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs(medium="Memory"),
-                        )
+                        ),
+                        # Where the platform's claim turns the GCS FUSE file cache on, the
+                        # weights a restarted server reads again come from memory.
+                        *(
+                            [
+                                k8s.core.v1.VolumeArgs(
+                                    name=GCS_FUSE_CACHE_VOLUME,
+                                    empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs(medium="Memory"),
+                                )
+                            ]
+                            if args.model_volume
+                            else []
+                        ),
                     ],
+                    # Reading a model of many GB: the sidecar gets what it needs.
+                    sidecar=UNLIMITED_GCS_FUSE_SIDECAR,
                 ),
             ),
             # The autoscaler owns the replicas once it exists: an update must not reset them.

@@ -96,9 +96,27 @@ def model_volumes(model: ModelMount | None) -> list[k8s.core.v1.VolumeArgs] | No
     ]
 
 
-def pod_annotations(model: ModelMount | None) -> dict[str, str] | None:
-    """The GCS FUSE driver injects its sidecar only into Pods that ask for it."""
-    return {GCS_FUSE_ANNOTATION: "true"} if model else None
+#: The GCS FUSE sidecar without its default CPU, memory and ephemeral storage limits ("0":
+#: none), as GKE's vLLM TPU sample runs it to read a large model
+#: (GoogleCloudPlatform/kubernetes-engine-samples ai-ml/vllm-tpu/vllm-llama3-70b.yaml; the
+#: annotations: GKE "Configure the Cloud Storage FUSE CSI driver sidecar container",
+#: https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-storage-fuse-csi-driver-sidecar).
+UNLIMITED_GCS_FUSE_SIDECAR = {
+    "gke-gcsfuse/cpu-limit": "0",
+    "gke-gcsfuse/memory-limit": "0",
+    "gke-gcsfuse/ephemeral-storage-limit": "0",
+}
+#: The volume the GCS FUSE sidecar keeps its file cache in, when the Pod has one by this name
+#: (the same GKE page, "custom read cache volume").
+GCS_FUSE_CACHE_VOLUME = "gke-gcsfuse-cache"
+
+
+def pod_annotations(
+    model: ModelMount | None, sidecar: Mapping[str, str] | None = None
+) -> dict[str, str] | None:
+    """The GCS FUSE driver injects its sidecar only into Pods that ask for it; `sidecar` sets
+    its resources."""
+    return {GCS_FUSE_ANNOTATION: "true", **(sidecar or {})} if model else None
 
 
 def tolerations(pool: TpuPoolRef) -> list[k8s.core.v1.TolerationArgs]:
@@ -122,11 +140,12 @@ def tpu_pod_template(
     affinity: k8s.core.v1.AffinityArgs | None = None,
     termination_grace_seconds: int | None = None,
     extra_volumes: Sequence[k8s.core.v1.VolumeArgs] = (),
+    sidecar: Mapping[str, str] | None = None,
 ) -> k8s.core.v1.PodTemplateSpecArgs:
     """A Pod on the pool's TPU nodes, hardened, with the model volume when one is given."""
     return k8s.core.v1.PodTemplateSpecArgs(
         metadata=k8s.meta.v1.ObjectMetaArgs(
-            labels=dict(labels) if labels else None, annotations=pod_annotations(model)
+            labels=dict(labels) if labels else None, annotations=pod_annotations(model, sidecar)
         ),
         spec=k8s.core.v1.PodSpecArgs(
             subdomain=subdomain,
