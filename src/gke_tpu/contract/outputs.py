@@ -6,7 +6,7 @@ programs read them with `StackReference` and parse them here once (`PlatformOutp
 contract of another version is one clear error. The keys live only in this module.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -126,62 +126,16 @@ class TpuPoolRef:
 
     @classmethod
     def parse(cls, name: str, entry: Mapping[str, Any]) -> "TpuPoolRef":
-        scaling: Mapping[str, Any] = entry.get("autoscaling") or {}
-        return cls(
-            name=name,
-            node_pools=tuple(entry["nodePools"]),
-            generation=entry["generation"],
-            machine_type=entry["machineType"],
-            topology=entry["topology"],
-            chips_per_node=int(entry["chipsPerNode"]),
-            nodes_per_slice=int(entry["nodesPerSlice"]),
-            slices=int(entry["slices"]),
-            zone=entry["zone"],
-            multi_host=bool(entry["multiHost"]),
-            capacity=entry["capacity"],
-            min_nodes=_whole(scaling.get("minNodes")),
-            max_nodes=_whole(scaling.get("maxNodes")),
-            node_selector=dict(entry["nodeSelector"]),
-            tolerations=tuple(dict(t) for t in entry["tolerations"]),
-            # Added in contract version 1 after its first release: older platforms lack it.
-            node_count=_whole(entry.get("nodeCount")),
-            autopilot=bool(entry.get("autopilot", False)),
-            compute_class=entry.get("computeClass"),
-            fallback=tuple(entry.get("fallback") or ()),
-            maintenance_interval=entry.get("maintenanceInterval"),
-            upgrade=_upgrade(entry.get("upgrade")),
-            reservation=entry.get("reservation"),
-        )
+        """The pool from its entry in the `tpuPools` output (as `entry` writes it)."""
+        fields: dict[str, Any] = {"name": name}
+        for key in POOL_KEYS:
+            value = entry[key.key] if key.required else entry.get(key.key)
+            fields.update(zip(key.attrs, key.load(value), strict=True))
+        return cls(**fields)
 
     def entry(self) -> dict[str, Any]:
         """The pool's entry in the `tpuPools` output: what `parse` reads back."""
-        scaling = (
-            {"minNodes": self.min_nodes, "maxNodes": self.max_nodes}
-            if self.min_nodes is not None and self.max_nodes is not None
-            else None
-        )
-        return {
-            "nodePools": list(self.node_pools),
-            "generation": self.generation,
-            "machineType": self.machine_type,
-            "topology": self.topology,
-            "chipsPerNode": self.chips_per_node,
-            "nodesPerSlice": self.nodes_per_slice,
-            "slices": self.slices,
-            "zone": self.zone,
-            "multiHost": self.multi_host,
-            "capacity": self.capacity,
-            "autoscaling": scaling,
-            "nodeCount": self.node_count,
-            "autopilot": self.autopilot,
-            "computeClass": self.compute_class,
-            "fallback": list(self.fallback),
-            "maintenanceInterval": self.maintenance_interval,
-            "upgrade": dict(self.upgrade) if self.upgrade is not None else None,
-            "reservation": self.reservation,
-            "nodeSelector": dict(self.node_selector),
-            "tolerations": [dict(t) for t in self.tolerations],
-        }
+        return {key.key: key.dump(*(getattr(self, a) for a in key.attrs)) for key in POOL_KEYS}
 
     @property
     def provisioning_request_only(self) -> bool:
@@ -220,6 +174,84 @@ class TpuPoolRef:
     def max_node_count(self) -> int:
         """The most nodes the pool can have: every node pool at its most."""
         return self.max_nodes_per_node_pool * self.slices
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _one(load: Callable[[Any], Any] = _same) -> Callable[[Any], tuple[Any, ...]]:
+    return lambda value: (load(value),)
+
+
+def _load_scaling(scaling: Mapping[str, Any] | None) -> tuple[int | None, int | None]:
+    scaling = scaling or {}
+    return _whole(scaling.get("minNodes")), _whole(scaling.get("maxNodes"))
+
+
+def _tuple(items: Sequence[Any] | None) -> tuple[Any, ...]:
+    return tuple(items or ())
+
+
+def _dicts(items: Sequence[Mapping[str, str]]) -> tuple[dict[str, str], ...]:
+    return tuple(dict(item) for item in items)
+
+
+def _dict_list(items: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
+    return [dict(item) for item in items]
+
+
+def _copy(mapping: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    return None if mapping is None else dict(mapping)
+
+
+def _dump_scaling(min_nodes: int | None, max_nodes: int | None) -> dict[str, int] | None:
+    if min_nodes is None or max_nodes is None:
+        return None
+    return {"minNodes": min_nodes, "maxNodes": max_nodes}
+
+
+_AS_IS = _one()
+
+
+@dataclass(frozen=True)
+class PoolKey:
+    """One key of a `tpuPools` entry: the TpuPoolRef fields it carries, how it is read back
+    from the output (`load`: the value to the fields' values) and how it is written (`dump`)."""
+
+    key: str
+    attrs: tuple[str, ...]
+    load: Callable[[Any], tuple[Any, ...]] = _AS_IS
+    dump: Callable[..., Any] = _same
+    required: bool = True
+    """Present in every entry; a key that is not may be missing (added after the contract's
+    first release, or null), and reads as its fields' defaults."""
+
+
+#: Every key of a `tpuPools` entry, in the order the output writes them: `parse` and `entry`
+#: both read this table, so the two directions cannot drift apart.
+POOL_KEYS: tuple[PoolKey, ...] = (
+    PoolKey("nodePools", ("node_pools",), _one(_tuple), list),
+    PoolKey("generation", ("generation",)),
+    PoolKey("machineType", ("machine_type",)),
+    PoolKey("topology", ("topology",)),
+    PoolKey("chipsPerNode", ("chips_per_node",), _one(int)),
+    PoolKey("nodesPerSlice", ("nodes_per_slice",), _one(int)),
+    PoolKey("slices", ("slices",), _one(int)),
+    PoolKey("zone", ("zone",)),
+    PoolKey("multiHost", ("multi_host",), _one(bool)),
+    PoolKey("capacity", ("capacity",)),
+    PoolKey("autoscaling", ("min_nodes", "max_nodes"), _load_scaling, _dump_scaling, False),
+    PoolKey("nodeCount", ("node_count",), _one(_whole), required=False),
+    PoolKey("autopilot", ("autopilot",), _one(bool), required=False),
+    PoolKey("computeClass", ("compute_class",), required=False),
+    PoolKey("fallback", ("fallback",), _one(_tuple), list, False),
+    PoolKey("maintenanceInterval", ("maintenance_interval",), required=False),
+    PoolKey("upgrade", ("upgrade",), _one(_upgrade), _copy, False),
+    PoolKey("reservation", ("reservation",), required=False),
+    PoolKey("nodeSelector", ("node_selector",), _one(dict), dict),
+    PoolKey("tolerations", ("tolerations",), _one(_dicts), _dict_list),
+)
 
 
 @dataclass(frozen=True)
