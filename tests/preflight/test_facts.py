@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gke_tpu.catalog.gke import RESERVATION_KEY
+from gke_tpu.config.pools.reservation import ReservationAffinity
 from gke_tpu.preflight.facts import (
     ClusterPool,
     ReservationKey,
@@ -83,7 +84,7 @@ def test_a_cluster_pool_consumes_the_reservation_its_affinity_names_in_its_zone(
 
 
 def test_only_specific_reservation_affinities_count() -> None:
-    specific = ("SPECIFIC_RESERVATION", RESERVATION_KEY, ("r",))
+    specific = ReservationAffinity("SPECIFIC_RESERVATION", RESERVATION_KEY, ("r",))
     assert cluster_pool("a", specific, ("us-east5-a",), 2) == ClusterPool(
         "a", ("r",), ("us-east5-a",), 2
     )
@@ -91,8 +92,11 @@ def test_only_specific_reservation_affinities_count() -> None:
     assert cluster_pool("a", specific, ("us-east5-a",), 2, labels) == ClusterPool(
         "a", ("r",), ("us-east5-a",), 2, "any"
     )
-    assert cluster_pool("a", ("ANY_RESERVATION", None, ()), ("us-east5-a",), 2) is None
+    assert (
+        cluster_pool("a", ReservationAffinity("ANY_RESERVATION", None, ()), ("us-east5-a",), 2)
+        is None
+    )
     assert cluster_pool("a", None, ("us-east5-a",), 2) is None
     # A specific affinity on another key (a node label) names no reservation.
-    other_key = ("SPECIFIC_RESERVATION", "cloud.google.com/other", ("r",))
+    other_key = ReservationAffinity("SPECIFIC_RESERVATION", "cloud.google.com/other", ("r",))
     assert cluster_pool("a", other_key, ("us-east5-a",), 2) is None

@@ -14,7 +14,7 @@ from gke_tpu.catalog.gcp import zone_region
 from gke_tpu.catalog.quotas import Quota
 from gke_tpu.catalog.tokens import BUCKET, CLUSTER, GET_QUOTA_INFO, GET_RESERVATION
 from gke_tpu.catalog.tpu import machine_type
-from gke_tpu.config.pools.fallback import ReservationRef
+from gke_tpu.config.pools.reservation import ReservationRef
 from gke_tpu.config.stack.demand import PoolDemand
 from gke_tpu.plan.engine import Plan
 from gke_tpu.plan.snapshot.read import CloudSnapshot, NotInCloud, snapshot_projects

@@ -6,10 +6,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gke_tpu.catalog.gke import COMPUTE_CLASS_LABEL, RESERVATION_KEY
+from gke_tpu.catalog.gke import COMPUTE_CLASS_LABEL
 from gke_tpu.catalog.quotas import Quota
-from gke_tpu.config.pools.fallback import ReservationRef
 from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.pools.reservation import ReservationAffinity, ReservationRef
 
 #: What preflight reads with, besides the deployer's roles (`roles/container.admin` reads GKE's
 #: versions): reservations (compute.reservations.get, on the project that owns a shared one)
@@ -31,14 +31,14 @@ class ReservationKey:
     name: str
 
     def __str__(self) -> str:
-        return f"projects/{self.project}/zones/{self.zone}/reservations/{self.name}"
+        return ReservationRef(self.name).api_path(self.project, self.zone)
 
 
 def reservation_key(reservation: str, project: str, zone: str) -> ReservationKey:
     """Where a pool's `reservation` lives: in the stack's project, or in the project that shares
     it (`projects/<p>/reservations/<name>`); a block or sub-block is checked as its reservation."""
-    ref = ReservationRef.parse(reservation)
-    return ReservationKey(ref.project or project, zone, ref.name)
+    owner, name = ReservationRef.parse(reservation).identity(project)
+    return ReservationKey(owner or project, zone, name)
 
 
 @dataclass(frozen=True)
@@ -116,19 +116,17 @@ def cluster_absent(error: str) -> bool:
 
 def cluster_pool(
     name: str,
-    affinity: tuple[str | None, str | None, tuple[str, ...]] | None,
+    affinity: ReservationAffinity | None,
     zones: tuple[str, ...],
     nodes_per_zone: int,
     labels: Mapping[str, str] | None = None,
 ) -> ClusterPool | None:
-    """A node pool of the cluster as preflight counts it: one whose reservation affinity
-    (consume type, key, values) is SPECIFIC, with its node labels' ComputeClass; None for any
-    other."""
-    if affinity is None or affinity[0] != "SPECIFIC_RESERVATION" or affinity[1] != RESERVATION_KEY:
+    """A node pool of the cluster as preflight counts it: one whose reservation affinity names
+    reservations (SPECIFIC, by name), with its node labels' ComputeClass; None for any other."""
+    if affinity is None or not affinity.reservations:
         return None
-    return ClusterPool(
-        name, affinity[2], zones, nodes_per_zone, (labels or {}).get(COMPUTE_CLASS_LABEL)
-    )
+    compute_class = (labels or {}).get(COMPUTE_CLASS_LABEL)
+    return ClusterPool(name, affinity.reservations, zones, nodes_per_zone, compute_class)
 
 
 @dataclass(frozen=True)

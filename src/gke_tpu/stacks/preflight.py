@@ -12,6 +12,7 @@ from pulumi_gcp import cloudquota, compute, container
 
 from gke_tpu.catalog.quotas import QUOTA_SERVICE
 from gke_tpu.config.platform import PlatformSpec
+from gke_tpu.config.pools.reservation import ReservationAffinity
 from gke_tpu.preflight.check import Preflight, check_preflight, preflight_requests
 from gke_tpu.preflight.facts import (
     CloudFacts,
@@ -79,7 +80,9 @@ def _cluster_pools(result: container.AwaitableGetClusterResult) -> tuple[Cluster
         affinity = ((config.reservation_affinities if config else None) or [None])[0]
         counted = cluster_pool(
             pool.name or "",
-            (affinity.consume_reservation_type, affinity.key, tuple(affinity.values or ()))
+            ReservationAffinity(
+                affinity.consume_reservation_type or "", affinity.key, tuple(affinity.values or ())
+            )
             if affinity
             else None,
             tuple(pool.node_locations or ()),

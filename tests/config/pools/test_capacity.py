@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from gke_tpu.config.pools.reservation import ReservationAffinity
 from tests.config.pools.entries import (
     NOT_A_RESERVATION,
     ONE_CAPACITY,
@@ -70,14 +71,16 @@ def test_each_problem_names_path_value_and_fix(config: dict[str, str], expected:
         pytest.param(
             {"reservation": "tpu-res"},
             "reservation",
-            ("SPECIFIC_RESERVATION", "compute.googleapis.com/reservation-name", ("tpu-res",)),
+            ReservationAffinity(
+                "SPECIFIC_RESERVATION", "compute.googleapis.com/reservation-name", ("tpu-res",)
+            ),
             True,
             id="reservation",
         ),
         pytest.param(
             {"reservation": "projects/p/reservations/r"},
             "reservation",
-            (
+            ReservationAffinity(
                 "SPECIFIC_RESERVATION",
                 "compute.googleapis.com/reservation-name",
                 ("projects/p/reservations/r",),
@@ -85,18 +88,20 @@ def test_each_problem_names_path_value_and_fix(config: dict[str, str], expected:
             True,
             id="shared-reservation",
         ),
-        pytest.param({"spot": True}, "spot", ("NO_RESERVATION", None, ()), True, id="spot"),
+        pytest.param(
+            {"spot": True}, "spot", ReservationAffinity("NO_RESERVATION", None, ()), True, id="spot"
+        ),
         pytest.param(
             {"flexStart": True, "autoscaling": SCALE_0_4},
             "flex-start",
-            ("NO_RESERVATION", None, ()),
+            ReservationAffinity("NO_RESERVATION", None, ()),
             False,
             id="flex-start",
         ),
         pytest.param(
             {**QUEUED_V6E, "autoscaling": SCALE_0_4},
             "flex-start-queued",
-            ("NO_RESERVATION", None, ()),
+            ReservationAffinity("NO_RESERVATION", None, ()),
             False,
             id="flex-start-queued",
         ),
@@ -105,7 +110,7 @@ def test_each_problem_names_path_value_and_fix(config: dict[str, str], expected:
 def test_capacity_reservation_affinity_and_auto_repair(
     extra: dict[str, Any],
     capacity: str,
-    affinity: tuple[str, str | None, tuple[str, ...]] | None,
+    affinity: ReservationAffinity | None,
     auto_repair: bool,
 ) -> None:
     cluster = cluster_entry("us-east5") if extra.get("tpu") == "v6e" else None
@@ -120,7 +125,7 @@ def test_flex_start_with_queued_provisioning_is_its_own_capacity() -> None:
     plan = one_plan(tpu_pool(**QUEUED_V6E, autoscaling=SCALE_0_4), cluster=east5)
     assert plan.capacity.label == "flex-start-queued"
     assert (plan.capacity.flex_start, plan.capacity.queued_provisioning) == (True, True)
-    assert plan.reservation_affinity == ("NO_RESERVATION", None, ())
+    assert plan.reservation_affinity == ReservationAffinity("NO_RESERVATION", None, ())
     assert plan.auto_repair is False
     # GKE taints queued nodes; the pool's Pods (tpuPools output) tolerate it with the TPU taint.
     assert plan.ref.tolerations == (

@@ -12,8 +12,8 @@ from gke_tpu.catalog import FLEX_START_MIN_VERSION, GENERATIONS
 from gke_tpu.catalog.gke import COMPUTE_CLASS_TPU_MIN_VERSION
 from gke_tpu.config.platform import load_platform
 from gke_tpu.config.pools.compute_class import compute_class
-from gke_tpu.config.pools.fallback import ReservationRef
 from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.pools.reservation import ReservationRef
 from gke_tpu.config.pools.versions import VersionNeed, version_needs
 from tests.config.pools.entries import GENERATION_NAMES
 from tests.conftest import config_problems

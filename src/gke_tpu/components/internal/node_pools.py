@@ -43,9 +43,9 @@ def node_config(
         if plan.maintenance_interval
         else None,
         reservation_affinity=container.NodePoolNodeConfigReservationAffinityArgs(
-            consume_reservation_type=affinity[0],
-            key=affinity[1],
-            values=list(affinity[2]) or None,
+            consume_reservation_type=affinity.consume,
+            key=affinity.key,
+            values=list(affinity.values) or None,
         )
         if affinity
         else None,

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from gke_tpu.config.kube import KubeObject
-from gke_tpu.config.pools.fallback import ReservationRef, Step
+from gke_tpu.config.pools.fallback import Step
 from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.pools.reservation import ReservationRef
 
 #: GKE's custom ComputeClass (kubernetes-engine/docs/reference/crds/computeclass).
 COMPUTE_CLASS_API = "cloud.google.com/v1"

@@ -11,46 +11,12 @@ from typing import Any, Literal, cast
 from gke_tpu.catalog import GENERATIONS, Generation
 from gke_tpu.catalog.capacity import BY_KEY, CAPACITY_KINDS, FALLBACK_FORMS, FALLBACK_KEYS
 from gke_tpu.catalog.gke import COMPUTE_CLASS_RESERVED_PREFIXES
-from gke_tpu.config.pools.spec import NOT_A_RESERVATION, is_reservation
+from gke_tpu.config.pools.reservation import NOT_A_RESERVATION, ReservationRef, is_reservation
 from gke_tpu.problems import Problem, did_you_mean, show
 
 Kind = Literal["reservation", "flexStart", "spot", "onDemand"]
 #: The capacity a chain step can ask for, as `fallback` spells them.
 KINDS = cast(tuple[Kind, ...], FALLBACK_KEYS)
-
-
-@dataclass(frozen=True)
-class ReservationRef:
-    """A reservation as `reservation` spells it: `[projects/<p>/reservations/]<name>`, maybe
-    with `/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>]`."""
-
-    name: str
-    project: str | None = None
-    block: str | None = None
-    sub_block: str | None = None
-
-    @classmethod
-    def parse(cls, reservation: str) -> ReservationRef:
-        """Also what a node pool's affinity holds as the cloud reports it, which config's rules
-        never checked: Compute Engine's zonal path (`projects/<p>/zones/<z>/reservations/<name>`)
-        reads as its reservation, and a path too short to name a project's reservation
-        (`projects/<p>`) as a name, which matches none, instead of failing."""
-        parts = reservation.split("/")
-        project = parts[1] if parts[0] == "projects" and len(parts) > 3 else None
-        rest = parts if project is None else parts[3:]
-        if project is not None and "reservations" in parts[2:]:
-            rest = parts[parts.index("reservations", 2) + 1 :] or [""]
-        return cls(
-            name=rest[0],
-            project=project,
-            block=rest[2] if len(rest) > 2 else None,
-            sub_block=rest[4] if len(rest) > 4 else None,
-        )
-
-    def identity(self, project: str | None) -> tuple[str | None, str]:
-        """Which reservation it is, however spelled and whichever block it names: (project,
-        name), the project defaulting to `project` (the stack's)."""
-        return (self.project or project, self.name)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from gke_tpu.catalog.gke import (
     QUEUED_TAINT_KEY,
     QUEUED_TAINT_VALUE,
     RESERVATION_AFFINITY_LABEL,
-    RESERVATION_KEY,
     RESERVATION_NAME_LABEL,
     RESERVATION_PROJECT_LABEL,
     SPOT_LABEL,
@@ -19,7 +18,8 @@ from gke_tpu.catalog.gke import (
 )
 from gke_tpu.config.names import derived_name
 from gke_tpu.config.pools.capacity import Capacity
-from gke_tpu.config.pools.fallback import OWN_KIND, ReservationRef, Step
+from gke_tpu.config.pools.fallback import OWN_KIND, Step
+from gke_tpu.config.pools.reservation import ReservationAffinity, ReservationRef
 from gke_tpu.config.pools.spec import Autoscaling, TpuPoolSpec
 from gke_tpu.config.pools.upgrades import MaintenanceInterval, UpgradePlan
 from gke_tpu.contract.outputs import TpuPoolRef
@@ -142,12 +142,12 @@ class TpuPoolPlan:
         return not self.capacity.dynamic_workload_scheduler
 
     @property
-    def reservation_affinity(self) -> tuple[str, str | None, tuple[str, ...]] | None:
-        """(consume type, key, values) of the node config, if any."""
+    def reservation_affinity(self) -> ReservationAffinity | None:
+        """The node config's reservation affinity, if any."""
         affinity = self.capacity.affinity
         if affinity == "SPECIFIC_RESERVATION" and self.reservation:
-            return (affinity, RESERVATION_KEY, (self.reservation,))
-        return (affinity, None, ()) if affinity else None
+            return ReservationAffinity.specific(self.reservation)
+        return ReservationAffinity(affinity) if affinity else None
 
     @property
     def ref(self) -> TpuPoolRef:

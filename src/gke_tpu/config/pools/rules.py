@@ -12,7 +12,8 @@ from collections.abc import Collection, Iterator
 from gke_tpu.catalog import GENERATIONS
 from gke_tpu.config.pools.capacity import CAPACITY_KEYS
 from gke_tpu.config.pools.entry import PoolEntry
-from gke_tpu.config.pools.fallback import ReservationRef, compute_class_name_problems
+from gke_tpu.config.pools.fallback import compute_class_name_problems
+from gke_tpu.config.pools.reservation import ReservationRef
 from gke_tpu.config.pools.versions import version_problems
 from gke_tpu.problems import Problem, did_you_mean, show
 from gke_tpu.problems.rules import Rule, rule

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt, StrictStr
 
 from gke_tpu.catalog.capacity import FALLBACK_FORMS
-from gke_tpu.catalog.gcp import RESOURCE_NAME
 from gke_tpu.catalog.gke import MAX_NODES_PER_CLUSTER, MAX_NODES_PER_POOL_ZONE
 from gke_tpu.catalog.network import MAX_PODS_PER_NODE, MIN_PODS_PER_NODE
 from gke_tpu.config.cluster.spec import Zone
+from gke_tpu.config.pools.reservation import NOT_A_RESERVATION, is_reservation
 from gke_tpu.config.pools.upgrades import HostMaintenanceSpec, UpgradeSpec
 from gke_tpu.problems.models import Spec
 
@@ -25,26 +24,6 @@ DEFAULT_NODE_COUNT = 1
 MOST_SLICES = MAX_NODES_PER_CLUSTER // 2
 #: Four kinds of capacity, a few reservations among them: a longer chain is a mistake.
 MOST_FALLBACKS = 8
-
-# A reservation: its name in this project, or projects/<p>/reservations/<name> for one shared by
-# another project; either may name a block of it and a sub-block of that, as xpk accepts:
-# <reservation>/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>].
-_RESERVATION = re.compile(
-    rf"(projects/[a-z][-a-z0-9.:]{{0,61}}/reservations/)?{RESOURCE_NAME}"
-    rf"(/reservationBlocks/{RESOURCE_NAME}(/reservationSubBlocks/{RESOURCE_NAME})?)?",
-    re.ASCII,
-)
-
-
-NOT_A_RESERVATION = (
-    "is not a reservation: use its name, or projects/<project>/reservations/<name> "
-    "for a shared reservation of another project; either may end in "
-    "/reservationBlocks/<block>[/reservationSubBlocks/<sub-block>]"
-)
-
-
-def is_reservation(value: str) -> bool:
-    return len(value) <= 400 and _RESERVATION.fullmatch(value) is not None
 
 
 def _reservation(value: str) -> str:

@@ -35,8 +35,8 @@ from gke_tpu.catalog.prices import (
     usd,
 )
 from gke_tpu.config.cluster.spec import ClusterSpec
-from gke_tpu.config.pools.fallback import ReservationRef
 from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.pools.reservation import ReservationRef
 from gke_tpu.config.stack.demand import PoolDemand, node_pool_demand, tpu_pool_demand
 from gke_tpu.problems.models import Spec
 
