@@ -161,17 +161,49 @@ def test_hardening_of_every_job(path: Path) -> None:
             assert "${{" not in str(step.get("run", "")), f"{path.name} {job_id}: {step['run']}"
 
 
-def test_previews_cover_both_stacks_with_the_policy_pack() -> None:
+def test_previews_cover_the_stacks_the_fleet_plan_finds_touched_with_the_policy_pack() -> None:
     previews = pulumi_jobs("preview")
     assert previews, "no job runs pulumi preview"
     for job_id, (name, job) in previews.items():
-        assert job["strategy"]["matrix"]["stack"] == ["dev", "prod"], f"{name} {job_id}"
+        assert job["needs"] == "fleet", f"{name} {job_id}"
+        matrix = job["strategy"]["matrix"]["stack"]
+        assert matrix == "${{ fromJSON(needs.fleet.outputs.stacks) }}", f"{name} {job_id}"
+        assert "needs.fleet.outputs.stacks != '[]'" in job["if"], f"{name} {job_id}"
         for step in pulumi_steps(job):
             assert step["with"]["policyPacks"] == "policy", f"{name} {job_id}"
             assert step["with"]["comment-on-pr"] is True, f"{name} {job_id}"
             assert (
                 step["with"]["stack-name"] == "${{ vars.PULUMI_ORG }}/gke-tpu/${{ matrix.stack }}"
             )
+
+
+def test_the_fleet_job_plans_every_stack_against_the_base_and_names_the_touched_ones() -> None:
+    fleet = jobs(load(WORKFLOWS / "pull-request.yml"))["fleet"]
+    assert fleet["outputs"]["stacks"] == "${{ steps.touched.outputs.stacks }}"
+    scripts = "\n".join(str(step.get("run", "")) for step in steps(fleet))
+    # The base branch's fleet document by the base's own code, then the change's against it,
+    # with the files the change touches.
+    assert "gke_tpu.plan --fleet" in scripts
+    assert 'git diff --name-only "$BASE_SHA" HEAD > build/changed-files.txt' in scripts
+    assert (
+        "venv/bin/gke-tpu-plan --fleet --changed-files build/changed-files.txt $baseline" in scripts
+    )
+    assert 'baseline="--baseline build/base/fleet.json"' in scripts
+    (touched,) = [step for step in steps(fleet) if step.get("id") == "touched"]
+    assert touched["env"] == {"DEPLOYED_STACKS": "${{ vars.DEPLOYED_STACKS }}"}
+    checkouts = [s for s in steps(fleet) if str(s.get("uses", "")).startswith("actions/checkout@")]
+    assert checkouts[0]["with"]["fetch-depth"] == 0  # the base commit, for git diff
+    # One comment, whose first line the update step finds it by.
+    assert "echo '<!-- gke-tpu-plan-report -->'" in scripts
+    # An invalid stack fails the job, after the comment says why.
+    assert '["invalid"] else 0)' in str(steps(fleet)[-1]["run"])
+
+
+def test_pushes_deploy_through_pulumi_deployments_when_the_repository_says_so() -> None:
+    deploy = jobs(load(WORKFLOWS / "deploy.yml"))
+    assert deploy["up-dev"]["if"] == "vars.DEPLOY_WITH != 'pulumi-deployments'"
+    assert deploy["up-prod"]["needs"] == "up-dev"  # skipped with it
+    assert "if" not in deploy["test"]
 
 
 def test_prod_is_deployed_after_dev_behind_the_prod_environment() -> None:

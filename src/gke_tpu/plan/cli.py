@@ -225,6 +225,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--stacks", metavar="A,B,...", help="with --fleet: the stacks to plan (default: all)"
     )
+    parser.add_argument(
+        "--changed-files",
+        type=Path,
+        metavar="FILE",
+        help="with --fleet: the paths a change touches, one a line (git diff --name-only): "
+        "the document's `touched` names the stacks they touch",
+    )
     parser.add_argument("--config-file", type=Path, help="a stack file to read instead")
     parser.add_argument(
         "--json",
@@ -262,8 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         "--baseline",
         type=Path,
         metavar="PLAN.json",
-        help="with --markdown: the base branch's plan document, to report what the change does "
-        "to resources and cost",
+        help="with --markdown: the base branch's plan document (with --fleet, its fleet "
+        "document), to report what the change does to resources, cost and quota",
     )
     parser.add_argument(
         "--esc-values",

@@ -157,9 +157,10 @@ def stack_entry(plan: Plan) -> dict[str, Any]:
     }
 
 
-def fleet_document(fleet: Fleet) -> dict[str, Any]:
-    """The fleet document: per stack, the totals over the stacks that plan, and the conflicts
-    between them. `monthlyUsd` is a stack's cost at its most, `monthlyUsdIdle` idle."""
+def fleet_document(fleet: Fleet, touched: Sequence[str] | None = None) -> dict[str, Any]:
+    """The fleet document: per stack, the totals over the stacks that plan, the conflicts
+    between them, and the stacks a change touches (default: all). `monthlyUsd` is a stack's
+    cost at its most, `monthlyUsdIdle` idle."""
     planned = [s.plan for s in fleet.stacks if not s.plan.errors]
     return {
         "stacks": {s.name: stack_entry(s.plan) for s in fleet.stacks},
@@ -170,4 +171,5 @@ def fleet_document(fleet: Fleet) -> dict[str, Any]:
         },
         "conflicts": [c.as_dict() for c in fleet.conflicts],
         "invalid": fleet.invalid,
+        "touched": list(touched) if touched is not None else [s.name for s in fleet.stacks],
     }

@@ -13,6 +13,7 @@ import sys
 
 from gke_tpu.plan.esc import read_esc_values
 from gke_tpu.plan.fleet import FleetError, fleet_document, fleet_stacks, plan_fleet
+from gke_tpu.plan.fleet_changes import read_changed_files, read_fleet_baseline, touched_stacks
 from gke_tpu.plan.outputs import Output, write_text
 from gke_tpu.plan.render.fleet_report import fleet_markdown
 from gke_tpu.plan.snapshot.read import SnapshotError, read_snapshot
@@ -22,14 +23,20 @@ EXIT_INVALID = 2
 SINGLE_STACK_ONLY = {
     "config_file": "--config-file names one stack's file",
     "manifests": "--manifests writes one stack's objects",
-    "baseline": "--baseline compares one stack's plan",
 }
 
 
 def fleet_problems(args: argparse.Namespace) -> list[str]:
     """Options that do not go with --fleet, or --fleet's own that came without it."""
     if not args.fleet:
-        return ["--stacks chooses the stacks of --fleet: add --fleet"] if args.stacks else []
+        return [
+            f"{option} {what} of --fleet: add --fleet"
+            for option, what, given in (
+                ("--stacks", "chooses the stacks", args.stacks),
+                ("--changed-files", "names the stacks a change touches", args.changed_files),
+            )
+            if given
+        ]
     return [
         f"{why}: it does not go with --fleet"
         for option, why in SINGLE_STACK_ONLY.items()
@@ -55,15 +62,18 @@ def run_fleet(
     try:
         references = read_stack_references(args.stack_reference)
         esc = read_esc_values(args.esc_values)
+        baseline = read_fleet_baseline(args.baseline) if args.baseline else None
+        changed = read_changed_files(args.changed_files) if args.changed_files else None
     except StackFileError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_INVALID
     fleet = plan_fleet(project_dir, stacks, snapshots, references, esc)
-    document = fleet_document(fleet)
+    touched = touched_stacks(stacks, changed) if changed is not None else list(stacks)
+    document = fleet_document(fleet, touched)
     if json_out:
         write_text(json_out, json.dumps(document, indent=2, sort_keys=True) + "\n", sys.stdout)
     if markdown_out:
-        write_text(markdown_out, fleet_markdown(fleet), sys.stdout)
+        write_text(markdown_out, fleet_markdown(fleet, touched, baseline), sys.stdout)
     if not any(o.to_stdout for o in (json_out, markdown_out) if o):
         sys.stdout.write(fleet_summary(document))
     for result in fleet.stacks:

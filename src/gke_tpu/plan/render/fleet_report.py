@@ -5,12 +5,14 @@ project and region was given), and GKE versions and channels side by side."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from gke_tpu.catalog.prices import usd
 from gke_tpu.catalog.tokens import CLUSTER, NODE_POOL
 from gke_tpu.plan.engine import Plan
 from gke_tpu.plan.fleet import Fleet, fleet_document
+from gke_tpu.plan.fleet_changes import quota_changes
 from gke_tpu.preflight.facts import UNLIMITED
 
 
@@ -152,14 +154,79 @@ def _versions(fleet: Fleet) -> list[str]:
     return [*lines, ""]
 
 
-def fleet_markdown(fleet: Fleet) -> str:
-    document = fleet_document(fleet)
+def _signed(value: float) -> str:
+    return f"{'+' if value > 0 else '-'}{usd(abs(value))}" if value else "no change"
+
+
+def _cost_change(document: dict[str, Any], baseline: dict[str, Any]) -> list[str]:
+    """Each stack's cost at its most, before and after; a stack added or gone shows as such."""
+    lines = [
+        "| stack | base branch | this change | change (a month, at its most) |",
+        "|---|---|---|---|",
+    ]
+    before, after = baseline["stacks"], document["stacks"]
+    for name in sorted(set(before) | set(after)):
+        old = (before.get(name) or {}).get("monthlyUsd") if name in before else None
+        new = after[name]["monthlyUsd"] if name in after else None
+        if name not in before:
+            change = "new stack"
+        elif name not in after:
+            change = "stack removed"
+        elif isinstance(old, int | float) and new is not None:
+            change = _signed(round(new - old, 2))
+        else:
+            change = "unknown"
+        shown_old = _money(old) if name in before else "-"
+        shown_new = _money(new) if name in after else "-"
+        lines.append(f"| {name} | {shown_old} | {shown_new} | {change} |")
+    old_total, new_total = baseline["totals"].get("monthlyUsd"), document["totals"]["monthlyUsd"]
+    total = (
+        _signed(round(new_total - old_total, 2))
+        if isinstance(old_total, int | float) and new_total is not None
+        else "unknown"
+    )
+    lines.append(
+        f"| **all** | {_money(old_total if isinstance(old_total, int | float) else None)} | "
+        f"{_money(new_total)} | **{total}** |"
+    )
+    return lines
+
+
+def _change(document: dict[str, Any], baseline: dict[str, Any] | None) -> list[str]:
+    if baseline is None:
+        return []
+    lines = ["## What this change does", "", *_cost_change(document, baseline), ""]
+    old_quota = baseline["totals"].get("quota")
+    changes = quota_changes(
+        old_quota if isinstance(old_quota, list) else [], document["totals"]["quota"]
+    )
+    if not changes:
+        return [*lines, "Quota needs: no change.", ""]
+    lines += [
+        "| project | location | quota | base branch | this change | change |",
+        "|---|---|---|---|---|---|",
+    ]
+    for (project, location, quota, dimensions), old, new in changes:
+        shown = f"`{quota}`" + (f" ({dimensions})" if dimensions else "")
+        lines.append(f"| {project} | {location} | {shown} | {old} | {new} | {new - old:+d} |")
+    return [*lines, ""]
+
+
+def fleet_markdown(
+    fleet: Fleet, touched: Sequence[str] | None = None, baseline: dict[str, Any] | None = None
+) -> str:
+    """The report; `touched`: the stacks a change touches (default all), `baseline`: the base
+    branch's fleet document, to open with what the change does to cost and quota."""
+    document = fleet_document(fleet, touched)
     names = ", ".join(f"`{s.name}`" for s in fleet.stacks)
+    touched_names = ", ".join(f"`{name}`" for name in document["touched"]) or "none"
     lines = [
         "# Fleet plan",
         "",
-        f"{len(fleet.stacks)} stacks planned offline in one run: {names}.",
+        f"{len(fleet.stacks)} stacks planned offline in one run: {names}. The change touches: "
+        f"{touched_names}.",
         "",
+        *_change(document, baseline),
         *_invalid(fleet),
         *_conflicts(fleet),
         *_cost(fleet, document),
