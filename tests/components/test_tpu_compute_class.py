@@ -29,8 +29,8 @@ def test_a_pool_with_a_fallback_is_a_compute_class_and_no_node_pool(run_plan: Pl
     pools = [p.inputs["name"] for p in plan.of_type(NODE_POOL)]
     assert pools == ["cpu"]
     resource = plan.one(COMPUTE_CLASS)
+    # `tpu` alone, as GKE's ComputeClass reference documents a TPU priority: no machineType.
     priority = {
-        "machineType": "ct6e-standard-4t",
         "tpu": {"type": "tpu-v6e-slice", "count": 4, "topology": "2x2"},
         # v6e machines take no Persistent Disk, node auto-provisioning's default.
         "storage": {"bootDiskType": "hyperdisk-balanced"},

@@ -69,7 +69,6 @@ def test_a_pool_with_a_fallback_is_a_compute_class_named_after_it() -> None:
     (pool,) = _spec({**SPOT, "fallback": ["onDemand"]}, autoProvisioning=LIMITS).tpu_pools
     body = compute_class(pool)
     priority = {
-        "machineType": "ct5lp-hightpu-4t",
         "tpu": {"type": "tpu-v5-lite-podslice", "count": 4, "topology": "4x4"},
         "storage": {"bootDiskType": "pd-balanced"},
     }

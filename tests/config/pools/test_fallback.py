@@ -21,7 +21,6 @@ from tests.conftest import config_problems
 STANDARD = {"name": "tpu-ft", "region": "us-west4"}
 LIMITS = {"maxCpu": 10000, "maxMemoryGb": 40000, "maxTpuChips": {"v5e": 64, "v6e": 64}}
 V5E_1X1 = {
-    "machineType": "ct5lp-hightpu-1t",
     "tpu": {"type": "tpu-v5-lite-podslice", "count": 1, "topology": "1x1"},
     "storage": {"bootDiskType": "pd-balanced"},
 }

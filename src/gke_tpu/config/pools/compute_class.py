@@ -21,10 +21,16 @@ COMPUTE_CLASS_API = "cloud.google.com/v1"
 
 
 def priority(step: Step, pool: TpuPoolPlan) -> dict[str, Any]:
-    """A ComputeClass priority: the pool's shape under the step's capacity."""
+    """A ComputeClass priority: the pool's shape under the step's capacity.
+
+    The shape is `tpu` alone, as GKE's ComputeClass reference documents a TPU priority
+    (`tpu: {type, count, topology}`, kubernetes-engine/docs/reference/crds/computeclass) and
+    Google's TPU ComputeClasses write it (GoogleCloudPlatform/accelerated-platforms:
+    platforms/gke/base/kubernetes/manifests/cluster/ccc/tpu/v5p/custom-compute-tpu-v5p-2x2x1.yaml).
+    Some samples also name the `machineType`; the reference does not pair them, and the type
+    and chips per VM already pick the one machine type (catalog.tpu), so it is left out."""
     machine = pool.machine
     rule: dict[str, Any] = {
-        "machineType": machine.name,
         "tpu": {
             "type": pool.generation.accelerator,
             "count": machine.chips,
