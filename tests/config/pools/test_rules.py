@@ -662,3 +662,31 @@ def test_a_v6e_flex_start_pool_in_tokyo_plans_without_a_word() -> None:
     spec = load_platform(pools_config(entry, cluster=cluster_entry("asia-northeast1")))
     assert spec.tpu_pools[0].zone == "asia-northeast1-b"
     assert [w for w in spec.warnings if "asia-northeast1-b" in w] == []
+
+
+def test_flex_start_with_queued_provisioning_is_taken_with_a_warning_that_sources_disagree() -> (
+    None
+):
+    pool = tpu_pool(topology="2x2", **QUEUED_V6E, autoscaling={"minNodes": 0, "maxNodes": 1})
+    config = pools_config(
+        pool, cluster=cluster_entry("us-east5", minMasterVersion="1.35.0-gke.100")
+    )
+    warnings = [w for w in load_platform(config).warnings if "queuedProvisioning" in w]
+    assert warnings == [
+        "tpuPools[0].queuedProvisioning: GKE refused flex-start with queued provisioning for TPUs "
+        'in December 2025 ("Flex start node pools don\'t support TPUs with queued provisioning", '
+        "AI-Hypercomputer/xpk#900), and Google's blueprints run it for v6e and tpu7x since "
+        "February 2026 (GoogleCloudPlatform/cluster-toolkit#5218); GKE's pages name neither: if "
+        "creating the node pool fails with that 400, use flexStart alone"
+    ]
+    flex_alone = tpu_pool(
+        topology="2x2",
+        tpu="v6e",
+        zone="us-east5-a",
+        flexStart=True,
+        autoscaling={"minNodes": 0, "maxNodes": 1},
+    )
+    config = pools_config(
+        flex_alone, cluster=cluster_entry("us-east5", minMasterVersion="1.35.0-gke.100")
+    )
+    assert [w for w in load_platform(config).warnings if "queuedProvisioning" in w] == []
