@@ -299,6 +299,21 @@ def test_a_slice_without_window_or_exclusion_warns_once_per_pool() -> None:
     ]
 
 
+def test_a_flex_start_slice_is_not_warned_of_as_recreated_by_upgrades() -> None:
+    # GKE gives flex-start nodes short-lived upgrades: none is replaced in place.
+    flex = {
+        **TRAIN,
+        "name": "flex",
+        "flexStart": True,
+        "autoscaling": {"minNodes": 0, "maxNodes": 16},
+    }
+    spec = load_platform(_config(flex, TRAIN, minMasterVersion="1.33.0-gke.1712000"))
+    assert [w.split(":")[0] for w in spec.warnings if "may upgrade its nodes" in w] == [
+        "tpuPools 'train'"
+    ]
+    assert [p.upgrade for p in spec.tpu_pools if p.name == "flex"] == [None]
+
+
 WINDOW = {
     "startTime": "2026-01-03T02:00:00Z",
     "endTime": "2026-01-03T10:00:00Z",
