@@ -65,6 +65,9 @@ KUEUE_PENDING_WORKLOADS = "kueue_pending_workloads"
 KUEUE_ADMISSION_WAIT = "kueue_admission_wait_time_seconds"
 """Histogram per `cluster_queue`: from creation to admission."""
 KUEUE_INADMISSIBLE = "inadmissible"
+KUEUE_RESERVING_ACTIVE_WORKLOADS = "kueue_reserving_active_workloads"
+"""Per `cluster_queue`: workloads that hold quota of it (admitted, or waiting on an admission
+check such as queued provisioning's)."""
 
 
 def promql_name(metric: str) -> str:

@@ -190,29 +190,52 @@ def test_stockout_only_where_nodes_are_created_and_queues_only_with_kueue() -> N
     }  # fmt: skip
     queued = _plan(tpuPools=[SLICES], kueue={"queues": [{"name": "q", "pools": ["train"]}]})
     starvation = next(a for a in queued.alerts if a.key == "queueStarvation")
+    # Waiting while no workload holds the queue's quota: a workload waiting behind a running
+    # one (inadmissible under BestEffortFIFO) does not fire it.
     assert starvation.query == (
-        'max by (cluster_queue) (kueue_pending_workloads{cluster="tpu-test",location="us-east5",'
-        'status="inadmissible"}) >= 1'
+        '(sum by (cluster_queue) (kueue_pending_workloads{cluster="tpu-test",location="us-east5"})'
+        " >= 1) unless on (cluster_queue) (sum by (cluster_queue) "
+        '(kueue_reserving_active_workloads{cluster="tpu-test",location="us-east5"}) > 0)'
+    )
+    assert (starvation.threshold, starvation.display_name) == (
+        ">= 1 pending workloads in a queue that holds no quota, for 30m",
+        "tpu-test: Kueue workloads wait on an idle queue",
     )
     assert queued.kueue_metrics
 
 
-def test_pools_gke_creates_widen_the_one_slice_policy_to_every_multi_host_pool() -> None:
+def test_slice_down_watches_only_slices_that_always_have_nodes() -> None:
+    """GKE does not document node_pool/multi_host/available for a node pool without nodes: the
+    alert names the node pools that always have theirs, and says which it leaves out."""
     batch = {**SLICES, "name": "batch", "spot": True, "fallback": ["onDemand"]}
     del batch["slices"]
-    plan = _plan(
+    idle = {**SLICES, "name": "idle", "autoscaling": {"minNodes": 0, "maxNodes": 4}}
+    del idle["slices"]
+    spec = _spec(
         cluster={**CLUSTER, "autoProvisioning": {"maxCpu": 2000, "maxMemoryGb": 4000,
-                                                 "maxTpuChips": {"v5e": 64}}},
-        tpuPools=[SLICES, batch],
+                                                 "maxTpuChips": {"v5e": 128}}},
+        tpuPools=[SLICES, batch, idle],
     )  # fmt: skip
+    plan = spec.observability
+    assert plan is not None
     slices = {a.name: a.query for a in plan.alerts if a.key == "sliceDown"}
     assert slices == {
         "slice-down": "max by (node_pool_name, unavailability_reason) "
         "(kubernetes_io:node_pool_multi_host_available"
-        f'{{monitored_resource="k8s_node_pool",{SELECT}}}) == 0'
+        f'{{monitored_resource="k8s_node_pool",{SELECT},node_pool_name=~"train-0|train-1"}}) == 0'
     }
+    assert [w for w in spec.warnings if w.startswith("observability.alerts.sliceDown")] == [
+        "observability.alerts.sliceDown: not over tpuPools 'batch', 'idle', whose slices may "
+        "have no nodes (autoscaling from 0, or node pools GKE creates per workload): GKE does "
+        "not document node_pool/multi_host/available for a node pool without nodes, and the "
+        "alert must not page for an idle pool; the nodeNotReady and jobsetRestarts alerts watch "
+        "their nodes and jobs"
+    ]
     titles = [t["widget"]["title"] for t in json.loads(plan.dashboard)["mosaicLayout"]["tiles"]]
     assert "Node pools GKE creates (batch)" in titles
+    only_idle = _spec(tpuPools=[idle])
+    assert only_idle.observability is not None
+    assert "sliceDown" not in {a.key for a in only_idle.observability.alerts}
 
 
 def test_the_slice_down_text_names_the_pool_and_reason_by_variables_that_resolve() -> None:

@@ -77,6 +77,7 @@ class Scope:
 
     series: ClusterSeries
     multi_host: Sequence[TpuPoolPlan]
+    """The multi-host pools the slice-down alert watches (`watched`)."""
     gates: Gates
     jobsets: bool
     queues: bool
@@ -102,12 +103,10 @@ POOL = label("node_pool_name")
 
 def _slice_down(alert: Any, scope: Scope) -> str:
     """Cloud Monitoring opens an incident per time series of a PromQL condition, so grouping by
-    node pool opens one per slice that is down. Node pools GKE creates (pools with a fallback,
-    Autopilot) carry no name of ours, so with any of them the condition takes every multi-host
-    node pool of the cluster (only those report the metric)."""
+    node pool opens one per slice that is down. Only the node pools that always have their
+    nodes (`watched`): the condition names them."""
     named = sorted(n for p in scope.multi_host for n in p.node_pool_names)
-    created = [p.name for p in scope.multi_host if not p.node_pool_names]
-    labels = {} if created or not named else {"node_pool_name=~": any_of(named)}
+    labels = {"node_pool_name=~": any_of(named)}
     return (
         "max by (node_pool_name, unavailability_reason) "
         f"({scope.series.system(m.MULTI_HOST_AVAILABLE, m.K8S_NODE_POOL, **labels)}) == 0"
@@ -162,8 +161,19 @@ def _idle_chips(alert: Any, scope: Scope) -> str:
 
 
 def _queue_starvation(alert: Any, scope: Scope) -> str:
-    pending = scope.series.prometheus(m.KUEUE_PENDING_WORKLOADS, status=m.KUEUE_INADMISSIBLE)
-    return f"max by (cluster_queue) ({pending}) >= {alert.threshold}"
+    """Workloads that wait while their queue holds no quota for any workload. Not `inadmissible
+    > 0`: under Kueue's default BestEffortFIFO a workload that waits for quota a running one
+    holds is requeued as inadmissible until that one ends (kubernetes-sigs/kueue
+    pkg/cache/queue/cluster_queue.go, RequeueIfNotPresent; the metric's help in
+    pkg/metrics/metrics.go), so that alert paged for every queue doing its job. A queue with
+    workloads pending and none reserving its quota for the alert's duration is one that admits
+    nothing: too big a request, a flavor no pool offers, or capacity GKE cannot get."""
+    pending = scope.series.prometheus(m.KUEUE_PENDING_WORKLOADS)
+    reserving = scope.series.prometheus(m.KUEUE_RESERVING_ACTIVE_WORKLOADS)
+    return (
+        f"(sum by (cluster_queue) ({pending}) >= {alert.threshold}) "
+        f"unless on (cluster_queue) (sum by (cluster_queue) ({reserving}) > 0)"
+    )
 
 
 def stockout_filter(cluster: str, location: str) -> str:
@@ -306,15 +316,16 @@ ALERTS: dict[str, Alert] = {
     ),
     "queueStarvation": Alert(
         name="queue-starvation",
-        title="Kueue workloads inadmissible",
-        summary="Kueue workloads are inadmissible",
-        threshold=">= {threshold} inadmissible workloads in a queue for {for_}",
+        title="Kueue workloads wait on an idle queue",
+        summary="Kueue workloads wait while their queue runs none",
+        threshold=">= {threshold} pending workloads in a queue that holds no quota, for {for_}",
         action=(
-            f"Workloads wait in ClusterQueue `{label('cluster_queue')}`, which cannot admit "
-            "them: they ask for more chips "
-            "than its quota, or a flavor no pool offers. `kubectl get workloads -A` and "
-            "`kubectl describe workload <name>` give the reason; shrink the request, or give "
-            "the queue a larger share (`gke-tpu:kueue`)."
+            f"Workloads wait in ClusterQueue `{label('cluster_queue')}` while no workload "
+            "holds its quota: it admits none of them. They ask for more chips than its quota "
+            "or a flavor no pool offers, or the pool cannot get capacity (a stockout, a "
+            "flex-start wait). `kubectl get workloads -A` and `kubectl describe workload "
+            "<name>` give the reason; shrink the request, or give the queue a larger share "
+            "(`gke-tpu:kueue`). A workload waiting behind a running one does not fire it."
         ),
         condition=_queue_starvation,
         when=lambda scope: scope.queues,
@@ -394,6 +405,17 @@ def plan_alert(key: str, row: Alert, settings: Any, scope: Scope) -> AlertPlan |
     )
 
 
+def watched(multi_host: Sequence[TpuPoolPlan]) -> tuple[list[TpuPoolPlan], list[TpuPoolPlan]]:
+    """The multi-host pools the slice-down alert watches, and those it leaves out: pools that
+    may have no nodes (autoscaling from 0, node pools GKE creates per workload). GKE documents
+    `node_pool/multi_host/available` as true when all nodes are available and false if any is
+    not (https://cloud.google.com/monitoring/api/metrics_kubernetes), and says nothing of a
+    node pool without nodes: on the safe side of paging for nothing, those pools are left to
+    the nodeNotReady and jobsetRestarts alerts, which watch nodes and jobs that exist."""
+    always = [p for p in multi_host if p.node_pool_names and p.initial_node_count > 0]
+    return always, [p for p in multi_host if p not in always]
+
+
 def plan_alerts(
     alerts: Alerts,
     series: ClusterSeries,
@@ -406,7 +428,7 @@ def plan_alerts(
     serving: bool = False,
 ) -> list[AlertPlan]:
     """Every policy the stack gets, in the table's order (`Scope` says what the flags mean)."""
-    multi = [p for p in pools if p.multi_host]
+    multi, _ = watched([p for p in pools if p.multi_host])
     scope = Scope(
         series, multi, gates, jobsets=jobsets, queues=queues, scaling=scaling, serving=serving
     )

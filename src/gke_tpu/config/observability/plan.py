@@ -16,7 +16,7 @@ from typing import Any
 from gke_tpu.catalog import monitoring as m
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.kueue.spec import KueuePlan
-from gke_tpu.config.observability.alerts import AlertPlan, plan_alerts
+from gke_tpu.config.observability.alerts import AlertPlan, plan_alerts, watched
 from gke_tpu.config.observability.dashboard import (
     Section,
     chip_charts,
@@ -188,6 +188,16 @@ def plan_observability(
         scaling=scaling,
         serving=serving,
     )
+    _, unwatched = watched([p for p in pools if p.multi_host])
+    if unwatched and spec.alerts.slice_down.enabled:
+        names = ", ".join(repr(p.name) for p in unwatched)
+        warnings.append(
+            f"observability.alerts.sliceDown: not over tpuPools {names}, whose slices may have "
+            "no nodes (autoscaling from 0, or node pools GKE creates per workload): GKE does not "
+            "document node_pool/multi_host/available for a node pool without nodes, and the "
+            "alert must not page for an idle pool; the nodeNotReady and jobsetRestarts alerts "
+            "watch their nodes and jobs"
+        )
     document = dashboard_json(f"{cluster.name} TPU", sections)
     warnings += gates.warnings()
     return (

@@ -200,14 +200,16 @@ class IdleChips(Spec):
 
 
 class QueueStarvation(Spec):
-    """Kueue workloads that no queue can admit (only with `gke-tpu:kueue`)."""
+    """Kueue workloads that wait while their ClusterQueue admits none: no workload holds its
+    quota (only with `gke-tpu:kueue`). A workload waiting behind a running one does not fire
+    it."""
 
     enabled: StrictBool = True
     """Create the policy; default true."""
     threshold: Count = 1
-    """Inadmissible workloads of one ClusterQueue that fire it; default 1."""
+    """Pending workloads of one ClusterQueue that holds no quota that fire it; default 1."""
     for_: Duration = Field(default="30m", alias="for")
-    """How long they must stay inadmissible; default `30m`."""
+    """How long they must wait so; default `30m`."""
     severity: Severity = "WARNING"
     """Default `WARNING`."""
 
