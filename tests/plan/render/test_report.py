@@ -11,7 +11,7 @@ from gke_tpu.catalog.quotas import chip_quotas, vcpus_of
 from gke_tpu.config.platform import load_platform
 from gke_tpu.plan.cli import main, plan_checked, plan_stack
 from gke_tpu.plan.engine import Plan
-from gke_tpu.plan.render.quota_report import Need, quota_needs
+from gke_tpu.plan.render.quota_report import Need, Reserved, quota_needs
 from gke_tpu.plan.render.report import plan_markdown
 from gke_tpu.plan.snapshot.read import read_snapshot, snapshot_of
 from gke_tpu.plan.stack_config import read_stack_config
@@ -62,7 +62,12 @@ def test_prod_quota_needs(prod: Plan) -> None:
         # v6e boot disks are Hyperdisk Balanced: a quota of their own, not Persistent Disk SSD.
         "us-east5-b": Need(hyperdisk_gb=9 * 100, ips=0, vcpus=0, tpu_chips={"v6e on-demand": 36}),
     }
-    assert reservations == {"tpu-v5p-train": 128}
+    # A reservation is sized in VMs of a machine type: 2 slices x 16 VMs, 4 chips each.
+    assert reservations == {"tpu-v5p-train": Reserved(128, {"ct5p-hightpu-4t": 32})}
+    assert (
+        "| reservation | VMs it must hold | TPU chips |\n|---|---|---|\n"
+        "| tpu-v5p-train | 32 ct5p-hightpu-4t | 128 |\n"
+    ) in plan_markdown(prod)
 
 
 def test_prod_report_sections(prod: Plan) -> None:
@@ -81,7 +86,7 @@ def test_prod_report_sections(prod: Plan) -> None:
         "Hyperdisk Balanced boot disks (v6e, tpu7x): 900 GB in us-east5, quota "
         "`HYPERDISK-BALANCED-TOTAL-GB-per-project-region`, not Persistent Disk SSD." in report
     )
-    assert "| tpu-v5p-train | 128 |" in report
+    assert "| tpu-v5p-train | 32 ct5p-hightpu-4t | 128 |" in report
     assert "```mermaid\nflowchart LR\n" in report
     # The CPU pool at its most: a node in each of the 3 zones GKE picks (cpuPool.nodesPerZone 1).
     assert 'pool_cpu["CPU pool cpu<br/>e2-standard-8, up to 3 nodes"]' in report

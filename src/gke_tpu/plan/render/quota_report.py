@@ -45,13 +45,24 @@ class Need:
     """CPU machine types whose vCPUs cannot be derived from the name (not counted)."""
 
 
-def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
-    """Needs by zone (None: zones GKE picks), and TPU chips by reservation, folding the
+@dataclass
+class Reserved:
+    """What one reservation must hold: Compute Engine sizes a reservation in VMs of a machine
+    type (`gcloud compute reservations create --vm-count --machine-type`), and the chips are
+    what those VMs carry."""
+
+    chips: int = 0
+    vms: dict[str, int] = field(default_factory=dict)
+    """VMs by machine type."""
+
+
+def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, Reserved]]:
+    """Needs by zone (None: zones GKE picks), and VMs and TPU chips by reservation, folding the
     program's demand rows (`config.stack.demand`) as preflight's quota check does: every node of our
     node pools at its most, with the nodes upgrades add beside them. The node pools GKE creates
     for a pool's ComputeClass are per workload (`_per_workload_needs`)."""
     needs: dict[str | None, Need] = defaultdict(Need)
-    reservations: dict[str, int] = defaultdict(int)
+    reservations: dict[str, Reserved] = defaultdict(Reserved)
     # Private nodes have no external address: Cloud NAT's (static) addresses stand for them.
     external = not private_nodes(plan)
     rows: tuple[PoolDemand, ...] = plan.demand
@@ -77,8 +88,15 @@ def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, int]]:
                     need.unknown_machines.add(row.machine)
                 need.vcpus += per_zone * (vcpus or 0)
         if row.reservation:
-            reservations[row.reservation] += row.chips
+            reserved = reservations[row.reservation]
+            reserved.chips += row.chips
+            reserved.vms[row.machine] = reserved.vms.get(row.machine, 0) + row.most
     return dict(needs), dict(reservations)
+
+
+def _vms(vms: dict[str, int]) -> str:
+    """`32 ct5p-hightpu-4t`, one machine type after another."""
+    return ", ".join(f"{count} {machine}" for machine, count in sorted(vms.items()))
 
 
 def chip_column(generation: str, kind: str) -> str:
@@ -173,8 +191,17 @@ def quota_section(plan: Plan) -> list[str]:
     if unknown:
         lines += ["", f"vCPUs of {', '.join(unknown)} are not counted: look them up."]
     if reservations:
-        lines += ["", "| reservation | TPU chips it must hold |", "|---|---|"]
-        lines += [f"| {name} | {chips} |" for name, chips in sorted(reservations.items())]
+        lines += [
+            "",
+            "Compute Engine sizes a reservation in VMs of a machine type: each must hold these "
+            "VMs (and the chips they carry).",
+            "",
+            "| reservation | VMs it must hold | TPU chips |",
+            "|---|---|---|",
+        ]
+        lines += [
+            f"| {name} | {_vms(r.vms)} | {r.chips} |" for name, r in sorted(reservations.items())
+        ]
     lines += _per_workload_needs(plan)
     lines += network_quotas(plan, plan.demand)
     lines.append("")
