@@ -121,3 +121,31 @@ def test_a_unit_price_is_written_to_the_cent_or_to_every_digit_it_has(
     usd: float, written: str
 ) -> None:
     assert rate(usd) == written
+
+
+def test_spot_rows_at_a_round_share_of_on_demand_are_marked_estimates() -> None:
+    """A Spot figure at exactly 40% or 50% of the region's on-demand one looks derived, not read:
+    not confirmed on Google's price page, it is marked, and only it."""
+    estimates = {
+        (p.generation, p.region): round(p.usd_per_chip_hour / on_demand.usd_per_chip_hour, 9)
+        for p in TPU_PRICES.values()
+        if p.capacity == "spot"
+        and (on_demand := chip_price(p.generation, p.region, "on-demand")) is not None
+        and p.estimate
+    }
+    assert estimates == {
+        ("v5e", "us-east4"): 0.5,
+        ("v5e", "us-east5"): 0.5,
+        ("v5e", "us-south1"): 0.4,
+        ("v5e", "us-west4"): 0.4,
+        ("v5p", "us-east5"): 0.4,
+        ("v6e", "us-east5"): 0.5,
+        ("v6e", "us-south1"): 0.5,
+    }
+    for price in TPU_PRICES.values():
+        on_demand = chip_price(price.generation, price.region, "on-demand")
+        if price.capacity != "spot" or on_demand is None:
+            assert not price.estimate
+            continue
+        share = price.usd_per_chip_hour / on_demand.usd_per_chip_hour
+        assert price.estimate == any(abs(share - s) < 1e-9 for s in (0.4, 0.5))

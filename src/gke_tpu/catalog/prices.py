@@ -15,7 +15,8 @@ The published sources: on-demand and Spot prices from SkyPilot's catalog, which 
 from the Cloud Billing Catalog API (github.com/skypilot-org/skypilot-catalog,
 catalogs/v8/gcp/vms.csv: the price of a TPU type's hour, divided here by its chips); v6e
 commitments from Google's Trillium GA announcement; the cluster fee from GKE's pricing page.
-Flex-start and tpu7x prices were not found published in a form we could read: unknown.
+Flex-start and tpu7x prices were not found published in a form we could read: unknown. Rows
+whose figure is an estimate say so in their source (ESTIMATE_MARK).
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ PRICE_KINDS: tuple[PriceKind, ...] = get_args(PriceKind)
 DYNAMIC_KINDS = frozenset({"spot"})
 #: A row for every region: a figure published as "starting at", the lowest of any region.
 ANY_REGION = "*"
+#: What a row's source says when its figure is an estimate. Spot rows at exactly 40% or 50% of
+#: the region's on-demand row look derived rather than read (Google's Spot discounts are not
+#: round fractions elsewhere in the table), and could not be checked against Google's price page
+#: (https://cloud.google.com/tpu/pricing) or the Cloud Billing Catalog API from here: they are
+#: marked, the cost says so, and `make prices` (with the API) replaces them with what it reads.
+ESTIMATE_MARK = "estimate:"
 
 HOURS_PER_MONTH = 730
 """Hours in a month as Google Cloud's pricing calculator counts them (24 x 365 / 12)."""
@@ -74,6 +81,12 @@ class ChipPrice:
     @property
     def dynamic(self) -> bool:
         return self.capacity in DYNAMIC_KINDS
+
+    @property
+    def estimate(self) -> bool:
+        """A figure not confirmed where it is published: the source says `estimate:` and why
+        (ESTIMATE_MARK)."""
+        return ESTIMATE_MARK in self.source
 
 
 @dataclass(frozen=True)

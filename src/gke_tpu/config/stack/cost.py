@@ -191,6 +191,12 @@ def _tpu_item(
         notes.append(f"range over the chain ({steps} per chip-hour)")
     if any(p is not None and p.dynamic for p in prices.values()):
         notes.append("Spot prices are dynamic: they may change once every 30 days")
+    estimates = [kind for kind, p in prices.items() if p is not None and p.estimate]
+    if estimates:
+        notes.append(
+            f"the {' and '.join(estimates)} price is an estimate, not confirmed on Google's "
+            "price page (src/gke_tpu/catalog/tpu_prices.csv)"
+        )
     return CostItem(
         kind="tpu",
         name=row.name,
