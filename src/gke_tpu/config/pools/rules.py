@@ -209,7 +209,7 @@ def queued_provisioning_takes_flex_start(entry: PoolEntry) -> Iterator[Problem]:
         # taken, on the generations and version Google's blueprints use, and said.
         entry.warnings.append(
             f"{at}: GKE refused flex-start with queued provisioning for TPUs in December 2025 "
-            "(\"Flex start node pools don't support TPUs with queued provisioning\", "
+            '("Flex start node pools don\'t support TPUs with queued provisioning", '
             "AI-Hypercomputer/xpk#900), and Google's blueprints run it for v6e and tpu7x since "
             "February 2026 (GoogleCloudPlatform/cluster-toolkit#5218); GKE's pages name neither: "
             "if creating the node pool fails with that 400, use flexStart alone"
