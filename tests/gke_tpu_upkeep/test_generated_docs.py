@@ -48,6 +48,7 @@ def test_every_file_has_its_parts() -> None:
             "config-cost",
             "stack-costs",
             "config-observability",
+            "config-checkpointing",
             # README and every docs/ page but the outputs contract list their own sections.
             *["contents"] * (len(FILES) - 1),
         ]

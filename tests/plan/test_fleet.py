@@ -166,6 +166,7 @@ def test_conflicts_between_stacks_and_quota_summed_against_the_snapshot(tmp_path
             "prod",
             ("name: tpu-prod", "name: tpu-prod-b"),
             ("bucket: gke-tpu-prod-models", "bucket: gke-tpu-prod-b-models"),
+            ("bucket: gke-tpu-prod-checkpoints", "bucket: gke-tpu-prod-b-checkpoints"),
         ),
     )
     snapshot = read_snapshot(PROD_SNAPSHOT)
@@ -181,6 +182,12 @@ def test_conflicts_between_stacks_and_quota_summed_against_the_snapshot(tmp_path
             "what": "cluster tpu-prod in project gke-tpu-prod, us-east5",
             "stacks": ["prod", "twin"],
             "detail": "each stack would create it: GKE refuses the second",
+        },
+        {
+            "kind": "bucket",
+            "what": "bucket gke-tpu-prod-checkpoints",
+            "stacks": ["prod", "twin"],
+            "detail": "bucket names are global: only one stack can create it",
         },
         {
             "kind": "bucket",
@@ -212,7 +219,7 @@ def test_conflicts_between_stacks_and_quota_summed_against_the_snapshot(tmp_path
     cpus = next(q for q in document["totals"]["quota"] if q["quota"] == "CPUS-per-project-region")
     assert (cpus["needed"], cpus["limit"]) == (3 * 48, 2400)
     report = fleet_markdown(fleet)
-    assert "> 3 conflicts between stacks.\n" in report
+    assert "> 4 conflicts between stacks.\n" in report
     assert (
         "| gke-tpu-prod | us-east5 | `TPUS-PER-TPU-FAMILY-per-project-region` (tpu_family=CT6E) "
         "| 108 | prod 36, sibling 36, twin 36 | 40 | **68 short** |"

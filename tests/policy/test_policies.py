@@ -45,6 +45,7 @@ PROD_AR_READER = ("prod", PROJECT_IAM_MEMBER, "tpu-prod-nodes-artifactregistry.r
 PROD_NODE_ROLE = ("prod", PROJECT_IAM_MEMBER, "tpu-prod-nodes-container.defaultNodeServiceAccount")
 DEV_BUCKET = ("dev", BUCKET, "tpu-dev-models")
 PROD_BUCKET = ("prod", BUCKET, "tpu-prod-models")
+PROD_CHECKPOINTS = ("prod", BUCKET, "tpu-prod-checkpoints")  # hierarchical namespace
 PROD_CPU_POOL = ("prod", NODE_POOL, "tpu-prod-cpu")
 PROD_V5P_POOL = ("prod", NODE_POOL, "tpu-prod-v5p-train-0")  # multi-host 4x4x4, reserved
 PROD_V6E_POOL = ("prod", NODE_POOL, "tpu-prod-v6e-serve")  # single-host
@@ -185,6 +186,19 @@ CASES = [
         [
             "versioning.enabled is false: set it to true so that an overwritten or deleted object"
             " (a model, a checkpoint) can be restored"
+        ],
+    ),
+    # A bucket with hierarchical namespace keeps no versions; soft delete must stay on.
+    Case(
+        secure_buckets,
+        PROD_CHECKPOINTS,
+        {"softDeletePolicy": {"retentionDurationSeconds": 0}, "publicAccessPrevention": DELETE},
+        [
+            'publicAccessPrevention is unset: set it to "enforced" so that nothing in the bucket'
+            " can be made public",
+            "softDeletePolicy.retentionDurationSeconds is 0: leave soft delete on so that a"
+            " deleted checkpoint can be restored (a bucket with hierarchical namespace keeps no"
+            " versions)",
         ],
     ),
     # 3. TPU pools: one zone, the GKE metadata server.

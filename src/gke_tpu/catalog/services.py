@@ -44,7 +44,8 @@ MODULES: dict[str, Module] = {
     "serviceaccount": Module(
         ("iam.googleapis.com",),
         ("roles/iam.serviceAccountAdmin",),
-        "the nodes' and the models' service accounts, and their Workload Identity bindings",
+        "the nodes', the models' and the checkpoint writer's service accounts, and their Workload "
+        "Identity bindings",
     ),
     "projects": Module(
         ("cloudresourcemanager.googleapis.com",),
@@ -61,7 +62,7 @@ MODULES: dict[str, Module] = {
     "storage": Module(
         ("storage.googleapis.com",),
         ("roles/storage.admin",),
-        "the model bucket and its IAM bindings",
+        "the model and checkpoint buckets and their IAM bindings",
     ),
 }
 

@@ -50,6 +50,8 @@ class ModelVolumes(pulumi.ComponentResource):
 
     claims: dict[str, k8s.core.v1.PersistentVolumeClaim]
     namespace: pulumi.Output[str]
+    ready: list[pulumi.Resource]
+    """What objects in the namespace wait for: the namespace, where this component creates it."""
 
     def __init__(
         self, name: str, args: ModelVolumesArgs, opts: pulumi.ResourceOptions | None = None
@@ -61,6 +63,7 @@ class ModelVolumes(pulumi.ComponentResource):
         # the namespace, identities and volumes of every other workload.
         base = pulumi.ResourceOptions(parent=self, provider=args.provider)
         namespaced = base
+        self.ready = []
         if plan.create_namespace:
             namespace = k8s.core.v1.Namespace(
                 f"{name}-namespace",
@@ -71,6 +74,7 @@ class ModelVolumes(pulumi.ComponentResource):
                 base, pulumi.ResourceOptions(depends_on=[namespace])
             )
             self.namespace = namespace.metadata.name
+            self.ready = [namespace]
         else:
             self.namespace = pulumi.Output.from_input(plan.namespace)
 

@@ -17,6 +17,17 @@ from pydantic import BaseModel
 from gke_tpu.catalog.gcp import project_id_problem, project_id_warning
 from gke_tpu.catalog.gke import workload_pool
 from gke_tpu.catalog.tokens import PLATFORM_PROJECT
+from gke_tpu.config.checkpointing.rules import (
+    CHECKPOINTING_RULES,
+    CheckpointedStack,
+    checkpointing_warnings,
+)
+from gke_tpu.config.checkpointing.spec import PATH as CHECKPOINTING_KEY
+from gke_tpu.config.checkpointing.spec import (
+    CheckpointingPlan,
+    CheckpointingSpec,
+    plan_checkpointing,
+)
 from gke_tpu.config.cluster.rules import CLUSTER_RULES
 from gke_tpu.config.cluster.spec import ClusterFacts, ClusterSpec
 from gke_tpu.config.kueue.rules import KUEUE_RULES
@@ -37,6 +48,8 @@ from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.config.pools.versions import channel_version_warnings, version_warnings
 from gke_tpu.config.preflight import PreflightSpec
 from gke_tpu.config.stack.cluster_plan import (
+    GCS_FUSE_CSI_DRIVER,
+    WORKLOAD_IDENTITY,
     ClusterPlan,
     Monitoring,
     dns_endpoint_warnings,
@@ -74,6 +87,8 @@ class PlatformSpec:
     observability: ObservabilityPlan | None = None
     """Monitoring components, dashboard and alerts; None with `observability.enabled: false`."""
     warnings: tuple[str, ...] = field(default=())
+    checkpointing: CheckpointingPlan | None = None
+    """Multi-tier checkpointing of the training pools (`gke-tpu:checkpointing`); None: off."""
 
     @property
     def autoscaling(self) -> bool:
@@ -118,6 +133,7 @@ SECTIONS: dict[str, Section] = {
     "kueue": Section(KueueSpec, required=False, rules=KUEUE_RULES),
     COST_KEY: Section(CostSpec, required=False),
     "observability": Section(ObservabilitySpec, required=False),
+    CHECKPOINTING_KEY: Section(CheckpointingSpec, required=False),
 }
 
 
@@ -297,6 +313,17 @@ def _check(config: Mapping[str, str]) -> _Checked:
     problems += run_rules(STACK_RULES, stack, unparsed)
     observability: ObservabilitySpec = parsed.specs.get("observability", ObservabilitySpec())
     problems += run_rules(OBSERVABILITY_RULES, ObservedStack(observability, cluster), unparsed)
+    checkpointing: CheckpointingSpec | None = parsed.specs.get(CHECKPOINTING_KEY)
+    if checkpointing is not None and cluster is not None:
+        checkpointed = CheckpointedStack(
+            spec=checkpointing,
+            cluster=cluster,
+            pools=pools,
+            entry_names=frozenset(p.name for _, p, invalid in entries if "name" not in invalid),
+            gcs_fuse_csi_driver=GCS_FUSE_CSI_DRIVER,
+            workload_identity=WORKLOAD_IDENTITY,
+        )
+        problems += run_rules(CHECKPOINTING_RULES, checkpointed, unparsed)
 
     index = {pool.name: i for i, pool, invalid in entries if "name" not in invalid}
     kueue, kueue_problems = plan_kueue(
@@ -329,6 +356,17 @@ def _plan(checked: _Checked) -> PlatformSpec:
     network_spec: NetworkSpec | None = specs.get("network")
     network = plan_network(network_spec, cluster.name, cluster.region) if network_spec else None
     warnings += dns_endpoint_warnings(cluster, network)
+    checkpointing_spec: CheckpointingSpec | None = specs.get(CHECKPOINTING_KEY)
+    checkpointing = None
+    if checkpointing_spec is not None:
+        warnings += checkpointing_warnings(cluster)
+        checkpointing = plan_checkpointing(
+            checkpointing_spec,
+            cluster.name,
+            cluster.region,
+            pools,
+            storage.namespace if storage else None,
+        )
     monitoring, monitoring_warnings = plan_observability(
         checked.observability,
         cluster,
@@ -344,6 +382,7 @@ def _plan(checked: _Checked) -> PlatformSpec:
         pools,
         network,
         Monitoring(monitoring.components, monitoring.managed_prometheus) if monitoring else None,
+        high_scale_checkpointing=checkpointing is not None,
     )
     return PlatformSpec(
         project=project,
@@ -357,6 +396,7 @@ def _plan(checked: _Checked) -> PlatformSpec:
         cost=cost,
         observability=monitoring,
         warnings=tuple(warnings),
+        checkpointing=checkpointing,
     )
 
 
@@ -379,6 +419,7 @@ _SECTION_ORDER = (
     "preflight",
     COST_KEY,
     "observability",
+    CHECKPOINTING_KEY,
 )
 
 

@@ -35,7 +35,8 @@ OUTPUT_MEANINGS: dict[str, str] = {
     "modelBucket": "The model bucket; `null` without `modelStorage`.",
     "modelServiceAccount": "Google service account the reader ServiceAccount acts as (a role on "
     "the bucket only).",
-    "kubernetesNamespace": "Namespace of the model ServiceAccounts and claims.",
+    "kubernetesNamespace": "Namespace of the model ServiceAccounts and claims, and of the "
+    "checkpoint writer; `null` without either.",
     "kubernetesServiceAccount": "ServiceAccount for pods that read models.",
     "modelVolumeClaim": "ReadOnlyMany GCS FUSE claim on the bucket.",
     "modelWriterServiceAccount": "Only with `modelStorage.writer.enabled`: the writer's Google "
@@ -48,6 +49,11 @@ OUTPUT_MEANINGS: dict[str, str] = {
     "their resource names, `projects/<p>/alertPolicies/<id>`; `{}` without observability.",
     "jobsetVersion": "The JobSet release the platform installed (with `gke-tpu:kueue`), which "
     "MultisliceJobSet needs; `null` where the platform installs none.",
+    "checkpointBucket": "Multi-tier checkpointing's bucket (hierarchical namespace), where GKE "
+    "backs checkpoints up and training writes persistent ones: a workload's `checkpoint` option "
+    "takes it; `null` without `gke-tpu:checkpointing`.",
+    "checkpointKubernetesServiceAccount": "ServiceAccount (in `kubernetesNamespace`) of training "
+    "Pods that write the checkpoint bucket; `null` without `gke-tpu:checkpointing`.",
 }
 
 
@@ -324,6 +330,9 @@ def platform_outputs(
     dashboard_url: Any = None,
     alert_policies: Any = None,
     jobset_version: str | None = None,
+    checkpoint_bucket: Any = None,
+    checkpoint_service_account: str | None = None,
+    checkpoint_namespace: str | None = None,
 ) -> dict[str, Any]:
     """The platform stack's outputs by name: what `PlatformOutputs.parse` reads back.
 
@@ -343,12 +352,16 @@ def platform_outputs(
         "queues": {queue.name: queue.entry() for queue in queues},
         "modelBucket": storage.bucket if storage else None,
         "modelServiceAccount": storage.service_account if storage else None,
-        "kubernetesNamespace": storage.namespace if storage else None,
+        "kubernetesNamespace": storage.namespace if storage else checkpoint_namespace,
         "kubernetesServiceAccount": storage.kubernetes_service_account if storage else None,
         "modelVolumeClaim": storage.claim if storage else None,
         "dashboardUrl": dashboard_url,
         "alertPolicies": alert_policies if alert_policies is not None else {},
         "jobsetVersion": jobset_version,
+        # Multi-tier checkpointing's bucket and the Kubernetes ServiceAccount that may write it
+        # (`gke-tpu:checkpointing`); null without it.
+        "checkpointBucket": checkpoint_bucket,
+        "checkpointKubernetesServiceAccount": checkpoint_service_account,
     }
     writer = storage.writer if storage else None
     if writer:
@@ -374,6 +387,10 @@ class PlatformOutputs:
     kubernetes_writer_service_account: str | None
     model_writer_claim: str | None
     queues: Mapping[str, QueueRef] = field(default_factory=dict[str, QueueRef])
+    checkpoint_bucket: str | None = None
+    """Multi-tier checkpointing's bucket; None without `gke-tpu:checkpointing`."""
+    checkpoint_kubernetes_service_account: str | None = None
+    """The Kubernetes ServiceAccount that may write the checkpoint bucket."""
 
     @classmethod
     def parse(cls, outputs: Mapping[str, Any], source: str = "platform stack") -> "PlatformOutputs":
@@ -426,6 +443,9 @@ class PlatformOutputs:
             kubernetes_writer_service_account=outputs.get("kubernetesWriterServiceAccount"),
             model_writer_claim=outputs.get("modelWriterVolumeClaim"),
             queues=queues,
+            # Added in contract version 1 after its first release: older platforms have none.
+            checkpoint_bucket=outputs.get("checkpointBucket"),
+            checkpoint_kubernetes_service_account=outputs.get("checkpointKubernetesServiceAccount"),
         )
 
     def pool(self, name: str, path: str = "pool") -> "TpuPoolRef":

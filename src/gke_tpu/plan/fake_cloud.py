@@ -53,8 +53,16 @@ def _service_account(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+#: The project number a bucket reports: all zeros, no project's.
+FAKE_PROJECT_NUMBER = 0
+
+
 def _bucket(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    return {"url": f"gs://{name}", "selfLink": f"https://www.googleapis.com/storage/v1/b/{name}"}
+    return {
+        "url": f"gs://{name}",
+        "selfLink": f"https://www.googleapis.com/storage/v1/b/{name}",
+        "projectNumber": FAKE_PROJECT_NUMBER,
+    }
 
 
 # Computed outputs by type token; the resource's `name` is always filled.

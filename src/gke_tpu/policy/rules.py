@@ -100,6 +100,19 @@ def bucket_problems(props: Mapping[str, Any]) -> list[str]:
             f'publicAccessPrevention is {shown(prevention)}: set it to "enforced" so that'
             " nothing in the bucket can be made public"
         )
+    if get(props, "hierarchicalNamespace.enabled") is True:
+        # A bucket with hierarchical namespace (multi-tier checkpointing's) keeps no object
+        # versions: Cloud Storage's overview lists Object Versioning among what such buckets do
+        # not support (https://cloud.google.com/storage/docs/hns-overview). Soft delete, on by
+        # default, still restores a deleted object for its retention: it must not be off.
+        retention = get(props, "softDeletePolicy.retentionDurationSeconds")
+        if retention == 0:
+            problems.append(
+                "softDeletePolicy.retentionDurationSeconds is 0: leave soft delete on so that a"
+                " deleted checkpoint can be restored (a bucket with hierarchical namespace keeps"
+                " no versions)"
+            )
+        return problems
     versioning = get(props, "versioning.enabled")
     if versioning is not True:
         problems.append(

@@ -19,6 +19,8 @@ from gke_tpu.contract.outputs import ModelStorageOutputs, ModelWriterOutputs, pl
 # object types alone take longer to import than the GCP resources of a small stack to plan).
 if TYPE_CHECKING:
     from gke_tpu.components.autopilot_cluster import AutopilotCluster
+    from gke_tpu.components.checkpoint_bucket import CheckpointBucket
+    from gke_tpu.components.checkpoint_configurations import CheckpointConfigurations
     from gke_tpu.components.cloud_nat import CloudNat
     from gke_tpu.components.cluster_observability import ClusterObservability
     from gke_tpu.components.kueue_queues import KueueQueues
@@ -41,6 +43,8 @@ class Platform:
     observability: ClusterObservability | None = None
     jobset_version: str | None = None
     """The JobSet release installed (with Kueue); None: none."""
+    checkpoint_bucket: CheckpointBucket | None = None
+    checkpoint_configurations: CheckpointConfigurations | None = None
 
 
 def build_network(spec: PlatformSpec) -> tuple[VpcNetwork | None, CloudNat | None]:
@@ -137,6 +141,7 @@ def build_platform(spec: PlatformSpec) -> Platform:
                 provider=cluster.provider,
             ),
         )
+    checkpoint_bucket, checkpoint_configurations = build_checkpointing(spec, cluster, volumes)
     queues = kueue = jobset_version = None
     if spec.kueue is not None:
         from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
@@ -193,7 +198,42 @@ def build_platform(spec: PlatformSpec) -> Platform:
         queues=queues,
         observability=observability,
         jobset_version=jobset_version,
+        checkpoint_bucket=checkpoint_bucket,
+        checkpoint_configurations=checkpoint_configurations,
     )
+
+
+def build_checkpointing(
+    spec: PlatformSpec, cluster: RegionalCluster | AutopilotCluster, volumes: ModelVolumes | None
+) -> tuple[CheckpointBucket | None, CheckpointConfigurations | None]:
+    """The checkpoint bucket and its identities, and each pool's CheckpointConfiguration
+    (`gke-tpu:checkpointing`); none without the section."""
+    plan = spec.checkpointing
+    if plan is None:
+        return None, None
+    from gke_tpu.components.checkpoint_bucket import CheckpointBucket, CheckpointBucketArgs
+    from gke_tpu.components.checkpoint_configurations import (
+        CheckpointConfigurations,
+        CheckpointConfigurationsArgs,
+    )
+
+    name = f"{spec.cluster.name}-checkpoints"
+    bucket = CheckpointBucket(
+        name,
+        CheckpointBucketArgs(project=spec.project, workload_pool=cluster.workload_pool, plan=plan),
+    )
+    configurations = CheckpointConfigurations(
+        name,
+        CheckpointConfigurationsArgs(
+            plan=plan,
+            bucket=bucket.bucket_name,
+            email=bucket.email,
+            provider=cluster.provider,
+            # Model storage's namespace, when it is the one the training Pods run in.
+            ready=volumes.ready if volumes is not None and not plan.create_namespace else [],
+        ),
+    )
+    return bucket, configurations
 
 
 def stack_outputs(platform: Platform) -> dict[str, Any]:
@@ -234,4 +274,11 @@ def stack_outputs(platform: Platform) -> dict[str, Any]:
         dashboard_url=platform.observability.dashboard_url if platform.observability else None,
         alert_policies=platform.observability.alert_policy_names if platform.observability else {},
         jobset_version=platform.jobset_version,
+        checkpoint_bucket=platform.checkpoint_bucket.bucket_name
+        if platform.checkpoint_bucket
+        else None,
+        checkpoint_service_account=spec.checkpointing.kubernetes_service_account
+        if spec.checkpointing
+        else None,
+        checkpoint_namespace=spec.checkpointing.namespace if spec.checkpointing else None,
     )

@@ -107,8 +107,15 @@ def common_cluster_args(plan: ClusterPlan, network: ClusterNetworkArgs | None) -
         ),
         "addons_config": container.ClusterAddonsConfigArgs(
             gcs_fuse_csi_driver_config=container.ClusterAddonsConfigGcsFuseCsiDriverConfigArgs(
-                enabled=True
+                enabled=plan.gcs_fuse_csi_driver
             ),
+            # Multi-tier checkpointing (`gke-tpu:checkpointing`); unset otherwise, so that the
+            # plans of clusters without it are unchanged.
+            high_scale_checkpointing_config=container.ClusterAddonsConfigHighScaleCheckpointingConfigArgs(
+                enabled=True
+            )
+            if plan.high_scale_checkpointing
+            else None,
         ),
         "maintenance_policy": maintenance_policy(plan.maintenance_policy),
         "monitoring_config": monitoring_config(plan.monitoring),

@@ -93,6 +93,13 @@ class Monitoring:
     managed_prometheus: bool
 
 
+#: Every cluster runs the GCS FUSE CSI driver (Autopilot's default; off by default on Standard,
+#: pulumi_gcp ClusterAddonsConfigGcsFuseCsiDriverConfigArgs) and Workload Identity (its
+#: workload pool): model volumes and checkpoints need both.
+GCS_FUSE_CSI_DRIVER = True
+WORKLOAD_IDENTITY = True
+
+
 @dataclass(frozen=True)
 class ClusterPlan:
     """The cluster of either mode, decided."""
@@ -132,6 +139,12 @@ class ClusterPlan:
     """True: user traffic is allowed on the control plane's DNS endpoint, and the kubeconfig
     and the stack's Kubernetes provider use it; False: sent as off; None: not sent (GKE's
     setting), and the kubeconfig uses the IP endpoint."""
+    high_scale_checkpointing: bool = False
+    """GKE's High Scale Checkpointing addon, for multi-tier checkpointing
+    (`gke-tpu:checkpointing`); False: not sent, GKE's default (off)."""
+    gcs_fuse_csi_driver: bool = GCS_FUSE_CSI_DRIVER
+    """The GCS FUSE CSI driver addon: on in every cluster of the platform (model volumes,
+    checkpoints)."""
 
     @property
     def autopilot(self) -> bool:
@@ -239,6 +252,8 @@ def plan_cluster(
     pools: Sequence[TpuPoolPlan] = (),
     network: NetworkPlan | None = None,
     monitoring: Monitoring | None = None,
+    *,
+    high_scale_checkpointing: bool = False,
 ) -> ClusterPlan:
     """The cluster of a valid `spec` in `project`, with the TPU pools' `pools`, the VPC the
     program creates (`network`; None on an existing one) and its monitoring (None: GKE's)."""
@@ -265,4 +280,5 @@ def plan_cluster(
         cpu_pool=spec.cpu_pool if standard else None,
         monitoring=monitoring,
         dns_endpoint=dns_endpoint(spec, network),
+        high_scale_checkpointing=high_scale_checkpointing,
     )

@@ -1,0 +1,164 @@
+"""The rules of `gke-tpu:checkpointing` against the cluster and the pools, as a flat list
+(problems.rules): each refusal at the config path that has to change."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gke_tpu.catalog import version_at_least
+from gke_tpu.catalog.gke import CHANNEL_FLOORS
+from gke_tpu.config.checkpointing.spec import (
+    MIN_VERSION,
+    PATH,
+    CheckpointingSpec,
+    checkpointed_pools,
+    in_memory_size,
+)
+from gke_tpu.config.cluster.spec import ClusterSpec
+from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.problems import Problem, did_you_mean, show
+from gke_tpu.problems.rules import Rule, rule
+
+_PAGE = "GKE's multi-tier checkpointing page"
+
+
+@dataclass(frozen=True)
+class CheckpointedStack:
+    """What the rules read: the section, the cluster, the pools that planned, the names of the
+    `tpuPools` entries (planned or not), and whether the cluster runs the GCS FUSE CSI driver
+    and Workload Identity, which the feature needs besides its own addon."""
+
+    spec: CheckpointingSpec
+    cluster: ClusterSpec
+    pools: tuple[TpuPoolPlan, ...]
+    entry_names: frozenset[str]
+    gcs_fuse_csi_driver: bool
+    workload_identity: bool
+
+
+@rule(PATH, "cluster.mode")
+def standard_only(stack: CheckpointedStack) -> list[Problem]:
+    if stack.cluster.mode != "autopilot":
+        return []
+    return [
+        Problem(
+            "cluster.mode",
+            f"'autopilot' cannot run multi-tier checkpointing ({PATH}): {_PAGE} lists "
+            "Autopilot clusters as not supported; use a Standard cluster or remove "
+            f"gke-tpu:{PATH}",
+        )
+    ]
+
+
+@rule(PATH, "cluster.minMasterVersion")
+def recent_enough(stack: CheckpointedStack) -> list[Problem]:
+    version = stack.cluster.min_master_version
+    if version is None or version_at_least(version, MIN_VERSION):
+        return []
+    return [
+        Problem(
+            "cluster.minMasterVersion",
+            f"{version!r} is below {MIN_VERSION}, the lowest GKE version for multi-tier "
+            f"checkpointing ({PATH}); raise it or leave it unset",
+        )
+    ]
+
+
+@rule(PATH)
+def cluster_prerequisites(stack: CheckpointedStack) -> list[Problem]:
+    """The page creates the cluster with the GcsFuseCsiDriver addon and a workload pool."""
+    missing = [
+        what
+        for what, on in (
+            ("the GCS FUSE CSI driver", stack.gcs_fuse_csi_driver),
+            ("Workload Identity", stack.workload_identity),
+        )
+        if not on
+    ]
+    if not missing:
+        return []
+    return [
+        Problem(
+            PATH,
+            f"multi-tier checkpointing needs {' and '.join(missing)} on the cluster, which "
+            "this cluster leaves off; turn them on or remove the section",
+        )
+    ]
+
+
+@rule(f"{PATH}.pools", "tpuPools")
+def known_pools(stack: CheckpointedStack) -> list[Problem]:
+    names = stack.spec.pools or ()
+    return [
+        Problem(
+            f"{PATH}.pools[{i}]",
+            f"{show(name)} is no tpuPools entry{did_you_mean(name, stack.entry_names) or '.'}"
+            f" Entries: {', '.join(sorted(stack.entry_names)) or 'none'}",
+        )
+        for i, name in enumerate(names)
+        if name not in stack.entry_names
+    ]
+
+
+@rule(PATH, "tpuPools")
+def something_to_checkpoint(stack: CheckpointedStack) -> list[Problem]:
+    if stack.spec.pools is not None or checkpointed_pools(stack.spec, stack.pools):
+        return []
+    return [
+        Problem(
+            f"{PATH}.pools",
+            "unset, and no tpuPools entry is multi-host: name the pools that checkpoint",
+        )
+    ]
+
+
+@rule(f"{PATH}.inMemoryVolumeSizes", f"{PATH}.pools", f"{PATH}.memoryFraction", "tpuPools")
+def sizes_of_checkpointed_pools(stack: CheckpointedStack) -> list[Problem]:
+    spec = stack.spec
+    pools = checkpointed_pools(spec, stack.pools)
+    chosen = {p.name for p in pools}
+    problems = [
+        Problem(
+            f"{PATH}.inMemoryVolumeSizes.{name}",
+            f"{show(name)} is not a pool that checkpoints; those are: "
+            f"{', '.join(sorted(chosen)) or 'none'}",
+        )
+        for name in spec.in_memory_volume_sizes
+        if name not in chosen
+    ]
+    for pool in pools:
+        size, derived = in_memory_size(spec, pool)
+        if derived and size == "0G":
+            problems.append(
+                Problem(
+                    f"{PATH}.memoryFraction",
+                    f"{spec.memory_fraction} of {pool.machine.name}'s memory "
+                    f"({pool.machine.memory_gb or 'unknown'} GB) is under 1 GB for pool "
+                    f"{pool.name!r}: set inMemoryVolumeSizes.{pool.name}",
+                )
+            )
+    return problems
+
+
+CHECKPOINTING_RULES: tuple[Rule[CheckpointedStack], ...] = (
+    standard_only,
+    recent_enough,
+    cluster_prerequisites,
+    known_pools,
+    something_to_checkpoint,
+    sizes_of_checkpointed_pools,
+)
+
+
+def checkpointing_warnings(cluster: ClusterSpec) -> list[str]:
+    """Without minMasterVersion the channel's default decides: warn where its floor is older
+    than the feature's minimum (as config.pool_versions does for the pools)."""
+    if cluster.min_master_version is not None:
+        return []
+    if version_at_least(CHANNEL_FLOORS[cluster.release_channel], MIN_VERSION):
+        return []
+    return [
+        f"cluster.minMasterVersion: unset, so the {cluster.release_channel} channel's default "
+        f"decides; multi-tier checkpointing ({PATH}) needs GKE {MIN_VERSION} or newer: set "
+        f"minMasterVersion to {MIN_VERSION}"
+    ]

@@ -1,0 +1,181 @@
+"""`gke-tpu:checkpointing`: GKE's multi-tier checkpointing for the training pools.
+
+GKE keeps each step's checkpoint in memory on the node, replicates it to a peer node and backs
+it up to a Cloud Storage bucket with hierarchical namespace, so a restarted slice restores from
+the nearest copy (GKE "Train large-scale machine learning models on GKE with Multi-Tier
+Checkpointing": https://cloud.google.com/kubernetes-engine/docs/how-to/machine-learning/training/
+multi-tier-checkpointing). The cluster runs the High Scale Checkpointing addon; each pool gets a
+`CheckpointConfiguration` that tells GKE's controller which nodes get the in-memory volume and
+where to back it up.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field, StrictFloat, StrictStr
+
+from gke_tpu.catalog import TPU_TAINT
+from gke_tpu.catalog.gke import POOL_LABEL
+from gke_tpu.config.names import derived_name
+from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.storage.spec import (
+    DEFAULT_NAMESPACE,
+    SERVICE_ACCOUNT_ID_MAX,
+    BucketName,
+    KubernetesName,
+)
+from gke_tpu.problems.models import Spec
+
+PATH = "checkpointing"
+#: GKE's lowest cluster version with multi-tier checkpointing ("Requirements" of the page above).
+MIN_VERSION = "1.32.4-gke.1415000"
+#: The share of a node's memory given to the in-memory checkpoint volume unless
+#: `inMemoryVolumeSizes` says: the volume is a RAM disk on the node, so what it takes the
+#: training process cannot have. A quarter holds a sharded copy of the state a host keeps (GKE's
+#: page leaves the size to the user; xpk and GKE's test DAGs size it by hand, `100G` on v5p).
+DEFAULT_MEMORY_FRACTION = 0.25
+#: The Kubernetes ServiceAccount of training Pods that read and write persistent checkpoints.
+DEFAULT_KSA = "checkpoint-writer"
+#: The least role that reads, writes and lists objects (no bucket settings, no IAM), the one
+#: GKE's checkpoint replicator is granted on the bucket (AI-Hypercomputer/xpk
+#: src/xpk/core/mtc.py, add_mtc_bucket_iam_member).
+BUCKET_ROLE = "roles/storage.objectUser"
+#: GKE's own Kubernetes identity of the replicator that backs checkpoints up to the bucket
+#: (namespace, ServiceAccount), named in xpk's grant above and in GKE's
+#: GoogleCloudPlatform/cluster-toolkit docs (gke-managed-checkpointing/
+#: gke-checkpointing-multitier-node).
+REPLICATOR = ("gke-managed-checkpointing", "gke-checkpointing-multitier-node")
+#: A Kubernetes quantity in decimal or binary units, as `inMemoryVolumeSize` takes it ("100G").
+_QUANTITY = re.compile(r"[1-9][0-9]*(G|Gi|M|Mi|T|Ti)", re.ASCII)
+
+
+def _quantity(value: str) -> str:
+    if not _QUANTITY.fullmatch(value):
+        raise ValueError("is not a size: a whole number with G, Gi, M, Mi, T or Ti, as `100G`")
+    return value
+
+
+Size = Annotated[StrictStr, AfterValidator(_quantity)]
+
+
+class CheckpointingSpec(Spec):
+    """`gke-tpu:checkpointing`: multi-tier checkpointing of the training pools (Standard
+    clusters of GKE 1.32.4-gke.1415000 or newer)."""
+
+    bucket: BucketName
+    """The checkpoint bucket the program creates, with hierarchical namespace, in the
+    cluster's region. No default."""
+    pools: tuple[StrictStr, ...] | None = Field(default=None, min_length=1)
+    """The `tpuPools` entries, by name, that checkpoint; default every multi-host pool."""
+    memory_fraction: StrictFloat = Field(default=DEFAULT_MEMORY_FRACTION, gt=0, le=0.5)
+    """Share of a node's memory for the in-memory checkpoint volume; default 0.25, at most
+    0.5 (the rest is the training process's)."""
+    in_memory_volume_sizes: dict[StrictStr, Size] = Field(default_factory=dict)
+    """A pool's in-memory volume size, by pool name, instead of the share (`100G`)."""
+    kubernetes_service_account: KubernetesName = DEFAULT_KSA
+    """Kubernetes ServiceAccount of training Pods that write persistent checkpoints; default
+    `checkpoint-writer`, in the model storage's namespace (or `tpu-workloads`)."""
+
+
+@dataclass(frozen=True)
+class CheckpointConfigurationPlan:
+    """One `CheckpointConfiguration` (checkpointing.gke.io/v1): the nodes of one pool."""
+
+    name: str
+    pool: str
+    node_selector: dict[str, str]
+    tolerations: tuple[dict[str, str], ...]
+    in_memory_volume_size: str
+    derived: bool
+    """Whether the size is the share of the machine's memory (not `inMemoryVolumeSizes`)."""
+
+    def spec(self, bucket: Any) -> dict[str, Any]:
+        """The object's spec, as xpk's template and GKE's test DAGs write it."""
+        return {
+            "cloudStorageBucketName": bucket,
+            "nodeSelector": dict(self.node_selector),
+            "tolerations": [dict(t) for t in self.tolerations],
+            "inMemoryVolumeSize": self.in_memory_volume_size,
+        }
+
+
+@dataclass(frozen=True)
+class CheckpointingPlan:
+    bucket: str
+    location: str
+    account_id: str
+    namespace: str
+    create_namespace: bool
+    """Whether this section creates the namespace (model storage creates its own)."""
+    kubernetes_service_account: str
+    configurations: tuple[CheckpointConfigurationPlan, ...]
+
+    @property
+    def pools(self) -> tuple[str, ...]:
+        return tuple(c.pool for c in self.configurations)
+
+
+def checkpointed_pools(
+    spec: CheckpointingSpec, pools: tuple[TpuPoolPlan, ...]
+) -> tuple[TpuPoolPlan, ...]:
+    """The pools the section names, or every multi-host pool."""
+    if spec.pools is None:
+        return tuple(p for p in pools if p.multi_host)
+    by_name = {p.name: p for p in pools}
+    return tuple(by_name[name] for name in dict.fromkeys(spec.pools) if name in by_name)
+
+
+def in_memory_size(spec: CheckpointingSpec, pool: TpuPoolPlan) -> tuple[str, bool]:
+    """The pool's in-memory volume size and whether it is derived: the share of the machine's
+    memory, in whole GB (the catalog states memory in GB; GiB for tpu7x, a smaller figure)."""
+    if pool.name in spec.in_memory_volume_sizes:
+        return spec.in_memory_volume_sizes[pool.name], False
+    memory = pool.machine.memory_gb or 0
+    return f"{int(memory * spec.memory_fraction)}G", True
+
+
+def pool_selector(pool: TpuPoolPlan) -> dict[str, str]:
+    """The nodes of one pool: its own label on node pools of ours; on node pools GKE creates
+    for a ComputeClass, the labels its Pods select."""
+    if pool.per_workload:
+        return dict(pool.node_selector)
+    return {POOL_LABEL: pool.name}
+
+
+def plan_checkpointing(
+    spec: CheckpointingSpec,
+    cluster_name: str,
+    region: str,
+    pools: tuple[TpuPoolPlan, ...],
+    model_namespace: str | None,
+) -> CheckpointingPlan:
+    """What the section becomes, once its rules hold."""
+    configurations = []
+    for pool in checkpointed_pools(spec, pools):
+        size, derived = in_memory_size(spec, pool)
+        configurations.append(
+            CheckpointConfigurationPlan(
+                name=f"{cluster_name}-{pool.name}",
+                pool=pool.name,
+                node_selector=pool_selector(pool),
+                # Exists, as GKE's samples write it: the controller's Pods run on every node
+                # of the pool whatever the taint's value.
+                tolerations=(
+                    {"key": TPU_TAINT.key, "operator": "Exists", "effect": TPU_TAINT.effect},
+                ),
+                in_memory_volume_size=size,
+                derived=derived,
+            )
+        )
+    return CheckpointingPlan(
+        bucket=spec.bucket,
+        location=region.upper(),
+        account_id=derived_name(cluster_name, "ckpt", SERVICE_ACCOUNT_ID_MAX),
+        namespace=model_namespace or DEFAULT_NAMESPACE,
+        create_namespace=model_namespace is None,
+        kubernetes_service_account=spec.kubernetes_service_account,
+        configurations=tuple(configurations),
+    )
