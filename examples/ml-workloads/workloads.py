@@ -13,6 +13,7 @@ from gke_tpu.contract.workloads import check_image, check_queue, check_serving
 from gke_tpu.problems import ConfigError, Problem
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.workloads import (
+    CheckpointArgs,
     ContainerSpec,
     ModelConversionJob,
     ModelConversionJobArgs,
@@ -255,6 +256,14 @@ def build_workloads(
         llm,
     )
     models = ModelMount(claim=claim, mount_path="/models/")
+    # On a platform with multi-tier checkpointing (prod), the JAX training checkpoints to the
+    # node's in-memory volume and resumes from it after an interruption, as the writer of the
+    # checkpoint bucket.
+    checkpoint = (
+        CheckpointArgs(bucket=platform.checkpoint_bucket)
+        if platform.checkpoint_bucket and platform.checkpoint_kubernetes_service_account
+        else None
+    )
 
     diffusion = TpuTrainingJob(
         "tpu-job-diffusion",
@@ -262,10 +271,13 @@ def build_workloads(
             pool=training,
             namespace=namespace,
             queue=queue,
-            service_account=reader,
+            service_account=platform.checkpoint_kubernetes_service_account
+            if checkpoint
+            else reader,
             container=ContainerSpec(
                 image=str(images["diffusion"]), command=("bash", "-c", DIFFUSION_TRAINING)
             ),
+            checkpoint=checkpoint,
         ),
         opts=opts,
     )

@@ -6,7 +6,7 @@ Each component checks its arguments before it registers anything and reports eve
 once, at its argument's path, as the one error `pulumi up` prints without a traceback.
 """
 
-from gke_tpu.workloads.args import ContainerSpec, ModelMount, TpuJobArgs
+from gke_tpu.workloads.args import CheckpointArgs, ContainerSpec, ModelMount, TpuJobArgs
 from gke_tpu.workloads.internal.vllm_plan import vllm_problems
 from gke_tpu.workloads.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
 from gke_tpu.workloads.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
@@ -19,6 +19,7 @@ from gke_tpu.workloads.vllm_args import ServingAutoscaling, VllmServingDeploymen
 from gke_tpu.workloads.vllm_serving_deployment import VllmServingDeployment
 
 __all__ = [
+    "CheckpointArgs",
     "ContainerSpec",
     "ModelConversionJob",
     "ModelConversionJobArgs",

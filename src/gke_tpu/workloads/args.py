@@ -10,6 +10,9 @@ from gke_tpu.problems.args import NoneMeansDefault
 
 #: Where a model claim is mounted unless `mount_path` says.
 DEFAULT_MOUNT_PATH = "/models"
+#: Where the multi-tier checkpoint volume is mounted unless `local_directory` says: the path
+#: GKE's own multi-tier checkpointing tests mount it at.
+DEFAULT_LOCAL_CHECKPOINT_DIRECTORY = "/local"
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,22 @@ class ModelMount(NoneMeansDefault):
     """Where the containers see the bucket; default `/models`."""
     read_only: bool | None = True
     """Mount it read-only; default true (a conversion job mounts the writer claim with false)."""
+
+
+@dataclass(frozen=True)
+class CheckpointArgs(NoneMeansDefault):
+    """GKE's multi-tier checkpointing (the platform's `gke-tpu:checkpointing`): the node's
+    in-memory checkpoint volume, mounted by its CSI driver, and the bucket GKE backs it up to.
+    The workers get `CHECKPOINT_LOCAL_DIRECTORY` and `CHECKPOINT_PERSISTENT_DIRECTORY` to hand
+    to Orbax (`local_directory` and `persistent_directory` of its emergency CheckpointManager);
+    after an interruption the restarted workers restore from the newest checkpoint there."""
+
+    bucket: str
+    """The platform's `checkpointBucket` output."""
+    local_directory: str | None = DEFAULT_LOCAL_CHECKPOINT_DIRECTORY
+    """Where the workers see the in-memory volume; default `/local`."""
+    prefix: str | None = None
+    """The persistent directory's path in the bucket; default the workload's name."""
 
 
 @dataclass(frozen=True)
@@ -67,3 +86,7 @@ class TpuJobArgs(NoneMeansDefault):
     termination_grace_seconds: int | None = DEFAULT_TERMINATION_GRACE_SECONDS
     """Seconds a worker has after SIGTERM (a drain, an upgrade, host maintenance) to write a
     checkpoint; default 1800, at most 3600, GKE's limit for TPU nodes."""
+    checkpoint: CheckpointArgs | None = None
+    """Multi-tier checkpointing: the checkpoint volume and directories, and restarts that
+    resume from them; with it, `service_account` is the platform's
+    `checkpointKubernetesServiceAccount`, which may write the bucket."""

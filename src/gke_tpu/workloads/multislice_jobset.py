@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gke_tpu.contract.checkpoints import check_checkpoint
 from gke_tpu.contract.interruptions import (
     DEFAULT_APPLICATION_EXIT_CODES,
     DEFAULT_MAX_RESTARTS,
@@ -60,7 +61,9 @@ class MultisliceJobSet(pulumi.ComponentResource):
 
     An interruption of any worker restarts every slice together, up to `max_restarts` times; an
     application error fails the JobSet at once. Use it, even with one slice, for a run that must
-    ride out host maintenance, upgrades and preemptions.
+    ride out host maintenance, upgrades and preemptions. With `checkpoint` every worker mounts
+    its node's multi-tier checkpoint volume, and each restart resumes from the newest checkpoint
+    (in memory on the node or a peer slice, or in the bucket) instead of starting over.
     """
 
     jobset_name: pulumi.Output[str]
@@ -85,6 +88,9 @@ class MultisliceJobSet(pulumi.ComponentResource):
             + check_grace(
                 "termination_grace_seconds",
                 given(args.termination_grace_seconds, DEFAULT_TERMINATION_GRACE_SECONDS),
+            )
+            + check_checkpoint(
+                "checkpoint", args.checkpoint, given(args.max_restarts, DEFAULT_MAX_RESTARTS)
             ),
             f"MultisliceJobSet {name!r}",
         )

@@ -106,6 +106,7 @@ def tpu_worker(
         args.container,
         chips=args.pool.chips_per_node,
         model=args.model,
+        checkpoint=args.checkpoint,
         privileged=needs_privileged(args.cluster_version),
         extra_env=extra_env,
     )
@@ -120,13 +121,14 @@ def slice_job_spec(
     affinity: k8s.core.v1.AffinityArgs | None = None,
     suspend: bool = False,
     pod_failure_policy: k8s.batch.v1.PodFailurePolicyArgs | None = None,
+    backoff_limit: int = 0,
 ) -> k8s.batch.v1.JobSpecArgs:
     """One Indexed Job over one slice: a worker per VM; a failed worker fails the slice.
     `suspend` creates it suspended, for Kueue to start once it admits it."""
     workers = args.pool.nodes_per_slice
     return k8s.batch.v1.JobSpecArgs(
         suspend=True if suspend else None,
-        backoff_limit=0,
+        backoff_limit=backoff_limit,
         pod_failure_policy=pod_failure_policy,
         completions=workers,
         parallelism=workers,
@@ -141,6 +143,7 @@ def slice_job_spec(
             subdomain=subdomain,
             affinity=affinity,
             termination_grace_seconds=args.termination_grace_seconds,
+            checkpoint=args.checkpoint,
         ),
     )
 

@@ -10,11 +10,28 @@ import pulumi_kubernetes as k8s
 from gke_tpu.catalog import TPU_RESOURCE
 from gke_tpu.contract.outputs import TpuPoolRef
 from gke_tpu.problems.args import given
-from gke_tpu.workloads.args import DEFAULT_MOUNT_PATH, ContainerSpec, ModelMount
+from gke_tpu.workloads.args import (
+    DEFAULT_LOCAL_CHECKPOINT_DIRECTORY,
+    DEFAULT_MOUNT_PATH,
+    CheckpointArgs,
+    ContainerSpec,
+    ModelMount,
+)
 
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
 MODEL_VOLUME = "models"
+#: GKE's multi-tier checkpointing CSI driver: an inline volume of the node's in-memory
+#: checkpoint storage, which the CheckpointConfiguration of the pool sets up
+#: (AI-Hypercomputer/xpk src/xpk/core/workload.py, `mtc_enabled`; GKE's multi-tier
+#: checkpointing page).
+CHECKPOINT_CSI_DRIVER = "multitier-checkpoint.csi.storage.gke.io"
+CHECKPOINT_VOLUME = "checkpoint"
+#: What the workers read for Orbax's emergency CheckpointManager(local_directory=...,
+#: persistent_directory=...) (google/orbax checkpoint/orbax/checkpoint/experimental/emergency/
+#: checkpoint_manager.py).
+LOCAL_CHECKPOINT_ENV = "CHECKPOINT_LOCAL_DIRECTORY"
+PERSISTENT_CHECKPOINT_ENV = "CHECKPOINT_PERSISTENT_DIRECTORY"
 
 #: No privilege escalation and no raw sockets; other default capabilities stay, since TPU
 #: runtimes are not documented to run without them.
@@ -32,12 +49,26 @@ def env_vars(env: Mapping[str, str]) -> list[k8s.core.v1.EnvVarArgs]:
     return [k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in env.items()]
 
 
+def checkpoint_env(checkpoint: CheckpointArgs, workload: str) -> list[k8s.core.v1.EnvVarArgs]:
+    """The local and persistent checkpoint directories, as the workers' environment."""
+    prefix = (checkpoint.prefix or workload).strip("/")
+    return env_vars(
+        {
+            LOCAL_CHECKPOINT_ENV: given(
+                checkpoint.local_directory, DEFAULT_LOCAL_CHECKPOINT_DIRECTORY
+            ),
+            PERSISTENT_CHECKPOINT_ENV: f"gs://{checkpoint.bucket}/{prefix}",
+        }
+    )
+
+
 def container(
     name: str,
     spec: ContainerSpec,
     *,
     chips: int | None,
     model: ModelMount | None,
+    checkpoint: CheckpointArgs | None = None,
     privileged: bool = False,
     extra_env: Sequence[k8s.core.v1.EnvVarArgs] = (),
     probes: Mapping[str, k8s.core.v1.ProbeArgs] | None = None,
@@ -50,20 +81,24 @@ def container(
     probes = probes or {}
     if tpu:
         resources = k8s.core.v1.ResourceRequirementsArgs(requests=tpu, limits=tpu)
-    mounts = [
-        *(
-            [
-                k8s.core.v1.VolumeMountArgs(
-                    name=MODEL_VOLUME,
-                    mount_path=given(model.mount_path, DEFAULT_MOUNT_PATH),
-                    read_only=model.read_only,
-                )
-            ]
-            if model
-            else []
-        ),
-        *extra_mounts,
-    ]
+    mounts: list[k8s.core.v1.VolumeMountArgs] = []
+    if model:
+        mounts.append(
+            k8s.core.v1.VolumeMountArgs(
+                name=MODEL_VOLUME,
+                mount_path=given(model.mount_path, DEFAULT_MOUNT_PATH),
+                read_only=model.read_only,
+            )
+        )
+    if checkpoint:
+        mounts.append(
+            k8s.core.v1.VolumeMountArgs(
+                name=CHECKPOINT_VOLUME,
+                mount_path=given(checkpoint.local_directory, DEFAULT_LOCAL_CHECKPOINT_DIRECTORY),
+            )
+        )
+        extra_env = [*extra_env, *checkpoint_env(checkpoint, name)]
+    mounts += extra_mounts
     return k8s.core.v1.ContainerArgs(
         name=name,
         image=spec.image,
@@ -83,17 +118,29 @@ def container(
     )
 
 
-def model_volumes(model: ModelMount | None) -> list[k8s.core.v1.VolumeArgs] | None:
-    if model is None:
-        return None
-    return [
-        k8s.core.v1.VolumeArgs(
-            name=MODEL_VOLUME,
-            persistent_volume_claim=k8s.core.v1.PersistentVolumeClaimVolumeSourceArgs(
-                claim_name=model.claim, read_only=model.read_only
-            ),
+def model_volumes(
+    model: ModelMount | None, checkpoint: CheckpointArgs | None = None
+) -> list[k8s.core.v1.VolumeArgs] | None:
+    """The model claim, and the multi-tier checkpoint volume (a CSI volume with no attributes:
+    the pool's CheckpointConfiguration holds its settings)."""
+    volumes: list[k8s.core.v1.VolumeArgs] = []
+    if model is not None:
+        volumes.append(
+            k8s.core.v1.VolumeArgs(
+                name=MODEL_VOLUME,
+                persistent_volume_claim=k8s.core.v1.PersistentVolumeClaimVolumeSourceArgs(
+                    claim_name=model.claim, read_only=model.read_only
+                ),
+            )
         )
-    ]
+    if checkpoint is not None:
+        volumes.append(
+            k8s.core.v1.VolumeArgs(
+                name=CHECKPOINT_VOLUME,
+                csi=k8s.core.v1.CSIVolumeSourceArgs(driver=CHECKPOINT_CSI_DRIVER),
+            )
+        )
+    return volumes or None
 
 
 #: The GCS FUSE sidecar without its default CPU, memory and ephemeral storage limits ("0":
@@ -141,6 +188,7 @@ def tpu_pod_template(
     termination_grace_seconds: int | None = None,
     extra_volumes: Sequence[k8s.core.v1.VolumeArgs] = (),
     sidecar: Mapping[str, str] | None = None,
+    checkpoint: CheckpointArgs | None = None,
 ) -> k8s.core.v1.PodTemplateSpecArgs:
     """A Pod on the pool's TPU nodes, hardened, with the model volume when one is given."""
     return k8s.core.v1.PodTemplateSpecArgs(
@@ -157,7 +205,7 @@ def tpu_pod_template(
             affinity=affinity,
             termination_grace_period_seconds=termination_grace_seconds,
             containers=[main],
-            volumes=[*(model_volumes(model) or []), *extra_volumes] or None,
+            volumes=[*(model_volumes(model, checkpoint) or []), *extra_volumes] or None,
         ),
     )
 
