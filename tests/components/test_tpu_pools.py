@@ -603,3 +603,66 @@ def test_a_v6e_pool_boots_from_hyperdisk_and_a_v5e_pool_from_gke_s_default(
     # ct6e machines take no Persistent Disk: GKE's default pd-balanced would be refused.
     assert _pool(plan, "trillium").inputs["nodeConfig"]["diskType"] == "hyperdisk-balanced"
     assert "diskType" not in _pool(plan, "lite").inputs["nodeConfig"]
+
+
+def test_a_flex_start_run_time_and_an_upgrade_hold_reach_the_node_pools(
+    run_plan: PlanRunner,
+) -> None:
+    flex = {
+        "name": "flex",
+        "tpu": "v5p",
+        "topology": "2x2x1",
+        "zone": "us-east5-a",
+        "flexStart": True,
+        "maxRunSeconds": 86400,
+        "autoscaling": {"minNodes": 0, "maxNodes": 1},
+    }
+    held = {
+        "name": "held",
+        "tpu": "v5p",
+        "topology": "4x4x4",
+        "zone": "us-east5-a",
+        "slices": 2,
+        "noUpgradesUntilEndOfSupport": True,
+    }
+    plan = run_plan(
+        cluster={
+            "name": "tpu-test",
+            "region": "us-east5",
+            "minMasterVersion": "1.33.0-gke.1712000",
+        },
+        tpuPools=[flex, held],
+    )
+    flex_pool = _pool(plan, "flex").inputs
+    assert flex_pool["nodeConfig"]["maxRunDuration"] == "86400s"
+    assert "maintenancePolicies" not in flex_pool
+    for name in ("held-0", "held-1"):
+        pool = _pool(plan, name).inputs
+        assert pool["maintenancePolicies"] == [{"exclusionUntilEndOfSupports": [{"enabled": True}]}]
+        assert "maxRunDuration" not in pool["nodeConfig"]
+    # A held slice is not warned of as one an upgrade may recreate.
+    assert not [w for w in plan.warnings if "may upgrade its nodes" in w]
+
+
+def test_the_public_args_take_the_upgrade_hold() -> None:
+    from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPoolArgs
+
+    def program() -> None:
+        MultiHostTpuPool(
+            "train",
+            MultiHostTpuPoolArgs(
+                project="acme-ml",
+                region="us-east5",
+                cluster_name="tpu",
+                cluster="tpu",
+                node_service_account="nodes@acme-ml.iam.gserviceaccount.com",
+                tpu="v5e",
+                topology="4x4",
+                no_upgrades_until_end_of_support=True,
+            ),
+        )
+
+    (pool,) = run_program(program, project="app", stack="s", config={}).of_type(NODE_POOL)
+    assert pool.inputs["maintenancePolicies"] == [
+        {"exclusionUntilEndOfSupports": [{"enabled": True}]}
+    ]

@@ -96,6 +96,10 @@ class TpuPoolFields(NoneMeansDefault):
     """Node range of each slice's pool; without it a pool has a fixed size."""
     max_pods_per_node: int | None = None
     """Maximum Pods per node, 8 to 256; default GKE's 110."""
+    max_run_seconds: int | None = None
+    """Flex-start pools: each node's run time in seconds, up to 7 days; default GKE's."""
+    no_upgrades_until_end_of_support: bool | None = False
+    """Hold GKE's auto-upgrades of the node pools off until their version's end of support."""
 
     def entry(self) -> dict[str, object]:
         """The pool's keys, without the cluster's facts."""

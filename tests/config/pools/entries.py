@@ -13,7 +13,7 @@ ALLOWED_KEYS = (
     "Allowed keys: name, tpu, topology, machineType, zone, allowUndocumentedZone, diskType, "
     "reservation, "
     "spot, flexStart, queuedProvisioning, autoscaling, nodeCount, slices, maxPodsPerNode, "
-    "fallback, upgrade, hostMaintenance"
+    "fallback, upgrade, hostMaintenance, maxRunSeconds, noUpgradesUntilEndOfSupport"
 )
 
 ONE_CAPACITY = (

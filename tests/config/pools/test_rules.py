@@ -690,3 +690,72 @@ def test_flex_start_with_queued_provisioning_is_taken_with_a_warning_that_source
         flex_alone, cluster=cluster_entry("us-east5", minMasterVersion="1.35.0-gke.100")
     )
     assert [w for w in load_platform(config).warnings if "queuedProvisioning" in w] == []
+
+
+@pytest.mark.parametrize(
+    ("pool", "cluster", "expected"),
+    [
+        pytest.param(
+            tpu_pool(topology="2x2", maxRunSeconds=3600),
+            None,
+            ["tpuPools[0].maxRunSeconds: 3600: a run time is for flex-start VMs, which GKE "
+             "deletes at its end; add flexStart: true or remove it"],
+            id="run-time-without-flex-start",
+        ),
+        pytest.param(
+            tpu_pool(topology="2x2", maxRunSeconds=604801),
+            None,
+            ["tpuPools[0].maxRunSeconds: 604801 is too large; at most 604800 is allowed"],
+            id="run-time-beyond-seven-days",
+        ),
+        pytest.param(
+            tpu_pool(topology="2x2", maxRunSeconds=0),
+            None,
+            ["tpuPools[0].maxRunSeconds: 0 is too small; at least 1 is allowed"],
+            id="run-time-zero",
+        ),
+        pytest.param(
+            tpu_pool(topology="2x2", spot=True, fallback=["onDemand"], maxRunSeconds=60,
+                     noUpgradesUntilEndOfSupport=True),
+            cluster_entry(autoProvisioning={"maxCpu": 1000, "maxMemoryGb": 4000,
+                                            "maxTpuChips": {"v5e": 64}}),
+            [
+                "tpuPools[0].maxRunSeconds: not allowed with fallback, whose node pools GKE "
+                "creates from the ComputeClass: GKE sets the run time of the nodes it creates; "
+                "remove it",
+                "tpuPools[0].noUpgradesUntilEndOfSupport: not allowed with fallback, whose node "
+                "pools GKE creates from the ComputeClass: GKE upgrades the node pools it creates "
+                "with settings of its own; remove it",
+            ],
+            id="with-fallback",
+        ),
+        pytest.param(
+            tpu_pool(topology="2x2", noUpgradesUntilEndOfSupport=True),
+            cluster_entry(releaseChannel="NONE"),
+            ["tpuPools[0].noUpgradesUntilEndOfSupport: not needed with cluster.releaseChannel "
+             "NONE: GKE does not auto-upgrade the pool; remove it"],
+            id="hold-without-a-channel",
+        ),
+        pytest.param(
+            tpu_pool(topology="2x2", zone="us-west4-a", flexStart=True,
+                     autoscaling={"minNodes": 0, "maxNodes": 1}, noUpgradesUntilEndOfSupport=True),
+            cluster_entry(minMasterVersion="1.33.0-gke.1712000"),
+            ["tpuPools[0].noUpgradesUntilEndOfSupport: not needed for flex-start or queued nodes: "
+             "GKE gives them short-lived upgrades, which replace no node in place; remove it"],
+            id="hold-on-flex-start",
+        ),
+    ],
+)  # fmt: skip
+def test_run_time_and_upgrade_hold_are_refused_where_they_mean_nothing(
+    pool: dict[str, Any], cluster: dict[str, Any] | None, expected: list[str]
+) -> None:
+    assert config_problems(pools_config(pool, cluster=cluster)) == expected
+
+
+def test_run_time_and_upgrade_hold_are_planned_where_they_mean_something() -> None:
+    flex = tpu_pool(topology="2x2", zone="us-west4-a", flexStart=True, maxRunSeconds=604800,
+                    autoscaling={"minNodes": 0, "maxNodes": 1})  # fmt: skip
+    plan = one_plan(flex, cluster=cluster_entry(minMasterVersion="1.33.0-gke.1712000"))
+    assert (plan.max_run_seconds, plan.no_upgrades_until_end_of_support) == (604800, False)
+    held = one_plan(tpu_pool(noUpgradesUntilEndOfSupport=True))
+    assert (held.max_run_seconds, held.no_upgrades_until_end_of_support) == (None, True)

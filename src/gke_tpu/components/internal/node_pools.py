@@ -37,6 +37,7 @@ def node_config(
         ),
         spot=True if capacity.spot else None,
         flex_start=True if capacity.flex_start else None,
+        max_run_duration=f"{plan.max_run_seconds}s" if plan.max_run_seconds else None,
         host_maintenance_policy=container.NodePoolNodeConfigHostMaintenancePolicyArgs(
             maintenance_interval=plan.maintenance_interval
         )
@@ -50,6 +51,17 @@ def node_config(
         if affinity
         else None,
     )
+
+
+def maintenance_policies(plan: TpuPoolPlan) -> list[container.NodePoolMaintenancePolicyArgs] | None:
+    """The node pool's exclusion until its version's end of support (pulumi-gcp
+    `NodePool.maintenance_policies[].exclusion_until_end_of_supports`: "When true, the node pool
+    will not be automatically upgraded by GKE until the node pool version's end of support
+    date")."""
+    if not plan.no_upgrades_until_end_of_support:
+        return None
+    held = container.NodePoolMaintenancePolicyExclusionUntilEndOfSupportArgs(enabled=True)
+    return [container.NodePoolMaintenancePolicyArgs(exclusion_until_end_of_supports=[held])]
 
 
 def autoscaling(plan: TpuPoolPlan) -> container.NodePoolAutoscalingArgs | None:
@@ -246,6 +258,7 @@ class TpuPoolComponent(pulumi.ComponentResource):
                 node_config=node_config(plan, args.node_service_account),
                 management=management(plan),
                 upgrade_settings=upgrade_settings(plan),
+                maintenance_policies=maintenance_policies(plan),
                 opts=pulumi.ResourceOptions.merge(
                     pulumi.ResourceOptions(parent=self, aliases=_slice_aliases(args, index)),
                     lifecycle(plan),

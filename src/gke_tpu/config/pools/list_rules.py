@@ -82,5 +82,8 @@ def maintenance_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -
         "maintenanceExclusions entry holding node upgrades off; set a window, and an exclusion "
         "for a training campaign (README: A training campaign)"
         for p in plans
-        if p.multi_host and p.auto_upgrade and not p.capacity.dynamic_workload_scheduler
+        if p.multi_host
+        and p.auto_upgrade
+        and not p.capacity.dynamic_workload_scheduler
+        and not p.no_upgrades_until_end_of_support
     ]

@@ -89,6 +89,10 @@ class TpuPoolPlan:
     """The nodes' host maintenance interval; None: Compute Engine's default."""
     boot_disk_type: str = "pd-balanced"
     """The nodes' boot disk type: the pool's `diskType`, or its machine family's default."""
+    max_run_seconds: int | None = None
+    """A flex-start node's run time; None: GKE's default."""
+    no_upgrades_until_end_of_support: bool = False
+    """The node pools hold auto-upgrades off until their version's end of support."""
 
     @property
     def surge_nodes_per_node_pool(self) -> int:

@@ -85,6 +85,8 @@ def plan_pool(
         upgrade=entry.derived.upgrade.value,
         maintenance_interval=entry.derived.interval.value,
         boot_disk_type=pool.disk_type or generation.boot_disk_types[0],
+        max_run_seconds=pool.max_run_seconds,
+        no_upgrades_until_end_of_support=pool.no_upgrades_until_end_of_support,
     )
 
 

@@ -35,6 +35,8 @@ _NODE_POOL_KEYS = {
     "upgrade": "GKE upgrades the node pools it creates with settings of its own",
     "hostMaintenance": "GKE creates its nodes with the default host maintenance interval",
     "diskType": "GKE picks the boot disks of the nodes it creates",
+    "maxRunSeconds": "GKE sets the run time of the nodes it creates",
+    "noUpgradesUntilEndOfSupport": "GKE upgrades the node pools it creates with settings of its own",
 }
 #: Node-pool keys a pool with a fallback still takes in a Standard cluster: its ComputeClass's
 #: priorities set the boot disk type of the nodes GKE creates (`storage.bootDiskType`).
@@ -325,6 +327,43 @@ def host_maintenance_fits_the_generation(entry: PoolEntry) -> tuple[Problem, ...
     return entry.derived.interval.problems
 
 
+@rule(*_CAPACITY, "tpuPools.maxRunSeconds")
+def max_run_is_flex_start(entry: PoolEntry) -> Iterator[Problem]:
+    """A node's run time bounds flex-start VMs (GKE deletes each at the end of it); other VMs
+    run until they are removed."""
+    capacity = entry.capacity
+    if entry.pool.max_run_seconds is None or capacity is None or entry.per_workload:
+        return
+    if not capacity.flex_start:
+        yield Problem(
+            f"{entry.path}.maxRunSeconds",
+            f"{entry.pool.max_run_seconds}: a run time is for flex-start VMs, which GKE deletes "
+            "at its end; add flexStart: true or remove it",
+        )
+
+
+@rule(*_CAPACITY, "tpuPools.noUpgradesUntilEndOfSupport")
+def upgrades_held_until_end_of_support(entry: PoolEntry) -> Iterator[Problem]:
+    """The node pool's exclusion holds off auto-upgrades: a pool without any has nothing to
+    hold."""
+    capacity = entry.capacity
+    if not entry.pool.no_upgrades_until_end_of_support or capacity is None or entry.per_workload:
+        return
+    at = f"{entry.path}.noUpgradesUntilEndOfSupport"
+    if capacity.dynamic_workload_scheduler:
+        yield Problem(
+            at,
+            "not needed for flex-start or queued nodes: GKE gives them short-lived upgrades, "
+            "which replace no node in place; remove it",
+        )
+    elif entry.cluster.release_channel == "NONE":
+        yield Problem(
+            at,
+            "not needed with cluster.releaseChannel NONE: GKE does not auto-upgrade the pool; "
+            "remove it",
+        )
+
+
 POOL_RULES: tuple[Rule[PoolEntry], ...] = (
     capacity_is_one_kind,
     autopilot_has_no_node_pool_keys,
@@ -348,4 +387,6 @@ POOL_RULES: tuple[Rule[PoolEntry], ...] = (
     multislice_is_multi_host,
     upgrade_fits_the_pool,
     host_maintenance_fits_the_generation,
+    max_run_is_flex_start,
+    upgrades_held_until_end_of_support,
 )

@@ -68,6 +68,12 @@ class Autoscaling(Spec):
     """Highest node count, 1 to 1,000 (GKE's limit of nodes per pool and zone)."""
 
 
+#: Flex-start VMs run "for up to seven days" (GKE's flex-start page, kubernetes-engine/docs/
+#: concepts/dws); the provider takes the run time as seconds ("3600s", pulumi-gcp
+#: NodePoolNodeConfigArgs.max_run_duration).
+MAX_RUN_SECONDS = 7 * 24 * 3600
+
+
 class TpuPoolSpec(Spec):
     """One entry of `gke-tpu:tpuPools`."""
 
@@ -134,3 +140,12 @@ class TpuPoolSpec(Spec):
     host_maintenance: HostMaintenanceSpec | None = None
     """When Compute Engine maintains the pool's hosts; default: its default interval. Not for
     tpu7x."""
+    max_run_seconds: Annotated[StrictInt, Field(ge=1, le=MAX_RUN_SECONDS)] | None = None
+    """Flex-start pools only: each node runs at most this long, then GKE deletes it (the
+    node pool's `maxRunDuration`), 1 to 604,800 (seven days, flex-start's longest); default
+    GKE's, seven days."""
+    no_upgrades_until_end_of_support: StrictBool = False
+    """Keep GKE from upgrading the pool's node pools until their version's end of support (the
+    node pool's maintenance policy `exclusionUntilEndOfSupport`), for slices an upgrade must not
+    recreate; default false. Not for flex-start or queued pools, whose short-lived upgrades
+    replace no node in place, nor with `releaseChannel: NONE`, which upgrades nothing."""
