@@ -8,6 +8,7 @@ from gke_tpu.catalog.quotas import Quota, regional_quota
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.preflight.facts import UNREADABLE, CloudFacts, QuotaInfo, Requests, Reservation
+from gke_tpu.preflight.machines import machine_checks, machine_zones
 from gke_tpu.preflight.quotas import QuotaRow, check_quota, quota_needs, unchecked_chips
 from gke_tpu.preflight.reservations import (
     ReservationRow,
@@ -44,6 +45,8 @@ def preflight_requests(
         quotas=tuple(n.quota for n in quota_needs(cluster, pools, private_nodes=private_nodes)),
         cluster=cluster.name if reservations else None,
         channel_version=channel_version_prefix(cluster),
+        machine_type=cluster.cpu_pool.machine_type if machine_zones(cluster) else None,
+        machine_zones=machine_zones(cluster),
     )
 
 
@@ -108,6 +111,9 @@ def check_preflight(
         if not (isinstance(found, str) and _regional_read(need.quota, facts)):
             warnings += checked.warnings
     warnings += unchecked_chips(cluster, pools)
+    machine_problems, machine_warnings = machine_checks(cluster, facts.machine_types)
+    problems += machine_problems
+    warnings += machine_warnings
     return Preflight(
         problems=tuple(sorted(problems)),
         warnings=tuple(warnings),

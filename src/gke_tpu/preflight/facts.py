@@ -66,6 +66,10 @@ class Requests:
     channel_version: str | None = None
     """The versions of the release channel asked for: the prefix of `minMasterVersion` when the
     cluster is in a channel (`gke_tpu.preflight.versions.channel_version_prefix`), else None."""
+    machine_type: str | None = None
+    """The CPU pool's machine type, asked for in each of `machine_zones`."""
+    machine_zones: tuple[str, ...] = ()
+    """The CPU pool's zones, where it names them (preflight.machines)."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,11 @@ class CloudFacts:
     versions: EngineVersions | str | None = None
     quota_infos: Mapping[str, QuotaInfo | str] = field(default_factory=dict[str, QuotaInfo | str])
     """Each quota's QuotaInfo by quota id."""
+    machine_types: Mapping[str, tuple[str, ...] | str] = field(
+        default_factory=dict[str, tuple[str, ...] | str]
+    )
+    """By zone, the machine types of `Requests.machine_type`'s name the project can create
+    there: the type itself, or none."""
 
 
 def pool_paths(pools: tuple[TpuPoolPlan, ...]) -> list[tuple[str, TpuPoolPlan]]:

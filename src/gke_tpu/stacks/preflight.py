@@ -172,7 +172,22 @@ def ask_cloud(requests: Requests) -> CloudFacts:
         )
         for quota in requests.quotas
     }
+    machine_types = {
+        zone: _asked(
+            lambda zone=zone: tuple(
+                m.name
+                for m in compute.get_machine_types(
+                    zone=zone,
+                    project=requests.project,
+                    # Compute Engine's list filter (compute/docs/reference/rest/v1/machineTypes/list).
+                    filter=f'name = "{requests.machine_type}"',
+                ).machine_types
+            )
+        )
+        for zone in requests.machine_zones
+    }
     return CloudFacts(
+        machine_types=machine_types,
         reservations=reservations,
         cluster_pools=_read_cluster(requests),
         versions=versions,

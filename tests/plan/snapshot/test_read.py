@@ -281,12 +281,12 @@ def test_the_shipped_example_snapshot_reads(tmp_path: Path) -> None:
         (
             [],
             "(top level): expected an object with reservations, serverConfig, regions, "
-            "quotaInfos, clusters, instanceGroupManagers, got []",
+            "quotaInfos, clusters, instanceGroupManagers, machineTypes, got []",
         ),
         (
             {"reservation": []},
             "reservation: unknown section: expected one of reservations, serverConfig, regions, "
-            "quotaInfos, clusters, instanceGroupManagers",
+            "quotaInfos, clusters, instanceGroupManagers, machineTypes",
         ),
         ({"reservations": {}}, "reservations: expected a list of `describe` outputs, got {}"),
         (
@@ -310,6 +310,20 @@ def test_the_shipped_example_snapshot_reads(tmp_path: Path) -> None:
         (
             {"instanceGroupManagers": [{"name": "g"}]},
             'instanceGroupManagers[0]: expected a manager with name and zone, got {"name": "g"}',
+        ),
+        (
+            {"machineTypes": []},
+            "machineTypes: expected an object of zones' machine type lists, got []",
+        ),
+        (
+            {"machineTypes": {"us-east5-a": "n2"}},
+            "machineTypes['us-east5-a']: expected a list of machine types (gcloud compute "
+            "machine-types list), got 'n2'",
+        ),
+        (
+            {"machineTypes": {"us-east5-a": [{"zone": "x"}]}},
+            "machineTypes['us-east5-a'][0]: expected a machine type with a string name, got "
+            '{"zone": "x"}',
         ),
     ],
 )

@@ -54,6 +54,9 @@ class FakeGcloud:
             return recorded["serverConfig"]["us-east5"]
         if args[:3] == ["compute", "regions", "describe"]:
             return recorded["regions"]["us-east5"]
+        if args[:3] == ["compute", "machine-types", "list"]:
+            zone = args[3].removeprefix("--filter=zone:")
+            return [{"name": "e2-standard-8", "zone": zone}]
         if args[4] not in recorded["quotaInfos"]:
             raise RuntimeError(
                 f"gcloud {' '.join(args)}: ERROR: (gcloud.beta.quotas.info.describe) NOT_FOUND: "
@@ -205,3 +208,29 @@ def test_make_snapshot_passes_gcloud_and_only_the_project_and_region_given() -> 
         "venv/bin/python -m gke_tpu.plan.snapshot.record --stack prod --project p --region r "
         "--gcloud /opt/gcloud"
     )
+
+
+def test_the_cpu_pool_s_named_zones_have_their_machine_types_recorded(tmp_path: Path) -> None:
+    """Preflight asks for the CPU pool's machine type in each zone it names: the snapshot lists
+    those zones' machine types, which the plan's preflight reads."""
+    stack = fixture_file("prod").read_text()
+    assert "      nodesPerZone: 1\n" in stack
+    zoned = stack.replace(
+        "      nodesPerZone: 1\n", "      nodesPerZone: 1\n      zones: [us-east5-a]\n", 1
+    )
+    config = tmp_path / "Pulumi.prod.yaml"
+    config.write_text(zoned)
+    gcloud = FakeGcloud()
+    out = tmp_path / "prod.json"
+    argv = ["--stack", "prod", "--config-file", str(config), "--out", str(out)]
+    assert main([*argv, "--project", "gke-tpu-prod", "--region", "us-east5"], gcloud) == 0
+    assert [c for c in gcloud.commands if c[:2] == ["compute", "machine-types"]] == [
+        ["compute", "machine-types", "list", "--filter=zone:us-east5-a", "--project=gke-tpu-prod"]
+    ]
+    recorded = json.loads(out.read_text())
+    assert recorded["machineTypes"] == {
+        "us-east5-a": [{"name": "e2-standard-8", "zone": "us-east5-a"}]
+    }
+    assert read_snapshot(out).machine_types == {
+        "us-east5-a": tuple(recorded["machineTypes"]["us-east5-a"])
+    }

@@ -31,7 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from gke_tpu.catalog.quotas import QUOTA_SERVICE, all_quotas
-from gke_tpu.catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_QUOTA_INFO, GET_RESERVATION
+from gke_tpu.catalog.tokens import (
+    GET_CLUSTER,
+    GET_ENGINE_VERSIONS,
+    GET_MACHINE_TYPES,
+    GET_QUOTA_INFO,
+    GET_RESERVATION,
+)
 from gke_tpu.plan.json_file import UnreadableJson, read_json
 from gke_tpu.plan.snapshot.shape import snapshot_problems, whole_number
 
@@ -262,6 +268,9 @@ class CloudSnapshot:
     clusters: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Clusters by `<location>/<name>`."""
     instance_group_managers: tuple[Mapping[str, Any], ...] = ()
+    machine_types: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    """By zone, the machine types gcloud listed there (`make snapshot` lists the CPU pool's
+    zones)."""
 
     def answer(self, token: str, args: Mapping[str, Any]) -> dict[str, Any]:
         if token == GET_RESERVATION:
@@ -299,7 +308,25 @@ class CloudSnapshot:
                     "quotaId",
                 )
             return quota_info_result(quota_id, project, info, self.regions)
+        if token == GET_MACHINE_TYPES:
+            return self._machine_types(args["zone"], args.get("filter", ""))
         raise NotImplementedError(f"the cloud snapshot does not answer {token}")
+
+    def _machine_types(self, zone: str, wanted: str) -> dict[str, Any]:
+        """The zone's machine types of the name a filter `name = "<type>"` asks for."""
+        listed = self.machine_types.get(zone)
+        if listed is None:
+            raise NotInCloud(
+                f"the cloud snapshot has no machine types of {zone}: record it again with "
+                "`make snapshot`, which lists those of the CPU pool's zones",
+                "zone",
+            )
+        name = wanted.partition("=")[2].strip().strip('"')
+        return {
+            "zone": zone,
+            "filter": wanted,
+            "machineTypes": [{"name": t["name"]} for t in listed if t.get("name") == name],
+        }
 
     def _reservation(self, name: str, zone: str, project: str) -> dict[str, Any]:
         for reservation in self.reservations:
@@ -357,4 +384,7 @@ def snapshot_of(document: Mapping[str, Any]) -> CloudSnapshot:
         quota_infos=document.get("quotaInfos", {}),
         clusters=document.get("clusters", {}),
         instance_group_managers=tuple(document.get("instanceGroupManagers", [])),
+        machine_types={
+            zone: tuple(listed) for zone, listed in document.get("machineTypes", {}).items()
+        },
     )

@@ -125,6 +125,19 @@ def record(
         },
         "quotaInfos": {},
     }
+    if requests.machine_zones:  # the CPU pool names its zones: preflight asks for its type there
+        snapshot["machineTypes"] = {
+            zone: gcloud(
+                [
+                    "compute",
+                    "machine-types",
+                    "list",
+                    f"--filter=zone:{zone}",
+                    f"--project={project}",
+                ]
+            )
+            for zone in requests.machine_zones
+        }
     for quota in requests.quotas:
         if quota.metric is None:
             info = found(

@@ -18,6 +18,7 @@ SECTIONS = (
     "quotaInfos",
     "clusters",
     "instanceGroupManagers",
+    "machineTypes",
 )
 
 
@@ -226,6 +227,21 @@ def _listed(shape: _Shape, document: Mapping[str, Any], key: str, what: str) -> 
     return found
 
 
+def _machine_types(shape: _Shape, section: Any) -> None:
+    """`machineTypes`: by zone, gcloud's list of the zone's machine types, each with a name."""
+    if not isinstance(section, dict):
+        shape.bad("machineTypes", section, "an object of zones' machine type lists")
+        return
+    for zone, listed in section.items():
+        where = _named("machineTypes", zone)
+        if not isinstance(listed, list):
+            shape.bad(where, listed, "a list of machine types (gcloud compute machine-types list)")
+            continue
+        for i, item in enumerate(listed):
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                shape.bad(f"{where}[{i}]", item, "a machine type with a string name")
+
+
 def snapshot_problems(document: Any) -> list[Problem]:
     """Every problem of a snapshot's document, at its JSON path."""
     shape = _Shape()
@@ -249,6 +265,7 @@ def snapshot_problems(document: Any) -> list[Problem]:
     for where, manager in _listed(shape, document, "instanceGroupManagers", "a manager"):
         shape.field(manager, "zone", where, STRING)
         shape.manager(manager, where)
+    _machine_types(shape, document.get("machineTypes", {}))
     for key, check in checks.items():
         section = document.get(key, {})
         if not isinstance(section, dict):
