@@ -13,8 +13,11 @@ from gke_tpu.catalog.prices import HOURS_PER_MONTH
 from gke_tpu.catalog.tokens import NODE_POOL
 from gke_tpu.plan.engine import Plan, RecordedResource
 from gke_tpu.policy.cost_rules import node_pool_monthly_max
-from gke_tpu.policy.pack import tpu_monthly_budget
+from gke_tpu.policy.guardrails import TPU_MONTHLY_BUDGET
+from gke_tpu.policy.pack import policy_of
 from tests.policy.conftest import changed, stack_args
+
+tpu_monthly_budget = policy_of(TPU_MONTHLY_BUDGET)
 
 
 def _advice(resources: Iterable[RecordedResource], config: Mapping[str, Any] | None) -> list[str]:

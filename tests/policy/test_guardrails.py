@@ -9,9 +9,17 @@ from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValid
 from gke_tpu.catalog.tokens import CLUSTER, JOBSET
 from gke_tpu.plan.engine import Plan, RecordedResource
 from gke_tpu.plan.render.guardrails_report import PlanResource, plan_verdicts
-from gke_tpu.policy.guardrails import GUARDRAILS, StackGuardrail, Verdict, verdicts
-from gke_tpu.policy.pack import POLICIES, tpu_monthly_budget
+from gke_tpu.policy.guardrails import (
+    GUARDRAILS,
+    TPU_MONTHLY_BUDGET,
+    StackGuardrail,
+    Verdict,
+    verdicts,
+)
+from gke_tpu.policy.pack import POLICIES, policy_of
 from tests.policy.conftest import changed, stack_args, stack_violations, violations
+
+tpu_monthly_budget = policy_of(TPU_MONTHLY_BUDGET)
 
 
 def test_the_pack_is_the_guardrails_in_order_with_their_levels() -> None:

@@ -22,21 +22,31 @@ from gke_tpu.catalog.tokens import (
     PROJECT_IAM_POLICY,
 )
 from gke_tpu.plan.engine import Plan
-from gke_tpu.policy.pack import (
-    POLICIES,
-    alert_policies_in_promql,
-    cluster_master_authorized_networks,
-    no_project_iam_grants,
-    prod_cluster_deletion_protection,
-    prod_cluster_private_nodes,
-    secure_buckets,
-    specific_reservation_affinity,
-    tpu_pools_zonal_with_gke_metadata,
-    tpu_slice_placement,
+from gke_tpu.policy.guardrails import (
+    ALERT_POLICIES_IN_PROMQL,
+    CLUSTER_MASTER_AUTHORIZED_NETWORKS,
+    NO_PROJECT_IAM_GRANTS,
+    PROD_CLUSTER_DELETION_PROTECTION,
+    PROD_CLUSTER_PRIVATE_NODES,
+    SECURE_BUCKETS,
+    SPECIFIC_RESERVATION_AFFINITY,
+    TPU_POOLS_ZONAL_WITH_GKE_METADATA,
+    TPU_SLICE_PLACEMENT,
 )
+from gke_tpu.policy.pack import POLICIES, policy_of
 from gke_tpu.policy.props import stack_of
 from tests.conftest import PlanRunner
 from tests.policy.conftest import DELETE, changed, stack_violations, violations
+
+alert_policies_in_promql = policy_of(ALERT_POLICIES_IN_PROMQL)
+cluster_master_authorized_networks = policy_of(CLUSTER_MASTER_AUTHORIZED_NETWORKS)
+no_project_iam_grants = policy_of(NO_PROJECT_IAM_GRANTS)
+prod_cluster_deletion_protection = policy_of(PROD_CLUSTER_DELETION_PROTECTION)
+prod_cluster_private_nodes = policy_of(PROD_CLUSTER_PRIVATE_NODES)
+secure_buckets = policy_of(SECURE_BUCKETS)
+specific_reservation_affinity = policy_of(SPECIFIC_RESERVATION_AFFINITY)
+tpu_pools_zonal_with_gke_metadata = policy_of(TPU_POOLS_ZONAL_WITH_GKE_METADATA)
+tpu_slice_placement = policy_of(TPU_SLICE_PLACEMENT)
 
 PROD_NODES = "serviceAccount:tpu-prod-nodes@gke-tpu-prod.iam.gserviceaccount.com"
 

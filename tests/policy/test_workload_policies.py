@@ -13,8 +13,12 @@ import pytest
 from gke_tpu.catalog.tokens import CLUSTER, JOBSET
 from gke_tpu.contract.workloads import unpinned_reason
 from gke_tpu.plan.engine import Plan
-from gke_tpu.policy.pack import no_privileged_containers, pinned_container_images
+from gke_tpu.policy.guardrails import NO_PRIVILEGED_CONTAINERS, PINNED_CONTAINER_IMAGES
+from gke_tpu.policy.pack import policy_of
 from tests.policy.conftest import DELETE, DIGEST, changed, stack_violations, violations
+
+no_privileged_containers = policy_of(NO_PRIVILEGED_CONTAINERS)
+pinned_container_images = policy_of(PINNED_CONTAINER_IMAGES)
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 JOB = "kubernetes:batch/v1:Job"

@@ -5,6 +5,8 @@ types to its rule and reports what the rule finds. Importing this module starts 
 
 from __future__ import annotations
 
+from typing import overload
+
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -15,23 +17,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from gke_tpu.policy.guardrails import (
-    ALERT_POLICIES_IN_PROMQL,
-    CLUSTER_MASTER_AUTHORIZED_NETWORKS,
-    GUARDRAILS,
-    NO_PRIVILEGED_CONTAINERS,
-    NO_PROJECT_IAM_GRANTS,
-    PINNED_CONTAINER_IMAGES,
-    PROD_CLUSTER_DELETION_PROTECTION,
-    PROD_CLUSTER_PRIVATE_NODES,
-    SECURE_BUCKETS,
-    SPECIFIC_RESERVATION_AFFINITY,
-    TPU_MONTHLY_BUDGET,
-    TPU_POOLS_ZONAL_WITH_GKE_METADATA,
-    TPU_SLICE_PLACEMENT,
-    Guardrail,
-    StackGuardrail,
-)
+from gke_tpu.policy.guardrails import GUARDRAILS, Guardrail, StackGuardrail
 
 
 def _level(advisory: bool) -> EnforcementLevel:
@@ -67,37 +53,24 @@ def _stack_policy(guardrail: StackGuardrail) -> StackValidationPolicy:
     )
 
 
-no_project_iam_grants = _resource_policy(NO_PROJECT_IAM_GRANTS)
-secure_buckets = _resource_policy(SECURE_BUCKETS)
-tpu_pools_zonal_with_gke_metadata = _resource_policy(TPU_POOLS_ZONAL_WITH_GKE_METADATA)
-tpu_slice_placement = _resource_policy(TPU_SLICE_PLACEMENT)
-specific_reservation_affinity = _resource_policy(SPECIFIC_RESERVATION_AFFINITY)
-no_privileged_containers = _stack_policy(NO_PRIVILEGED_CONTAINERS)
-pinned_container_images = _resource_policy(PINNED_CONTAINER_IMAGES)
-prod_cluster_deletion_protection = _resource_policy(PROD_CLUSTER_DELETION_PROTECTION)
-prod_cluster_private_nodes = _resource_policy(PROD_CLUSTER_PRIVATE_NODES)
-cluster_master_authorized_networks = _resource_policy(CLUSTER_MASTER_AUTHORIZED_NETWORKS)
-alert_policies_in_promql = _resource_policy(ALERT_POLICIES_IN_PROMQL)
-tpu_monthly_budget = _stack_policy(TPU_MONTHLY_BUDGET)
+Policy = ResourceValidationPolicy | StackValidationPolicy
 
-_BUILT = {
-    policy.name: policy
-    for policy in (
-        no_project_iam_grants,
-        secure_buckets,
-        tpu_pools_zonal_with_gke_metadata,
-        tpu_slice_placement,
-        specific_reservation_affinity,
-        no_privileged_containers,
-        pinned_container_images,
-        prod_cluster_deletion_protection,
-        prod_cluster_private_nodes,
-        cluster_master_authorized_networks,
-        alert_policies_in_promql,
-        tpu_monthly_budget,
-    )
-}
-#: Every guardrail, in the order of GUARDRAILS.
-POLICIES: tuple[ResourceValidationPolicy | StackValidationPolicy, ...] = tuple(
-    _BUILT[guardrail.name] for guardrail in GUARDRAILS
-)
+
+def _policy(guardrail: Guardrail | StackGuardrail) -> Policy:
+    if isinstance(guardrail, StackGuardrail):
+        return _stack_policy(guardrail)
+    return _resource_policy(guardrail)
+
+
+#: Every guardrail as a policy, in the order of GUARDRAILS.
+POLICIES: tuple[Policy, ...] = tuple(_policy(guardrail) for guardrail in GUARDRAILS)
+_BY_NAME = {policy.name: policy for policy in POLICIES}
+
+
+@overload
+def policy_of(guardrail: Guardrail) -> ResourceValidationPolicy: ...
+@overload
+def policy_of(guardrail: StackGuardrail) -> StackValidationPolicy: ...
+def policy_of(guardrail: Guardrail | StackGuardrail) -> Policy:
+    """The pack's policy of a guardrail."""
+    return _BY_NAME[guardrail.name]
