@@ -86,6 +86,13 @@ def _upgrade(upgrade: Mapping[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
+def per_workload(autopilot: bool, fallback: bool) -> bool:
+    """Whether GKE creates a pool's nodes for each workload that asks for them (on Autopilot, or
+    from the ComputeClass of a pool with a capacity fallback), so that no node pools of ours
+    bound them."""
+    return autopilot or fallback
+
+
 @dataclass(frozen=True)
 class TpuPoolRef:
     """One entry of the `tpuPools` output: what a workload needs to schedule on a pool."""
@@ -127,8 +134,8 @@ class TpuPoolRef:
 
     @property
     def per_workload(self) -> bool:
-        """GKE creates the nodes each workload asks for: no node pools of ours bound them."""
-        return self.autopilot or self.compute_class is not None
+        """GKE creates the nodes each workload asks for (`per_workload`)."""
+        return per_workload(self.autopilot, self.compute_class is not None)
 
     @classmethod
     def parse(cls, name: str, entry: Mapping[str, Any]) -> "TpuPoolRef":

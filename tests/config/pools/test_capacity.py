@@ -7,6 +7,9 @@ from typing import Any
 
 import pytest
 
+from gke_tpu.catalog.capacity import CAPACITY_KINDS
+from gke_tpu.config.pools.capacity import flex_start_key
+from gke_tpu.config.pools.fallback import Step
 from gke_tpu.config.pools.reservation import ReservationAffinity
 from tests.config.pools.entries import (
     NOT_A_RESERVATION,
@@ -141,3 +144,17 @@ def test_flex_start_with_queued_provisioning_is_its_own_capacity() -> None:
         "tpuPools[0].autoscaling: required with flexStart and queuedProvisioning: set minNodes: "
         "0 and maxNodes: 4"
     ]
+
+
+def test_the_flex_start_key_is_the_pools_own_or_its_fallback_steps() -> None:
+    by_key = {c.label: c for c in CAPACITY_KINDS}
+    flex, spot = by_key["flex-start"], by_key["spot"]
+    steps = (Step("spot"), Step("flexStart"))
+    assert flex_start_key(flex, steps) == "flexStart"
+    assert flex_start_key(spot, steps) == "fallback[1]"
+    # Where the entry writes it, a step that did not become one still counts in its place.
+    assert flex_start_key(spot, steps, [{"reservation": "BAD"}, "spot", "flexStart"]) == (
+        "fallback[2]"
+    )
+    assert flex_start_key(spot, (Step("onDemand"),)) is None
+    assert flex_start_key(None, ()) is None

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gke_tpu.catalog.capacity import CAPACITY_KINDS, Capacity
+from gke_tpu.config.pools.fallback import Step
 from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.problems import Problem
 
@@ -11,6 +14,20 @@ CAPACITIES = {c.keys: c for c in CAPACITY_KINDS}
 #: The entry's keys that choose its capacity, in the entry's order.
 CAPACITY_KEYS = ("reservation", "spot", "flexStart", "queuedProvisioning")
 _ALONE = f"{', '.join(CAPACITY_KEYS[:-1])} or {CAPACITY_KEYS[-1]}"
+
+
+def flex_start_key(
+    capacity: Capacity | None, steps: Sequence[Step], written: Sequence[object] = ()
+) -> str | None:
+    """The entry's key that asks for flex-start VMs: its own capacity (`flexStart`), or the
+    fallback step that does (`fallback[<i>]`, at its place in the list as `written`, or among
+    the steps); None when none of its VMs may be flex-start."""
+    if capacity is not None and capacity.flex_start:
+        return "flexStart"
+    if not any(step.kind == "flexStart" for step in steps):
+        return None
+    kinds = list(written) or [step.kind for step in steps]
+    return f"fallback[{kinds.index('flexStart')}]"
 
 
 def capacity_of(path: str, pool: TpuPoolSpec) -> tuple[Capacity | None, list[Problem]]:

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 from gke_tpu.catalog import GENERATIONS, Generation, MachineType, is_multi_host, nodes_for
 from gke_tpu.config.cluster.spec import ClusterFacts
-from gke_tpu.config.pools.capacity import Capacity
+from gke_tpu.config.pools.capacity import Capacity, flex_start_key
 from gke_tpu.config.pools.derive import Derivations, derive
 from gke_tpu.config.pools.fallback import Step
 from gke_tpu.config.pools.spec import TpuPoolSpec
+from gke_tpu.contract.outputs import per_workload
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,8 @@ class PoolEntry:
 
     @property
     def per_workload(self) -> bool:
-        """GKE creates the nodes for each workload: on Autopilot, or from a ComputeClass."""
-        return self.autopilot or self.has_fallback
+        """GKE creates the nodes for each workload (contract.outputs.per_workload)."""
+        return per_workload(self.autopilot, self.has_fallback)
 
     @property
     def generation(self) -> Generation:
@@ -65,12 +66,9 @@ class PoolEntry:
 
     @property
     def flex_start(self) -> str | None:
-        """Where the entry asks for flex-start VMs: its own capacity, or a step of its fallback."""
-        if self.capacity is not None and self.capacity.flex_start:
-            return f"{self.path}.flexStart"
-        if any(step.kind == "flexStart" for step in self.steps):
-            return f"{self.path}.fallback[{self.pool.fallback.index('flexStart')}]"
-        return None
+        """Where the entry asks for flex-start VMs (config.pools.capacity.flex_start_key)."""
+        key = flex_start_key(self.capacity, self.steps, self.pool.fallback)
+        return f"{self.path}.{key}" if key else None
 
     @property
     def shape_machine(self) -> MachineType:

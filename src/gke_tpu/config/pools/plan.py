@@ -17,12 +17,12 @@ from gke_tpu.catalog.gke import (
     ZONE_LABEL,
 )
 from gke_tpu.config.names import derived_name
-from gke_tpu.config.pools.capacity import Capacity
+from gke_tpu.config.pools.capacity import Capacity, flex_start_key
 from gke_tpu.config.pools.fallback import OWN_KIND, Step
 from gke_tpu.config.pools.reservation import ReservationAffinity, ReservationRef
 from gke_tpu.config.pools.spec import Autoscaling, TpuPoolSpec
 from gke_tpu.config.pools.upgrades import MaintenanceInterval, UpgradePlan
-from gke_tpu.contract.outputs import TpuPoolRef
+from gke_tpu.contract.outputs import TpuPoolRef, per_workload
 
 #: Node counts the cluster autoscaler owns once an autoscaled pool exists.
 AUTOSCALER_OWNED = ("initialNodeCount", "nodeCount")
@@ -102,8 +102,8 @@ class TpuPoolPlan:
 
     @property
     def per_workload(self) -> bool:
-        """GKE creates the nodes each workload asks for (Autopilot, or a ComputeClass)."""
-        return self.autopilot or bool(self.fallback)
+        """GKE creates the nodes each workload asks for (contract.outputs.per_workload)."""
+        return per_workload(self.autopilot, bool(self.fallback))
 
     @property
     def slices(self) -> int:
@@ -111,12 +111,8 @@ class TpuPoolPlan:
 
     @property
     def flex_start_key(self) -> str | None:
-        """The entry's key that asks for flex-start VMs: its own capacity, or a fallback step;
-        None when none of its VMs may be flex-start."""
-        if self.capacity.flex_start:
-            return "flexStart"
-        steps = [i for i, step in enumerate(self.fallback) if step.kind == "flexStart"]
-        return f"fallback[{steps[0]}]" if steps else None
+        """The entry's key that asks for flex-start VMs (config.pools.capacity.flex_start_key)."""
+        return flex_start_key(self.capacity, self.fallback)
 
     @property
     def flex_start(self) -> bool:

@@ -38,6 +38,7 @@ from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.reservation import ReservationRef
 from gke_tpu.config.stack.demand import PoolDemand, node_pool_demand, tpu_pool_demand
+from gke_tpu.contract.outputs import per_workload
 from gke_tpu.problems.models import Spec
 
 CURRENCY = "USD"
@@ -147,7 +148,7 @@ def _tpu_item(
     # Another project's reservation bills its idle capacity to that project, this one's VMs
     # here; the stack's own is billed whether its VMs run or not.
     committed = row.reservation is not None and len(row.chain) == 1 and shared_from is None
-    per_workload = autopilot or row.created_by_gke
+    by_workload = per_workload(autopilot, row.created_by_gke)
     most = row.nodes
     if room is not None:
         # The limit counts every node of the cluster: what the other pools take is not this
@@ -174,7 +175,7 @@ def _tpu_item(
             "Autopilot creates a slice per workload: the maximum is one slice running all "
             "month, each further one adds as much again"
         )
-    elif per_workload:
+    elif by_workload:
         notes.append(
             "its ComputeClass creates slices per workload, as many as node auto-provisioning's "
             f"limit (cluster.autoProvisioning.maxTpuChips) leaves beside the cluster's own "
