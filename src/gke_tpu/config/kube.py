@@ -17,7 +17,7 @@ class KubeObject:
     name: str
     spec: Mapping[str, Any]
     namespace: str | None = None
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict[str, str])
 
     @property
     def metadata(self) -> dict[str, Any]:

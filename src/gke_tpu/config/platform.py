@@ -172,9 +172,9 @@ class _Parsed:
     not given, or not an object), the `tpuPools` entries, and the config paths no rule may read:
     fields that did not parse, and sections that are absent or not of their shape."""
 
-    specs: dict[str, Any] = field(default_factory=dict)
-    entries: list[Entry] = field(default_factory=list)
-    unparsed: set[str] = field(default_factory=set)
+    specs: dict[str, Any] = field(default_factory=dict[str, Any])
+    entries: list[Entry] = field(default_factory=list[Entry])
+    unparsed: set[str] = field(default_factory=set[str])
 
 
 def _parse_sections(
@@ -206,7 +206,8 @@ def _parse_sections(
         parsed.specs[key] = spec
         unparsed = {f"{key}.{k}" for k in invalid}
         parsed.unparsed |= unparsed
-        problems += run_rules(section.rules, Parsed.of(spec, values[key], warnings), unparsed)
+        parsed_section = Parsed[Any].of(spec, values[key], warnings)
+        problems += run_rules(section.rules, parsed_section, unparsed)
     return parsed
 
 

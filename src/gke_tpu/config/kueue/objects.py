@@ -45,7 +45,7 @@ def resource_flavor(pool: TpuPoolPlan) -> KubeObject:
 
 def cluster_queue(queue: QueuePlan) -> KubeObject:
     """A ClusterQueue: the queue's chips of each pool, for its namespaces only."""
-    flavors = []
+    flavors: list[dict[str, Any]] = []
     for share in queue.shares:
         tpu: dict[str, Any] = {"name": TPU_RESOURCE, "nominalQuota": share.chips}
         if queue.borrowing_limit is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
 from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt
 
@@ -49,7 +49,7 @@ def _beyond_auto_provisioning(
     Standard cluster): GKE creates no TPU nodes past `maxTpuChips` of their generation, which
     the cluster's own node pools take first. A quota beyond that admits workloads that wait for
     nodes that never come."""
-    problems = []
+    problems: list[Problem] = []
     generations = sorted({p.generation.name for p in pools.values() if p.fallback})
     for generation in generations:
         if generation not in limits:
@@ -143,7 +143,7 @@ def _pool_name_alone(value: object) -> object:
         return {"pool": value}
     if not isinstance(value, dict):
         raise ValueError("expected a pool's name or {pool, chips}")
-    return value
+    return cast(dict[str, object], value)
 
 
 class Preemption(Spec):
@@ -314,7 +314,7 @@ def _oversubscribed(
 ) -> list[Problem]:
     """A pool in several queues: their shares must fit its chips, or Kueue admits more
     workloads than the pool can run and they wait on nodes that never come."""
-    problems = []
+    problems: list[Problem] = []
     for name, queue_claims in claims.items():
         if pools[name].per_workload:
             continue  # GKE creates nodes for each workload: only the project's quota bounds it

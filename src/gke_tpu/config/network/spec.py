@@ -282,7 +282,7 @@ def node_groups(
 def sizing_problems(network: NetworkSpec, groups: Sequence[NodeGroup]) -> list[Problem]:
     """The nodes range holds every node at its maximum plus surge; the Pods range holds every
     such node's block of Pod addresses."""
-    problems = []
+    problems: list[Problem] = []
     nodes = sum(g.nodes + g.surge for g in groups)
     nodes_range = ipaddress.IPv4Network(network.nodes_cidr)
     if usable_node_addresses(nodes_range.prefixlen) < nodes:

@@ -385,7 +385,8 @@ def plan_alert(key: str, row: Alert, settings: Any, scope: Scope) -> AlertPlan |
     """The row's policy; None when off, with nothing to watch, or reading a metric too new."""
     if not settings.enabled or not row.when(scope) or not scope.gates.allows(row.metrics, key):
         return None
-    values = {**vars(settings), "pools": ", ".join(p.name for p in scope.multi_host)}
+    values: dict[str, Any] = {**vars(settings)}
+    values["pools"] = ", ".join(p.name for p in scope.multi_host)
     condition = row.condition(settings, scope)
     seconds = duration_seconds(settings.for_)
     log = row.for_is == "rateLimit"

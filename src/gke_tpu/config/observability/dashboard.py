@@ -280,7 +280,7 @@ def pool_sections(
     series: ClusterSeries, gates: Gates, pools: Sequence[TpuPoolPlan]
 ) -> list[Section]:
     """A section per pool with node pools of ours, one for the node pools GKE creates."""
-    sections = []
+    sections: list[Section] = []
     for pool in pools:
         if not pool.node_pool_names:
             continue

@@ -78,7 +78,7 @@ def fits_the_cluster(stack: ObservedStack) -> list[Problem]:
     spec, cluster = stack.spec, stack.cluster
     if not spec.enabled or cluster is None:
         return []
-    problems = []
+    problems: list[Problem] = []
     if cluster.mode == "autopilot" and not spec.managed_prometheus:
         problems.append(
             Problem(
@@ -115,7 +115,7 @@ OBSERVABILITY_RULES = (fits_the_cluster,)
 def _components(
     spec: ObservabilitySpec, version: str, why: str, warnings: list[str]
 ) -> tuple[str, ...]:
-    kept = []
+    kept: list[str] = []
     for component in spec.components:
         gate = m.COMPONENT_GATES.get(component)
         if gate is not None and not gate_met(gate, version):

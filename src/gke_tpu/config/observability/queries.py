@@ -27,7 +27,7 @@ def _quote(value: str) -> str:
 def _matchers(labels: Mapping[str, str]) -> list[str]:
     """`{"status": "Error", "status!": "True", "node_pool_name=~": "a|b"}` as matchers: a key
     may end in the operator (`!`, `=~`, `!~`); plain keys match exactly."""
-    out = []
+    out: list[str] = []
     for key, value in labels.items():
         for op in ("!~", "=~", "!"):
             if key.endswith(op):
@@ -98,7 +98,7 @@ class Gates:
 
     version: str
     why: str
-    left_out: dict[str, list[str]] = field(default_factory=dict)
+    left_out: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
 
     def allows(self, metrics: Sequence[str], user: str) -> bool:
         """Whether every metric `user` (a chart, an alert) reads exists at the version; records

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from itertools import permutations
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from gke_tpu.catalog import (
     GENERATIONS,
@@ -171,7 +171,7 @@ def derive_machine(
 
 def _planned(found: T | list[Problem] | None) -> Derived[T]:
     if isinstance(found, list):
-        return Derived[T](problems=tuple(found))
+        return Derived[T](problems=tuple(cast(list[Problem], found)))
     return Derived[T](found)
 
 

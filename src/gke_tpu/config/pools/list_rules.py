@@ -15,7 +15,7 @@ from gke_tpu.problems import Problem
 def name_problems(pools: Sequence[tuple[int, TpuPoolSpec]]) -> list[Problem]:
     """Pool names unique across entries; node pool names valid for GKE, not the CPU pool's,
     unique across entries."""
-    problems = []
+    problems: list[Problem] = []
     owner: dict[str, int] = {}
     # A pool's own name is what the outputs, queues and apps name it by, even where its node
     # pools (`name-0`, `name-1`) do not collide with another entry's.

@@ -98,7 +98,7 @@ def plan_tpu_pools(
     are no problems."""
     problems = name_problems([(i, pool) for i, pool, invalid in pools if "name" not in invalid])
     warnings: list[str] = []
-    plans = []
+    plans: list[TpuPoolPlan] = []
     for i, pool, invalid in pools:
         result = plan_pool(i, pool, cluster, warnings, invalid)
         if isinstance(result, TpuPoolPlan):

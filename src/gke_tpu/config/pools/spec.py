@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt, StrictStr
 
@@ -49,7 +49,7 @@ def _capacity_entry(value: object) -> object:
     is one error at the entry, not one per form pydantic tried."""
     if not isinstance(value, str | dict):
         raise ValueError(f"not a capacity; expected one of {FALLBACK_FORMS}")
-    return value
+    return cast(str | dict[str, object], value)
 
 
 #: One `fallback` entry.

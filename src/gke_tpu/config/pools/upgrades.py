@@ -170,7 +170,7 @@ def plan_upgrade(
         ]
     if spec is None:
         return _default(kind)
-    problems = []
+    problems: list[Problem] = []
     if spec.strategy == "BLUE_GREEN":
         if kind.multi_host:
             # cluster-toolkit refuses compact placement with BLUE_GREEN (a precondition of

@@ -156,7 +156,7 @@ def _tpu_item(
         slice_chips = row.nodes_per_slice * row.chips_per_node
         most = min(most, max(room // slice_chips, 1) * row.nodes_per_slice)
     fewest = most if committed else row.fewest
-    notes = []
+    notes: list[str] = []
     if committed:
         notes.append(
             "committed: the reservation is billed whether its VMs run or not, at the list price "
