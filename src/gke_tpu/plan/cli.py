@@ -317,6 +317,23 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INVALID_CONFIG
 
 
+def _print_errors(stack: str, plan: Plan, in_json: bool) -> None:
+    """A stack that cannot be planned: its first problems, hints and warnings, on stderr."""
+    print(f"error: the {stack!r} stack cannot be planned:", file=sys.stderr)
+    for problem in plan.errors[:MOST_PRINTED]:
+        print(f"  - {problem}", file=sys.stderr)
+    if len(plan.errors) > MOST_PRINTED:
+        more = len(plan.errors) - MOST_PRINTED
+        print(
+            f"  ... and {more} more ({'in --json' if in_json else 'all with --json'})",
+            file=sys.stderr,
+        )
+    for name in plan.missing_references:
+        print(reference_hint(name), file=sys.stderr)
+    for warning in plan.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+
+
 def _plan_and_write(
     args: argparse.Namespace,
     json_out: Output | None,
@@ -339,19 +356,7 @@ def _plan_and_write(
     if json_out:
         write_text(json_out, plan_json(plan), sys.stdout)
     if plan.errors:
-        print(f"error: the {args.stack!r} stack cannot be planned:", file=sys.stderr)
-        for problem in plan.errors[:MOST_PRINTED]:
-            print(f"  - {problem}", file=sys.stderr)
-        if len(plan.errors) > MOST_PRINTED:
-            more = len(plan.errors) - MOST_PRINTED
-            print(
-                f"  ... and {more} more ({'in --json' if json_out else 'all with --json'})",
-                file=sys.stderr,
-            )
-        for name in plan.missing_references:
-            print(reference_hint(name), file=sys.stderr)
-        for warning in plan.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
+        _print_errors(args.stack, plan, json_out is not None)
         return EXIT_INVALID_CONFIG
     # An output on standard output takes it whole: the tree would corrupt the document.
     on_stdout = any(o.to_stdout for o in (json_out, markdown_out, manifests_out) if o)

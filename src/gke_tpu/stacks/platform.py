@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from gke_tpu.components.checkpoint_configurations import CheckpointConfigurations
     from gke_tpu.components.cloud_nat import CloudNat
     from gke_tpu.components.cluster_observability import ClusterObservability
+    from gke_tpu.components.kueue_install import KueueInstall
     from gke_tpu.components.kueue_queues import KueueQueues
     from gke_tpu.components.model_volumes import ModelVolumes
     from gke_tpu.components.storage_bucket import StorageBucket
@@ -41,6 +43,7 @@ class Platform:
     volumes: ModelVolumes | None
     queues: KueueQueues | None = None
     observability: ClusterObservability | None = None
+    kueue: KueueInstall | None = None
     jobset_version: str | None = None
     """The JobSet release installed (with Kueue); None: none."""
     checkpoint_bucket: CheckpointBucket | None = None
@@ -72,9 +75,10 @@ def build_network(spec: PlatformSpec) -> tuple[VpcNetwork | None, CloudNat | Non
     return network, nat
 
 
-def build_platform(spec: PlatformSpec) -> Platform:
-    cluster_spec = spec.cluster
-    network, nat = build_network(spec)
+def build_cluster(
+    spec: PlatformSpec, network: VpcNetwork | None, nat: CloudNat | None
+) -> RegionalCluster | AutopilotCluster:
+    """The cluster of `gke-tpu:cluster`, on the stack's own network when it makes one."""
     cluster_network = (
         ClusterNetworkArgs(
             network=network.network_name,
@@ -85,122 +89,146 @@ def build_platform(spec: PlatformSpec) -> Platform:
         if network and spec.network
         else None
     )
-    cluster: RegionalCluster | AutopilotCluster
     if spec.cluster_plan.autopilot:
         from gke_tpu.components.autopilot_cluster import AutopilotCluster, AutopilotClusterArgs
 
-        cluster = AutopilotCluster(
-            cluster_spec.name,
+        return AutopilotCluster(
+            spec.cluster.name,
             AutopilotClusterArgs(plan=spec.cluster_plan, network=cluster_network),
         )
-    else:
-        cluster = RegionalCluster.from_plan(
-            cluster_spec.name,
-            PlannedCluster(plan=spec.cluster_plan, network=cluster_network),
-        )
+    return RegionalCluster.from_plan(
+        spec.cluster.name, PlannedCluster(plan=spec.cluster_plan, network=cluster_network)
+    )
+
+
+def _tpu_pools(spec: PlatformSpec, platform: Platform) -> Platform:
+    """A node pool component per `tpuPools` entry of ours, a ComputeClass per pool with a
+    fallback, and nothing for an Autopilot entry (GKE creates the nodes its workloads ask for)."""
+    name, cluster = spec.cluster.name, platform.cluster
     pools: dict[str, MultiHostTpuPool | SingleHostTpuPool | TpuComputeClass] = {}
     for plan in spec.tpu_pools:
         if plan.fallback:
             from gke_tpu.components.tpu_compute_class import TpuComputeClass, TpuComputeClassArgs
 
             pools[plan.name] = TpuComputeClass(
-                f"{cluster_spec.name}-{plan.name}",
-                TpuComputeClassArgs(plan=plan, provider=cluster.provider),
+                f"{name}-{plan.name}", TpuComputeClassArgs(plan=plan, provider=cluster.provider)
             )
-            continue
-        if plan.autopilot:
-            continue  # the entry declares what workloads may request: GKE creates the nodes
-        args = PlannedTpuPool(
-            project=spec.project,
-            region=cluster_spec.region,
-            cluster_name=cluster_spec.name,
-            cluster=cluster.name,
-            node_service_account=cluster.node_service_account.email,
-            plan=plan,
-        )
-        component = MultiHostTpuPool if plan.multi_host else SingleHostTpuPool
-        pools[plan.name] = component.from_plan(f"{cluster_spec.name}-{plan.name}", args)
-
-    storage = volumes = None
-    if spec.storage is not None:
-        from gke_tpu.components.model_volumes import ModelVolumes, ModelVolumesArgs
-        from gke_tpu.components.storage_bucket import PlannedStorage, StorageBucket
-
-        storage = StorageBucket.from_plan(
-            f"{cluster_spec.name}-models",
-            PlannedStorage(
-                project=spec.project, workload_pool=cluster.workload_pool, plan=spec.storage
-            ),
-        )
-        volumes = ModelVolumes(
-            f"{cluster_spec.name}-models",
-            ModelVolumesArgs(
-                plan=spec.storage,
-                bucket=storage.bucket_name,
-                emails=dict(storage.emails),
-                provider=cluster.provider,
-            ),
-        )
-    checkpoint_bucket, checkpoint_configurations = build_checkpointing(spec, cluster, volumes)
-    queues = kueue = jobset_version = None
-    if spec.kueue is not None:
-        from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
-        from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs
-        from gke_tpu.components.kueue_queues import KueueQueues, KueueQueuesArgs
-
-        on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
-        # JobSet with Kueue, for multislice jobs to go through the queues too.
-        jobset_args = JobSetInstallArgs()
-        jobset_version = jobset_args.version
-        jobset = JobSetInstall(f"{cluster_spec.name}-jobset", jobset_args, on_cluster)
-        kueue = KueueInstall(
-            f"{cluster_spec.name}-kueue",
-            KueueInstallArgs(version=spec.kueue.version, jobset=jobset),
-            on_cluster,
-        )
-        queues = KueueQueues(
-            f"{cluster_spec.name}-queues",
-            KueueQueuesArgs(
-                plan=spec.kueue,
-                install=kueue,
-                namespaces={spec.storage.namespace: volumes.namespace}
-                if spec.storage and volumes
-                else {},
-            ),
-            on_cluster,
-        )
-    observability = None
-    if spec.observability is not None:
-        from gke_tpu.components.cluster_observability import (
-            ClusterObservability,
-            ClusterObservabilityArgs,
-        )
-
-        # The cluster only: no TPU pool holds the alerts back.
-        observability = ClusterObservability(
-            f"{cluster_spec.name}-observability",
-            ClusterObservabilityArgs(
+        elif not plan.autopilot:
+            args = PlannedTpuPool(
                 project=spec.project,
-                plan=spec.observability,
-                cluster=cluster.cluster,
-                provider=cluster.provider,
-                kueue=[kueue.manifest] if kueue else [],
-            ),
-        )
-    return Platform(
-        spec=spec,
-        network=network,
-        nat=nat,
-        cluster=cluster,
-        tpu_pools=pools,
-        storage=storage,
-        volumes=volumes,
-        queues=queues,
-        observability=observability,
-        jobset_version=jobset_version,
-        checkpoint_bucket=checkpoint_bucket,
-        checkpoint_configurations=checkpoint_configurations,
+                region=spec.cluster.region,
+                cluster_name=name,
+                cluster=cluster.name,
+                node_service_account=cluster.node_service_account.email,
+                plan=plan,
+            )
+            component = MultiHostTpuPool if plan.multi_host else SingleHostTpuPool
+            pools[plan.name] = component.from_plan(f"{name}-{plan.name}", args)
+    return replace(platform, tpu_pools=pools)
+
+
+def _storage(spec: PlatformSpec, platform: Platform) -> Platform:
+    """The model bucket of `gke-tpu:storage` and its volumes on the cluster."""
+    if spec.storage is None:
+        return platform
+    from gke_tpu.components.model_volumes import ModelVolumes, ModelVolumesArgs
+    from gke_tpu.components.storage_bucket import PlannedStorage, StorageBucket
+
+    name, cluster = f"{spec.cluster.name}-models", platform.cluster
+    storage = StorageBucket.from_plan(
+        name,
+        PlannedStorage(
+            project=spec.project, workload_pool=cluster.workload_pool, plan=spec.storage
+        ),
     )
+    volumes = ModelVolumes(
+        name,
+        ModelVolumesArgs(
+            plan=spec.storage,
+            bucket=storage.bucket_name,
+            emails=dict(storage.emails),
+            provider=cluster.provider,
+        ),
+    )
+    return replace(platform, storage=storage, volumes=volumes)
+
+
+def _kueue(spec: PlatformSpec, platform: Platform) -> Platform:
+    """Kueue, JobSet with it (multislice jobs go through the queues too), and the queues of
+    `gke-tpu:kueue`, for the namespace of the model volumes as well."""
+    if spec.kueue is None:
+        return platform
+    from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
+    from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs
+    from gke_tpu.components.kueue_queues import KueueQueues, KueueQueuesArgs
+
+    name, volumes = spec.cluster.name, platform.volumes
+    on_cluster = pulumi.ResourceOptions(provider=platform.cluster.provider)
+    jobset_args = JobSetInstallArgs()
+    jobset = JobSetInstall(f"{name}-jobset", jobset_args, on_cluster)
+    kueue = KueueInstall(
+        f"{name}-kueue", KueueInstallArgs(version=spec.kueue.version, jobset=jobset), on_cluster
+    )
+    queues = KueueQueues(
+        f"{name}-queues",
+        KueueQueuesArgs(
+            plan=spec.kueue,
+            install=kueue,
+            namespaces={spec.storage.namespace: volumes.namespace}
+            if spec.storage and volumes
+            else {},
+        ),
+        on_cluster,
+    )
+    return replace(platform, kueue=kueue, queues=queues, jobset_version=jobset_args.version)
+
+
+def _observability(spec: PlatformSpec, platform: Platform) -> Platform:
+    """Monitoring, the dashboard and alerts of `gke-tpu:observability`: the cluster only, so
+    that no TPU pool holds the alerts back."""
+    if spec.observability is None:
+        return platform
+    from gke_tpu.components.cluster_observability import (
+        ClusterObservability,
+        ClusterObservabilityArgs,
+    )
+
+    observability = ClusterObservability(
+        f"{spec.cluster.name}-observability",
+        ClusterObservabilityArgs(
+            project=spec.project,
+            plan=spec.observability,
+            cluster=platform.cluster.cluster,
+            provider=platform.cluster.provider,
+            kueue=[platform.kueue.manifest] if platform.kueue else [],
+        ),
+    )
+    return replace(platform, observability=observability)
+
+
+def _checkpointing(spec: PlatformSpec, platform: Platform) -> Platform:
+    """The checkpoint bucket and CheckpointConfigurations of multi-tier checkpointing."""
+    bucket, configurations = build_checkpointing(spec, platform.cluster, platform.volumes)
+    return replace(platform, checkpoint_bucket=bucket, checkpoint_configurations=configurations)
+
+
+#: What each section adds once the network and the cluster exist, in the order they need each
+#: other (the queues take the volumes' namespace; the alerts wait for Kueue's install).
+SECTION_BUILDERS: tuple[Callable[[PlatformSpec, Platform], Platform], ...] = (
+    _tpu_pools,
+    _storage,
+    _checkpointing,
+    _kueue,
+    _observability,
+)
+
+
+def build_platform(spec: PlatformSpec) -> Platform:
+    network, nat = build_network(spec)
+    platform = Platform(spec, network, nat, build_cluster(spec, network, nat), {}, None, None)
+    for build in SECTION_BUILDERS:
+        platform = build(spec, platform)
+    return platform
 
 
 def build_checkpointing(

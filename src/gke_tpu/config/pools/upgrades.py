@@ -170,56 +170,67 @@ def plan_upgrade(
         ]
     if spec is None:
         return _default(kind)
-    problems: list[Problem] = []
     if spec.strategy == "BLUE_GREEN":
-        if kind.multi_host:
-            # cluster-toolkit refuses compact placement with BLUE_GREEN (a precondition of
-            # modules/compute/gke-node-pool/main.tf);
-            # GKE's TPU and upgrade pages we read say nothing of blue-green for slices (tpu7x's
-            # are placed by a workload policy instead), so every slice is refused: README's
-            # "What to verify after the first pulumi up".
-            problems.append(
-                Problem(
-                    f"{key}.strategy",
-                    "'BLUE_GREEN' is not taken for a multi-host slice: it would need a second "
-                    "whole slice beside the first, and compact placement does not support "
-                    "blue-green upgrades (cluster-toolkit's gke-node-pool refuses the pair); use "
-                    "SURGE, which recreates the slice in place",
-                )
+        return _blue_green(key, spec, kind)
+    return _surge(key, spec, kind)
+
+
+def _blue_green(key: str, spec: UpgradeSpec, kind: PoolKind) -> UpgradePlan | list[Problem]:
+    """A BLUE_GREEN `upgrade`'s settings, or its problems."""
+    problems: list[Problem] = []
+    if kind.multi_host:
+        # cluster-toolkit refuses compact placement with BLUE_GREEN (a precondition of
+        # modules/compute/gke-node-pool/main.tf);
+        # GKE's TPU and upgrade pages we read say nothing of blue-green for slices (tpu7x's
+        # are placed by a workload policy instead), so every slice is refused: README's
+        # "What to verify after the first pulumi up".
+        problems.append(
+            Problem(
+                f"{key}.strategy",
+                "'BLUE_GREEN' is not taken for a multi-host slice: it would need a second "
+                "whole slice beside the first, and compact placement does not support "
+                "blue-green upgrades (cluster-toolkit's gke-node-pool refuses the pair); use "
+                "SURGE, which recreates the slice in place",
             )
-        for field, value in (
-            ("maxSurge", spec.max_surge),
-            ("maxUnavailable", spec.max_unavailable),
-        ):
-            if value is not None:
-                problems.append(
-                    Problem(
-                        f"{key}.{field}",
-                        f"{value} is for a SURGE upgrade; a BLUE_GREEN upgrade takes blueGreen",
-                    )
-                )
-        green = spec.blue_green or BlueGreenSpec()
-        if green.batch_node_count is not None and green.batch_percent is not None:
-            problems.append(
-                Problem(
-                    f"{key}.blueGreen",
-                    "sets both batchNodeCount and batchPercent; a batch is one or the other",
-                )
-            )
-        if problems:
-            return problems
-        return UpgradePlan(
-            "BLUE_GREEN",
-            None,
-            None,
-            BlueGreenPlan(
-                green.batch_node_count,
-                green.batch_percent / 100 if green.batch_percent is not None else None,
-                _seconds(green.batch_soak_seconds),
-                _seconds(green.node_pool_soak_seconds),
-            ),
-            "set in the entry",
         )
+    for field, value in (
+        ("maxSurge", spec.max_surge),
+        ("maxUnavailable", spec.max_unavailable),
+    ):
+        if value is not None:
+            problems.append(
+                Problem(
+                    f"{key}.{field}",
+                    f"{value} is for a SURGE upgrade; a BLUE_GREEN upgrade takes blueGreen",
+                )
+            )
+    green = spec.blue_green or BlueGreenSpec()
+    if green.batch_node_count is not None and green.batch_percent is not None:
+        problems.append(
+            Problem(
+                f"{key}.blueGreen",
+                "sets both batchNodeCount and batchPercent; a batch is one or the other",
+            )
+        )
+    if problems:
+        return problems
+    return UpgradePlan(
+        "BLUE_GREEN",
+        None,
+        None,
+        BlueGreenPlan(
+            green.batch_node_count,
+            green.batch_percent / 100 if green.batch_percent is not None else None,
+            _seconds(green.batch_soak_seconds),
+            _seconds(green.node_pool_soak_seconds),
+        ),
+        "set in the entry",
+    )
+
+
+def _surge(key: str, spec: UpgradeSpec, kind: PoolKind) -> UpgradePlan | list[Problem]:
+    """A SURGE `upgrade`'s settings (the kind's default where a key is unset), or its problems."""
+    problems: list[Problem] = []
     if spec.blue_green is not None:
         problems.append(
             Problem(f"{key}.blueGreen", "is for a BLUE_GREEN upgrade; the strategy is SURGE")

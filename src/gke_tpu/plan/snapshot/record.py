@@ -64,6 +64,31 @@ def run_gcloud(gcloud: str) -> Gcloud:
     return run
 
 
+def _cluster(
+    found: Callable[[str, list[str]], Any | None],
+    name: str | None,
+    region: str,
+    region_args: list[str],
+) -> tuple[dict[str, Any], list[Any]]:
+    """The stack's cluster (none before its first deploy) and the managed instance groups of
+    its node pools that consume a reservation."""
+    if name is None:
+        return {}, []
+    cluster = found(
+        f"cluster {region}/{name}", ["container", "clusters", "describe", name, *region_args]
+    )
+    if cluster is None:
+        return {}, []
+    managers: list[Any] = []
+    for url in _reservation_instance_groups(cluster):
+        owner, zone, manager = instance_group_key(url)
+        args = ["compute", "instance-groups", "managed", "describe", manager]
+        described = found(url, [*args, f"--zone={zone}", f"--project={owner}"])
+        if described is not None:
+            managers.append(described)
+    return {f"{region}/{name}": cluster}, managers
+
+
 def record(
     config: dict[str, str], project: str | None, region: str | None, gcloud: Gcloud
 ) -> tuple[dict[str, Any], list[str]]:
@@ -101,20 +126,7 @@ def record(
         if reservation is not None:
             reservations.append(reservation)
     region_args = [f"--region={region}", f"--project={project}"]
-    clusters, managers = {}, []
-    if requests.cluster is not None:
-        name = requests.cluster
-        cluster = found(
-            f"cluster {region}/{name}", ["container", "clusters", "describe", name, *region_args]
-        )
-        if cluster is not None:
-            clusters[f"{region}/{name}"] = cluster
-            for url in _reservation_instance_groups(cluster):
-                owner, zone, manager = instance_group_key(url)
-                args = ["compute", "instance-groups", "managed", "describe", manager]
-                described = found(url, [*args, f"--zone={zone}", f"--project={owner}"])
-                if described is not None:
-                    managers.append(described)
+    clusters, managers = _cluster(found, requests.cluster, region, region_args)
     snapshot: dict[str, Any] = {
         "reservations": reservations,
         "clusters": clusters,
