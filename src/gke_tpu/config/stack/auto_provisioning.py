@@ -3,12 +3,67 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from gke_tpu.catalog import GENERATIONS
 from gke_tpu.catalog.machines import machine_size
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.problems import Problem, did_you_mean
+
+
+@dataclass(frozen=True)
+class LeastLimits:
+    """The least node auto-provisioning limits that admit every node pool of ours at its most
+    and one slice of each pool with a fallback, at once."""
+
+    vcpus: int
+    memory_gb: int
+    chips: dict[str, int]
+    """TPU chips by generation, for the generations of pools with a fallback."""
+    unknown: list[tuple[str, str, str]]
+    """(limit key, what, total) the CPU pool's machine type does not tell."""
+    counted: str
+    """What the figures count, as the problems say it."""
+
+
+def least_limits(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> LeastLimits:
+    """What GKE counts against the limits: the CPU pool's nodes, every node pool of ours at its
+    most, and one slice of each pool with a fallback."""
+    cpu = cluster.cpu_pool
+    cpu_nodes = cpu.node_count
+    size = machine_size(cpu.machine_type)
+    vcpus = cpu_nodes * (size.vcpus or 0)
+    memory: float = cpu_nodes * (size.memory_gb or 0)
+    chips: dict[str, int] = {}
+    for plan in plans:
+        nodes = plan.nodes_per_slice if plan.fallback else plan.ref.max_node_count
+        vcpus += nodes * (plan.machine.vcpus or 0)
+        memory += nodes * (plan.machine.memory_gb or 0)
+        chips[plan.generation.name] = (
+            chips.get(plan.generation.name, 0) + nodes * plan.machine.chips
+        )
+    memory_gb = math.ceil(memory)
+    needed = {
+        g: n for g, n in chips.items() if any(p.fallback and p.generation.name == g for p in plans)
+    }
+    unknown = [
+        (key, what, total)
+        for key, what, known, total in (
+            ("maxCpu", "vCPUs", size.vcpus, f"{vcpus}"),
+            ("maxMemoryGb", "memory", size.memory_gb, f"{memory_gb} GB"),
+        )
+        if known is None
+    ]
+    counted = "every node pool at its most and one slice of each pool with a fallback"
+    if unknown:
+        whats = " and ".join(what for _, what, _ in unknown)
+        counted += (
+            f"; the CPU pool's {whats} {'are' if len(unknown) > 1 else 'is'} not counted: the "
+            f"plan cannot tell {'them' if len(unknown) > 1 else 'it'} from {cpu.machine_type}: "
+            f"add {'them' if len(unknown) > 1 else 'it'}"
+        )
+    return LeastLimits(vcpus, memory_gb, needed, unknown, counted)
 
 
 def auto_provisioning_problems(
@@ -48,50 +103,19 @@ def auto_provisioning_problems(
                 "valid)",
             )
         ]
+    least = least_limits(cluster, plans)
     cpu = cluster.cpu_pool
-    cpu_nodes = cpu.node_count
-    size = machine_size(cpu.machine_type)
-    vcpus = cpu_nodes * (size.vcpus or 0)
-    memory: float = cpu_nodes * (size.memory_gb or 0)
-    chips: dict[str, int] = {}
-    for plan in plans:
-        nodes = plan.nodes_per_slice if plan.fallback else plan.ref.max_node_count
-        vcpus += nodes * (plan.machine.vcpus or 0)
-        memory += nodes * (plan.machine.memory_gb or 0)
-        chips[plan.generation.name] = (
-            chips.get(plan.generation.name, 0) + nodes * plan.machine.chips
-        )
-    memory_gb = math.ceil(memory)
-    needed = {
-        g: n for g, n in chips.items() if any(p.fallback and p.generation.name == g for p in plans)
-    }
-    unknown = [
-        (key, what, total)
-        for key, what, known, total in (
-            ("maxCpu", "vCPUs", size.vcpus, f"{vcpus}"),
-            ("maxMemoryGb", "memory", size.memory_gb, f"{memory_gb} GB"),
-        )
-        if known is None
-    ]
-    counted = "every node pool at its most and one slice of each pool with a fallback"
-    if unknown:
-        whats = " and ".join(what for _, what, _ in unknown)
-        counted += (
-            f"; the CPU pool's {whats} {'are' if len(unknown) > 1 else 'is'} not counted: the "
-            f"plan cannot tell {'them' if len(unknown) > 1 else 'it'} from {cpu.machine_type}: "
-            f"add {'them' if len(unknown) > 1 else 'it'}"
-        )
     if limits is None:
-        need = ", ".join(f"{g}: {n}" for g, n in needed.items())
+        need = ", ".join(f"{g}: {n}" for g, n in least.chips.items())
         return [
             Problem(
                 path,
                 "required: TPU pools with a fallback get their node pools from node "
                 "auto-provisioning, whose limits GKE requires; set at least maxCpu: "
-                f"{vcpus}, maxMemoryGb: {memory_gb} and maxTpuChips: {{{need}}} ({counted})",
+                f"{least.vcpus}, maxMemoryGb: {least.memory_gb} and maxTpuChips: {{{need}}} ({least.counted})",
             )
         ]
-    for key, what, total in unknown:
+    for key, what, total in least.unknown:
         them = "them" if what == "vCPUs" else "it"
         verb = "are" if what == "vCPUs" else "is"
         warnings.append(
@@ -109,11 +133,11 @@ def auto_provisioning_problems(
     ]
     checks = [
         (f"maxTpuChips.{g}", limits.max_tpu_chips.get(g), n, f"{g} chips")
-        for g, n in needed.items()
+        for g, n in least.chips.items()
     ]
     checks += [
-        ("maxCpu", limits.max_cpu, vcpus, "vCPUs"),
-        ("maxMemoryGb", limits.max_memory_gb, memory_gb, "GB of memory"),
+        ("maxCpu", limits.max_cpu, least.vcpus, "vCPUs"),
+        ("maxMemoryGb", limits.max_memory_gb, least.memory_gb, "GB of memory"),
     ]
     for key, limit, need, unit in checks:
         if limit is None or limit < need:
@@ -121,7 +145,7 @@ def auto_provisioning_problems(
                 Problem(
                     f"{path}.{key}",
                     ("missing" if limit is None else f"{limit} is too few")
-                    + f": the cluster needs {need} {unit} ({counted}); allow at least {need}",
+                    + f": the cluster needs {need} {unit} ({least.counted}); allow at least {need}",
                 )
             )
     return problems
