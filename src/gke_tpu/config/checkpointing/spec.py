@@ -153,7 +153,7 @@ def plan_checkpointing(
     model_namespace: str | None,
 ) -> CheckpointingPlan:
     """What the section becomes, once its rules hold."""
-    configurations = []
+    configurations: list[CheckpointConfigurationPlan] = []
     for pool in checkpointed_pools(spec, pools):
         size, derived = in_memory_size(spec, pool)
         configurations.append(
