@@ -18,6 +18,7 @@ from gke_tpu.catalog.vllm import (
     SCALING_METRICS,
     SUPPORTED_GENERATIONS,
     VLLM_GPU_IMAGE_NAME,
+    VLLM_PORT,
     VLLM_TPU_IMAGE_NAME,
 )
 from gke_tpu.contract.interruptions import MAX_TERMINATION_GRACE_SECONDS, check_max_unavailable
@@ -255,7 +256,7 @@ def drain_fits_gke_grace(args: VllmServingDeploymentArgs) -> Iterator[Problem]:
 
 @rule("port")
 def port_is_the_servers(args: VllmServingDeploymentArgs) -> Iterator[Problem]:
-    port = given(args.port, 0)
+    port = given(args.port, VLLM_PORT)
     if type(port) is not int or not 1 <= port <= 65535:
         yield Problem("port", f"{port!r} is not a port: 1 to 65535")
     elif port in TPU_RUNTIME_PORTS:
