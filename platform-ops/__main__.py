@@ -11,7 +11,7 @@ from ops_plan import SHARED_ENVIRONMENT, plan_ops
 from pydantic import ValidationError
 from stack_deployments import StackDeployments
 
-from gke_tpu.problems.models import problems_from
+from gke_tpu.config.base import problems_from
 from gke_tpu.problems.pulumi import reject
 
 raw = pulumi.Config()

@@ -9,8 +9,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StrictBool, StrictInt
 
+from gke_tpu.config.base import Spec
 from gke_tpu.problems import Problem
-from gke_tpu.problems.models import Spec
 
 #: How often drift is looked for when a stack does not say: every 4 hours (cron, UTC).
 DEFAULT_DRIFT_CRON = "0 */4 * * *"

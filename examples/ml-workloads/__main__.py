@@ -10,8 +10,8 @@ from app_config import AppConfig
 from pydantic import ValidationError
 from workloads import Llm, build_workloads
 
+from gke_tpu.config.base import problems_from
 from gke_tpu.contract.outputs import PlatformOutputs
-from gke_tpu.problems.models import problems_from
 from gke_tpu.problems.pulumi import reject
 
 raw = pulumi.Config()

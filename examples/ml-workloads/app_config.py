@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, StrictFloat, StrictInt
 
-from gke_tpu.problems.models import Spec
+from gke_tpu.config.base import Spec
 
 #: The product document's BERT serving tutorial runs three replicas.
 DEFAULT_SERVING_REPLICAS = 3

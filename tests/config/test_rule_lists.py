@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from gke_tpu.config.base import innermost_model, keys_of
 from gke_tpu.config.cluster.rules import CLUSTER_RULES
 from gke_tpu.config.kueue.rules import KUEUE_RULES
 from gke_tpu.config.kueue.spec import QUEUED_POOL_RULES
@@ -16,7 +17,6 @@ from gke_tpu.config.observability.plan import OBSERVABILITY_RULES
 from gke_tpu.config.platform import SECTIONS
 from gke_tpu.config.pools.rules import POOL_RULES
 from gke_tpu.config.stack.rules import STACK_RULES
-from gke_tpu.problems.models import innermost_model, keys_of
 from gke_tpu.problems.rules import Rule
 from tests.conftest import config_problems, stack_config
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from gke_tpu.config.base import innermost_model, problems_from
 from gke_tpu.config.platform import SECTIONS
 from gke_tpu.problems.json_numbers import OutOfRange, loads
-from gke_tpu.problems.models import innermost_model, problems_from
 from tests.config.pools.entries import cluster_entry, pools_config, tpu_pool
 from tests.conftest import config_problems
 

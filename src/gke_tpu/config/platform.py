@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from gke_tpu.catalog.gcp import project_id_problem, project_id_warning
 from gke_tpu.catalog.gke import workload_pool
 from gke_tpu.catalog.tokens import PLATFORM_PROJECT
+from gke_tpu.config.base import Parsed, parse
 from gke_tpu.config.checkpointing.rules import (
     CHECKPOINTING_RULES,
     CheckpointedStack,
@@ -61,7 +62,6 @@ from gke_tpu.config.stack.demand import PoolDemand, node_pool_demand
 from gke_tpu.config.stack.rules import STACK_RULES, Entry, Stack
 from gke_tpu.config.storage.spec import ModelStorageSpec, StoragePlan, plan_model_storage
 from gke_tpu.problems import ConfigError, Problem, did_you_mean, json_numbers, show
-from gke_tpu.problems.models import Parsed, parse
 from gke_tpu.problems.rules import Rule, run_rules, skipped
 
 NAMESPACE = PLATFORM_PROJECT

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import StrictBool
 
-from gke_tpu.problems.models import Spec
+from gke_tpu.config.base import Spec
 
 
 class PreflightSpec(Spec):

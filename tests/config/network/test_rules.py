@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gke_tpu.config.base import Parsed, parse
 from gke_tpu.config.network.rules import NETWORK_RULES
 from gke_tpu.config.network.spec import NetworkSpec
-from gke_tpu.problems.models import Parsed, parse
 from gke_tpu.problems.rules import run_rules
 
 RANGES = {"nodesCidr": "10.0.0.0/22", "podsCidr": "10.4.0.0/16", "servicesCidr": "10.8.0.0/20"}

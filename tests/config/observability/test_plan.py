@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from gke_tpu.catalog.monitoring import KUBE_JOBSET_RESTARTS, METRIC_GATES, NODE_TENSORCORE
+from gke_tpu.config.base import keys_of
 from gke_tpu.config.observability.alerts import ALERTS
 from gke_tpu.config.observability.dashboard import (
     CHART_HEIGHT,
@@ -25,7 +26,6 @@ from gke_tpu.config.observability.plan import ObservabilityPlan
 from gke_tpu.config.observability.queries import gate_met
 from gke_tpu.config.observability.spec import Alerts
 from gke_tpu.config.platform import PlatformSpec, load_platform
-from gke_tpu.problems.models import keys_of
 from tests.conftest import ROOT, stack_config
 
 CLUSTER = {"name": "tpu-test", "region": "us-east5"}

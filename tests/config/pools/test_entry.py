@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from gke_tpu.catalog import GENERATIONS
+from gke_tpu.config.base import parse
 from gke_tpu.config.cluster.spec import ClusterFacts
 from gke_tpu.config.pools.entry import PoolEntry, pool_entry
 from gke_tpu.config.pools.rules import POOL_RULES
 from gke_tpu.config.pools.spec import TpuPoolSpec
-from gke_tpu.problems.models import parse
 from gke_tpu.problems.rules import run_rules
 
 CLUSTER = ClusterFacts(name="lib", region="us-east5", project="lib-project")

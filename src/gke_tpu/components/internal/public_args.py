@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from gke_tpu.config.base import parse
 from gke_tpu.config.cluster.spec import ClusterFacts, region_problems
 from gke_tpu.config.platform import NAMESPACE, PROJECT_KEY, load_platform
 from gke_tpu.config.pools.plan import TpuPoolPlan
@@ -20,7 +21,6 @@ from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.config.stack.cluster_plan import ClusterPlan
 from gke_tpu.config.storage.spec import ModelStorageSpec, StoragePlan, plan_model_storage
 from gke_tpu.problems import ConfigError, Problem
-from gke_tpu.problems.models import parse
 
 #: The entry's path in the rules' problems, and the cluster facts' paths, as argument names.
 _ENTRY = "tpuPools[0]"

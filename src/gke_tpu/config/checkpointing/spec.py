@@ -19,6 +19,7 @@ from pydantic import AfterValidator, Field, StrictFloat, StrictStr
 
 from gke_tpu.catalog import TPU_TAINT
 from gke_tpu.catalog.gke import POOL_LABEL
+from gke_tpu.config.base import Spec
 from gke_tpu.config.names import derived_name
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.storage.spec import (
@@ -27,7 +28,6 @@ from gke_tpu.config.storage.spec import (
     BucketName,
     KubernetesName,
 )
-from gke_tpu.problems.models import Spec
 
 PATH = "checkpointing"
 #: GKE's lowest cluster version with multi-tier checkpointing ("Requirements" of the page above).

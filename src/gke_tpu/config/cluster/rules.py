@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from gke_tpu.catalog.gcp import zone_region
 from gke_tpu.catalog.gke import MAX_NO_UPGRADES_EXCLUSIONS, NO_UPGRADES_LONGEST_DAYS
 from gke_tpu.catalog.machine_types import check_machine_type, default_cpu_machine_type
+from gke_tpu.config.base import Parsed
 from gke_tpu.config.cluster.maintenance import availability_problem, parse_utc
 from gke_tpu.config.cluster.spec import ClusterSpec, MaintenanceExclusion, region_problems
 from gke_tpu.problems import Problem, show
-from gke_tpu.problems.models import Parsed
 from gke_tpu.problems.rules import Rule, rule
 
 Cluster = Parsed[ClusterSpec]

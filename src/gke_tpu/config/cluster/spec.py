@@ -19,9 +19,9 @@ from gke_tpu.catalog.gke import (
     MAX_NODES_PER_POOL_ZONE,
     gke_name_problem,
 )
+from gke_tpu.config.base import Spec
 from gke_tpu.config.cluster.maintenance import parse_utc, recurrence_problem
 from gke_tpu.problems import Problem
-from gke_tpu.problems.models import Spec
 
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED", "NONE"]
 Mode = Literal["standard", "autopilot"]

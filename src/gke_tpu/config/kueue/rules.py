@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gke_tpu.catalog.kueue import KUEUE_MAX_FLAVORS
+from gke_tpu.config.base import Parsed
 from gke_tpu.config.kueue.spec import SYSTEM_NAMESPACES, KueueSpec, system_namespace
 from gke_tpu.problems import Problem, show
-from gke_tpu.problems.models import Parsed
 from gke_tpu.problems.rules import Rule, rule
 
 Kueue = Parsed[KueueSpec]

@@ -22,11 +22,11 @@ from gke_tpu.catalog.kueue import (
     QUEUE_NAME_MAX_LENGTH,
 )
 from gke_tpu.catalog.versions import is_release_tag
+from gke_tpu.config.base import Spec
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.storage.spec import KubernetesName
 from gke_tpu.contract.outputs import QueueRef
 from gke_tpu.problems import Problem, did_you_mean, show
-from gke_tpu.problems.models import Spec
 from gke_tpu.problems.rules import Rule, rule, run_rules, skipped
 
 #: A Kueue release serving `kueue.x-k8s.io/v1beta2`; pinned, never `latest`. The tests check the

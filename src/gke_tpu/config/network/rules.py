@@ -11,9 +11,9 @@ from gke_tpu.catalog.network import (
     PRIVATE_RANGES,
     WIDEST_SERVICES_PREFIX,
 )
+from gke_tpu.config.base import Parsed
 from gke_tpu.config.network.spec import NetworkSpec
 from gke_tpu.problems import Problem, show
-from gke_tpu.problems.models import Parsed
 from gke_tpu.problems.rules import Rule, rule
 
 Network = Parsed[NetworkSpec]

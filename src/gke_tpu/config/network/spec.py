@@ -35,11 +35,11 @@ from gke_tpu.catalog.network import (
     prefix_for_nodes,
     usable_node_addresses,
 )
+from gke_tpu.config.base import Spec
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.stack.demand import node_pool_demand
 from gke_tpu.problems import Problem
-from gke_tpu.problems.models import Spec
 
 #: TPU VMs run one workload Pod (or a few) beside GKE's DaemonSets (about a dozen with Dataplane
 #: V2, GCS FUSE and the metadata server): 32 leaves room for more and takes a /26 per node

@@ -14,7 +14,7 @@ from typing import Annotated, Literal, get_args
 from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictInt
 
 from gke_tpu.catalog.monitoring import COMPONENTS, SYSTEM_COMPONENTS
-from gke_tpu.problems.models import Spec
+from gke_tpu.config.base import Spec
 
 Severity = Literal["CRITICAL", "ERROR", "WARNING"]
 Component = Literal[

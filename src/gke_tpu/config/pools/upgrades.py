@@ -16,8 +16,8 @@ from pydantic import AfterValidator, Field, StrictFloat, StrictInt
 
 from gke_tpu.catalog.gke import MAX_NODES_PER_POOL_ZONE
 from gke_tpu.catalog.tpu import Generation
+from gke_tpu.config.base import Spec
 from gke_tpu.problems import Problem
-from gke_tpu.problems.models import Spec
 
 UpgradeStrategy = Literal["SURGE", "BLUE_GREEN"]
 MaintenanceInterval = Literal["AS_NEEDED", "PERIODIC"]

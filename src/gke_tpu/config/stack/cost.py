@@ -34,12 +34,12 @@ from gke_tpu.catalog.prices import (
     starting_price,
     usd,
 )
+from gke_tpu.config.base import Spec
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.reservation import ReservationRef
 from gke_tpu.config.stack.demand import PoolDemand, node_pool_demand, tpu_pool_demand
 from gke_tpu.contract.outputs import per_workload
-from gke_tpu.problems.models import Spec
 
 CURRENCY = "USD"
 COST_KEY = "cost"

@@ -10,8 +10,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, StrictBool
 
 from gke_tpu.catalog.gcp import STORAGE_DUAL_REGIONS, STORAGE_NAMED_LOCATIONS, is_region_name
+from gke_tpu.config.base import Spec
 from gke_tpu.config.names import derived_name
-from gke_tpu.problems.models import Spec
 
 StorageClass = Literal["STANDARD", "NEARLINE", "COLDLINE", "ARCHIVE"]
 #: Roles that act on objects of one bucket; anything broader is not offered.

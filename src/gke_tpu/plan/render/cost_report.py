@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 from gke_tpu.catalog.prices import rate, usd
+from gke_tpu.config.base import problems_from
 from gke_tpu.problems import Problem, show
-from gke_tpu.problems.models import problems_from
 
 #: Resources listed by name in the baseline section at the most; the rest are counted.
 MOST_LISTED = 40

@@ -8,8 +8,8 @@ from typing import Literal
 import pytest
 from pydantic import Field, StrictInt, ValidationError
 
+from gke_tpu.config.base import Parsed, Spec, innermost_model, keys_of, parse, problems_from
 from gke_tpu.problems import Problem
-from gke_tpu.problems.models import Parsed, Spec, innermost_model, keys_of, parse, problems_from
 
 
 class Inner(Spec):
