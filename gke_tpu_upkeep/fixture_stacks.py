@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 
 from gke_tpu.plan.cli import plan_stack
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu_upkeep import ROOT
 
 FIXTURES = ROOT / "tests" / "stacks"
@@ -32,13 +32,13 @@ def fixture_file(stack: str, project_dir: Path = ROOT) -> Path:
 
 
 @cache
-def platform_plan(stack: str) -> Plan:
+def platform_plan(stack: str) -> Preview:
     """The platform's plan of a fixture stack. Shared between callers: do not change it."""
     return plan_stack(stack, config_file=fixture_file(stack))
 
 
 @cache
-def app_plan(stack: str) -> Plan:
+def app_plan(stack: str) -> Preview:
     """The app's plan of its fixture stack on the platform fixture of the same name."""
     return plan_stack(
         stack,

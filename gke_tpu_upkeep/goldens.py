@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gke_tpu.catalog.tokens import DASHBOARD
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu.plan.render.text import plan_json
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
@@ -37,7 +37,7 @@ def dashboard_path(stack: str) -> Path:
     return GOLDENS / f"{stack}.dashboard.json"
 
 
-def dashboard_golden(plan: Plan) -> str | None:
+def dashboard_golden(plan: Preview) -> str | None:
     """The stack's dashboard, indented: the plan holds it as one canonical line, which a diff
     cannot show chart by chart. None without a dashboard (observability off)."""
     dashboards = plan.of_type(DASHBOARD)

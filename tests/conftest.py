@@ -11,7 +11,7 @@ import pytest
 
 from gke_tpu.config.platform import load_platform
 from gke_tpu.plan.cli import parsed_config
-from gke_tpu.plan.engine import Plan, run_program
+from gke_tpu.plan.engine import Preview, run_program
 from gke_tpu.plan.preflight import offline_config
 from gke_tpu.plan.snapshot.read import CloudSnapshot
 from gke_tpu.problems import ConfigError
@@ -41,7 +41,7 @@ def stack_config(project: str | None = BASE_PROJECT, **sections: Any) -> dict[st
     return values
 
 
-PlanRunner = Callable[..., Plan]
+PlanRunner = Callable[..., Preview]
 
 
 @pytest.fixture(autouse=True)
@@ -61,7 +61,7 @@ def run_plan() -> PlanRunner:
         stack: str = "test",
         cloud_snapshot: CloudSnapshot | None = None,
         **sections: Any,
-    ) -> Plan:
+    ) -> Preview:
         if config is None:
             sections.setdefault("cluster", BASE_CLUSTER)
             config = stack_config(**sections)

@@ -19,7 +19,7 @@ from pulumi.provider.server import ComponentInitError
 import gke_tpu
 from gke_tpu.components.internal.node_pools import pool_input
 from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool, MultiHostTpuPoolArgs
-from gke_tpu.plan.engine import Plan, run_program
+from gke_tpu.plan.engine import Preview, run_program
 from gke_tpu.problems.pulumi import InvalidInput
 from gke_tpu.provider import COMPONENTS, PACKAGE, provider, schema_text
 from gke_tpu.workloads import TpuTrainingJob
@@ -72,7 +72,7 @@ def test_the_plugin_s_entry_hosts_the_components_at_the_package_s_version(
     assert "  name: python" in manifest
 
 
-def _construct(token: str, name: str, inputs: dict[str, Any]) -> Plan:
+def _construct(token: str, name: str, inputs: dict[str, Any]) -> Preview:
     def program() -> None:
         provider().construct(name, f"gke-tpu:index:{token}", inputs, pulumi.ResourceOptions())
 

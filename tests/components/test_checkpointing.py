@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from tests.conftest import BASE_CLUSTER, PlanRunner
 
 CLUSTER = "gcp:container/cluster:Cluster"
@@ -24,7 +24,7 @@ POOLS = [
 ]
 
 
-def _plan(run_plan: PlanRunner, **more: Any) -> Plan:
+def _plan(run_plan: PlanRunner, **more: Any) -> Preview:
     return run_plan(
         cluster=BASE_CLUSTER,
         tpuPools=POOLS,

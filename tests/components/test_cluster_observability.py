@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gke_tpu.plan.engine import Plan, RecordedResource
+from gke_tpu.plan.engine import Preview, RecordedResource
 from tests.conftest import PlanRunner
 from tests.crd import validate_custom_resource
 
@@ -21,11 +21,11 @@ SLICE = {"name": "train", "tpu": "v5e", "topology": "4x4", "zone": "us-east5-b",
 EXISTING = "projects/gke-tpu-test/notificationChannels/42"
 
 
-def _policies(plan: Plan) -> dict[str, RecordedResource]:
+def _policies(plan: Preview) -> dict[str, RecordedResource]:
     return {r.name.removeprefix("tpu-test-observability-"): r for r in plan.of_type(POLICY)}
 
 
-def _monitoring_objects(plan: Plan) -> list[RecordedResource]:
+def _monitoring_objects(plan: Preview) -> list[RecordedResource]:
     parent = next(r.urn for r in plan.resources if r.type == "gke-tpu:index:ClusterObservability")
     return [r for r in plan.resources if r.parent == parent]
 

@@ -12,7 +12,7 @@ from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs, kue
 from gke_tpu.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from gke_tpu.config.kueue.spec import KueuePlan
 from gke_tpu.config.platform import load_platform
-from gke_tpu.plan.engine import Plan, RecordedResource, run_program
+from gke_tpu.plan.engine import Preview, RecordedResource, run_program
 from tests.conftest import PlanRunner
 from tests.crd import validate_custom_resource
 
@@ -54,7 +54,7 @@ def _kueue_plan(kueue: dict[str, Any], *pools: dict[str, Any]) -> KueuePlan:
     return spec.kueue
 
 
-def _build(plan: KueuePlan, namespaces: dict[str, str] | None = None) -> Plan:
+def _build(plan: KueuePlan, namespaces: dict[str, str] | None = None) -> Preview:
     def build() -> None:
         install = KueueInstall("kueue", KueueInstallArgs(version=plan.version))
         KueueQueues(
@@ -64,7 +64,7 @@ def _build(plan: KueuePlan, namespaces: dict[str, str] | None = None) -> Plan:
     return run_program(build, project="lib", stack="test", config={})
 
 
-def _kind(plan: Plan, kind: str) -> list[RecordedResource]:
+def _kind(plan: Preview, kind: str) -> list[RecordedResource]:
     return plan.of_type(f"{KUEUE}:{kind}")
 
 

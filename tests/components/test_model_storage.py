@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 from tests.conftest import BASE_CLUSTER, PlanRunner
 
@@ -35,7 +35,7 @@ POOLS = [
 ]
 
 
-def _plan(run_plan: PlanRunner, **storage: Any) -> Plan:
+def _plan(run_plan: PlanRunner, **storage: Any) -> Preview:
     return run_plan(
         cluster=BASE_CLUSTER, tpuPools=POOLS, modelStorage={"bucket": "tpu-test-models", **storage}
     )

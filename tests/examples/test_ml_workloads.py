@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from gke_tpu.plan.cli import main, plan_stack
-from gke_tpu.plan.engine import Plan, RecordedResource
+from gke_tpu.plan.engine import Preview, RecordedResource
 from gke_tpu.plan.render.manifests import manifests, write_manifests
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import APP, app_plan, app_reference, fixture_file, platform_plan
@@ -29,12 +29,12 @@ V5E_4X4 = {
 
 
 @pytest.fixture(scope="module")
-def platform() -> Plan:
+def platform() -> Preview:
     return platform_plan("dev")
 
 
 @pytest.fixture(scope="module")
-def app() -> Plan:
+def app() -> Preview:
     plan = app_plan("dev")
     assert plan.errors == []
     return plan
@@ -45,7 +45,7 @@ def _pod(job: RecordedResource) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("name", ["tpu-job-diffusion", "tpu-job-gpt"])
-def test_training_jobs_run_one_worker_per_vm_of_the_4x4_slice(app: Plan, name: str) -> None:
+def test_training_jobs_run_one_worker_per_vm_of_the_4x4_slice(app: Preview, name: str) -> None:
     job = app.one(JOB, name)
     spec = job.inputs["spec"]
     assert (spec["completions"], spec["parallelism"], spec["backoffLimit"]) == (4, 4, 0)
@@ -112,7 +112,7 @@ def test_training_jobs_run_one_worker_per_vm_of_the_4x4_slice(app: Plan, name: s
     assert service.urn in job.dependencies
 
 
-def test_diffusion_job_is_the_documents_flax_training(app: Plan) -> None:
+def test_diffusion_job_is_the_documents_flax_training(app: Preview) -> None:
     (container,) = _pod(app.one(JOB, "tpu-job-diffusion"))["containers"]
     assert container["image"] == "us-docker.pkg.dev/gke-tpu-dev/training/diffusion:2026.11.0"
     assert [p["containerPort"] for p in container["ports"]] == [8471, 8431]
@@ -120,7 +120,7 @@ def test_diffusion_job_is_the_documents_flax_training(app: Plan) -> None:
     assert "train_text_to_image_flax.py" in container["command"][2]
 
 
-def test_gpt2_job_has_the_documents_pytorch_xla_environment_and_ports(app: Plan) -> None:
+def test_gpt2_job_has_the_documents_pytorch_xla_environment_and_ports(app: Preview) -> None:
     (container,) = _pod(app.one(JOB, "tpu-job-gpt"))["containers"]
     env = {e["name"]: e["value"] for e in container["env"]}
     assert env["PJRT_DEVICE"] == "TPU_C_API"
@@ -130,7 +130,7 @@ def test_gpt2_job_has_the_documents_pytorch_xla_environment_and_ports(app: Plan)
 
 
 def test_bert_serving_reads_models_through_the_platforms_identity(
-    app: Plan, platform: Plan
+    app: Preview, platform: Preview
 ) -> None:
     deployment = app.one(DEPLOYMENT, "bert-deployment")
     spec = deployment.inputs["spec"]
@@ -183,7 +183,7 @@ def test_bert_serving_reads_models_through_the_platforms_identity(
 
 
 def test_conversion_job_writes_through_the_writer_identity_off_tpu_nodes(
-    app: Plan, platform: Plan
+    app: Preview, platform: Preview
 ) -> None:
     job = app.one(JOB, "convert-bert")
     pod = _pod(job)
@@ -208,7 +208,7 @@ def test_conversion_job_writes_through_the_writer_identity_off_tpu_nodes(
     }
 
 
-def test_every_kubernetes_object_uses_the_platform_provider(app: Plan) -> None:
+def test_every_kubernetes_object_uses_the_platform_provider(app: Preview) -> None:
     provider = app.one("pulumi:providers:kubernetes", "platform")
     # Identified by the platform's cluster, as the platform's own provider is: a kubeconfig
     # moving to the DNS endpoint of the same cluster must not replace the app's workloads.
@@ -221,7 +221,7 @@ def test_every_kubernetes_object_uses_the_platform_provider(app: Plan) -> None:
     assert all(r.provider == provider.urn for r in objects)
 
 
-def test_manifests_are_one_file_per_object_and_reproducible(app: Plan, tmp_path: Path) -> None:
+def test_manifests_are_one_file_per_object_and_reproducible(app: Preview, tmp_path: Path) -> None:
     first = write_manifests(app, tmp_path / "a")
     second = write_manifests(app, tmp_path / "b")
     assert [p.name for p in first] == [p.name for p in second]
@@ -236,7 +236,7 @@ def test_manifests_are_one_file_per_object_and_reproducible(app: Plan, tmp_path:
 
 
 def test_app_plan_cli_with_a_pool_typo_exits_2(
-    tmp_path: Path, platform: Plan, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, platform: Preview, capsys: pytest.CaptureFixture[str]
 ) -> None:
     reference = tmp_path / "dev.json"
     reference.write_text(json.dumps({"outputs": platform.outputs, "errors": []}))
@@ -256,7 +256,7 @@ def test_app_plan_cli_with_a_pool_typo_exits_2(
     ) in capsys.readouterr().err
 
 
-def test_app_refuses_a_platform_of_another_contract_version(platform: Plan) -> None:
+def test_app_refuses_a_platform_of_another_contract_version(platform: Preview) -> None:
     outputs = {**platform.outputs, "outputsVersion": 2}
     plan = plan_stack("dev", APP, APP_DEV, stack_references={REFERENCE: outputs})
     assert plan.resources == []
@@ -267,7 +267,7 @@ def test_app_refuses_a_platform_of_another_contract_version(platform: Plan) -> N
 
 
 def test_one_platform_plan_answers_whatever_org_the_app_names(
-    tmp_path: Path, platform: Plan, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, platform: Preview, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Pulumi Cloud users name their org in platformStack; make plan-workloads passes the
     # platform's plan without a name, for whichever stack the app reads.
@@ -287,7 +287,7 @@ def test_one_platform_plan_answers_whatever_org_the_app_names(
 
 
 def test_swapped_pools_are_reported_together_against_the_config_keys(
-    platform: Plan, tmp_path: Path
+    platform: Preview, tmp_path: Path
 ) -> None:
     config = APP_DEV.read_text()
     swapped = (
@@ -362,7 +362,7 @@ def test_prod_app_trains_on_both_v5p_slices_and_serves_on_v6e() -> None:
     assert plan.outputs["servingService"] == "llm-server"
 
 
-def _prod_app(tmp_path: Path, *changes: tuple[str, str]) -> Plan:
+def _prod_app(tmp_path: Path, *changes: tuple[str, str]) -> Preview:
     text = fixture_file("prod", APP).read_text()
     for old, new in changes:
         assert old in text, old
@@ -457,7 +457,7 @@ _LLM_LINES = (
 
 
 def test_more_bert_servers_than_the_pool_has_vms_is_the_apps_config_error(
-    platform: Plan, tmp_path: Path
+    platform: Preview, tmp_path: Path
 ) -> None:
     stack = tmp_path / "Pulumi.big.yaml"
     stack.write_text(APP_DEV.read_text() + "  ml-workloads:servingReplicas: 9\n")
@@ -518,7 +518,7 @@ def test_the_same_app_runs_unchanged_on_the_autopilot_platform() -> None:
     assert "nodeSelector" not in _pod(app.one(JOB, "convert-bert"))
 
 
-def test_dev_training_jobs_wait_in_the_platforms_queue(app: Plan, platform: Plan) -> None:
+def test_dev_training_jobs_wait_in_the_platforms_queue(app: Preview, platform: Preview) -> None:
     assert platform.outputs["queues"]["training"]["chips"] == {"v5e-train": 16}
     for name in ("tpu-job-diffusion", "tpu-job-gpt"):
         job = app.one(JOB, name).inputs
@@ -529,7 +529,9 @@ def test_dev_training_jobs_wait_in_the_platforms_queue(app: Plan, platform: Plan
     assert "kueue.x-k8s.io/queue-name" not in deployment["metadata"]["labels"]
 
 
-def test_an_unknown_training_queue_is_the_apps_config_error(platform: Plan, tmp_path: Path) -> None:
+def test_an_unknown_training_queue_is_the_apps_config_error(
+    platform: Preview, tmp_path: Path
+) -> None:
     path = tmp_path / "Pulumi.typo.yaml"
     path.write_text(
         APP_DEV.read_text().replace("trainingQueue: training", "trainingQueue: trainig")
@@ -558,7 +560,7 @@ def test_a_queued_provisioning_training_pool_needs_the_queue(tmp_path: Path) -> 
     ]
 
 
-def test_the_app_plan_says_nothing_of_preflight_which_only_the_platform_has(app: Plan) -> None:
+def test_the_app_plan_says_nothing_of_preflight_which_only_the_platform_has(app: Preview) -> None:
     # The platform's plan of the same stack is skipped with one warning (no cloud snapshot).
     assert [w for w in platform_plan("dev").warnings if "preflight" in w] != []
     assert [w for w in app.warnings if "preflight" in w] == []

@@ -16,7 +16,7 @@ from gke_tpu.catalog.services import (
 )
 from gke_tpu.contract.outputs import OUTPUT_MEANINGS
 from gke_tpu.plan.cli import plan_stack
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu.plan.render.report import plan_markdown
 from gke_tpu.plan.snapshot.read import read_snapshot
 from gke_tpu_upkeep import ROOT
@@ -58,7 +58,7 @@ def test_every_file_has_its_parts() -> None:
 
 
 @pytest.fixture
-def tpu7x(run_plan: PlanRunner) -> Plan:
+def tpu7x(run_plan: PlanRunner) -> Preview:
     """A stack with every kind of Google Cloud resource the fixtures lack: a tpu7x slice."""
     plan = run_plan(
         cluster={"name": "tpu-7x", "region": "us-central1"},
@@ -74,7 +74,7 @@ def _readme_apis() -> list[str]:
     return re.findall(r"^    ([a-z.]+)", block.split("```", 1)[0], re.M)
 
 
-def test_readme_enables_exactly_the_apis_the_stacks_resources_need(tpu7x: Plan) -> None:
+def test_readme_enables_exactly_the_apis_the_stacks_resources_need(tpu7x: Preview) -> None:
     plans = [platform_plan(stack) for stack in STACKS] + [tpu7x]
     needed = sorted(
         {api for plan in plans for api in required_apis(r.type for r in plan.resources)}
@@ -131,7 +131,7 @@ def test_every_function_preflight_calls_has_its_api_and_role() -> None:
     assert "roles/container.admin" in deployer_roles(r.type for r in plan.resources)
 
 
-def test_the_report_names_the_apis_and_roles_of_its_own_stack(tpu7x: Plan) -> None:
+def test_the_report_names_the_apis_and_roles_of_its_own_stack(tpu7x: Preview) -> None:
     report = plan_markdown(platform_plan("dev"))
     assert (
         "APIs: `gcloud services enable --project gke-tpu-dev artifactregistry.googleapis.com "

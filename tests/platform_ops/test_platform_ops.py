@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gke_tpu.plan.cli import main, plan_stack
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import fixture_file
 
@@ -26,7 +26,7 @@ URN = "urn:pulumi:cloud::gke-tpu-ops::"
 
 
 @pytest.fixture(scope="module")
-def plan() -> Plan:
+def plan() -> Preview:
     found = plan_stack("cloud", OPS)
     assert found.errors == []
     return found
@@ -60,14 +60,14 @@ def settings(stack: str, *, template: bool, deploy_commits: bool) -> dict[str, A
     }
 
 
-def test_deployment_settings_check_out_the_repository_with_gcp_oidc(plan: Plan) -> None:
+def test_deployment_settings_check_out_the_repository_with_gcp_oidc(plan: Preview) -> None:
     dev, prod = plan.one(SETTINGS, "dev-settings"), plan.one(SETTINGS, "prod-settings")
     assert dev.inputs == settings("dev", template=True, deploy_commits=True)
     assert prod.inputs == settings("prod", template=False, deploy_commits=False)
     assert dev.parent == f"{URN}{COMPONENT}::dev"
 
 
-def test_drift_is_remediated_on_dev_and_only_detected_on_prod(plan: Plan) -> None:
+def test_drift_is_remediated_on_dev_and_only_detected_on_prod(plan: Preview) -> None:
     for stack, cron, remediate in (("dev", "0 */4 * * *", True), ("prod", "0 * * * *", False)):
         drift = plan.one(DRIFT, f"{stack}-drift")
         assert drift.inputs == {
@@ -81,7 +81,7 @@ def test_drift_is_remediated_on_dev_and_only_detected_on_prod(plan: Plan) -> Non
         assert drift.dependencies == (f"{URN}{COMPONENT}${SETTINGS}::{stack}-settings",)
 
 
-def test_dev_is_refreshed_nightly_and_prod_is_not(plan: Plan) -> None:
+def test_dev_is_refreshed_nightly_and_prod_is_not(plan: Preview) -> None:
     refresh = plan.one(SCHEDULE)
     assert refresh.name == "dev-refresh"
     assert refresh.inputs == {
@@ -94,7 +94,7 @@ def test_dev_is_refreshed_nightly_and_prod_is_not(plan: Plan) -> None:
     assert refresh.dependencies == (f"{URN}{COMPONENT}${SETTINGS}::dev-settings",)
 
 
-def test_a_review_stack_is_destroyed_ttl_hours_after_it_opened(plan: Plan) -> None:
+def test_a_review_stack_is_destroyed_ttl_hours_after_it_opened(plan: Preview) -> None:
     ttl = plan.one(TTL)
     assert (ttl.name, ttl.inputs) == (
         "dev-pr-42-ttl",
@@ -109,12 +109,12 @@ def test_a_review_stack_is_destroyed_ttl_hours_after_it_opened(plan: Plan) -> No
     assert plan.outputs["reviewStackTtls"] == {"dev-pr-42": "2026-12-05T18:00:00Z"}
 
 
-def _definition(plan: Plan, name: str) -> dict[str, Any]:
+def _definition(plan: Preview, name: str) -> dict[str, Any]:
     environment = plan.one(ENVIRONMENT, name)
     return json.loads(environment.inputs["yaml"]["asset"]["text"])
 
 
-def test_environments_hold_the_shared_and_each_stack_s_config(plan: Plan) -> None:
+def test_environments_hold_the_shared_and_each_stack_s_config(plan: Preview) -> None:
     shared = plan.one(ENVIRONMENT, "shared-environment")
     assert {k: v for k, v in shared.inputs.items() if k != "yaml"} == {
         "organization": "my-org",
@@ -140,7 +140,7 @@ def test_environments_hold_the_shared_and_each_stack_s_config(plan: Plan) -> Non
 
 
 def test_the_platform_plans_a_stack_importing_these_environments(
-    plan: Plan, tmp_path: Path
+    plan: Preview, tmp_path: Path
 ) -> None:
     """What `esc env open` would print for each (its pulumiConfig: no interpolation here) gives
     a stack file without its own gcp:project the project the environment holds."""

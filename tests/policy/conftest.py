@@ -26,7 +26,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import unknown_checking_proxy
 
-from gke_tpu.plan.engine import Plan, RecordedResource, run_program
+from gke_tpu.plan.engine import Preview, RecordedResource, run_program
 from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
 
 DELETE = object()  # a change that removes the property
@@ -112,7 +112,7 @@ def changed(
 
 
 @pytest.fixture(scope="session")
-def plans() -> dict[str, Plan]:
+def plans() -> dict[str, Preview]:
     """The offline plans of the real stacks."""
     found = {stack: platform_plan(stack) for stack in STACKS}
     for stack, plan in found.items():
@@ -176,7 +176,7 @@ def _workloads() -> None:
 
 
 @pytest.fixture(scope="session")
-def workloads() -> Plan:
+def workloads() -> Preview:
     """Workloads recorded by running `_workloads` on the offline engine."""
     plan = run_program(_workloads, project="apps", stack="dev", config={})
     assert plan.errors == []

@@ -11,7 +11,7 @@ from pulumi_policy import EnforcementLevel, StackValidationArgs
 
 from gke_tpu.catalog.prices import HOURS_PER_MONTH
 from gke_tpu.catalog.tokens import NODE_POOL
-from gke_tpu.plan.engine import Plan, RecordedResource
+from gke_tpu.plan.engine import Preview, RecordedResource
 from gke_tpu.policy.cost_rules import node_pool_monthly_max
 from gke_tpu.policy.guardrails import TPU_MONTHLY_BUDGET
 from gke_tpu.policy.pack import policy_of
@@ -28,7 +28,7 @@ def _advice(resources: Iterable[RecordedResource], config: Mapping[str, Any] | N
     return found
 
 
-def _pool(plan: Plan, name: str) -> RecordedResource:
+def _pool(plan: Preview, name: str) -> RecordedResource:
     return plan.one(NODE_POOL, name)
 
 
@@ -36,14 +36,14 @@ def _month(usd_per_hour: float) -> float:
     return round(usd_per_hour * HOURS_PER_MONTH, 2)
 
 
-def test_it_is_advisory_and_checks_nothing_without_a_budget(plans: dict[str, Plan]) -> None:
+def test_it_is_advisory_and_checks_nothing_without_a_budget(plans: dict[str, Preview]) -> None:
     assert tpu_monthly_budget.enforcement_level == EnforcementLevel.ADVISORY
     assert _advice(plans["prod"].resources, None) == []
     assert _advice(plans["prod"].resources, {}) == []
 
 
 def test_node_pools_are_priced_at_their_most_from_what_gke_is_asked_for(
-    plans: dict[str, Plan],
+    plans: dict[str, Preview],
 ) -> None:
     dev, prod = plans["dev"], plans["prod"]
     train = _pool(dev, "tpu-dev-v5e-train")  # Spot v5e 4x4: 4 VMs of 4 chips, 0 to 4 nodes
@@ -58,7 +58,9 @@ def test_node_pools_are_priced_at_their_most_from_what_gke_is_asked_for(
     assert node_pool_monthly_max(unknown.urn, unknown.inputs).monthly_max is None
 
 
-def test_a_stack_over_its_budget_is_advised_with_its_dearest_pools(plans: dict[str, Plan]) -> None:
+def test_a_stack_over_its_budget_is_advised_with_its_dearest_pools(
+    plans: dict[str, Preview],
+) -> None:
     resources = plans["prod"].resources
     total = 73 + _month(0.26805 * 3) + 2 * _month(4.20 * 64) + _month(2.70 * 32)
     assert _advice(resources, {"monthlyBudgetUsd": total}) == []
@@ -73,6 +75,6 @@ def test_a_stack_over_its_budget_is_advised_with_its_dearest_pools(plans: dict[s
 
 @pytest.mark.parametrize("budget", [0, -1, "100", True])
 def test_a_budget_that_is_not_a_positive_number_checks_nothing(
-    plans: dict[str, Plan], budget: Any
+    plans: dict[str, Preview], budget: Any
 ) -> None:
     assert _advice(plans["prod"].resources, {"monthlyBudgetUsd": budget}) == []

@@ -7,7 +7,7 @@ import pytest
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationArgs
 
 from gke_tpu.catalog.tokens import CLUSTER, JOBSET
-from gke_tpu.plan.engine import Plan, RecordedResource
+from gke_tpu.plan.engine import Preview, RecordedResource
 from gke_tpu.plan.render.guardrails_report import PlanResource, plan_verdicts
 from gke_tpu.policy.guardrails import (
     GUARDRAILS,
@@ -49,20 +49,20 @@ def _through_the_sdk(resources: list[RecordedResource]) -> list[Verdict]:
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod", "autopilot"])
-def test_offline_verdicts_are_the_sdks(plans: dict[str, Plan], stack: str) -> None:
+def test_offline_verdicts_are_the_sdks(plans: dict[str, Preview], stack: str) -> None:
     plan = plans[stack]
     assert plan_verdicts(plan) == _through_the_sdk(plan.resources)
 
 
 def test_a_prod_cluster_without_deletion_protection_is_a_mandatory_verdict(
-    plans: dict[str, Plan],
+    plans: dict[str, Preview],
 ) -> None:
     prod = plans["prod"]
     resources = [
         changed(r, {"deletionProtection": False}) if r.type == CLUSTER else r
         for r in prod.resources
     ]
-    broken = Plan(project=prod.project, stack=prod.stack, resources=resources)
+    broken = Preview(project=prod.project, stack=prod.stack, resources=resources)
     found = plan_verdicts(broken)
     assert found == _through_the_sdk(resources)
     (cluster,) = [r for r in resources if r.type == CLUSTER]
@@ -78,19 +78,19 @@ def test_a_prod_cluster_without_deletion_protection_is_a_mandatory_verdict(
     ]
 
 
-def test_workloads_are_judged_offline_as_through_the_sdk(workloads: Plan) -> None:
+def test_workloads_are_judged_offline_as_through_the_sdk(workloads: Preview) -> None:
     assert plan_verdicts(workloads) == _through_the_sdk(workloads.resources)
     path = "spec.replicatedJobs.0.template.spec.template.spec.containers.0.image"
     resources = [
         changed(r, {path: "trainer:latest"}) if (r.type, r.name) == (JOBSET, "slices") else r
         for r in workloads.resources
     ]
-    found = plan_verdicts(Plan(project="apps", stack="dev", resources=resources))
+    found = plan_verdicts(Preview(project="apps", stack="dev", resources=resources))
     assert found == _through_the_sdk(resources)
     assert [v.guardrail for v in found if not v.advisory] == ["pinned-container-images"]
 
 
-def test_the_budget_is_judged_offline_with_the_packs_config(plans: dict[str, Plan]) -> None:
+def test_the_budget_is_judged_offline_with_the_packs_config(plans: dict[str, Preview]) -> None:
     """One dollar a month: the prod stack is over it, offline as through the SDK; without the
     config nothing is checked either way."""
     prod = plans["prod"]

@@ -21,7 +21,7 @@ from gke_tpu.catalog.tokens import (
     PROJECT_IAM_MEMBER,
     PROJECT_IAM_POLICY,
 )
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu.policy.guardrails import (
     ALERT_POLICIES_IN_PROMQL,
     CLUSTER_MASTER_AUTHORIZED_NETWORKS,
@@ -99,7 +99,7 @@ OPEN_CONTROL_PLANE = (
     [("dev", [OPEN_CONTROL_PLANE]), ("prod", [])],
 )
 def test_the_stacks_pass_every_policy(
-    plans: dict[str, Plan], stack: str, advised: list[str]
+    plans: dict[str, Preview], stack: str, advised: list[str]
 ) -> None:
     resources = plans[stack].resources
     found = {
@@ -424,7 +424,7 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_recorded_resource_passes_and_its_change_violates(
-    plans: dict[str, Plan], case: Case
+    plans: dict[str, Preview], case: Case
 ) -> None:
     stack, type_, name = case.resource
     recorded = plans[stack].one(type_, name)
@@ -461,7 +461,7 @@ PROD_FIX = (
     ],
 )
 def test_prod_clusters_keep_deletion_protection(
-    plans: dict[str, Plan], stack: str, protection: Any, expected: list[str]
+    plans: dict[str, Preview], stack: str, protection: Any, expected: list[str]
 ) -> None:
     recorded = plans["prod"].one(CLUSTER, "tpu-prod")
     assert violations(prod_cluster_deletion_protection, recorded) == []
@@ -501,7 +501,7 @@ PRIVATE_FIX = (
     ],
 )
 def test_prod_clusters_have_private_nodes(
-    plans: dict[str, Plan], stack: str, private: Any, expected: list[str]
+    plans: dict[str, Preview], stack: str, private: Any, expected: list[str]
 ) -> None:
     recorded = plans["prod"].one(CLUSTER, "tpu-prod")
     assert violations(prod_cluster_private_nodes, recorded) == []
@@ -528,7 +528,7 @@ def test_prod_clusters_have_private_nodes(
     ],
 )
 def test_clusters_are_advised_to_name_authorized_networks(
-    plans: dict[str, Plan], blocks: Any, expected: list[str]
+    plans: dict[str, Preview], blocks: Any, expected: list[str]
 ) -> None:
     recorded = plans["prod"].one(CLUSTER, "tpu-prod")
     assert violations(cluster_master_authorized_networks, recorded) == []
@@ -587,7 +587,7 @@ MQL = {"query": "fetch k8s_node_pool | metric 'kubernetes.io/node_pool/status'",
     ],
 )
 def test_alert_policies_are_promql_and_log_matches_rate_limited(
-    plans: dict[str, Plan], name: str, changes: dict[str, Any], expected: list[str]
+    plans: dict[str, Preview], name: str, changes: dict[str, Any], expected: list[str]
 ) -> None:
     recorded = plans["dev"].one(ALERT_POLICY, name)
     assert violations(alert_policies_in_promql, recorded) == []

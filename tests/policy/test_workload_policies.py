@@ -12,7 +12,7 @@ import pytest
 
 from gke_tpu.catalog.tokens import CLUSTER, JOBSET
 from gke_tpu.contract.workloads import unpinned_reason
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu.policy.guardrails import NO_PRIVILEGED_CONTAINERS, PINNED_CONTAINER_IMAGES
 from gke_tpu.policy.pack import policy_of
 from tests.policy.conftest import DELETE, DIGEST, changed, stack_violations, violations
@@ -29,7 +29,7 @@ NO_TAG = "it has no tag, so it means latest"
 LATEST = "its tag is latest, which moves"
 
 
-def test_the_recorded_workloads_pass(workloads: Plan) -> None:
+def test_the_recorded_workloads_pass(workloads: Preview) -> None:
     assert {r.type for r in workloads.resources} == {CLUSTER, DEPLOYMENT, JOB, CRON_JOB, JOBSET}
     assert stack_violations(no_privileged_containers, workloads.resources) == []
     assert [m for r in workloads.resources for m in violations(pinned_container_images, r)] == []
@@ -102,7 +102,7 @@ def test_the_recorded_workloads_pass(workloads: Plan) -> None:
     ],
 )
 def test_unpinned_images_are_refused(
-    workloads: Plan, type_: str, name: str, path: str, image: Any, expected: str
+    workloads: Preview, type_: str, name: str, path: str, image: Any, expected: str
 ) -> None:
     recorded = workloads.one(type_, name)
     assert violations(pinned_container_images, recorded) == []
@@ -169,7 +169,7 @@ CAPABILITIES = (
     ],
 )
 def test_privileged_containers_only_below_gke_1_28(
-    workloads: Plan, version: Any, expected: str | None
+    workloads: Preview, version: Any, expected: str | None
 ) -> None:
     job = workloads.one(JOB, "train")
     privileged = changed(job, {"spec.template.spec.containers.0.securityContext.privileged": True})
@@ -206,7 +206,7 @@ def test_privileged_containers_only_below_gke_1_28(
     ],
 )
 def test_privileged_containers_are_found_in_every_pod_spec(
-    workloads: Plan, type_: str, name: str, path: str, expected_label: str
+    workloads: Preview, type_: str, name: str, path: str, expected_label: str
 ) -> None:
     cluster = changed(workloads.one(CLUSTER, "apps"), {"minMasterVersion": "1.30"})
     workload = changed(workloads.one(type_, name), {path: {"privileged": True}})

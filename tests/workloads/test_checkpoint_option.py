@@ -10,7 +10,7 @@ import pulumi
 import pytest
 
 from gke_tpu.contract.outputs import PlatformOutputs, TpuPoolRef
-from gke_tpu.plan.engine import Plan, run_program
+from gke_tpu.plan.engine import Preview, run_program
 from gke_tpu.problems.pulumi import InvalidInput
 from gke_tpu.workloads.args import CheckpointArgs, ContainerSpec, ModelMount
 from gke_tpu.workloads.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
@@ -36,7 +36,7 @@ def train(prod: PlatformOutputs) -> TpuPoolRef:
     return prod.pool("v5p-train")
 
 
-def _run(build: Callable[[], None]) -> Plan:
+def _run(build: Callable[[], None]) -> Preview:
     return run_program(build, project="app", stack="test", config={})
 
 

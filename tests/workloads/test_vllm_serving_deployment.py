@@ -12,7 +12,7 @@ import pulumi
 import pytest
 
 from gke_tpu.contract.outputs import PlatformOutputs, TpuPoolRef
-from gke_tpu.plan.engine import Plan, run_program
+from gke_tpu.plan.engine import Preview, run_program
 from gke_tpu.problems.pulumi import InvalidInput
 from gke_tpu.provider import provider
 from gke_tpu.workloads import (
@@ -50,7 +50,7 @@ def pools() -> Pools:
     )
 
 
-def _run(build: Callable[[], object]) -> Plan:
+def _run(build: Callable[[], object]) -> Preview:
     def program() -> None:
         build()
 

@@ -12,7 +12,7 @@ import pytest
 
 from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
 from gke_tpu.contract.outputs import PlatformOutputs, QueueRef, TpuPoolRef
-from gke_tpu.plan.engine import Plan, run_program
+from gke_tpu.plan.engine import Preview, run_program
 from gke_tpu.problems.pulumi import InvalidInput
 from gke_tpu.workloads.args import ContainerSpec, ModelMount
 from gke_tpu.workloads.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
@@ -47,7 +47,7 @@ def pools() -> Pools:
 IMAGE = ContainerSpec(image="us-docker.pkg.dev/p/train/jax:2026.11.0")
 
 
-def _run(build: Callable[[], None]) -> Plan:
+def _run(build: Callable[[], None]) -> Preview:
     return run_program(build, project="app", stack="test", config={})
 
 

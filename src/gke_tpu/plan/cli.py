@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gke_tpu.catalog.tokens import PLATFORM_PROJECT
-from gke_tpu.plan.engine import Plan, run_program
+from gke_tpu.plan.engine import Preview, run_program
 from gke_tpu.plan.esc import EscValues, read_esc_values
 from gke_tpu.plan.fake_cloud import ANY_STACK
 from gke_tpu.plan.json_file import UnreadableJson, read_json
@@ -57,7 +57,7 @@ def plan_stack(
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
     cloud_snapshot: CloudSnapshot | None = None,
     esc: EscValues | None = None,
-) -> Plan:
+) -> Preview:
     """The plan of one stack. StackFileError when a project or stack file cannot be read,
     SnapshotError when the snapshot is another project's or region's."""
     return plan_checked(stack, project_dir, config_file, stack_references, cloud_snapshot, esc)[0]
@@ -70,7 +70,7 @@ def plan_checked(
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
     cloud_snapshot: CloudSnapshot | None = None,
     esc: EscValues | None = None,
-) -> tuple[Plan, PreflightReport | None]:
+) -> tuple[Preview, PreflightReport | None]:
     """The plan of one stack and, when a cloud snapshot answered the platform's preflight, what
     the program's preflight found. StackFileError when a project or stack file cannot be read,
     SnapshotError when the snapshot is another project's or region's."""
@@ -138,9 +138,9 @@ def parsed_config(of_platform: bool) -> Iterator[list[PlatformSpec]]:
         config_source.observers.remove(specs.append)
 
 
-def failed_plan(stack: str, error: Exception) -> Plan:
+def failed_plan(stack: str, error: Exception) -> Preview:
     """The plan document of a stack whose files cannot be read: its error and no resources."""
-    return Plan(project="", stack=stack, errors=[str(error)])
+    return Preview(project="", stack=stack, errors=[str(error)])
 
 
 def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
@@ -317,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INVALID_CONFIG
 
 
-def _print_errors(stack: str, plan: Plan, in_json: bool) -> None:
+def _print_errors(stack: str, plan: Preview, in_json: bool) -> None:
     """A stack that cannot be planned: its first problems, hints and warnings, on stderr."""
     print(f"error: the {stack!r} stack cannot be planned:", file=sys.stderr)
     for problem in plan.errors[:MOST_PRINTED]:

@@ -49,7 +49,11 @@ from gke_tpu.problems.pulumi import InvalidInput
 
 
 @dataclass
-class Plan:
+class Preview:
+    """What the offline engine recorded of one run of a program, as `pulumi preview` would
+    show it: its resources, outputs, warnings and errors. (A plan, in this code, is a decision
+    of the config's; this is what the program registered from those decisions.)"""
+
     project: str
     stack: str
     resources: list[RecordedResource] = field(default_factory=list)
@@ -233,7 +237,7 @@ def run_program(
     secret_keys: tuple[str, ...] = (),
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
     cloud_snapshot: CloudSnapshot | None = None,
-) -> Plan:
+) -> Preview:
     """Run `program` (a `__main__.py` path or a function) for one stack and record the plan.
 
     `config` holds fully qualified keys (`gke-tpu:cluster`) with string values, objects as JSON,
@@ -266,7 +270,7 @@ def _record(
     secret_keys: tuple[str, ...],
     stack_references: Mapping[str, Mapping[str, Any]],
     cloud_snapshot: CloudSnapshot | None,
-) -> Plan:
+) -> Preview:
     saved_env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("PULUMI_CONFIG")}
     # A logger of this plan's own, outside logging's registry (which would keep it for good),
     # with no parent to pass records to: what the program warns goes to the plan alone.
@@ -282,7 +286,7 @@ def _record(
     try:
         _configure(monitor, project, stack, logger)
         pulumi.runtime.set_all_config(dict(config), list(secret_keys))
-        plan = Plan(project=project, stack=stack)
+        plan = Preview(project=project, stack=stack)
         run = program if callable(program) else lambda: _run_path(program)
         with _sdk_shortcuts():
             roots: list[Stack] = []

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gke_tpu.plan.cli import failed_plan, plan_checked
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu.plan.esc import EscValues
 from gke_tpu.plan.fleet_checks import Conflict, conflicts, quota_limit
 from gke_tpu.plan.go_yaml import StackFileError
@@ -66,7 +66,7 @@ def fleet_stacks(project_dir: Path, named: Sequence[str] | None) -> list[str]:
 @dataclass(frozen=True)
 class StackResult:
     name: str
-    plan: Plan
+    plan: Preview
     snapshot: CloudSnapshot | None
     """The cloud snapshot that answered its preflight (its project's and region's), if any."""
 
@@ -119,7 +119,7 @@ def plan_fleet(
     return Fleet(tuple(results), tuple(snapshots))
 
 
-def _monthly(plan: Plan, key: str) -> float | None:
+def _monthly(plan: Preview, key: str) -> float | None:
     return plan.cost["monthly"][key] if plan.cost is not None else None
 
 
@@ -145,7 +145,7 @@ def total_quota(fleet: Fleet) -> list[dict[str, Any]]:
     return totals
 
 
-def stack_entry(plan: Plan) -> dict[str, Any]:
+def stack_entry(plan: Preview) -> dict[str, Any]:
     """One stack in the fleet document: the figures of its own plan document."""
     return {
         "errors": plan.errors,

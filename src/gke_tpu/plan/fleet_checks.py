@@ -16,7 +16,7 @@ from gke_tpu.catalog.tokens import BUCKET, CLUSTER, GET_QUOTA_INFO, GET_RESERVAT
 from gke_tpu.catalog.tpu import machine_type
 from gke_tpu.config.pools.reservation import ReservationRef
 from gke_tpu.config.stack.demand import PoolDemand
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu.plan.snapshot.read import CloudSnapshot, NotInCloud, snapshot_projects
 from gke_tpu.preflight.facts import QuotaInfo
 from gke_tpu.preflight.quotas import quota_value
@@ -96,7 +96,7 @@ def reservation_chips(
     return None if machine is None else specific[0]["count"] * machine[1].chips
 
 
-def _named(stacks: Sequence[tuple[str, Plan]], type_: str, key: Any) -> dict[Any, list[str]]:
+def _named(stacks: Sequence[tuple[str, Preview]], type_: str, key: Any) -> dict[Any, list[str]]:
     found: dict[Any, list[str]] = defaultdict(list)
     for name, plan in stacks:
         for resource in plan.of_type(type_):
@@ -106,7 +106,7 @@ def _named(stacks: Sequence[tuple[str, Plan]], type_: str, key: Any) -> dict[Any
     return found
 
 
-def _claims(stacks: Sequence[tuple[str, Plan]]) -> dict[tuple[str, str, str], dict[str, int]]:
+def _claims(stacks: Sequence[tuple[str, Preview]]) -> dict[tuple[str, str, str], dict[str, int]]:
     """TPU chips each stack's pools take of each reservation at the most, by (project, zone,
     name): the rows the report's reservation table folds."""
     claims: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -121,7 +121,7 @@ def _claims(stacks: Sequence[tuple[str, Plan]]) -> dict[tuple[str, str, str], di
 
 
 def conflicts(
-    stacks: Sequence[tuple[str, Plan]], snapshots: Sequence[CloudSnapshot] = ()
+    stacks: Sequence[tuple[str, Preview]], snapshots: Sequence[CloudSnapshot] = ()
 ) -> list[Conflict]:
     """What the stacks that plan clash on, by kind, then what."""
     found: list[Conflict] = []

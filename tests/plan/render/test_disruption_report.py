@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu.plan.render.disruption_report import disruption_section
 from gke_tpu.plan.render.report import plan_markdown
 from gke_tpu_upkeep.fixture_stacks import platform_plan
@@ -12,11 +12,11 @@ from tests.conftest import PlanRunner
 
 
 @pytest.fixture(scope="module")
-def dev() -> Plan:
+def dev() -> Preview:
     return platform_plan("dev")
 
 
-def test_dev_names_what_recreates_each_pool_and_the_unheld_slice(dev: Plan) -> None:
+def test_dev_names_what_recreates_each_pool_and_the_unheld_slice(dev: Preview) -> None:
     lines = disruption_section(dev)
     assert lines[:2] == ["## Disruption", ""]
     rows = {

@@ -10,7 +10,7 @@ import pytest
 from gke_tpu.catalog.quotas import chip_quotas, vcpus_of
 from gke_tpu.config.platform import load_platform
 from gke_tpu.plan.cli import main, plan_checked, plan_stack
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu.plan.render.quota_report import Need, Reserved, quota_needs
 from gke_tpu.plan.render.report import plan_markdown
 from gke_tpu.plan.snapshot.read import read_snapshot, snapshot_of
@@ -22,16 +22,16 @@ from tests.conftest import PlanRunner, stack_config
 
 
 @pytest.fixture(scope="module")
-def dev() -> Plan:
+def dev() -> Preview:
     return platform_plan("dev")
 
 
 @pytest.fixture(scope="module")
-def prod() -> Plan:
+def prod() -> Preview:
     return platform_plan("prod")
 
 
-def test_dev_quota_needs(dev: Plan) -> None:
+def test_dev_quota_needs(dev: Preview) -> None:
     needs, reservations = quota_needs(dev)
     # CPU pool: e2-standard-4, 1 node in each of the 3 zones GKE picks and a surge node beside
     # each during an upgrade, 100 GB pd-balanced each.
@@ -50,7 +50,7 @@ def test_dev_quota_needs(dev: Plan) -> None:
     assert reservations == {}
 
 
-def test_prod_quota_needs(prod: Plan) -> None:
+def test_prod_quota_needs(prod: Preview) -> None:
     needs, reservations = quota_needs(prod)
     # CPU pool: e2-standard-8 x 3 zones, and a surge node in each. v5p-train: 2 slices of 4x4x4 = 2 x 16 VMs x 4 chips,
     # all from the reservation. v6e-serve: up to 8 ct6e-standard-4t (4 chips), and a surge VM
@@ -70,7 +70,7 @@ def test_prod_quota_needs(prod: Plan) -> None:
     ) in plan_markdown(prod)
 
 
-def test_prod_report_sections(prod: Plan) -> None:
+def test_prod_report_sections(prod: Preview) -> None:
     report = plan_markdown(prod)
     assert report.startswith("# Plan of stack `prod` (Pulumi project gke-tpu)\n")
     assert (
@@ -107,7 +107,7 @@ def test_prod_report_sections(prod: Plan) -> None:
     )
 
 
-def test_warnings_come_first(dev: Plan) -> None:
+def test_warnings_come_first(dev: Preview) -> None:
     report = plan_markdown(dev)
     assert report.index("> [!WARNING]") < report.index("## Summary")
     assert "tpuPools 'v5e-train': GKE may upgrade its nodes at any time" in report
@@ -174,7 +174,7 @@ def test_autopilot_report_shows_the_mode_and_what_one_slice_of_each_pool_takes()
     assert "| v5p-train | us-east5-a | reservation | v5p: 8 | 2 |" in report
 
 
-def test_standard_reports_name_their_mode(dev: Plan) -> None:
+def test_standard_reports_name_their_mode(dev: Preview) -> None:
     report = plan_markdown(dev)
     assert "| tpu-dev | standard | us-east5 | RAPID | off | IP endpoint, any address |" in report
     assert "GKE creates these pools' nodes per workload" not in plan_markdown(platform_plan("prod"))
@@ -203,12 +203,12 @@ def test_the_preflight_section_shows_what_was_checked_against_the_snapshot() -> 
     )
 
 
-def test_without_a_snapshot_the_preflight_section_says_it_was_not_checked(prod: Plan) -> None:
+def test_without_a_snapshot_the_preflight_section_says_it_was_not_checked(prod: Preview) -> None:
     report = plan_markdown(prod)
     assert "## Preflight\n\nNot checked offline: the plan had no cloud snapshot" in report
 
 
-def test_preflight_counts_quota_as_the_quota_table_does(prod: Plan, dev: Plan) -> None:
+def test_preflight_counts_quota_as_the_quota_table_does(prod: Preview, dev: Preview) -> None:
     for stack, plan in (("prod", prod), ("dev", dev)):
         spec = load_platform(read_stack_config(ROOT, stack, fixture_file(stack)).values)
         preflight_needs = preflight_quota_needs(
@@ -248,7 +248,7 @@ def test_preflight_counts_quota_as_the_quota_table_does(prod: Plan, dev: Plan) -
         assert per_zone or stack == "prod"  # dev's v5e pools spend quotas per zone
 
 
-def test_spot_and_on_demand_chips_are_separate_columns_with_their_quotas(dev: Plan) -> None:
+def test_spot_and_on_demand_chips_are_separate_columns_with_their_quotas(dev: Preview) -> None:
     report = plan_markdown(dev)
     assert (
         "| where | Persistent Disk SSD GB | in-use IP addresses | CPU pool vCPUs | TPU v5e on-demand "
@@ -290,7 +290,7 @@ def test_reserved_chips_spend_no_chip_quota_and_waiting_ones_the_preemptible(
     )
 
 
-def test_dev_report_lists_the_queues_and_their_chip_quotas(dev: Plan) -> None:
+def test_dev_report_lists_the_queues_and_their_chip_quotas(dev: Preview) -> None:
     report = plan_markdown(dev)
     assert (
         "## Queues\n\n| queue | namespaces | pool | TPU chips (quota) | nodes through |\n"
@@ -323,7 +323,7 @@ def test_a_queued_provisioning_pool_is_marked_and_its_queue_says_so(run_plan: Pl
     assert "| batch | default | dws | 16 | ProvisioningRequest |" in report
 
 
-def test_prod_report_shows_the_network_and_its_addresses(prod: Plan) -> None:
+def test_prod_report_shows_the_network_and_its_addresses(prod: Preview) -> None:
     report = plan_markdown(prod)
     assert (
         "| cluster | mode | region | release channel | deletion protection | `pulumi up` reaches "
@@ -363,7 +363,7 @@ def test_prod_report_shows_the_network_and_its_addresses(prod: Plan) -> None:
     ) in report
 
 
-def test_a_report_on_an_existing_network_has_no_network_parts(dev: Plan) -> None:
+def test_a_report_on_an_existing_network_has_no_network_parts(dev: Preview) -> None:
     report = plan_markdown(dev)
     assert "VPC" not in report and "Network addresses" not in report
     assert "| **us-east5 total** | **1400** | **14** |" in report
@@ -402,7 +402,7 @@ def test_public_nodes_on_a_network_of_their_own_need_no_nat(run_plan: PlanRunner
     assert "| nodes (subnet tpu-test-nodes) | 10.0.0.0/24 | 252 nodes | 6 nodes |" in report
 
 
-def test_the_report_shows_each_capacity_chain(dev: Plan) -> None:
+def test_the_report_shows_each_capacity_chain(dev: Preview) -> None:
     report = plan_markdown(dev)
     assert (
         "| TPU pool (ComputeClass) | shape | capacity, in order |\n|---|---|---|\n"

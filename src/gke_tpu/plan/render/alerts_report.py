@@ -12,7 +12,7 @@ from typing import Any
 
 from gke_tpu.catalog.tokens import ALERT_POLICY, NOTIFICATION_CHANNEL
 from gke_tpu.config.observability.alerts import FIRES_WHEN
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 
 
 def _fires_when(policy: dict[str, Any]) -> str:
@@ -30,7 +30,7 @@ def _condition(policy: dict[str, Any]) -> str:
     return "PromQL"
 
 
-def alerts_section(plan: Plan) -> list[str]:
+def alerts_section(plan: Preview) -> list[str]:
     policies = plan.of_type(ALERT_POLICY)
     if not policies:
         return ["## Alerts", "", "None: `gke-tpu:observability` is off.", ""]

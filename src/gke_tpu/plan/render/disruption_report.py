@@ -16,7 +16,7 @@ from typing import Any
 
 from gke_tpu.catalog.tokens import CLUSTER, NODE_POOL
 from gke_tpu.contract.outputs import TpuPoolRef
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 
 #: What GKE does without `upgradeSettings`: one surge node, none taken down.
 _GKE_DEFAULT_SURGE = {"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0}
@@ -103,7 +103,7 @@ def _windows(cluster: dict[str, Any]) -> tuple[list[str], bool]:
     return held, bool(held)
 
 
-def disruption_section(plan: Plan) -> list[str]:
+def disruption_section(plan: Preview) -> list[str]:
     pools = plan.outputs.get("tpuPools") or {}
     node_pools = {r.inputs.get("name"): r.inputs for r in plan.of_type(NODE_POOL)}
     clusters = plan.of_type(CLUSTER)

@@ -10,7 +10,7 @@ from typing import Any
 
 from gke_tpu.catalog.prices import usd
 from gke_tpu.catalog.tokens import CLUSTER, NODE_POOL
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu.plan.fleet import Fleet, fleet_document
 from gke_tpu.plan.fleet_changes import quota_changes
 from gke_tpu.preflight.facts import UNLIMITED
@@ -20,7 +20,7 @@ def _money(value: float | None) -> str:
     return "unknown" if value is None else usd(value)
 
 
-def _cluster(plan: Plan) -> dict[str, Any]:
+def _cluster(plan: Preview) -> dict[str, Any]:
     clusters = plan.of_type(CLUSTER)
     return clusters[0].inputs if clusters else {}
 

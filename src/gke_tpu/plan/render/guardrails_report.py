@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gke_tpu.plan.engine import Plan, RecordedResource
+from gke_tpu.plan.engine import Preview, RecordedResource
 from gke_tpu.policy.guardrails import GUARDRAILS, StackGuardrail, Verdict, verdicts
 
 
@@ -25,7 +25,7 @@ class PlanResource:
     props: Mapping[str, Any]
 
 
-def plan_verdicts(plan: Plan) -> list[Verdict]:
+def plan_verdicts(plan: Preview) -> list[Verdict]:
     """Every violation of the guardrails by the plan's resources."""
     return verdicts([_as_resource(r) for r in plan.resources])
 
@@ -60,7 +60,7 @@ def _unchecked() -> list[str]:
     ]
 
 
-def guardrails_section(plan: Plan, found: Sequence[Verdict]) -> list[str]:
+def guardrails_section(plan: Preview, found: Sequence[Verdict]) -> list[str]:
     lines = ["## Guardrails", ""]
     if not found:
         names = ", ".join(

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from gke_tpu.plan.engine import Plan, RecordedResource
+from gke_tpu.plan.engine import Preview, RecordedResource
 
 
 def manifest(resource: RecordedResource) -> dict[str, Any] | None:
@@ -19,7 +19,7 @@ def manifest(resource: RecordedResource) -> dict[str, Any] | None:
     return dict(inputs)
 
 
-def manifests(plan: Plan) -> list[dict[str, Any]]:
+def manifests(plan: Preview) -> list[dict[str, Any]]:
     return [m for m in (manifest(r) for r in plan.resources) if m is not None]
 
 
@@ -29,12 +29,12 @@ def file_name(document: dict[str, Any]) -> str:
     return re.sub(r"[^a-z0-9.-]+", "-", "-".join(p for p in parts if p).lower()) + ".yaml"
 
 
-def manifests_stream(plan: Plan) -> str:
+def manifests_stream(plan: Preview) -> str:
     """Every manifest of the plan as one YAML stream, as `kubectl apply -f -` reads it."""
     return "".join(f"---\n{yaml.safe_dump(d, sort_keys=True)}" for d in manifests(plan))
 
 
-def write_manifests(plan: Plan, directory: Path) -> list[Path]:
+def write_manifests(plan: Preview, directory: Path) -> list[Path]:
     """Write every manifest of the plan to `directory` (replacing what a previous run wrote)."""
     directory.mkdir(parents=True, exist_ok=True)
     for old in directory.glob("*.yaml"):

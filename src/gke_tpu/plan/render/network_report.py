@@ -16,15 +16,15 @@ from gke_tpu.catalog.network import (
 )
 from gke_tpu.catalog.tokens import CLUSTER, NETWORK, ROUTER_NAT, SUBNETWORK
 from gke_tpu.config.stack.demand import PoolDemand
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 
 
-def _cluster(plan: Plan) -> dict[str, Any]:
+def _cluster(plan: Preview) -> dict[str, Any]:
     clusters = plan.of_type(CLUSTER)
     return clusters[0].inputs if clusters else {}
 
 
-def private_nodes(plan: Plan) -> bool:
+def private_nodes(plan: Preview) -> bool:
     """Nodes without external addresses: they take no in-use external IP address each."""
     return bool((_cluster(plan).get("privateClusterConfig") or {}).get("enablePrivateNodes"))
 
@@ -37,7 +37,7 @@ def _ranges(subnet: dict[str, Any]) -> dict[str, str]:
     return ranges
 
 
-def network_diagram(plan: Plan) -> list[str]:
+def network_diagram(plan: Preview) -> list[str]:
     """Mermaid lines: the VPC around its subnet and NAT, joined to the cluster."""
     networks, subnets = plan.of_type(NETWORK), plan.of_type(SUBNETWORK)
     if not networks or not subnets:
@@ -68,7 +68,7 @@ def network_diagram(plan: Plan) -> list[str]:
     return lines
 
 
-def dns_endpoint_diagram(plan: Plan) -> list[str]:
+def dns_endpoint_diagram(plan: Preview) -> list[str]:
     """Mermaid lines: callers anywhere reaching the control plane's DNS endpoint by IAM, when
     the cluster allows user traffic on it."""
     endpoints = _cluster(plan).get("controlPlaneEndpointsConfig") or {}
@@ -80,7 +80,7 @@ def dns_endpoint_diagram(plan: Plan) -> list[str]:
     ]
 
 
-def _pool_nodes_and_pods(plan: Plan, demand: Sequence[PoolDemand]) -> tuple[int, int]:
+def _pool_nodes_and_pods(plan: Preview, demand: Sequence[PoolDemand]) -> tuple[int, int]:
     """Nodes at the most with surge, as the range check counts them (`config.network.spec.
     node_groups`, from the same rows), and the Pod addresses their blocks take."""
     default = _cluster(plan).get("defaultMaxPodsPerNode") or GKE_DEFAULT_MAX_PODS_PER_NODE
@@ -95,7 +95,7 @@ def _pool_nodes_and_pods(plan: Plan, demand: Sequence[PoolDemand]) -> tuple[int,
     return nodes, pods
 
 
-def network_quotas(plan: Plan, demand: Sequence[PoolDemand]) -> list[str]:
+def network_quotas(plan: Preview, demand: Sequence[PoolDemand]) -> list[str]:
     """The network's addresses beside what the node pools can take at the most (`demand`: the
     program's rows, `config.stack.demand`)."""
     subnets = plan.of_type(SUBNETWORK)

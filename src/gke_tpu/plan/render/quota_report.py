@@ -27,7 +27,7 @@ from gke_tpu.catalog.quotas import (
 from gke_tpu.catalog.tokens import CLUSTER
 from gke_tpu.config.stack.demand import PoolDemand
 from gke_tpu.contract.outputs import TpuPoolRef
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu.plan.render.network_report import network_quotas, private_nodes
 
 
@@ -56,7 +56,7 @@ class Reserved:
     """VMs by machine type."""
 
 
-def quota_needs(plan: Plan) -> tuple[dict[str | None, Need], dict[str, Reserved]]:
+def quota_needs(plan: Preview) -> tuple[dict[str | None, Need], dict[str, Reserved]]:
     """Needs by zone (None: zones GKE picks), and VMs and TPU chips by reservation, folding the
     program's demand rows (`config.stack.demand`) as preflight's quota check does: every node of our
     node pools at its most, with the nodes upgrades add beside them. The node pools GKE creates
@@ -144,7 +144,7 @@ def _chip_legend(columns: list[str]) -> list[str]:
     return ["", *lines] if lines else []
 
 
-def quota_section(plan: Plan) -> list[str]:
+def quota_section(plan: Preview) -> list[str]:
     needs, reservations = quota_needs(plan)
     clusters = plan.of_type(CLUSTER)
     region = clusters[0].inputs.get("location", "") if clusters else ""
@@ -208,7 +208,7 @@ def quota_section(plan: Plan) -> list[str]:
     return lines
 
 
-def _per_workload_needs(plan: Plan) -> list[str]:
+def _per_workload_needs(plan: Preview) -> list[str]:
     """Pools whose nodes GKE creates per workload need quota for what runs at once: the plan
     can only say what one slice (or VM) of each takes."""
     refs = [

@@ -18,7 +18,7 @@ from gke_tpu.catalog.tokens import (
 )
 from gke_tpu.config.stack.demand import PoolDemand
 from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
-from gke_tpu.plan.engine import Plan
+from gke_tpu.plan.engine import Preview
 from gke_tpu.plan.preflight import PreflightReport
 from gke_tpu.plan.render.alerts_report import alerts_section
 from gke_tpu.plan.render.cost_report import baseline_section, cost_section
@@ -34,7 +34,7 @@ from gke_tpu.plan.render.preflight_report import preflight_section
 from gke_tpu.plan.render.quota_report import quota_section
 
 
-def _cluster(plan: Plan) -> dict[str, Any]:
+def _cluster(plan: Preview) -> dict[str, Any]:
     clusters = plan.of_type(CLUSTER)
     return clusters[0].inputs if clusters else {}
 
@@ -55,7 +55,7 @@ def _control_plane_access(cluster: dict[str, Any]) -> str:
     return ip
 
 
-def _summary(plan: Plan) -> list[str]:
+def _summary(plan: Preview) -> list[str]:
     cluster = _cluster(plan)
     lines = [
         "## Summary",
@@ -100,7 +100,7 @@ def _summary(plan: Plan) -> list[str]:
     return lines
 
 
-def _queues(plan: Plan) -> list[str]:
+def _queues(plan: Preview) -> list[str]:
     """The Kueue queues: which pools each shares, its chip quota on each, and which of them it
     brings up through a ProvisioningRequest."""
     queues = plan.outputs.get("queues") or {}
@@ -138,7 +138,7 @@ def _step(priority: dict[str, Any]) -> str:
     return "spot" if priority.get("spot") else "on-demand"
 
 
-def _fallback(plan: Plan) -> list[str]:
+def _fallback(plan: Preview) -> list[str]:
     """Each pool's capacity chain, as its ComputeClass asks GKE for it."""
     classes = plan.of_type(COMPUTE_CLASS)
     if not classes:
@@ -167,7 +167,7 @@ def _id(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", text)
 
 
-def _diagram(plan: Plan) -> list[str]:
+def _diagram(plan: Preview) -> list[str]:
     cluster = _cluster(plan)
     lines = ["## Diagram", "", "```mermaid", "flowchart LR"]
     name = cluster.get("name", "cluster")
@@ -223,7 +223,7 @@ def _diagram(plan: Plan) -> list[str]:
     return lines
 
 
-def _lifecycle(plan: Plan) -> list[str]:
+def _lifecycle(plan: Preview) -> list[str]:
     rows = []
     for r in plan.resources:
         o = r.options
@@ -258,7 +258,7 @@ def _lifecycle(plan: Plan) -> list[str]:
     ]
 
 
-def _before_up(plan: Plan) -> list[str]:
+def _before_up(plan: Preview) -> list[str]:
     types = [r.type for r in plan.resources]
     apis = " ".join(required_apis(types))
     roles = ", ".join(f"`{role}`" for role in sorted(deployer_roles(types)))
@@ -272,13 +272,13 @@ def _before_up(plan: Plan) -> list[str]:
     ]
 
 
-def _project(plan: Plan) -> str:
+def _project(plan: Preview) -> str:
     project = plan.outputs.get("project")
     return project if isinstance(project, str) else "<project-id>"
 
 
 def plan_markdown(
-    plan: Plan,
+    plan: Preview,
     preflight: PreflightReport | None = None,
     baseline: Mapping[str, Any] | None = None,
 ) -> str:

@@ -8,15 +8,15 @@ from typing import Any
 
 from gke_tpu.catalog.prices import usd
 from gke_tpu.catalog.tokens import STACK
-from gke_tpu.plan.engine import Plan, RecordedResource
+from gke_tpu.plan.engine import Preview, RecordedResource
 
 
-def plan_json(plan: Plan) -> str:
+def plan_json(plan: Preview) -> str:
     """The plan document: sorted keys and resources, so equal plans are equal bytes."""
     return json.dumps(plan.as_dict(), indent=2, sort_keys=True) + "\n"
 
 
-def _children(plan: Plan) -> dict[str | None, list[RecordedResource]]:
+def _children(plan: Preview) -> dict[str | None, list[RecordedResource]]:
     known = {r.urn for r in plan.resources}
     children: dict[str | None, list[RecordedResource]] = defaultdict(list)
     for resource in plan.resources:
@@ -27,7 +27,7 @@ def _children(plan: Plan) -> dict[str | None, list[RecordedResource]]:
     return children
 
 
-def plan_text(plan: Plan) -> str:
+def plan_text(plan: Preview) -> str:
     gcp = plan.outputs.get("project")
     where = f"Pulumi project {plan.project}" + (
         f", GCP project {gcp}" if isinstance(gcp, str) else ""
