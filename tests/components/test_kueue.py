@@ -10,7 +10,7 @@ import pytest
 
 from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs, kueue_manifest_url
 from gke_tpu.components.kueue_queues import KueueQueues, KueueQueuesArgs
-from gke_tpu.config.kueue.spec import KueuePlan
+from gke_tpu.config.kueue.plan import KueuePlan
 from gke_tpu.config.platform import load_platform
 from gke_tpu.plan.engine import Preview, RecordedResource, run_program
 from tests.conftest import PlanRunner

@@ -10,8 +10,7 @@ from pydantic import BaseModel
 
 from gke_tpu.config.base import innermost_model, keys_of
 from gke_tpu.config.cluster.rules import CLUSTER_RULES
-from gke_tpu.config.kueue.rules import KUEUE_RULES
-from gke_tpu.config.kueue.spec import QUEUED_POOL_RULES
+from gke_tpu.config.kueue.rules import KUEUE_RULES, QUEUED_POOL_RULES
 from gke_tpu.config.network.rules import NETWORK_RULES
 from gke_tpu.config.observability.plan import OBSERVABILITY_RULES
 from gke_tpu.config.platform import SECTIONS

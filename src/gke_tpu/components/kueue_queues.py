@@ -18,7 +18,7 @@ from gke_tpu.config.kueue.objects import (
     provisioning_request_config,
     resource_flavor,
 )
-from gke_tpu.config.kueue.spec import KueuePlan
+from gke_tpu.config.kueue.plan import KueuePlan
 from gke_tpu.workloads.internal.pods import child
 
 #: Namespaces every cluster has.
@@ -28,7 +28,7 @@ _BUILT_IN_NAMESPACES = frozenset({"default"})
 @dataclass(frozen=True)
 class KueueQueuesArgs:
     plan: KueuePlan
-    """The checked queues (config.kueue.spec.plan_kueue)."""
+    """The checked queues (config.kueue.plan.plan_kueue)."""
     install: KueueInstall
     """Kueue itself: every object waits for its CRDs and webhook."""
     namespaces: Mapping[str, pulumi.Input[str]] = field(

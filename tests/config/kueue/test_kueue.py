@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.config.kueue.spec import DEFAULT_KUEUE_VERSION, KueuePlan, pool_chips
+from gke_tpu.config.kueue.plan import KueuePlan
+from gke_tpu.config.kueue.shares import pool_chips
+from gke_tpu.config.kueue.spec import DEFAULT_KUEUE_VERSION
 from gke_tpu.config.platform import load_platform
 from gke_tpu.problems import ConfigError
 from tests.conftest import config_problems
@@ -467,7 +469,7 @@ def test_shares_of_a_generation_with_only_fallback_pools_fit_the_clusters_tpu_li
 
 def test_queues_that_did_not_parse_leave_a_queued_pool_unjudged() -> None:
     """The queues are unknown, so whether a queue covers the queued-provisioning pool is too:
-    the queues' own problem is the only one (config.kueue.spec.QUEUED_POOL_RULES read kueue.queues)."""
+    the queues' own problem is the only one (config.kueue.rules.QUEUED_POOL_RULES read kueue.queues)."""
     assert _problems({"queues": "all"}, SPOT, QUEUED) == [
         "kueue.queues: expected a list, got 'all'; write a list even of one: ['all']"
     ]

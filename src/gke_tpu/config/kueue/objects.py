@@ -17,7 +17,7 @@ from gke_tpu.catalog.kueue import (
     UNBOUNDED_QUOTAS,
 )
 from gke_tpu.config.kube import KubeObject
-from gke_tpu.config.kueue.spec import QueuePlan
+from gke_tpu.config.kueue.plan import QueuePlan
 from gke_tpu.config.pools.plan import TpuPoolPlan
 
 #: The admission check (and its ProvisioningRequestConfig) of queued-provisioning pools.

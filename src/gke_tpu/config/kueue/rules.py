@@ -1,6 +1,6 @@
-"""The rules across the fields of `gke-tpu:kueue` that need no pool, as a flat list: each names
-the fields it reads, and problems.rules.run_rules skips it when one of them did not parse. The
-rules that hold the queues against the pools are config.kueue.spec.QUEUED_POOL_RULES."""
+"""The rules of `gke-tpu:kueue`, as flat lists: each names the fields it reads, and
+problems.rules.run_rules skips it when one of them did not parse. KUEUE_RULES hold the section's
+own fields; QUEUED_POOL_RULES hold the queues against the pools that planned."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from gke_tpu.catalog.kueue import KUEUE_MAX_FLAVORS
 from gke_tpu.config.base import Parsed
+from gke_tpu.config.kueue.shares import QueuedPools, beyond_auto_provisioning, oversubscribed
 from gke_tpu.config.kueue.spec import SYSTEM_NAMESPACES, KueueSpec, system_namespace
 from gke_tpu.problems import Problem, show
 from gke_tpu.problems.rules import Rule, rule
@@ -103,4 +104,37 @@ KUEUE_RULES: tuple[Rule[Kueue], ...] = (
     queue_serves_team_namespaces,
     queue_fits_one_resource_group,
     borrowing_needs_a_cohort,
+)
+
+
+@rule("kueue.queues")
+def shares_fit_their_pools(queued: QueuedPools) -> list[Problem]:
+    return oversubscribed(queued.claims, queued.by_name)
+
+
+@rule("kueue.queues", "cluster.mode", "cluster.autoProvisioning")
+def shares_fit_auto_provisioning(queued: QueuedPools) -> list[Problem]:
+    if queued.tpu_chip_limits is None:
+        return []
+    return beyond_auto_provisioning(queued.claims, queued.by_name, queued.tpu_chip_limits)
+
+
+@rule("kueue.queues")
+def queued_provisioning_pools_are_queued(queued: QueuedPools) -> Iterator[Problem]:
+    for index, pool in queued.pools:
+        if pool.capacity.queued_provisioning and pool.name not in queued.claims:
+            yield Problem(
+                f"tpuPools[{index}].queuedProvisioning",
+                f"pool {pool.name!r} gets nodes only through a ProvisioningRequest, so a "
+                "workload sent to it would wait for ever: add it to a queue of "
+                "gke-tpu:kueue, which requests its nodes for each admitted workload",
+            )
+
+
+#: The rules that hold the queues against the pools (those of the queues alone are
+#: config.kueue.rules').
+QUEUED_POOL_RULES: tuple[Rule[QueuedPools], ...] = (
+    shares_fit_their_pools,
+    shares_fit_auto_provisioning,
+    queued_provisioning_pools_are_queued,
 )

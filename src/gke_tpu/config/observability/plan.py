@@ -15,7 +15,7 @@ from typing import Any
 
 from gke_tpu.catalog import monitoring as m
 from gke_tpu.config.cluster.spec import ClusterSpec
-from gke_tpu.config.kueue.spec import KueuePlan
+from gke_tpu.config.kueue.plan import KueuePlan
 from gke_tpu.config.observability.alerts import AlertPlan, plan_alerts, watched
 from gke_tpu.config.observability.dashboard import (
     Section,
