@@ -235,3 +235,75 @@ def test_the_fleet_opens_environments_for_every_stack(tmp_path: Path) -> None:
     )
     entry = json.loads(out.read_text())["stacks"]["esc"]
     assert entry["resources"] == len(json.loads(single.read_text())["resources"]) > 0
+
+
+def test_an_inline_environment_definition_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = project(
+        tmp_path, "environment:\n  imports: [gke-tpu/dev]\n  values: {a: 1}\nconfig: {}\n"
+    )
+    code, _ = plan(folder)
+    assert code == 2
+    assert capsys.readouterr().err == (
+        f"error: {folder / 'Pulumi.esc.yaml'}: `environment` defines values inline: the offline "
+        "plan reads only the environments it imports (move the values into an environment)\n"
+    )
+
+
+def test_an_environment_is_answered_with_or_without_its_org(tmp_path: Path) -> None:
+    # The stack imports acme/gke-tpu/common and gke-tpu/dev; the values name them the other way.
+    folder = project(tmp_path)
+    common = opened(tmp_path, "common", {"gcp:project": "gke-tpu-common"})
+    dev = opened(tmp_path, "dev", {"gcp:project": "gke-tpu-dev", "gke-tpu:cluster": CLUSTER})
+    code, document = plan(
+        folder,
+        "--esc-values",
+        f"gke-tpu/common={common}",
+        "--esc-values",
+        f"acme/gke-tpu/dev={dev}",
+    )
+    assert code == 0, document["errors"]
+    assert document["outputs"]["project"] == "gke-tpu-dev"
+
+
+def test_an_import_with_options_names_its_environment(tmp_path: Path) -> None:
+    folder = project(tmp_path, "environment:\n  - gke-tpu/dev: {merge: false}\nconfig: {}\n")
+    values = opened(tmp_path, "dev", {"gcp:project": "gke-tpu-dev", "gke-tpu:cluster": CLUSTER})
+    code, document = plan(folder, "--esc-values", f"gke-tpu/dev={values}")
+    assert code == 0, document["errors"]
+    code, document = plan(folder)
+    assert document["errors"][-1].startswith(
+        "environment: the stack imports the ESC environment gke-tpu/dev,"
+    )
+
+
+@pytest.mark.parametrize(
+    ("pairs", "message"),
+    [
+        (["gke-tpu/dev={values}", "gke-tpu/dev={values}"], "--esc-values 'gke-tpu/dev={values}': expected ENV=FILE once per environment, or one FILE for any environment"),
+        (["gke-tpu/dev="], "--esc-values 'gke-tpu/dev=': expected ENV=FILE once per environment, or one FILE for any environment"),
+    ],
+)  # fmt: skip
+def test_an_environment_given_twice_or_without_a_file_is_one_line(
+    tmp_path: Path, pairs: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = project(tmp_path)
+    values = opened(tmp_path, "dev", {})
+    argv = [a for p in pairs for a in ("--esc-values", p.format(values=values))]
+    code, _ = plan(folder, *argv)
+    assert code == 2
+    assert capsys.readouterr().err == f"error: {message.format(values=values)}\n"
+
+
+def test_an_import_naming_two_environments_at_once_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = project(tmp_path, "environment:\n  - {gke-tpu/a: {}, gke-tpu/b: {}}\nconfig: {}\n")
+    code, _ = plan(folder)
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {folder / 'Pulumi.esc.yaml'}: environment[0]: ")
+    assert err.endswith(
+        " is not an ESC environment name: expected <project>/<env> or <org>/<project>/<env>\n"
+    )

@@ -248,3 +248,51 @@ def test_the_report_shows_cost_versions_and_invalid_stacks(tmp_path: Path) -> No
         "| gke-tpu-dev | us-east5 | `CPUS-per-project-region` | 24 | dev 24 | no snapshot |  |"
         in report
     )
+
+
+def test_two_stacks_sharing_a_reservation_conflict_only_beyond_its_size(tmp_path: Path) -> None:
+    folder = project(
+        tmp_path / "p",
+        "prod",
+        sibling=renamed(
+            "prod",
+            ("name: tpu-prod", "name: tpu-prod-b"),
+            ("bucket: gke-tpu-prod-models", "bucket: gke-tpu-prod-b-models"),
+        ),
+    )
+    snapshot = json.loads(PROD_SNAPSHOT.read_text())
+    (reservation,) = snapshot["reservations"]
+    # 32 VMs of 4 chips hold one stack's two slices: two stacks need 256 chips.
+    fleet = plan_fleet(folder, ["prod", "sibling"], [read_snapshot(PROD_SNAPSHOT)])
+    assert [c.as_dict() for c in fleet.conflicts] == [
+        {
+            "kind": "reservation",
+            "what": "reservation tpu-v5p-train in project gke-tpu-prod, us-east5-a",
+            "stacks": ["prod", "sibling"],
+            "detail": "256 TPU chips claimed (prod 128, sibling 128) of the 128 it holds",
+        }
+    ]
+    reservation["specificReservation"]["count"] = "64"  # 256 chips: both fit
+    bigger = tmp_path / "bigger.json"
+    bigger.write_text(json.dumps(snapshot))
+    assert plan_fleet(folder, ["prod", "sibling"], [read_snapshot(bigger)]).conflicts == []
+
+
+def test_a_snapshot_gives_the_quota_values_of_its_own_project_only(tmp_path: Path) -> None:
+    folder = project(tmp_path, "dev", "prod")
+    document = fleet_document(plan_fleet(folder, ["dev", "prod"], [read_snapshot(PROD_SNAPSHOT)]))
+    limits = {(q["project"], q["quota"]): q["limit"] for q in document["totals"]["quota"]}
+    # dev is in us-east5 too, but in another project: the prod snapshot says nothing of it.
+    assert limits[("gke-tpu-dev", "CPUS-per-project-region")] is None
+    assert limits[("gke-tpu-prod", "CPUS-per-project-region")] == 2400
+
+
+def test_a_shared_reservation_without_a_snapshot_is_listed_with_its_size_unknown(
+    tmp_path: Path,
+) -> None:
+    folder = project(tmp_path, "prod", twin=renamed("prod", ("name: tpu-prod", "name: tpu-b"), ("bucket: gke-tpu-prod-models", "bucket: gke-tpu-b-models")))  # fmt: skip
+    (conflict,) = plan_fleet(folder, ["prod", "twin"]).conflicts
+    assert conflict.detail == (
+        "256 TPU chips claimed (prod 128, twin 128); its size is not known: pass a cloud "
+        "snapshot of gke-tpu-prod to check it"
+    )

@@ -11,7 +11,7 @@ import pytest
 
 from gke_tpu.catalog.prices import usd
 from gke_tpu.plan.cli import main
-from gke_tpu.plan.fleet_changes import touched_stacks
+from gke_tpu.plan.fleet_changes import quota_changes, touched_stacks
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import fixture_file
 
@@ -129,3 +129,18 @@ def test_changed_files_go_with_the_fleet(capsys: pytest.CaptureFixture[str]) -> 
     assert capsys.readouterr().err == (
         "error: --changed-files names the stacks a change touches of --fleet: add --fleet\n"
     )
+
+
+def test_quota_changes_count_a_quota_absent_on_one_side_as_zero() -> None:
+    def entry(quota: str, needed: int | None) -> dict[str, object]:
+        return {"project": "p", "location": "us-east5", "quota": quota, "dimensions": {},
+                "needed": needed}  # fmt: skip
+
+    assert quota_changes(
+        [entry("GONE", 2), entry("SAME", 3), entry("NULL", None)],
+        [entry("NEW", 1), entry("SAME", 3), entry("NULL", 1)],
+    ) == [
+        (("p", "us-east5", "GONE", ""), 2, 0),
+        (("p", "us-east5", "NEW", ""), 0, 1),
+        (("p", "us-east5", "NULL", ""), 0, 1),
+    ]
