@@ -258,6 +258,7 @@ def test_two_stacks_sharing_a_reservation_conflict_only_beyond_its_size(tmp_path
             "prod",
             ("name: tpu-prod", "name: tpu-prod-b"),
             ("bucket: gke-tpu-prod-models", "bucket: gke-tpu-prod-b-models"),
+            ("bucket: gke-tpu-prod-checkpoints", "bucket: gke-tpu-prod-b-checkpoints"),
         ),
     )
     snapshot = json.loads(PROD_SNAPSHOT.read_text())
@@ -290,7 +291,13 @@ def test_a_snapshot_gives_the_quota_values_of_its_own_project_only(tmp_path: Pat
 def test_a_shared_reservation_without_a_snapshot_is_listed_with_its_size_unknown(
     tmp_path: Path,
 ) -> None:
-    folder = project(tmp_path, "prod", twin=renamed("prod", ("name: tpu-prod", "name: tpu-b"), ("bucket: gke-tpu-prod-models", "bucket: gke-tpu-b-models")))  # fmt: skip
+    twin = renamed(
+        "prod",
+        ("name: tpu-prod", "name: tpu-b"),
+        ("bucket: gke-tpu-prod-models", "bucket: gke-tpu-b-models"),
+        ("bucket: gke-tpu-prod-checkpoints", "bucket: gke-tpu-b-checkpoints"),
+    )
+    folder = project(tmp_path, "prod", twin=twin)
     (conflict,) = plan_fleet(folder, ["prod", "twin"]).conflicts
     assert conflict.detail == (
         "256 TPU chips claimed (prod 128, twin 128); its size is not known: pass a cloud "
