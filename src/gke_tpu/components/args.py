@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import pulumi
 
-from gke_tpu.config.network.spec import NetworkPlan
+from gke_tpu.config.network.plan import NetworkPlan
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.problems.args import NoneMeansDefault
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import pulumi
 from pulumi_gcp import compute
 
-from gke_tpu.config.network.spec import NAT_LOG_FILTER, NatPlan
+from gke_tpu.config.network.plan import NatPlan
+from gke_tpu.config.network.spec import NAT_LOG_FILTER
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pulumi
 from pulumi_gcp import compute
 
-from gke_tpu.config.network.spec import NetworkPlan
+from gke_tpu.config.network.plan import NetworkPlan
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,9 @@ from gke_tpu.config.cluster.spec import ClusterFacts, ClusterSpec
 from gke_tpu.config.kueue.plan import KueuePlan, plan_kueue
 from gke_tpu.config.kueue.rules import KUEUE_RULES
 from gke_tpu.config.kueue.spec import KueueSpec
+from gke_tpu.config.network.plan import NetworkPlan, plan_network
 from gke_tpu.config.network.rules import NETWORK_RULES
-from gke_tpu.config.network.spec import NetworkPlan, NetworkSpec, plan_network
+from gke_tpu.config.network.spec import NetworkSpec
 from gke_tpu.config.observability.plan import (
     OBSERVABILITY_RULES,
     ObservabilityPlan,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pulumi_gcp import container
 
-from gke_tpu.config.network.spec import NetworkPlan
+from gke_tpu.config.network.plan import NetworkPlan
 
 
 def ip_allocation_policy(plan: NetworkPlan | None) -> container.ClusterIpAllocationPolicyArgs:

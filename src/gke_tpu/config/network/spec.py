@@ -1,5 +1,5 @@
-"""The `gke-tpu:network` config object: a VPC made for the cluster, and the rules that size its
-ranges from the node pools.
+"""The `gke-tpu:network` config object: a VPC made for the cluster (its plan is
+config.network.plan; the check that its ranges hold the node pools, config.network.sizing).
 
 Present, the program creates a VPC with one subnet in the cluster's region (nodes in its primary
 range, Pods and Services in two secondary ranges), and, for private nodes, a Cloud Router and
@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import AfterValidator, Field, StrictBool, StrictInt
@@ -29,17 +27,8 @@ from gke_tpu.catalog.network import (
     NARROWEST_SUBNET_PREFIX,
     PRIVATE_RANGES,
     WIDEST_PREFIX,
-    pod_block_prefix,
-    pod_block_size,
-    prefix_for_addresses,
-    prefix_for_nodes,
-    usable_node_addresses,
 )
 from gke_tpu.config.base import Spec
-from gke_tpu.config.cluster.spec import ClusterSpec
-from gke_tpu.config.pools.plan import TpuPoolPlan
-from gke_tpu.config.stack.demand import node_pool_demand
-from gke_tpu.problems import Problem
 
 #: TPU VMs run one workload Pod (or a few) beside GKE's DaemonSets (about a dozen with Dataplane
 #: V2, GCS FUSE and the metadata server): 32 leaves room for more and takes a /26 per node
@@ -181,145 +170,3 @@ class NetworkSpec(Spec):
     """Maximum Pods per node of TPU pools that set no `maxPodsPerNode`, 8 to 256; default 32."""
     nat: NatSpec = Field(default_factory=NatSpec)
     """Cloud NAT of private nodes."""
-
-
-@dataclass(frozen=True)
-class NatPlan:
-    router_name: str
-    name: str
-    min_ports_per_vm: int
-    max_ports_per_vm: int
-    logging: bool
-
-
-@dataclass(frozen=True)
-class NetworkPlan:
-    """What the `network` section becomes: names, ranges and the cluster's network settings."""
-
-    region: str
-    network_name: str
-    subnet_name: str
-    nodes_cidr: str
-    pods_cidr: str
-    pods_range_name: str
-    services_cidr: str
-    services_range_name: str
-    private_nodes: bool
-    control_plane_cidr: str | None
-    authorized_networks: tuple[AuthorizedNetwork, ...]
-    max_pods_per_node: int
-    tpu_max_pods_per_node: int
-    nat: NatPlan | None
-    """Cloud Router and NAT, for private nodes only."""
-
-
-def plan_network(spec: NetworkSpec, cluster_name: str, region: str) -> NetworkPlan:
-    """Names derive from the cluster's (at most 40 characters, so each stays under 63)."""
-    return NetworkPlan(
-        region=region,
-        network_name=f"{cluster_name}-vpc",
-        subnet_name=f"{cluster_name}-nodes",
-        nodes_cidr=spec.nodes_cidr,
-        pods_cidr=spec.pods_cidr,
-        pods_range_name=f"{cluster_name}-pods",
-        services_cidr=spec.services_cidr,
-        services_range_name=f"{cluster_name}-services",
-        private_nodes=spec.private_nodes,
-        control_plane_cidr=spec.control_plane_cidr if spec.private_nodes else None,
-        authorized_networks=spec.master_authorized_networks,
-        max_pods_per_node=spec.max_pods_per_node,
-        tpu_max_pods_per_node=spec.tpu_max_pods_per_node,
-        nat=NatPlan(
-            router_name=f"{cluster_name}-router",
-            name=f"{cluster_name}-nat",
-            min_ports_per_vm=spec.nat.min_ports_per_vm,
-            max_ports_per_vm=spec.nat.max_ports_per_vm,
-            logging=spec.nat.logging,
-        )
-        if spec.private_nodes
-        else None,
-    )
-
-
-#: Autopilot creates nodes as workloads ask for them: no node count to size the ranges from.
-AUTOPILOT_SIZING_WARNING = (
-    "network: with cluster.mode autopilot GKE creates nodes as workloads ask for them, so the "
-    "ranges are not checked against the pools; give the Pods range room for every node at "
-    "GKE's Pods per node (a /26 each at 32)"
-)
-
-
-@dataclass(frozen=True)
-class NodeGroup:
-    """Nodes that share a maximum of Pods, at the most they can be."""
-
-    label: str
-    nodes: int
-    surge: int
-    max_pods: int
-
-
-def node_groups(
-    cluster: ClusterSpec, pools: Sequence[TpuPoolPlan], default_max_pods: int
-) -> list[NodeGroup]:
-    """Every node the cluster can have, as `config.stack.demand` counts them: the CPU pool in each of
-    its zones, every slice and autoscaling maximum, and beside them the surge of upgrades (one
-    node per zone of the CPU pool; for a TPU pool what its upgrade settings add), including the
-    node pools GKE creates for a pool with a fallback. The TPU pools take GKE's default Pods
-    per node unless they set theirs."""
-    return [
-        NodeGroup(
-            row.name,
-            row.nodes,
-            row.surge,
-            row.max_pods_per_node
-            or (default_max_pods if row.generation is None else GKE_DEFAULT_MAX_PODS_PER_NODE),
-        )
-        for row in node_pool_demand(cluster, pools)
-    ]
-
-
-def sizing_problems(network: NetworkSpec, groups: Sequence[NodeGroup]) -> list[Problem]:
-    """The nodes range holds every node at its maximum plus surge; the Pods range holds every
-    such node's block of Pod addresses."""
-    problems: list[Problem] = []
-    nodes = sum(g.nodes + g.surge for g in groups)
-    nodes_range = ipaddress.IPv4Network(network.nodes_cidr)
-    if usable_node_addresses(nodes_range.prefixlen) < nodes:
-        fits = prefix_for_nodes(nodes)
-        problems.append(
-            Problem(
-                "network.nodesCidr",
-                f"'{nodes_range}' holds {usable_node_addresses(nodes_range.prefixlen)} nodes; the "
-                f"cluster can have {nodes} at the most, counting surge during upgrades "
-                f"({_breakdown(groups)}): use a /{fits} or wider, such as "
-                f"'{nodes_range.supernet(new_prefix=fits)}'",
-            )
-        )
-    addresses = sum((g.nodes + g.surge) * pod_block_size(g.max_pods) for g in groups)
-    pods_range = ipaddress.IPv4Network(network.pods_cidr)
-    if pods_range.num_addresses < addresses:
-        fits = prefix_for_addresses(addresses)
-        blocks = ", ".join(
-            f"{g.nodes + g.surge} {g.label} x /{pod_block_prefix(g.max_pods)} "
-            f"({g.max_pods} Pods per node)"
-            for g in groups
-            if g.nodes + g.surge
-        )
-        problems.append(
-            Problem(
-                "network.podsCidr",
-                f"'{pods_range}' has {pods_range.num_addresses} addresses; the Pods of {nodes} "
-                f"nodes at the most take {addresses} ({blocks}): use a /{fits} or wider, such "
-                f"as '{pods_range.supernet(new_prefix=fits)}', or lower maxPodsPerNode",
-            )
-        )
-    return problems
-
-
-def _breakdown(groups: Sequence[NodeGroup]) -> str:
-    return ", ".join(
-        f"{g.label} {g.nodes}" + (f" + {g.surge} surge" if g.surge else "")
-        for g in groups
-        if g.nodes + g.surge
-    )

@@ -11,7 +11,7 @@ from gke_tpu.catalog import GENERATIONS
 from gke_tpu.catalog.gke import workload_pool
 from gke_tpu.config.cluster.spec import ClusterSpec, CpuPool, MaintenanceExclusion, Mode
 from gke_tpu.config.names import derived_name
-from gke_tpu.config.network.spec import NetworkPlan
+from gke_tpu.config.network.plan import NetworkPlan
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.storage.spec import SERVICE_ACCOUNT_ID_MAX
 

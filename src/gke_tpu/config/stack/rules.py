@@ -12,12 +12,8 @@ from typing import TypeVar
 from gke_tpu.catalog.gcp import STORAGE_NAMED_LOCATIONS
 from gke_tpu.catalog.gke import MAX_NODES_PER_CLUSTER
 from gke_tpu.config.cluster.spec import ClusterFacts, ClusterSpec, region_problems
-from gke_tpu.config.network.spec import (
-    AUTOPILOT_SIZING_WARNING,
-    NetworkSpec,
-    node_groups,
-    sizing_problems,
-)
+from gke_tpu.config.network.sizing import AUTOPILOT_SIZING_WARNING, node_groups, sizing_problems
+from gke_tpu.config.network.spec import NetworkSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.config.stack.auto_provisioning import auto_provisioning_problems
