@@ -1,0 +1,144 @@
+"""The PromQL conditions of the cluster's alert policies, one function per alert, from the
+pools the alerts watch (`Scope`); the policies themselves are rows of config.observability.alerts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gke_tpu.catalog import monitoring as m
+from gke_tpu.config.observability.queries import ClusterSeries, Gates, any_of
+from gke_tpu.config.pools.plan import TpuPoolPlan
+
+#: The window of the averages that smooth one-minute samples (duty cycle is sampled over
+#: 10 s every 60 s) before a condition holds them against a threshold.
+SMOOTHING = "5m"
+
+
+#: How far back a node's chips count as present: a node that stops reporting them because it
+#: is not Ready still counts as a TPU node for a day.
+TPU_NODE_MEMORY = "1d"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What the alerts watch beyond their settings. `jobsets`: the JOBSET kube state package is
+    collected; `queues`: Kueue's metrics are; `scaling`: node pools scale or GKE creates them;
+    `serving`: model servers can run and their metrics are collected."""
+
+    series: ClusterSeries
+    multi_host: Sequence[TpuPoolPlan]
+    """The multi-host pools the slice-down alert watches (`watched`)."""
+    gates: Gates
+    jobsets: bool
+    queues: bool
+    scaling: bool
+    serving: bool = False
+
+
+def label(key: str) -> str:
+    """A label of the series that fired, as a documentation variable
+    (https://cloud.google.com/monitoring/alerts/doc-variables); the key must be one the query
+    groups by. A PromQL condition's output mixes labels of the monitored resource
+    (`node_pool_name` of k8s_node_pool) and of the metric (`unavailability_reason`,
+    https://cloud.google.com/monitoring/api/metrics_kubernetes): `${metric_or_resource.label.KEY}`
+    reads a key from either, where `${metric.label.KEY}` renders "(none)" for a resource label.
+    gcloud's own migration of Prometheus rules writes `{{ $labels.KEY }}` this way for the same
+    reason (Google Cloud SDK, googlecloudsdk/command_lib/monitoring/util.py,
+    TranslatePromQLTemplateToDocumentVariables)."""
+    return "${metric_or_resource.label." + key + "}"
+
+
+POOL = label("node_pool_name")
+
+
+def slice_down(alert: Any, scope: Scope) -> str:
+    """Cloud Monitoring opens an incident per time series of a PromQL condition, so grouping by
+    node pool opens one per slice that is down. Only the node pools that always have their
+    nodes (`watched`): the condition names them."""
+    named = sorted(n for p in scope.multi_host for n in p.node_pool_names)
+    labels = {"node_pool_name=~": any_of(named)}
+    return (
+        "max by (node_pool_name, unavailability_reason) "
+        f"({scope.series.system(m.MULTI_HOST_AVAILABLE, m.K8S_NODE_POOL, **labels)}) == 0"
+    )
+
+
+def node_pool_error(alert: Any, scope: Scope) -> str:
+    selector = scope.series.system(m.NODE_POOL_STATUS, m.K8S_NODE_POOL, status="Error")
+    return f"max by (node_pool_name) ({selector}) == 1"
+
+
+def node_not_ready(alert: Any, scope: Scope) -> str:
+    not_ready = scope.series.system(
+        m.NODE_STATUS_CONDITION, m.K8S_NODE, condition="Ready", **{"status!": "True"}
+    )
+    # TPU nodes are those that reported accelerator memory: k8s_node carries no pool label.
+    tpu = scope.series.system(m.NODE_MEMORY_TOTAL, m.K8S_NODE)
+    return (
+        f"(max by (node_name) ({not_ready}) == 1) and on (node_name) "
+        f"max by (node_name) (max_over_time({tpu}[{TPU_NODE_MEMORY}]))"
+    )
+
+
+def interruptions(alert: Any, scope: Scope) -> str:
+    counts = scope.series.system(m.NODE_POOL_INTERRUPTIONS, m.K8S_NODE_POOL)
+    return (
+        "sum by (node_pool_name, interruption_type, interruption_reason) "
+        f"(sum_over_time({counts}[{alert.for_}])) >= {alert.threshold}"
+    )
+
+
+def jobset_restarts(alert: Any, scope: Scope) -> str:
+    """Restarts within the window, or the Failed condition; restarts only from the version
+    that has `kube_jobset_restarts`."""
+    failed = scope.series.prometheus(m.KUBE_JOBSET_STATUS_CONDITION, condition="Failed")
+    query = f"max by (namespace, jobset_name) ({failed}) == 1"
+    if not scope.gates.allows([m.KUBE_JOBSET_RESTARTS], "jobsetRestarts (restarts)"):
+        return query
+    restarts = scope.series.prometheus(m.KUBE_JOBSET_RESTARTS)
+    return (
+        f"(max by (namespace, jobset_name) (delta({restarts}[{alert.for_}])) "
+        f">= {alert.threshold}) or ({query})"
+    )
+
+
+def idle_chips(alert: Any, scope: Scope) -> str:
+    duty = scope.series.system(m.CONTAINER_DUTY_CYCLE, m.K8S_CONTAINER)
+    return (
+        f"avg by (namespace_name, pod_name) (avg_over_time({duty}[{SMOOTHING}])) "
+        f"< {alert.threshold}"
+    )
+
+
+def queue_starvation(alert: Any, scope: Scope) -> str:
+    """Workloads that wait while their queue holds no quota for any workload. Not `inadmissible
+    > 0`: under Kueue's default BestEffortFIFO a workload that waits for quota a running one
+    holds is requeued as inadmissible until that one ends (kubernetes-sigs/kueue
+    pkg/cache/queue/cluster_queue.go, RequeueIfNotPresent; the metric's help in
+    pkg/metrics/metrics.go), so that alert paged for every queue doing its job. A queue with
+    workloads pending and none reserving its quota for the alert's duration is one that admits
+    nothing: too big a request, a flavor no pool offers, or capacity GKE cannot get."""
+    pending = scope.series.prometheus(m.KUEUE_PENDING_WORKLOADS)
+    reserving = scope.series.prometheus(m.KUEUE_RESERVING_ACTIVE_WORKLOADS)
+    return (
+        f"(sum by (cluster_queue) ({pending}) >= {alert.threshold}) "
+        f"unless on (cluster_queue) (sum by (cluster_queue) ({reserving}) > 0)"
+    )
+
+
+def stockout_filter(cluster: str, location: str) -> str:
+    """The autoscaler visibility log's failed scale-ups of one cluster."""
+    ids = " OR ".join(
+        f'jsonPayload.resultInfo.results.errorMsg.messageId="{i}"' for i in m.SCALE_UP_ERRORS
+    )
+    return "\n".join(
+        [
+            f'log_id("{m.AUTOSCALER_VISIBILITY_LOG}")',
+            'resource.type="k8s_cluster"',
+            f'resource.labels.cluster_name="{cluster}"',
+            f'resource.labels.location="{location}"',
+            f"({ids})",
+        ]
+    )
