@@ -9,11 +9,15 @@ from dataclasses import dataclass
 
 from gke_tpu.catalog import GENERATIONS, Generation, MachineType, is_multi_host, nodes_for
 from gke_tpu.config.cluster.spec import ClusterFacts
-from gke_tpu.config.pools.capacity import Capacity, flex_start_key
+from gke_tpu.config.pools.capacity import CAPACITY_KEYS, Capacity, flex_start_key
 from gke_tpu.config.pools.derive import Derivations, derive
 from gke_tpu.config.pools.fallback import Step
 from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.contract.outputs import per_workload
+
+#: The config paths the rules read: what chooses the pool's capacity, and its shape.
+CAPACITY_FIELDS = tuple(f"tpuPools.{key}" for key in CAPACITY_KEYS)
+SHAPE_FIELDS = ("tpuPools.tpu", "tpuPools.machineType", "tpuPools.topology")
 
 
 @dataclass(frozen=True)

@@ -7,90 +7,32 @@ rule at the derivation's place reports its problems."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 
 from gke_tpu.catalog import GENERATIONS
-from gke_tpu.config.pools.capacity import CAPACITY_KEYS
-from gke_tpu.config.pools.entry import PoolEntry
+from gke_tpu.config.pools.entry import CAPACITY_FIELDS, SHAPE_FIELDS, PoolEntry
 from gke_tpu.config.pools.fallback import compute_class_name_problems
-from gke_tpu.config.pools.reservation import ReservationRef
+from gke_tpu.config.pools.per_workload_rules import (
+    autopilot_has_no_node_pool_keys,
+    autopilot_queues_no_provisioning,
+    autopilot_selects_no_reservation_block,
+    fallback_has_no_node_pool_keys,
+)
+from gke_tpu.config.pools.size_rules import (
+    autoscaling_range_is_ordered,
+    multislice_is_multi_host,
+    size_fits_the_slice,
+)
 from gke_tpu.config.pools.versions import version_problems
 from gke_tpu.problems import Problem, did_you_mean, show
 from gke_tpu.problems.rules import Rule, rule
 
-_CAPACITY = tuple(f"tpuPools.{key}" for key in CAPACITY_KEYS)
-_TPU = "tpuPools.tpu"
-_SHAPE = (_TPU, "tpuPools.machineType", "tpuPools.topology")
-
-#: Why node-pool keys mean nothing: no node pools of ours on Autopilot, or with a fallback.
-AUTOPILOT_WHY = "not allowed with cluster.mode autopilot, where there are no node pools of ours"
-FALLBACK_WHY = "not allowed with fallback, whose node pools GKE creates from the ComputeClass"
-#: Keys of an entry that only mean something for node pools of ours, and why.
-_NODE_POOL_KEYS = {
-    "autoscaling": "GKE sizes the nodes it creates to the Pods that ask for them",
-    "nodeCount": "GKE creates a node for each Pod that asks for one",
-    "slices": "GKE creates each slice for the workload that asks for it, and multislice "
-    "JobSets are not yet checked against such slices",
-    "maxPodsPerNode": "GKE sets the Pods per node of the nodes it creates",
-    "upgrade": "GKE upgrades the node pools it creates with settings of its own",
-    "hostMaintenance": "GKE creates its nodes with the default host maintenance interval",
-    "diskType": "GKE picks the boot disks of the nodes it creates",
-    "maxRunSeconds": "GKE sets the run time of the nodes it creates",
-    "noUpgradesUntilEndOfSupport": "GKE upgrades the node pools it creates with settings of its own",
-}
-#: Node-pool keys a pool with a fallback still takes in a Standard cluster: its ComputeClass's
-#: priorities set the boot disk type of the nodes GKE creates (`storage.bootDiskType`).
-FALLBACK_TAKES = frozenset({"diskType"})
-
-
-def _node_pool_keys(entry: PoolEntry, why: str, takes: Collection[str] = ()) -> list[Problem]:
-    """Keys written (parsed or not) that make no sense without node pools of ours, each with
-    its reason (`takes`: those that still make sense)."""
-    return [
-        Problem(f"{entry.path}.{key}", f"{why}: {reason}; remove it")
-        for key, reason in _NODE_POOL_KEYS.items()
-        if key in entry.given and key not in takes
-    ]
+_CAPACITY, _SHAPE, _TPU = CAPACITY_FIELDS, SHAPE_FIELDS, SHAPE_FIELDS[0]
 
 
 @rule(*_CAPACITY)
 def capacity_is_one_kind(entry: PoolEntry) -> tuple[Problem, ...]:
     return entry.derived.capacity.problems
-
-
-@rule()
-def autopilot_has_no_node_pool_keys(entry: PoolEntry) -> list[Problem]:
-    return _node_pool_keys(entry, AUTOPILOT_WHY) if entry.autopilot else []
-
-
-@rule("tpuPools.queuedProvisioning")
-def autopilot_queues_no_provisioning(entry: PoolEntry) -> Iterator[Problem]:
-    if entry.autopilot and entry.pool.queued_provisioning:
-        yield Problem(
-            f"{entry.path}.queuedProvisioning",
-            "not allowed with cluster.mode autopilot: queued provisioning is a setting of "
-            "node pools of ours; on Autopilot a workload asks for it with its own "
-            "ProvisioningRequest; remove it (flexStart: true asks for flex-start VMs)",
-        )
-
-
-@rule("tpuPools.reservation")
-def autopilot_selects_no_reservation_block(entry: PoolEntry) -> Iterator[Problem]:
-    reservation = entry.pool.reservation
-    if entry.autopilot and reservation and ReservationRef.parse(reservation).block:
-        yield Problem(
-            f"{entry.path}.reservation",
-            f"{reservation!r}: a reservation block is not selectable with cluster.mode "
-            "autopilot, where Pods select a reservation by name (and project); name the "
-            "reservation alone",
-        )
-
-
-@rule("tpuPools.fallback")
-def fallback_has_no_node_pool_keys(entry: PoolEntry) -> list[Problem]:
-    if entry.autopilot or not entry.has_fallback:
-        return []
-    return _node_pool_keys(entry, FALLBACK_WHY, FALLBACK_TAKES)
 
 
 @rule(_TPU, refuses=(_TPU,))
@@ -239,82 +181,6 @@ def machine_type_is_the_generations(entry: PoolEntry) -> tuple[Problem, ...]:
 @rule(*_SHAPE, refuses=("tpuPools.topology",))
 def topology_fits_the_machine(entry: PoolEntry) -> tuple[Problem, ...]:
     return entry.derived.machine.problems
-
-
-@rule(*_SHAPE, "tpuPools.autoscaling", "tpuPools.nodeCount")
-def size_fits_the_slice(entry: PoolEntry) -> list[Problem]:
-    """A pool has a fixed size (a whole slice, or `nodeCount` single-host VMs) or an
-    autoscaled range; Dynamic Workload Scheduler VMs only come through the autoscaler."""
-    if entry.per_workload:
-        return []
-    path, pool, capacity, nodes = entry.path, entry.pool, entry.capacity, entry.nodes
-    scaling = pool.autoscaling
-    if pool.node_count is not None and (entry.multi_host or scaling is not None):
-        why = (
-            f"{pool.node_count} is not allowed: a {pool.topology} slice is {nodes} nodes by "
-            "its topology; remove nodeCount"
-            if entry.multi_host
-            else f"{pool.node_count} cannot be combined with autoscaling: a pool has a fixed "
-            "size (nodeCount) or an autoscaled range (autoscaling); remove one"
-        )
-        return [Problem(f"{path}.nodeCount", why)]
-    dws = (
-        " and ".join(sorted(capacity.keys))
-        if capacity and capacity.dynamic_workload_scheduler
-        else None
-    )
-    if scaling is None:
-        if not dws:
-            return []
-        whole = f": {nodes}" if entry.multi_host else ""
-        return [
-            Problem(
-                f"{path}.autoscaling", f"required with {dws}: set minNodes: 0 and maxNodes{whole}"
-            )
-        ]
-    problems = [
-        Problem(
-            f"{path}.autoscaling.{key}",
-            f"{value} is not allowed: a {pool.topology} slice is {nodes} nodes and scales only "
-            f"as a whole, so use 0 or {nodes}",
-        )
-        for key, value in (("minNodes", scaling.min_nodes), ("maxNodes", scaling.max_nodes))
-        if entry.multi_host and value not in (0, nodes)
-    ]
-    if dws and scaling.min_nodes != 0:
-        problems.append(
-            Problem(
-                f"{path}.autoscaling.minNodes",
-                f"{scaling.min_nodes} is not allowed with {dws}: GKE requires minNodes 0",
-            )
-        )
-    return problems
-
-
-@rule("tpuPools.autoscaling")
-def autoscaling_range_is_ordered(entry: PoolEntry) -> Iterator[Problem]:
-    """A rule of its own: it needs neither the topology nor the machine type, so a pool with a
-    bad one hears of both."""
-    scaling = entry.pool.autoscaling
-    if entry.per_workload:
-        return  # no autoscaling of ours: refused with the node pool keys
-    if scaling is not None and scaling.min_nodes > scaling.max_nodes:
-        yield Problem(
-            f"{entry.path}.autoscaling.minNodes",
-            f"{scaling.min_nodes} is greater than maxNodes {scaling.max_nodes}",
-        )
-
-
-@rule(*_SHAPE, "tpuPools.slices")
-def multislice_is_multi_host(entry: PoolEntry) -> Iterator[Problem]:
-    pool = entry.pool
-    if pool.slices > 1 and not entry.multi_host and not entry.per_workload:
-        yield Problem(
-            f"{entry.path}.slices",
-            f"{pool.slices} slices of a single-host {pool.topology} {entry.shape_machine.name} "
-            "slice: "
-            "multislice needs multi-host slices; use a larger topology or slices: 1",
-        )
 
 
 @rule(*_SHAPE, *_CAPACITY, "tpuPools.upgrade")

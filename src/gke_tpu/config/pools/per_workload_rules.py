@@ -1,0 +1,83 @@
+"""The rules of a `tpuPools` entry whose nodes GKE creates per workload (on Autopilot, or from
+the ComputeClass of a pool with a fallback): the keys that only mean something for node pools
+of ours are refused there, each with its reason. Listed in config.pools.rules.POOL_RULES."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+
+from gke_tpu.config.pools.entry import PoolEntry
+from gke_tpu.config.pools.reservation import ReservationRef
+from gke_tpu.problems import Problem
+from gke_tpu.problems.rules import rule
+
+#: Why node-pool keys mean nothing: no node pools of ours on Autopilot, or with a fallback.
+AUTOPILOT_WHY = "not allowed with cluster.mode autopilot, where there are no node pools of ours"
+
+
+FALLBACK_WHY = "not allowed with fallback, whose node pools GKE creates from the ComputeClass"
+
+
+#: Keys of an entry that only mean something for node pools of ours, and why.
+_NODE_POOL_KEYS = {
+    "autoscaling": "GKE sizes the nodes it creates to the Pods that ask for them",
+    "nodeCount": "GKE creates a node for each Pod that asks for one",
+    "slices": "GKE creates each slice for the workload that asks for it, and multislice "
+    "JobSets are not yet checked against such slices",
+    "maxPodsPerNode": "GKE sets the Pods per node of the nodes it creates",
+    "upgrade": "GKE upgrades the node pools it creates with settings of its own",
+    "hostMaintenance": "GKE creates its nodes with the default host maintenance interval",
+    "diskType": "GKE picks the boot disks of the nodes it creates",
+    "maxRunSeconds": "GKE sets the run time of the nodes it creates",
+    "noUpgradesUntilEndOfSupport": "GKE upgrades the node pools it creates with settings of its own",
+}
+
+
+#: Node-pool keys a pool with a fallback still takes in a Standard cluster: its ComputeClass's
+#: priorities set the boot disk type of the nodes GKE creates (`storage.bootDiskType`).
+FALLBACK_TAKES = frozenset({"diskType"})
+
+
+def _node_pool_keys(entry: PoolEntry, why: str, takes: Collection[str] = ()) -> list[Problem]:
+    """Keys written (parsed or not) that make no sense without node pools of ours, each with
+    its reason (`takes`: those that still make sense)."""
+    return [
+        Problem(f"{entry.path}.{key}", f"{why}: {reason}; remove it")
+        for key, reason in _NODE_POOL_KEYS.items()
+        if key in entry.given and key not in takes
+    ]
+
+
+@rule()
+def autopilot_has_no_node_pool_keys(entry: PoolEntry) -> list[Problem]:
+    return _node_pool_keys(entry, AUTOPILOT_WHY) if entry.autopilot else []
+
+
+@rule("tpuPools.queuedProvisioning")
+def autopilot_queues_no_provisioning(entry: PoolEntry) -> Iterator[Problem]:
+    if entry.autopilot and entry.pool.queued_provisioning:
+        yield Problem(
+            f"{entry.path}.queuedProvisioning",
+            "not allowed with cluster.mode autopilot: queued provisioning is a setting of "
+            "node pools of ours; on Autopilot a workload asks for it with its own "
+            "ProvisioningRequest; remove it (flexStart: true asks for flex-start VMs)",
+        )
+
+
+@rule("tpuPools.reservation")
+def autopilot_selects_no_reservation_block(entry: PoolEntry) -> Iterator[Problem]:
+    reservation = entry.pool.reservation
+    if entry.autopilot and reservation and ReservationRef.parse(reservation).block:
+        yield Problem(
+            f"{entry.path}.reservation",
+            f"{reservation!r}: a reservation block is not selectable with cluster.mode "
+            "autopilot, where Pods select a reservation by name (and project); name the "
+            "reservation alone",
+        )
+
+
+@rule("tpuPools.fallback")
+def fallback_has_no_node_pool_keys(entry: PoolEntry) -> list[Problem]:
+    if entry.autopilot or not entry.has_fallback:
+        return []
+    return _node_pool_keys(entry, FALLBACK_WHY, FALLBACK_TAKES)
