@@ -97,16 +97,22 @@ def test_read_only_gcs_fuse_volume_bound_to_its_claim(run_plan: PlanRunner) -> N
         "capacity": {"storage": "5Gi"},
         "storageClassName": "",
         "persistentVolumeReclaimPolicy": "Retain",
+        # Read-mostly: a file cache (in the Pod's memory), and the metadata prefetched, which
+        # the RAPID channel's versions (1.34 and newer) have.
         "mountOptions": [
             "implicit-dirs",
             "metadata-cache:ttl-secs:-1",
             "metadata-cache:stat-cache-max-size-mb:-1",
             "metadata-cache:type-cache-max-size-mb:-1",
+            "file-cache:max-size-mb:-1",
+            "file-cache:cache-file-for-range-read:true",
+            "file-cache:enable-parallel-downloads:true",
         ],
         "csi": {
             "driver": "gcsfuse.csi.storage.gke.io",
             "volumeHandle": "tpu-test-models",
             "readOnly": True,
+            "volumeAttributes": {"gcsfuseMetadataPrefetchOnMount": "true"},
         },
         "claimRef": {"namespace": "tpu-workloads", "name": "models"},
     }

@@ -72,6 +72,8 @@ def test_a_training_job_mounts_the_volume_and_resumes(
     assert pod["volumes"] == [
         {"name": "models", "persistentVolumeClaim": {"claimName": "models", "readOnly": True}},
         CHECKPOINT_VOLUME,
+        # The read-only model volume's file cache: a quarter of the VM's 448 GB.
+        {"name": "gke-gcsfuse-cache", "emptyDir": {"medium": "Memory", "sizeLimit": "112G"}},
     ]
     worker = pod["containers"][0]
     assert worker["volumeMounts"] == [

@@ -58,6 +58,16 @@ this stack's to count (https://cloud.google.com/kubernetes-engine/pricing)."""
 GKE_CLUSTER_FEE_SOURCE = "https://cloud.google.com/kubernetes-engine/pricing"
 GKE_CLUSTER_FEE_AS_OF = "2026-12-03"
 
+#: Anywhere Cache (named Rapid Cache on the price page since), per GiB: storage an hour and
+#: ingest, as https://cloud.google.com/storage/pricing states them for us-central1, transcribed
+#: on 2026-09-20 (api-evangelist/gcp-cloud-storage plans/gcp-cloud-storage-plans-pricing.yml).
+#: Other regions differ (a mirror of the page shows $0.0003 an hour for another region): the
+#: figures are NOT VERIFIED for a stack's region, and the cost says so.
+ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR = 0.0001233
+ANYWHERE_CACHE_INGEST_USD_PER_GIB = 0.0032
+ANYWHERE_CACHE_SOURCE = "https://cloud.google.com/storage/pricing"
+ANYWHERE_CACHE_AS_OF = "2026-09-20"
+
 _HERE = Path(__file__).resolve().parent
 TPU_PRICES_FILE = _HERE / "tpu_prices.csv"
 MACHINE_PRICES_FILE = _HERE / "machine_prices.csv"

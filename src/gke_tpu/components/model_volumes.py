@@ -8,6 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gke_tpu.catalog.gke import MANAGED_BY
+from gke_tpu.config.storage.gcsfuse import TUNING_ANNOTATION, tune_volume
 from gke_tpu.config.storage.spec import VOLUME_CAPACITY, Identity, StoragePlan
 
 GCS_FUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
@@ -30,15 +31,22 @@ class ModelVolumesArgs:
 def persistent_volume_spec(
     plan: StoragePlan, identity: Identity, bucket: pulumi.Input[str]
 ) -> k8s.core.v1.PersistentVolumeSpecArgs:
-    """A static GCS FUSE volume bound to exactly one claim."""
+    """A static GCS FUSE volume bound to exactly one claim, tuned for its role: the reader's
+    reads models, the writer's writes them (config.storage.gcsfuse)."""
+    tuning = tune_volume(
+        "read" if identity.read_only else "write", plan.mount_options, plan.version_floor
+    )
     return k8s.core.v1.PersistentVolumeSpecArgs(
         access_modes=[identity.access_mode],
         capacity={"storage": VOLUME_CAPACITY},
         storage_class_name="",
         persistent_volume_reclaim_policy="Retain",
-        mount_options=list(plan.mount_options),
+        mount_options=list(tuning.mount_options),
         csi=k8s.core.v1.CSIPersistentVolumeSourceArgs(
-            driver=GCS_FUSE_DRIVER, volume_handle=bucket, read_only=identity.read_only
+            driver=GCS_FUSE_DRIVER,
+            volume_handle=bucket,
+            read_only=identity.read_only,
+            volume_attributes=tuning.volume_attributes or None,
         ),
         claim_ref=k8s.core.v1.ObjectReferenceArgs(namespace=plan.namespace, name=identity.claim),
     )
@@ -104,7 +112,18 @@ class ModelVolumes(pulumi.ComponentResource):
                 )
             volume = k8s.core.v1.PersistentVolume(
                 f"{name}-{identity.kind}-pv",
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=identity.volume, labels=MANAGED_BY),
+                metadata=k8s.meta.v1.ObjectMetaArgs(
+                    name=identity.volume,
+                    labels=MANAGED_BY,
+                    # What the volume is tuned for and why, for the plan's report.
+                    annotations={
+                        TUNING_ANNOTATION: tune_volume(
+                            "read" if identity.read_only else "write",
+                            plan.mount_options,
+                            plan.version_floor,
+                        ).why
+                    },
+                ),
                 spec=persistent_volume_spec(plan, identity, args.bucket),
                 opts=base,
             )

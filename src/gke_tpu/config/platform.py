@@ -15,7 +15,7 @@ from typing import Any, cast
 from pydantic import BaseModel
 
 from gke_tpu.catalog.gcp import project_id_problem, project_id_warning
-from gke_tpu.catalog.gke import workload_pool
+from gke_tpu.catalog.gke import CHANNEL_FLOORS, workload_pool
 from gke_tpu.catalog.tokens import PLATFORM_PROJECT
 from gke_tpu.config.base import Parsed, parse
 from gke_tpu.config.checkpointing.rules import (
@@ -62,6 +62,7 @@ from gke_tpu.config.stack.cluster_plan import (
 from gke_tpu.config.stack.cost import COST_KEY, CostEstimate, CostSpec, estimate_cost
 from gke_tpu.config.stack.demand import PoolDemand, node_pool_demand
 from gke_tpu.config.stack.rules import STACK_RULES, Entry, Stack
+from gke_tpu.config.storage.anywhere_cache import anywhere_cache_problems, plan_anywhere_cache
 from gke_tpu.config.storage.spec import ModelStorageSpec, StoragePlan, plan_model_storage
 from gke_tpu.problems import ConfigError, Problem, did_you_mean, json_numbers, show
 from gke_tpu.problems.rules import Rule, run_rules, skipped
@@ -316,6 +317,17 @@ def _check(config: Mapping[str, str]) -> _Checked:
     problems += run_rules(STACK_RULES, stack, unparsed)
     observability: ObservabilitySpec = parsed.specs.get("observability", ObservabilitySpec())
     problems += run_rules(OBSERVABILITY_RULES, ObservedStack(observability, cluster), unparsed)
+    storage_spec: ModelStorageSpec | None = parsed.specs.get("modelStorage")
+    cached = ["modelStorage.anywhereCache", "modelStorage.location", "cluster.region", "tpuPools"]
+    if (
+        storage_spec is not None
+        and storage_spec.anywhere_cache is not None
+        and cluster is not None
+        and not skipped(cached, unparsed)
+    ):
+        problems += anywhere_cache_problems(
+            storage_spec.anywhere_cache, cluster.region, storage_spec.location, pools
+        )
     checkpointing: CheckpointingSpec | None = parsed.specs.get(CHECKPOINTING_KEY)
     if checkpointing is not None and cluster is not None:
         checkpointed = CheckpointedStack(
@@ -351,10 +363,18 @@ def _plan(checked: _Checked) -> PlatformSpec:
     specs, warnings = checked.parsed.specs, checked.warnings
     warnings += version_warnings(cluster, pools) + maintenance_warnings(cluster, pools)
     warnings += channel_version_warnings(cluster)
-    cost = estimate_cost(project, cluster, pools, specs.get(COST_KEY), warnings)
     storage_spec: ModelStorageSpec | None = specs.get("modelStorage")
+    cache_spec = storage_spec.anywhere_cache if storage_spec else None
+    cache = plan_anywhere_cache(cache_spec, pools) if cache_spec else None
+    cost = estimate_cost(project, cluster, pools, specs.get(COST_KEY), warnings, cache)
     storage = (
-        plan_model_storage(storage_spec, cluster.name, cluster.region) if storage_spec else None
+        replace(
+            plan_model_storage(storage_spec, cluster.name, cluster.region),
+            version_floor=cluster.min_master_version or CHANNEL_FLOORS[cluster.release_channel],
+            cache=cache,
+        )
+        if storage_spec
+        else None
     )
     network_spec: NetworkSpec | None = specs.get("network")
     network = plan_network(network_spec, cluster.name, cluster.region) if network_spec else None

@@ -141,6 +141,10 @@ def _storage(spec: PlatformSpec, platform: Platform) -> Platform:
             project=spec.project, workload_pool=cluster.workload_pool, plan=spec.storage
         ),
     )
+    if spec.storage.cache is not None:
+        from gke_tpu.components.model_cache import ModelCache, ModelCacheArgs
+
+        ModelCache(name, ModelCacheArgs(bucket=storage.bucket_name, plan=spec.storage.cache))
     volumes = ModelVolumes(
         name,
         ModelVolumesArgs(

@@ -23,6 +23,9 @@ from pydantic import Field, StrictFloat
 
 from gke_tpu.catalog.gke import CPU_POOL_NAME
 from gke_tpu.catalog.prices import (
+    ANYWHERE_CACHE_AS_OF,
+    ANYWHERE_CACHE_INGEST_USD_PER_GIB,
+    ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR,
     GKE_CLUSTER_FEE_USD_PER_HOUR,
     HOURS_PER_MONTH,
     PRICES_AS_OF,
@@ -39,6 +42,7 @@ from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.reservation import ReservationRef
 from gke_tpu.config.stack.demand import PoolDemand, node_pool_demand, tpu_pool_demand
+from gke_tpu.config.storage.anywhere_cache import AnywhereCachePlan
 from gke_tpu.contract.outputs import per_workload
 
 CURRENCY = "USD"
@@ -55,7 +59,7 @@ class CostSpec(Spec):
     `pulumi preview`) warns when the stack's monthly maximum is above it."""
 
 
-ItemKind = Literal["tpu", "cpu", "cluster"]
+ItemKind = Literal["tpu", "cpu", "cluster", "cache"]
 
 
 @dataclass(frozen=True)
@@ -253,12 +257,41 @@ def _cluster_item(cluster: ClusterSpec) -> CostItem:
     )
 
 
+def cache_items(cache: AnywhereCachePlan) -> list[CostItem]:
+    """One item per zone's cache: its storage all month, and its ingest, once at the least (the
+    models read once) and at the most again every TTL (each copy expires between reads)."""
+    storage = round(cache.cached_gib * ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR * HOURS_PER_MONTH, 2)
+    fill = cache.cached_gib * ANYWHERE_CACHE_INGEST_USD_PER_GIB
+    refills = HOURS_PER_MONTH * 3600 / cache.ttl_seconds
+    note = (
+        f"Anywhere Cache of the model bucket, {cache.cached_gib} GiB: storage at "
+        f"{rate(ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR)} per GiB-hour and ingest at "
+        f"{rate(ANYWHERE_CACHE_INGEST_USD_PER_GIB)} per GiB, us-central1's list prices as of "
+        f"{ANYWHERE_CACHE_AS_OF} (other regions differ); ingest once at the least, every TTL "
+        f"({cache.ttl_seconds} s) at the most"
+    )
+    return [
+        CostItem(
+            kind="cache",
+            name=f"anywhere-cache-{zone}",
+            capacity=None,
+            chips=None,
+            usd_per_chip_hour=None,
+            monthly_min=round(storage + fill, 2),
+            monthly_max=round(storage + fill * refills, 2),
+            note=note,
+        )
+        for zone in cache.zones
+    ]
+
+
 def estimate_cost(
     project: str,
     cluster: ClusterSpec,
     pools: Sequence[TpuPoolPlan],
     spec: CostSpec | None,
     warnings: list[str],
+    cache: AnywhereCachePlan | None = None,
 ) -> CostEstimate:
     """The stack's monthly cost, folding the demand rows (config.stack.demand) of `pools`, every
     entry's plan in config order. Appends a warning for each unknown price and when the
@@ -288,6 +321,8 @@ def estimate_cost(
         limit = limits.get(row.generation) if row.created_by_gke and not autopilot else None
         room = None if limit is None else limit - own_chips.get(row.generation, 0)
         items.append(_tpu_item(row, cluster.region, project, autopilot, warnings, room))
+    if cache is not None:
+        items += cache_items(cache)
     estimate = CostEstimate(
         items=tuple(items),
         monthly_min=_total([i.monthly_min for i in items]),

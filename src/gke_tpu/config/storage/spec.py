@@ -12,6 +12,7 @@ from pydantic import AfterValidator, Field, StrictBool
 from gke_tpu.catalog.gcp import STORAGE_DUAL_REGIONS, STORAGE_NAMED_LOCATIONS, is_region_name
 from gke_tpu.config.base import Spec
 from gke_tpu.config.names import derived_name
+from gke_tpu.config.storage.anywhere_cache import AnywhereCachePlan, AnywhereCacheSpec
 
 StorageClass = Literal["STANDARD", "NEARLINE", "COLDLINE", "ARCHIVE"]
 #: Roles that act on objects of one bucket; anything broader is not offered.
@@ -139,6 +140,9 @@ class ModelStorageSpec(Spec):
     """Create the ServiceAccount; false annotates an existing one instead."""
     mount_options: tuple[str, ...] = Field(default=DEFAULT_MOUNT_OPTIONS, min_length=0)
     """GCS FUSE mount options; default: implicit directories and unlimited metadata caches."""
+    anywhere_cache: AnywhereCacheSpec | None = None
+    """An Anywhere Cache of the bucket in the TPU pools' zones (`cachedGib` required); default
+    none."""
     writer: Writer = Field(default_factory=Writer)
     """A second identity, with `roles/storage.objectAdmin` and a ReadWriteMany claim, for
     conversion jobs."""
@@ -171,6 +175,12 @@ class StoragePlan:
     create_namespace: bool
     mount_options: tuple[str, ...]
     identities: tuple[Identity, ...]
+    cache: AnywhereCachePlan | None = None
+    """The Anywhere Cache in front of the bucket; None: none."""
+    version_floor: str | None = None
+    """The lowest GKE version the cluster may run (its minMasterVersion, else its channel's
+    oldest the catalog knows), which gates GCS FUSE options (config.storage.gcsfuse); None:
+    unknown, nothing gated is used."""
 
     @property
     def reader(self) -> Identity:

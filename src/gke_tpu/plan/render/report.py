@@ -23,6 +23,7 @@ from gke_tpu.plan.preflight import PreflightReport
 from gke_tpu.plan.render.alerts_report import alerts_section
 from gke_tpu.plan.render.cost_report import baseline_section, cost_section
 from gke_tpu.plan.render.disruption_report import disruption_section
+from gke_tpu.plan.render.goodput_report import goodput_section
 from gke_tpu.plan.render.guardrails_report import (
     guardrail_caution,
     guardrails_section,
@@ -295,6 +296,7 @@ def plan_markdown(
     lines += baseline_section(document, baseline) + outputs_section(document, baseline)
     lines += _summary(plan) + _fallback(plan) + _queues(plan) + _diagram(plan) + quota_section(plan)
     lines += cost_section(plan.cost)
-    lines += preflight_section(preflight) + disruption_section(plan) + alerts_section(plan)
+    lines += preflight_section(preflight) + disruption_section(plan) + goodput_section(plan)
+    lines += alerts_section(plan)
     lines += guardrails_section(plan, found) + _lifecycle(plan) + _before_up(plan)
     return "\n".join(lines)

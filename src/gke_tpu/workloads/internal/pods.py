@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gke_tpu.catalog import TPU_RESOURCE
+from gke_tpu.catalog import TPU_RESOURCE, machine_type
 from gke_tpu.contract.outputs import TpuPoolRef
 from gke_tpu.problems.args import given
 from gke_tpu.workloads.args import (
@@ -21,6 +21,9 @@ from gke_tpu.workloads.args import (
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
 MODEL_VOLUME = "models"
+#: The share of a TPU VM's memory a read-only model volume may cache in: the rest is the
+#: model server's, which loads the model into host memory on its way to the chips.
+FUSE_CACHE_MEMORY_FRACTION = 0.25
 #: GKE's multi-tier checkpointing CSI driver: an inline volume of the node's in-memory
 #: checkpoint storage, which the CheckpointConfiguration of the pool sets up
 #: (AI-Hypercomputer/xpk src/xpk/core/workload.py, `mtc_enabled`; GKE's multi-tier
@@ -158,6 +161,27 @@ UNLIMITED_GCS_FUSE_SIDECAR = {
 GCS_FUSE_CACHE_VOLUME = "gke-gcsfuse-cache"
 
 
+def fuse_cache_volume(pool: TpuPoolRef, model: ModelMount | None) -> list[k8s.core.v1.VolumeArgs]:
+    """A read-only model mount's file cache (GCS_FUSE_CACHE_VOLUME): the platform's reader
+    volume caches as much as this volume holds (`file-cache:max-size-mb:-1`), a share of the
+    VM's memory, since TPU VMs have no Local SSD; none where the catalog does not know the
+    machine's memory, or the mount writes."""
+    if model is None or model.read_only is False:
+        return []
+    known = machine_type(pool.machine_type)
+    memory = known[1].memory_gb if known else None
+    if not memory:
+        return []
+    return [
+        k8s.core.v1.VolumeArgs(
+            name=GCS_FUSE_CACHE_VOLUME,
+            empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs(
+                medium="Memory", size_limit=f"{int(memory * FUSE_CACHE_MEMORY_FRACTION)}G"
+            ),
+        )
+    ]
+
+
 def pod_annotations(
     model: ModelMount | None, sidecar: Mapping[str, str] | None = None
 ) -> dict[str, str] | None:
@@ -190,7 +214,8 @@ def tpu_pod_template(
     sidecar: Mapping[str, str] | None = None,
     checkpoint: CheckpointArgs | None = None,
 ) -> k8s.core.v1.PodTemplateSpecArgs:
-    """A Pod on the pool's TPU nodes, hardened, with the model volume when one is given."""
+    """A Pod on the pool's TPU nodes, hardened, with the model volume when one is given (and,
+    read-only, the GCS FUSE file cache in the node's memory)."""
     return k8s.core.v1.PodTemplateSpecArgs(
         metadata=k8s.meta.v1.ObjectMetaArgs(
             labels=dict(labels) if labels else None, annotations=pod_annotations(model, sidecar)
@@ -205,7 +230,17 @@ def tpu_pod_template(
             affinity=affinity,
             termination_grace_period_seconds=termination_grace_seconds,
             containers=[main],
-            volumes=[*(model_volumes(model, checkpoint) or []), *extra_volumes] or None,
+            volumes=[
+                *(model_volumes(model, checkpoint) or []),
+                # A Pod that brings its own cache volume (a vLLM server) keeps it.
+                *(
+                    fuse_cache_volume(pool, model)
+                    if all(v.name != GCS_FUSE_CACHE_VOLUME for v in extra_volumes)
+                    else []
+                ),
+                *extra_volumes,
+            ]
+            or None,
         ),
     )
 
