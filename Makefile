@@ -135,6 +135,7 @@ bench: $(VENV)/.runtime
 	$(PY) bench/plan_scale.py
 	$(PY) bench/package_overhead.py
 	$(PY) bench/fleet_scale.py
+	$(PY) bench/goodput_overhead.py
 
 clean:
 	rm -rf $(VENV) .tools build .pytest_cache .ruff_cache
