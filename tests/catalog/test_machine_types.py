@@ -69,3 +69,29 @@ def test_every_default_is_a_type_the_catalog_takes_in_its_region() -> None:
     for region in ("us-central2", "us-east5"):
         assert check_machine_type(default_cpu_machine_type(region), region) == MachineTypeCheck()
     assert set(PREDEFINED) == {"e2", "n1", "n2", "n2d", "n4", "t2d"}
+
+
+def test_sizes_are_those_compute_engine_lists_and_no_other() -> None:
+    """Each series' sizes as Compute Engine's general-purpose machine pages list them; every
+    size between them is refused."""
+    n2 = (2, 4, 8, 16, 32, 48, 64, 80, 96, 128)
+    n1 = (2, 4, 8, 16, 32, 64, 96)
+    n4 = (2, 4, 8, 16, 32, 48, 64, 80)
+    expected = {
+        "e2": {
+            "standard": (2, 4, 8, 16, 32),
+            "highmem": (2, 4, 8, 16),
+            "highcpu": (2, 4, 8, 16, 32),
+        },
+        "n1": {"standard": (1, *n1), "highmem": n1, "highcpu": n1},
+        "n2": {"standard": n2, "highmem": n2, "highcpu": n2[:-1]},
+        "n2d": {"standard": (*n2, 224), "highmem": n2[:-1], "highcpu": (*n2, 224)},
+        "n4": {"standard": n4, "highmem": n4, "highcpu": n4},
+        "t2d": {"standard": (1, 2, 4, 8, 16, 32, 48, 60)},
+    }
+    assert expected == PREDEFINED
+    for series, kinds in expected.items():
+        for kind, sizes in kinds.items():
+            for vcpus in range(1, max(sizes) + 2):
+                checked = check_machine_type(f"{series}-{kind}-{vcpus}", "us-east5")
+                assert (checked.problem is None) == (vcpus in sizes), f"{series}-{kind}-{vcpus}"

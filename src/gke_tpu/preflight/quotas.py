@@ -120,8 +120,9 @@ def quota_needs(
             for quota, amount in most:
                 if amount:
                     shares[quota][(zone, row.path)] += amount
-                    if amount > steady.get(quota, 0):
-                        surges[quota][(zone, row.path)] += amount - steady.get(quota, 0)
+                    # The same quotas, for fewer nodes: what is above is the surge's.
+                    if amount > steady[quota]:
+                        surges[quota][(zone, row.path)] += amount - steady[quota]
     needs: list[QuotaNeed] = []
     for quota, by_place in shares.items():
         by_path: dict[str, int] = defaultdict(int)
