@@ -14,14 +14,8 @@ import yaml
 from gke_tpu.catalog.monitoring import KUBE_JOBSET_RESTARTS, METRIC_GATES, NODE_TENSORCORE
 from gke_tpu.config.base import keys_of
 from gke_tpu.config.observability.alerts import ALERTS
-from gke_tpu.config.observability.dashboard import (
-    CHART_HEIGHT,
-    CHART_WIDTH,
-    Chart,
-    Section,
-    every_query,
-    layout,
-)
+from gke_tpu.config.observability.charts import Chart, Section
+from gke_tpu.config.observability.dashboard import CHART_HEIGHT, CHART_WIDTH, every_query, layout
 from gke_tpu.config.observability.plan import ObservabilityPlan
 from gke_tpu.config.observability.queries import gate_met
 from gke_tpu.config.observability.spec import Alerts

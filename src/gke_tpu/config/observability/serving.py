@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gke_tpu.catalog import vllm
-from gke_tpu.config.observability.dashboard import Chart, Section
+from gke_tpu.config.observability.charts import Chart, Section
 from gke_tpu.config.observability.queries import ClusterSeries
 from gke_tpu.config.pools.plan import TpuPoolPlan
 
