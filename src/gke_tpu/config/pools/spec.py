@@ -10,7 +10,7 @@ from gke_tpu.catalog.capacity import FALLBACK_FORMS
 from gke_tpu.catalog.gke import MAX_NODES_PER_CLUSTER, MAX_NODES_PER_POOL_ZONE
 from gke_tpu.catalog.network import MAX_PODS_PER_NODE, MIN_PODS_PER_NODE
 from gke_tpu.config.base import Spec
-from gke_tpu.config.cluster.spec import Zone
+from gke_tpu.config.cluster.fields import Zone
 from gke_tpu.config.pools.reservation import NOT_A_RESERVATION, is_reservation
 from gke_tpu.config.pools.upgrades import HostMaintenanceSpec, UpgradeSpec
 

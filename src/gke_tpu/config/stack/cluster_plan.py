@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from gke_tpu.catalog import GENERATIONS
 from gke_tpu.catalog.gke import workload_pool
-from gke_tpu.config.cluster.spec import ClusterSpec, CpuPool, MaintenanceExclusion, Mode
+from gke_tpu.config.cluster.fields import Mode
+from gke_tpu.config.cluster.spec import ClusterSpec, CpuPool, MaintenanceExclusion
 from gke_tpu.config.names import derived_name
 from gke_tpu.config.network.plan import NetworkPlan
 from gke_tpu.config.pools.plan import TpuPoolPlan
