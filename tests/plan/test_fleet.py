@@ -11,8 +11,9 @@ import pytest
 
 from gke_tpu.plan.cli import main
 from gke_tpu.plan.fleet import fleet_document, plan_fleet
+from gke_tpu.plan.fleet_checks import quota_limit
 from gke_tpu.plan.render.fleet_report import fleet_markdown
-from gke_tpu.plan.snapshot.read import read_snapshot
+from gke_tpu.plan.snapshot.read import read_snapshot, snapshot_of
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import fixture_file
 
@@ -303,3 +304,49 @@ def test_a_shared_reservation_without_a_snapshot_is_listed_with_its_size_unknown
         "256 TPU chips claimed (prod 128, twin 128); its size is not known: pass a cloud "
         "snapshot of gke-tpu-prod to check it"
     )
+
+
+def test_a_reservation_of_another_project_is_claimed_in_that_project(tmp_path: Path) -> None:
+    shared = "reservation: projects/gke-tpu-shared/reservations/tpu-v5p-train"
+    folder = project(
+        tmp_path,
+        a=renamed("prod", ("reservation: tpu-v5p-train", shared)),
+        b=renamed(
+            "prod",
+            ("reservation: tpu-v5p-train", shared),
+            ("name: tpu-prod", "name: tpu-prod-b"),
+            ("bucket: gke-tpu-prod-models", "bucket: gke-tpu-prod-b-models"),
+            ("bucket: gke-tpu-prod-checkpoints", "bucket: gke-tpu-prod-b-checkpoints"),
+        ),
+    )
+    fleet = plan_fleet(folder, ["a", "b"])
+    assert fleet.invalid == []
+    assert [(c.kind, c.what) for c in fleet.conflicts] == [
+        ("reservation", "reservation tpu-v5p-train in project gke-tpu-shared, us-east5-a")
+    ]
+
+
+def test_a_quota_defined_per_zone_takes_the_zone_s_value() -> None:
+    snapshot = snapshot_of(
+        {
+            "regions": {
+                "us-east5": {
+                    "selfLink": "https://www.googleapis.com/compute/v1/projects/p-1/regions/us-east5",
+                    "quotas": [],
+                }
+            },
+            "quotaInfos": {
+                "TPU-LITE-PODSLICE-V5-per-project-zone": {
+                    "dimensions": ["zone"],
+                    "dimensionsInfos": [
+                        {"dimensions": {"zone": "us-east5-b"}, "details": {"value": "8"}},
+                        {"details": {"value": "0"}},
+                    ],
+                }
+            },
+        }
+    )
+    entry = {"project": "p-1", "quota": "TPU-LITE-PODSLICE-V5-per-project-zone", "dimensions": {}}
+    assert quota_limit([snapshot], {**entry, "location": "us-east5-b"}) == 8
+    assert quota_limit([snapshot], {**entry, "location": "us-east5-a"}) == 0
+    assert quota_limit([snapshot], {**entry, "project": "p-2", "location": "us-east5-b"}) is None

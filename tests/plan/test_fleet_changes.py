@@ -136,11 +136,14 @@ def test_quota_changes_count_a_quota_absent_on_one_side_as_zero() -> None:
         return {"project": "p", "location": "us-east5", "quota": quota, "dimensions": {},
                 "needed": needed}  # fmt: skip
 
+    family = {**entry("FAMILY", 4), "dimensions": {"tpu_family": "CT6E"}}
     assert quota_changes(
-        [entry("GONE", 2), entry("SAME", 3), entry("NULL", None)],
-        [entry("NEW", 1), entry("SAME", 3), entry("NULL", 1)],
+        [entry("GONE", 1), entry("SAME", 3), entry("NULL", None), entry("EMPTIED", 1), family],
+        [entry("NEW", 1), entry("SAME", 3), entry("NULL", 1), entry("EMPTIED", None)],
     ) == [
-        (("p", "us-east5", "GONE", ""), 2, 0),
+        (("p", "us-east5", "EMPTIED", ""), 1, 0),
+        (("p", "us-east5", "FAMILY", "tpu_family=CT6E"), 4, 0),
+        (("p", "us-east5", "GONE", ""), 1, 0),
         (("p", "us-east5", "NEW", ""), 0, 1),
         (("p", "us-east5", "NULL", ""), 0, 1),
     ]
