@@ -85,3 +85,11 @@ def test_the_entry_is_worked_out_before_its_rules_and_no_rule_writes_it() -> Non
     assert (derived.zone.value, derived.machine.value) == ("us-east5-b", entry.machine)
     with pytest.raises(dataclasses.FrozenInstanceError):
         entry.derived = derived  # type: ignore[misc]
+
+
+def test_a_cluster_region_that_did_not_parse_leaves_the_zone_unchecked() -> None:
+    """The region's own problem is reported where it is: the pool's zone is not held against a
+    region that is not known."""
+    entry, problems = _run(SLICE, ClusterFacts(name="lib", region=None, project="lib-project"))
+    assert problems == []
+    assert entry.zone is None and entry.derived.zone.problems == ()
