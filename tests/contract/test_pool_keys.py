@@ -57,3 +57,9 @@ def test_keys_added_after_the_first_release_may_be_missing_and_the_rest_may_not(
     }  # fmt: skip
     old = TpuPoolRef.parse("train", {k: v for k, v in entry.items() if k not in optional})
     assert (old.min_nodes, old.autopilot, old.fallback, old.upgrade) == (None, False, (), None)
+
+
+def test_an_autoscaling_range_is_written_only_with_both_its_bounds() -> None:
+    for bounds in ((0, None), (None, 4), (None, None)):
+        pool = dataclasses.replace(POOL, min_nodes=bounds[0], max_nodes=bounds[1])
+        assert pool.entry()["autoscaling"] is None
