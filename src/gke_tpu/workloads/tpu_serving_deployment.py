@@ -23,7 +23,12 @@ from gke_tpu.contract.workloads import (
 from gke_tpu.problems.args import NoneMeansDefault, from_inputs, given
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.workloads.args import ContainerSpec, ModelMount
-from gke_tpu.workloads.internal.pods import child, container, tpu_pod_template
+from gke_tpu.workloads.internal.pods import (
+    child,
+    container,
+    disruption_budget,
+    tpu_pod_template,
+)
 
 
 @dataclass(frozen=True)
@@ -168,20 +173,8 @@ class TpuServingDeployment(pulumi.ComponentResource):
         # Google's google/skills skills/cloud/gke-upgrades/SKILL.md gives the same hour for surge
         # upgrades) and a repair's drain for the same hour (GKE "Auto-repair nodes", node repair
         # process). Host maintenance and Spot preemption do not ask it.
-        self.disruption_budget: k8s.policy.v1.PodDisruptionBudget | None = (
-            k8s.policy.v1.PodDisruptionBudget(
-                name,
-                metadata=k8s.meta.v1.ObjectMetaArgs(
-                    name=name, namespace=args.namespace, labels=labels
-                ),
-                spec=k8s.policy.v1.PodDisruptionBudgetSpecArgs(
-                    max_unavailable=args.max_unavailable,
-                    selector=k8s.meta.v1.LabelSelectorArgs(match_labels=labels),
-                ),
-                opts=child(self),
-            )
-            if args.max_unavailable is not None
-            else None
+        self.disruption_budget = disruption_budget(
+            self, name, args.namespace, labels, args.max_unavailable
         )
         self.deployment_name = self.deployment.metadata.name
         self.service_name = self.service.metadata.name

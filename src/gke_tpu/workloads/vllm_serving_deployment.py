@@ -16,6 +16,7 @@ from gke_tpu.workloads.internal.pods import (
     UNLIMITED_GCS_FUSE_SIDECAR,
     child,
     container,
+    disruption_budget,
     tpu_pod_template,
 )
 from gke_tpu.workloads.internal.vllm_plan import (
@@ -190,20 +191,8 @@ class VllmServingDeployment(pulumi.ComponentResource):
         )
         # Evictions (a drain, an upgrade, the cluster autoscaler) ask this budget first; host
         # maintenance and Spot preemption do not (see TpuServingDeployment).
-        self.disruption_budget = (
-            k8s.policy.v1.PodDisruptionBudget(
-                name,
-                metadata=k8s.meta.v1.ObjectMetaArgs(
-                    name=name, namespace=args.namespace, labels=labels
-                ),
-                spec=k8s.policy.v1.PodDisruptionBudgetSpecArgs(
-                    max_unavailable=args.max_unavailable,
-                    selector=k8s.meta.v1.LabelSelectorArgs(match_labels=labels),
-                ),
-                opts=child(self),
-            )
-            if args.max_unavailable is not None
-            else None
+        self.disruption_budget = disruption_budget(
+            self, name, args.namespace, labels, args.max_unavailable
         )
         self.deployment_name = self.deployment.metadata.name
         self.service_name = self.service.metadata.name

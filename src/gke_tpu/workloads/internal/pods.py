@@ -250,3 +250,25 @@ def child(
 ) -> pulumi.ResourceOptions:
     """Children take the component's provider from their parent."""
     return pulumi.ResourceOptions.merge(pulumi.ResourceOptions(parent=parent), opts)
+
+
+def disruption_budget(
+    parent: pulumi.Resource,
+    name: str,
+    namespace: str,
+    labels: Mapping[str, str],
+    max_unavailable: int | str | None,
+) -> k8s.policy.v1.PodDisruptionBudget | None:
+    """The budget evictions (a drain, an upgrade, the cluster autoscaler) ask before taking a
+    serving Pod down: at most `max_unavailable` at once; none when it is None."""
+    if max_unavailable is None:
+        return None
+    return k8s.policy.v1.PodDisruptionBudget(
+        name,
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=name, namespace=namespace, labels=dict(labels)),
+        spec=k8s.policy.v1.PodDisruptionBudgetSpecArgs(
+            max_unavailable=max_unavailable,
+            selector=k8s.meta.v1.LabelSelectorArgs(match_labels=dict(labels)),
+        ),
+        opts=child(parent),
+    )
