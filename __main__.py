@@ -8,7 +8,7 @@ from gke_tpu.stacks.platform import build_platform, stack_outputs
 from gke_tpu.stacks.preflight import run_preflight
 
 spec = read_platform_config()
-run_preflight(spec)
+checked = run_preflight(spec)
 platform = build_platform(spec)
 
 for name, value in stack_outputs(platform).items():

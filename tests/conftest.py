@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gke_tpu.config.platform import load_platform
-from gke_tpu.plan.cli import parsed_config
+from gke_tpu.plan.cli import program_results
 from gke_tpu.plan.engine import Preview, run_program
 from gke_tpu.plan.preflight import offline_config
 from gke_tpu.plan.snapshot.read import CloudSnapshot
@@ -66,12 +66,12 @@ def run_plan() -> PlanRunner:
             sections.setdefault("cluster", BASE_CLUSTER)
             config = stack_config(**sections)
         values, _ = offline_config(PROJECT, config, cloud_snapshot)
-        with parsed_config(of_platform=True) as specs:
-            plan = run_program(
-                MAIN, project=PROJECT, stack=stack, config=values, cloud_snapshot=cloud_snapshot
-            )
+        plan = run_program(
+            MAIN, project=PROJECT, stack=stack, config=values, cloud_snapshot=cloud_snapshot
+        )
         # As the offline plan does (gke_tpu.plan.cli.plan_checked), for the report's tables.
-        plan.demand = specs[-1].demand if specs else ()
+        spec, _ = program_results(plan)
+        plan.demand = spec.demand if spec is not None else ()
         return plan
 
     return run

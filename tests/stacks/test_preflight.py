@@ -152,11 +152,12 @@ def test_an_autopilot_stack_checks_its_reservations_and_versions_but_spends_no_q
     "case",
     ["prod", "deployed", "renamed", "aggregate", "old-channel"],
 )
-def test_preflight_hands_its_result_to_observers_before_it_refuses(
+def test_preflight_returns_what_it_asked_and_found_or_refuses(
     run_plan: PlanRunner, case: str
 ) -> None:
-    """The offline plan's report shows what the program's preflight found
-    (stacks.preflight.observers): once a run, what it asked, and the very problems it raises."""
+    """The offline plan's report shows what the program's preflight found, read from the
+    program's own `checked` (run_preflight's return): once a run, what it asked and found. A
+    preflight that finds problems raises them instead, and the program defines nothing more."""
     document = deployed_snapshot() if case in ("deployed", "renamed") else prod_snapshot()
     pools: list[dict[str, Any]] = [SLICES]
     if case == "renamed":
@@ -169,24 +170,22 @@ def test_preflight_hands_its_result_to_observers_before_it_refuses(
         for config in document["serverConfig"].values():
             for channel in config["channels"]:
                 channel["defaultVersion"] = "1.27.0-gke.100"
-    runs: list[preflight.Checked] = []
-    preflight.observers.append(runs.append)
-    try:
-        plan = plan_against(run_plan, document, *pools)
-    finally:
-        preflight.observers.remove(runs.append)
-    [checked] = runs
+    plan = plan_against(run_plan, document, *pools)
+    checked = plan.program_globals.get("checked")
+    if case in ("prod", "deployed"):
+        assert checked is not None
+    if checked is None:  # refused: its problems are the plan's errors, and nothing is returned
+        assert plan.errors
+        return
+    assert isinstance(checked, preflight.Checked)
     spec = load_platform(stack_config(project=PROJECT, cluster=CLUSTER, tpuPools=pools))
     assert checked.requests == preflight_requests(
         spec.project, spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
     )
-    found = checked.found
-    assert plan.errors == [str(p) for p in found.problems]
-    assert set(found.warnings) <= set(plan.warnings)
-    if case in ("prod", "deployed"):
-        assert not found.problems
-    else:  # each other case reaches a check that finds something
-        assert found.problems or found.warnings
+    assert checked.found.problems == () and plan.errors == []
+    assert set(checked.found.warnings) <= set(plan.warnings)
+    if case not in ("prod", "deployed"):  # each other case reaches a check that finds something
+        assert checked.found.warnings
 
 
 def test_hyperdisk_boot_disks_count_against_their_own_quota(run_plan: PlanRunner) -> None:

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +27,12 @@ from gke_tpu.plan.esc import EscValues, read_esc_values
 from gke_tpu.plan.fake_cloud import ANY_STACK
 from gke_tpu.plan.json_file import UnreadableJson, read_json
 from gke_tpu.plan.outputs import Output, OutputError, output_problems, write_text
-from gke_tpu.plan.preflight import PreflightReport, captured, offline_config, snapshot_mismatch
+from gke_tpu.plan.preflight import (
+    PreflightReport,
+    offline_config,
+    preflight_report,
+    snapshot_mismatch,
+)
 from gke_tpu.plan.quota_list import quota_list
 from gke_tpu.plan.render.cost_report import baseline_problems
 from gke_tpu.plan.render.manifests import manifests_stream, write_manifests
@@ -44,6 +48,7 @@ from gke_tpu.problems import show
 
 if TYPE_CHECKING:
     from gke_tpu.config.platform import PlatformSpec
+    from gke_tpu.stacks.preflight import Checked
 
 EXIT_INVALID_CONFIG = 2
 #: Problems printed at the most: the rest are in the --json document.
@@ -89,16 +94,11 @@ def plan_checked(
         stack_references=stack_references,
         cloud_snapshot=cloud_snapshot,
     )
+    plan = run()
+    spec, checked = program_results(plan) if config.project == PLATFORM_PROJECT else (None, None)
     preflight = None
-    of_platform = config.project == PLATFORM_PROJECT
-    with parsed_config(of_platform) as specs:
-        if cloud_snapshot is not None and of_platform:
-            with captured(cloud_snapshot) as found:
-                plan = run()
-            preflight = found()
-        else:
-            plan = run()
-    spec = specs[-1] if specs else None
+    if checked is not None and cloud_snapshot is not None:
+        preflight = preflight_report(checked, cloud_snapshot)
     plan.cost = spec.cost.as_dict() if spec is not None and spec.cost is not None else None
     plan.demand = spec.demand if spec is not None else ()
     plan.quota = quota_list(spec) if spec is not None and not plan.errors else []
@@ -120,22 +120,21 @@ def plan_checked(
     return plan, None if plan.errors else preflight
 
 
-@contextmanager
-def parsed_config(of_platform: bool) -> Iterator[list[PlatformSpec]]:
-    """While the platform program runs, keep the config it parsed (the list stays empty when
-    its config did not parse, or for another project): the document's cost is the program's."""
-    specs: list[PlatformSpec] = []
-    if not of_platform:
-        yield specs
-        return
-    # The program's own module, imported only for a plan of the platform.
-    from gke_tpu.stacks import config_source
+def program_results(plan: Preview) -> tuple[PlatformSpec | None, Checked | None]:
+    """What the platform's `__main__.py` decided, read from the names it defined: the config it
+    parsed (`spec`; the document's cost and quota are the program's, not a second parse's) and
+    what its preflight asked and found (`checked`). None for what it did not reach: a config
+    that did not parse, preflight turned off or refusing."""
+    # The program's own modules, imported only for a plan of the platform.
+    from gke_tpu.config.platform import PlatformSpec
+    from gke_tpu.stacks.preflight import Checked
 
-    config_source.observers.append(specs.append)
-    try:
-        yield specs
-    finally:
-        config_source.observers.remove(specs.append)
+    spec = plan.program_globals.get("spec")
+    checked = plan.program_globals.get("checked")
+    return (
+        spec if isinstance(spec, PlatformSpec) else None,
+        checked if isinstance(checked, Checked) else None,
+    )
 
 
 def failed_plan(stack: str, error: Exception) -> Preview:

@@ -75,6 +75,11 @@ class Preview:
     #: `PlatformSpec.demand` rows), for the report's quota and network tables; empty for another
     #: project or a stack that does not plan. Not part of the plan document.
     demand: tuple[Any, ...] = ()
+    #: What the program's `__main__.py` defined, as the language host leaves it (runpy hands the
+    #: module's globals back): how the offline plan reads what the program decided (its parsed
+    #: config, its preflight's result) without parsing it again. Empty for a program given as a
+    #: function, and for one that raised. Not part of the plan document.
+    program_globals: dict[str, Any] = field(default_factory=dict)
     quota: list[dict[str, Any]] = field(default_factory=list)
     """Every Compute Engine quota the platform stack spends at its most, by project and location
     (`gke_tpu.plan.quota_list`); empty for another project or a stack that does not plan."""
@@ -287,7 +292,14 @@ def _record(
         _configure(monitor, project, stack, logger)
         pulumi.runtime.set_all_config(dict(config), list(secret_keys))
         plan = Preview(project=project, stack=stack)
-        run = program if callable(program) else lambda: _run_path(program)
+        defined: dict[str, Any] = {}
+
+        def run() -> None:
+            if callable(program):
+                program()
+            else:
+                defined.update(_run_path(program))
+
         with _sdk_shortcuts():
             roots: list[Stack] = []
             try:
@@ -311,6 +323,7 @@ def _record(
                     for name in plan.missing_references
                 ]
             plan.invokes = [monitor.invokes[key] for key in sorted(monitor.invokes)]
+            plan.program_globals = defined
             if plan.errors:
                 plan.warnings = list(collector.messages)
                 return plan
@@ -406,7 +419,7 @@ async def _settle() -> None:
             return
 
 
-def _run_path(path: Path) -> None:
+def _run_path(path: Path) -> dict[str, Any]:
     """Run a project's `__main__.py` as the language host does: its folder first on sys.path.
 
     The project's own top-level modules are forgotten afterwards, so two projects' modules of
@@ -415,7 +428,7 @@ def _run_path(path: Path) -> None:
     folder = str(path.parent)
     sys.path.insert(0, folder)
     try:
-        runpy.run_path(str(path), run_name="__main__")
+        return runpy.run_path(str(path), run_name="__main__")
     finally:
         sys.path.remove(folder)
         for name, module in list(sys.modules.items()):

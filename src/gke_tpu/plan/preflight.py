@@ -9,8 +9,7 @@ checks anything a second time.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -84,22 +83,9 @@ class PreflightReport:
     quota_usage: Mapping[str, int | None] = field(default_factory=dict)
 
 
-@contextmanager
-def captured(snapshot: CloudSnapshot) -> Iterator[Callable[[], PreflightReport | None]]:
-    """While the platform program runs, keep what its preflight finds; the function given
-    returns it (None when preflight did not run: turned off, or the config did not parse)."""
-    # The program's own module, imported only for a plan that answers preflight.
-    from gke_tpu.stacks import preflight
-
-    runs: list[Checked] = []
-    preflight.observers.append(runs.append)
-    try:
-        yield lambda: _report(runs[-1], snapshot) if runs else None
-    finally:
-        preflight.observers.remove(runs.append)
-
-
-def _report(checked: Checked, snapshot: CloudSnapshot) -> PreflightReport:
+def preflight_report(checked: Checked, snapshot: CloudSnapshot) -> PreflightReport:
+    """What the program's preflight found (`checked`, as `run_preflight` returned it), with
+    what the snapshot's region listing says is in use of each quota it checked."""
     region = checked.requests.region
     return PreflightReport(
         found=checked.found,

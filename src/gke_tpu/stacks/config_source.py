@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pulumi
 from pulumi.runtime import config as runtime_config
 
 from gke_tpu.config.platform import NAMESPACE, PROJECT_KEY, PlatformSpec, load_platform
 from gke_tpu.problems.pulumi import reported
-
-#: Called with each run's parsed config. The offline plan's document takes the stack's cost from
-#: here (src/gke_tpu/plan/cli.py) rather than parsing the config a second time; the program itself
-#: adds none.
-observers: list[Callable[[PlatformSpec], None]] = []
 
 
 def _config_values() -> dict[str, str]:
@@ -32,8 +25,6 @@ def read_platform_config() -> PlatformSpec:
     """The parsed stack config; warnings go to Pulumi's warning channel."""
     with reported():
         spec = load_platform(_config_values())
-    for observe in observers:
-        observe(spec)
     for warning in spec.warnings:
         pulumi.log.warn(warning)
     return spec

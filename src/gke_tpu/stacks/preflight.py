@@ -37,12 +37,6 @@ class Checked:
     found: Preflight
 
 
-#: Called with each run's result before its problems are raised. The offline plan's report
-#: shows what the program checked from here (src/gke_tpu/plan/preflight.py), rather than checking
-#: again beside it; the program itself adds none.
-observers: list[Callable[[Checked], None]] = []
-
-
 def _asked(question: Callable[[], T]) -> T | str:
     """The answer, or why there is none: a missing reservation or a missing permission is a
     finding to report with the others, not a crash."""
@@ -195,18 +189,18 @@ def ask_cloud(requests: Requests) -> CloudFacts:
     )
 
 
-def run_preflight(spec: PlatformSpec) -> None:
-    """Check the stack against the project, unless `gke-tpu:preflight` turns it off; raise one
-    InvalidInput with every problem found, and warn through Pulumi's warning channel."""
+def run_preflight(spec: PlatformSpec) -> Checked | None:
+    """Check the stack against the project, unless `gke-tpu:preflight` turns it off (None); raise
+    one InvalidInput with every problem found, and warn through Pulumi's warning channel. What it
+    asked and found is returned, for the offline plan's report (src/gke_tpu/plan/preflight.py)."""
     if not spec.preflight.enabled:
-        return
+        return None
     private = spec.private_nodes
     requests = preflight_requests(spec.project, spec.cluster, spec.tpu_pools, private_nodes=private)
     found = check_preflight(
         spec.project, spec.cluster, spec.tpu_pools, ask_cloud(requests), private_nodes=private
     )
-    for observe in observers:
-        observe(Checked(requests, found))
     for warning in found.warnings:
         pulumi.log.warn(warning)
     reject(found.problems)
+    return Checked(requests, found)
