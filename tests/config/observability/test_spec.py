@@ -6,11 +6,8 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.config.observability.spec import (
-    DEFAULT_COMPONENTS,
-    ObservabilitySpec,
-    duration_seconds,
-)
+from gke_tpu.config.observability.fields import duration_seconds
+from gke_tpu.config.observability.spec import DEFAULT_COMPONENTS, ObservabilitySpec
 from gke_tpu.config.platform import load_platform
 from gke_tpu.problems import show
 from tests.conftest import BASE_CLUSTER, config_problems, stack_config

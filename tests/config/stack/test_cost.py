@@ -10,7 +10,7 @@ import pytest
 
 from gke_tpu.catalog.prices import HOURS_PER_MONTH, PriceKind, chip_price
 from gke_tpu.config.platform import PlatformSpec, load_platform
-from gke_tpu.config.stack.cost import CostItem
+from gke_tpu.config.stack.cost_items import CostItem
 from tests.conftest import config_problems
 
 REGION = "us-east5"

@@ -27,9 +27,10 @@ from gke_tpu.config.observability.conditions import (
     slice_down,
     stockout_filter,
 )
+from gke_tpu.config.observability.fields import duration_seconds
 from gke_tpu.config.observability.queries import ClusterSeries, Gates
 from gke_tpu.config.observability.serving import errors_condition, queue_time_condition
-from gke_tpu.config.observability.spec import Alerts, duration_seconds
+from gke_tpu.config.observability.spec import Alerts
 from gke_tpu.config.pools.plan import TpuPoolPlan
 
 #: How long a stockout incident stays open without a new failed scale-up: the autoscaler

@@ -8,118 +8,27 @@ creates is `config.observability.plan.plan_observability`.
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Literal, get_args
+from typing import Annotated
 
 from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictInt
 
-from gke_tpu.catalog.monitoring import COMPONENTS, SYSTEM_COMPONENTS
 from gke_tpu.config.base import Spec
-
-Severity = Literal["CRITICAL", "ERROR", "WARNING"]
-Component = Literal[
-    "SYSTEM_COMPONENTS",
-    "APISERVER",
-    "SCHEDULER",
-    "CONTROLLER_MANAGER",
-    "STORAGE",
-    "HPA",
-    "POD",
-    "DAEMONSET",
-    "DEPLOYMENT",
-    "STATEFULSET",
-    "JOBSET",
-    "KUBELET",
-    "CADVISOR",
-    "DCGM",
-]
-assert set(get_args(Component)) == set(COMPONENTS)
+from gke_tpu.config.observability.fields import (
+    Component,
+    Count,
+    Duration,
+    Percent,
+    Severity,
+    channel_name,
+    email_address,
+    once_each,
+    system_first,
+)
 
 #: System metrics (always sent), and the kube state packages a TPU platform reads: Pods
 #: (unschedulable, waiting), Deployments (serving) and JobSets (multi-host training; where the
 #: cluster's version has it, from 1.32.1-gke.1357001).
 DEFAULT_COMPONENTS: tuple[Component, ...] = ("SYSTEM_COMPONENTS", "POD", "DEPLOYMENT", "JOBSET")
-
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-_DURATION = re.compile(r"([0-9]{1,6})([smhd])", re.ASCII)
-#: The shortest and longest durations taken: Cloud Monitoring evaluates PromQL conditions every
-#: 30 s at the most often (AlertPolicy `evaluation_interval`), so a minute is the least that
-#: means anything; a day bounds the range a query reads back.
-SHORTEST_SECONDS = 60
-LONGEST_SECONDS = 86400
-
-
-def duration_seconds(value: str) -> int:
-    """`"10m"` -> 600. The value must have passed `_duration`."""
-    match = _DURATION.fullmatch(value)
-    assert match is not None
-    return int(match[1]) * _UNITS[match[2]]
-
-
-def _duration(value: str) -> str:
-    match = _DURATION.fullmatch(value)
-    if match is None:
-        raise ValueError("is not a duration: a whole number and a unit, such as '90s', '10m', '1h'")
-    seconds = duration_seconds(value)
-    if not SHORTEST_SECONDS <= seconds <= LONGEST_SECONDS:
-        raise ValueError(f"is {seconds} seconds; a duration of 1m to 1d is allowed")
-    return value
-
-
-Duration = Annotated[str, AfterValidator(_duration)]
-Percent = Annotated[StrictInt | StrictFloat, Field(ge=0, le=100)]
-Count = Annotated[StrictInt, Field(ge=1, le=1_000_000)]
-
-# Notification channels (pulumi-gcp `monitoring.AlertPolicy.notification_channels`): resource
-# names `projects/[PROJECT_ID_OR_NUMBER]/notificationChannels/[CHANNEL_ID]` (Cloud Monitoring API
-# v3, projects.alertPolicies `notificationChannels`, https://cloud.google.com/monitoring/api/
-# ref_v3/rest/v3/projects.alertPolicies): a project id or a project number.
-_CHANNEL = re.compile(
-    r"projects/([a-z][-a-z0-9.:]{4,61}|[1-9][0-9]{0,18})/notificationChannels/[0-9A-Za-z_-]{1,64}"
-)
-_EMAIL = re.compile(r"[^@\s]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+", re.ASCII)
-
-
-def _channel(value: str) -> str:
-    if not _CHANNEL.fullmatch(value):
-        raise ValueError(
-            "is not a notification channel's name, such as "
-            "'projects/my-project/notificationChannels/1234567890' (gcloud beta monitoring "
-            "channels list --format='value(name)')"
-        )
-    return value
-
-
-def _email(value: str) -> str:
-    if len(value) > 254 or not _EMAIL.fullmatch(value):
-        raise ValueError("is not an email address, such as 'tpu-oncall@example.com'")
-    return value
-
-
-def _once_each(value: tuple[str, ...]) -> tuple[str, ...]:
-    """Addresses and channels listed once, case aside: the channel of an address is named after
-    it in lower case, so two spellings of one address would be two resources with one name,
-    and one mailbox paged twice."""
-    seen: dict[str, int] = {}
-    for i, item in enumerate(value):
-        first = seen.setdefault(item.lower(), i)
-        if first != i:
-            again = "" if value[first] == item else f" (as {value[first]!r})"
-            raise ValueError(
-                f"lists {item!r} at [{i}] and [{first}]{again}; list each once (case aside)"
-            )
-    return value
-
-
-def _system_first(value: tuple[str, ...]) -> tuple[str, ...]:
-    if SYSTEM_COMPONENTS not in value:
-        raise ValueError(
-            "leaves out SYSTEM_COMPONENTS: GKE sends no metrics of other components without "
-            "system metrics; add it"
-        )
-    if len(set(value)) != len(value):
-        raise ValueError("names a component twice")
-    return value
 
 
 class SliceDown(Spec):
@@ -288,7 +197,7 @@ class ObservabilitySpec(Spec):
     enabled: StrictBool = True
     """Monitoring components, dashboard and alerts; default true. False leaves the cluster's
     monitoring to GKE's defaults and creates nothing."""
-    components: Annotated[tuple[Component, ...], AfterValidator(_system_first)] = DEFAULT_COMPONENTS
+    components: Annotated[tuple[Component, ...], AfterValidator(system_first)] = DEFAULT_COMPONENTS
     """Components whose metrics GKE sends (the cluster's `monitoringConfig`); default
     SYSTEM_COMPONENTS, POD, DEPLOYMENT and JOBSET. A component the cluster's minimum version
     lacks is left out with a warning."""
@@ -297,12 +206,12 @@ class ObservabilitySpec(Spec):
     components, the Kueue metrics and the JobSet and queue alerts need it; Autopilot always
     runs it."""
     notification_channels: Annotated[
-        tuple[Annotated[str, AfterValidator(_channel)], ...], AfterValidator(_once_each)
+        tuple[Annotated[str, AfterValidator(channel_name)], ...], AfterValidator(once_each)
     ] = ()
     """Existing notification channels attached to every alert, by name
     (`projects/<project id or number>/notificationChannels/<id>`), each once; default none."""
     email: Annotated[
-        tuple[Annotated[str, AfterValidator(_email)], ...], AfterValidator(_once_each)
+        tuple[Annotated[str, AfterValidator(email_address)], ...], AfterValidator(once_each)
     ] = Field(default=(), max_length=20)
     """Email addresses to notify: the plan creates an email channel for each, attached to every
     alert; each once (addresses that differ only in case are one); default none."""
