@@ -127,3 +127,17 @@ def test_no_file_is_over_500_lines() -> None:
     over = {name for name, count in lines.items() if count > MOST_LINES}
     assert over - BEING_SPLIT == set(), {name: lines[name] for name in over - BEING_SPLIT}
     assert BEING_SPLIT - over == set(), "split: drop it from BEING_SPLIT"
+
+
+#: The most lines a file of a config wing has (src/gke_tpu/config/<wing>/): one role per file.
+MOST_WING_LINES = 300
+
+
+def test_no_file_of_a_config_wing_is_over_300_lines() -> None:
+    wings = PACKAGE / "config"
+    lines = {
+        str(path.relative_to(ROOT)): len(path.read_text().splitlines())
+        for path in sorted(wings.glob("*/*.py"))
+    }
+    assert len(lines) > 30  # every wing's files are counted
+    assert {f: n for f, n in lines.items() if n > MOST_WING_LINES} == {}

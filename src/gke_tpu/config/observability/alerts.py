@@ -7,11 +7,9 @@ One row per alert in `ALERTS`, under its `alerts` entry; `plan_alert` makes a ro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
-
-from pydantic.alias_generators import to_snake
 
 from gke_tpu.catalog import monitoring as m
 from gke_tpu.config.observability.conditions import (
@@ -27,11 +25,7 @@ from gke_tpu.config.observability.conditions import (
     slice_down,
     stockout_filter,
 )
-from gke_tpu.config.observability.fields import duration_seconds
-from gke_tpu.config.observability.queries import ClusterSeries, Gates
 from gke_tpu.config.observability.serving import errors_condition, queue_time_condition
-from gke_tpu.config.observability.spec import Alerts
-from gke_tpu.config.pools.plan import TpuPoolPlan
 
 #: How long a stockout incident stays open without a new failed scale-up: the autoscaler
 #: retries within minutes, so an hour without one means it got the capacity or gave up.
@@ -264,59 +258,3 @@ ALERTS: dict[str, Alert] = {
         when=lambda scope: scope.serving,
     ),
 }
-
-
-def plan_alert(key: str, row: Alert, settings: Any, scope: Scope) -> AlertPlan | None:
-    """The row's policy; None when off, with nothing to watch, or reading a metric too new."""
-    if not settings.enabled or not row.when(scope) or not scope.gates.allows(row.metrics, key):
-        return None
-    values: dict[str, Any] = {**vars(settings)}
-    values["pools"] = ", ".join(p.name for p in scope.multi_host)
-    condition = row.condition(settings, scope)
-    seconds = duration_seconds(settings.for_)
-    log = row.for_is == "rateLimit"
-    return AlertPlan(
-        cluster=scope.series.cluster,
-        key=key,
-        name=row.name,
-        display_name=f"{scope.series.cluster}: {row.title}",
-        severity=settings.severity,
-        summary=row.summary.format_map(values),
-        action=row.action,
-        query=None if log else condition,
-        duration_seconds=seconds if row.for_is == "duration" else 0,
-        log_filter=condition if log else None,
-        rate_limit_seconds=seconds if log else None,
-        threshold=row.threshold.format_map(values),
-    )
-
-
-def watched(multi_host: Sequence[TpuPoolPlan]) -> tuple[list[TpuPoolPlan], list[TpuPoolPlan]]:
-    """The multi-host pools the slice-down alert watches, and those it leaves out: pools that
-    may have no nodes (autoscaling from 0, node pools GKE creates per workload). GKE documents
-    `node_pool/multi_host/available` as true when all nodes are available and false if any is
-    not (https://cloud.google.com/monitoring/api/metrics_kubernetes), and says nothing of a
-    node pool without nodes: on the safe side of paging for nothing, those pools are left to
-    the nodeNotReady and jobsetRestarts alerts, which watch nodes and jobs that exist."""
-    always = [p for p in multi_host if p.node_pool_names and p.initial_node_count > 0]
-    return always, [p for p in multi_host if p not in always]
-
-
-def plan_alerts(
-    alerts: Alerts,
-    series: ClusterSeries,
-    pools: Sequence[TpuPoolPlan],
-    gates: Gates,
-    *,
-    jobsets: bool,
-    queues: bool,
-    scaling: bool,
-    serving: bool = False,
-) -> list[AlertPlan]:
-    """Every policy the stack gets, in the table's order (`Scope` says what the flags mean)."""
-    multi, _ = watched([p for p in pools if p.multi_host])
-    scope = Scope(
-        series, multi, gates, jobsets=jobsets, queues=queues, scaling=scaling, serving=serving
-    )
-    planned = (plan_alert(k, row, getattr(alerts, to_snake(k)), scope) for k, row in ALERTS.items())
-    return [p for p in planned if p is not None]

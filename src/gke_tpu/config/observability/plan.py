@@ -16,7 +16,7 @@ from typing import Any
 from gke_tpu.catalog import monitoring as m
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.kueue.plan import KueuePlan
-from gke_tpu.config.observability.alerts import AlertPlan, plan_alerts, watched
+from gke_tpu.config.observability.alerts import AlertPlan
 from gke_tpu.config.observability.charts import (
     Section,
     chip_charts,
@@ -27,6 +27,7 @@ from gke_tpu.config.observability.charts import (
     storage_charts,
 )
 from gke_tpu.config.observability.dashboard import dashboard_json
+from gke_tpu.config.observability.policies import plan_alerts, watched
 from gke_tpu.config.observability.queries import ClusterSeries, Gates, gate_met, minimum_version
 from gke_tpu.config.observability.serving import serves, serving_section
 from gke_tpu.config.observability.spec import ObservabilitySpec
