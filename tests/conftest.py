@@ -12,8 +12,8 @@ import pytest
 from gke_tpu.config.platform import load_platform
 from gke_tpu.plan.cli import program_results
 from gke_tpu.plan.engine import Preview, run_program
-from gke_tpu.plan.preflight import offline_config
 from gke_tpu.plan.snapshot.read import CloudSnapshot
+from gke_tpu.plan.stack_config import offline_config
 from gke_tpu.problems import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -106,7 +106,7 @@ def test_an_app_importing_the_workloads_loads_no_platform_config() -> None:
 
 def test_the_engine_runs_any_program_and_imports_none_of_this_one() -> None:
     """The engine, its fake cloud and snapshots know Pulumi, not the platform's config or stacks:
-    what the report needs from the program's run reaches it by gke_tpu/plan/preflight.py."""
+    what the report needs from the program's run reaches it by the names its __main__.py defined."""
     program = ["gke_tpu.config", "gke_tpu.stacks", "gke_tpu.components", "gke_tpu.contract"]
     program += ["gke_tpu.policy", "gke_tpu_upkeep"]
     assert _loaded("import gke_tpu.plan.engine", program) == []

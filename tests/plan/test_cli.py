@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gke_tpu.plan.cli import main
-from gke_tpu.plan.preflight import SKIPPED
+from gke_tpu.plan.stack_config import SKIPPED
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import fixture_file
 

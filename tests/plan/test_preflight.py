@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from gke_tpu.plan.cli import plan_checked
-from gke_tpu.plan.preflight import SKIPPED, offline_config
 from gke_tpu.plan.snapshot.read import CloudSnapshot, read_snapshot, snapshot_of
+from gke_tpu.plan.stack_config import SKIPPED, offline_config
 from gke_tpu.stacks import preflight
 from gke_tpu_upkeep.fixture_stacks import fixture_file
 

@@ -12,12 +12,12 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, StrictBool
 
 from gke_tpu.catalog.gcp import project_id_problem, project_id_warning
 from gke_tpu.catalog.gke import CHANNEL_FLOORS, workload_pool
 from gke_tpu.catalog.tokens import PLATFORM_PROJECT
-from gke_tpu.config.base import Parsed, parse
+from gke_tpu.config.base import Parsed, Spec, parse
 from gke_tpu.config.checkpointing.rules import (
     CHECKPOINTING_RULES,
     CheckpointedStack,
@@ -49,7 +49,6 @@ from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.planner import plan_tpu_pools
 from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.config.pools.versions import channel_version_warnings, version_warnings
-from gke_tpu.config.preflight import PreflightSpec
 from gke_tpu.config.stack.cluster_plan import (
     GCS_FUSE_CSI_DRIVER,
     WORKLOAD_IDENTITY,
@@ -68,6 +67,17 @@ from gke_tpu.problems import ConfigError, Problem, did_you_mean, json_numbers, s
 from gke_tpu.problems.rules import Rule, run_rules, skipped
 
 NAMESPACE = PLATFORM_PROJECT
+
+
+class PreflightSpec(Spec):
+    """`gke-tpu:preflight`: checks against the real project before anything is created."""
+
+    enabled: StrictBool = True
+    """Read the project's reservations, GKE versions and quota at `pulumi preview` and `pulumi
+    up`, and refuse a stack they cannot hold; default true. Turn it off for a deployer without
+    `roles/compute.viewer` and `roles/cloudquotas.viewer`."""
+
+
 PROJECT_KEY = "gcp:project"
 
 

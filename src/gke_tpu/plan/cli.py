@@ -27,15 +27,10 @@ from gke_tpu.plan.esc import EscValues, read_esc_values
 from gke_tpu.plan.fake_cloud import ANY_STACK
 from gke_tpu.plan.json_file import UnreadableJson, read_json
 from gke_tpu.plan.outputs import Output, OutputError, output_problems, write_text
-from gke_tpu.plan.preflight import (
-    PreflightReport,
-    offline_config,
-    preflight_report,
-    snapshot_mismatch,
-)
 from gke_tpu.plan.quota_list import quota_list
 from gke_tpu.plan.render.cost_report import baseline_problems
 from gke_tpu.plan.render.manifests import manifests_stream, write_manifests
+from gke_tpu.plan.render.preflight_report import PreflightReport, preflight_report
 from gke_tpu.plan.render.report import plan_markdown
 from gke_tpu.plan.render.text import plan_json, plan_text
 from gke_tpu.plan.snapshot.read import (
@@ -43,7 +38,12 @@ from gke_tpu.plan.snapshot.read import (
     SnapshotError,
     read_snapshot,
 )
-from gke_tpu.plan.stack_config import StackFileError, read_stack_config
+from gke_tpu.plan.stack_config import (
+    StackFileError,
+    offline_config,
+    read_stack_config,
+    snapshot_mismatch,
+)
 from gke_tpu.problems import show
 
 if TYPE_CHECKING:

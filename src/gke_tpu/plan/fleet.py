@@ -20,10 +20,9 @@ from gke_tpu.plan.engine import Preview
 from gke_tpu.plan.esc import EscValues
 from gke_tpu.plan.fleet_checks import Conflict, conflicts, quota_limit
 from gke_tpu.plan.go_yaml import StackFileError
-from gke_tpu.plan.preflight import snapshot_mismatch
 from gke_tpu.plan.quota_list import entry_key, quota_entry
 from gke_tpu.plan.snapshot.read import CloudSnapshot, SnapshotError
-from gke_tpu.plan.stack_config import read_stack_config
+from gke_tpu.plan.stack_config import read_stack_config, snapshot_mismatch
 
 STACK_FILE_PREFIX, STACK_FILE_SUFFIX = "Pulumi.", ".yaml"
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gke_tpu.catalog.tokens import PLATFORM_PROJECT as NAMESPACE
 from gke_tpu.plan.esc import EscValues, environments_config, stack_environments
 from gke_tpu.plan.go_yaml import StackFileError, config_string, read
+from gke_tpu.plan.snapshot.read import CloudSnapshot, snapshot_projects
 from gke_tpu.problems import show
 
 __all__ = ["SECRET_PLACEHOLDER", "StackConfig", "StackFileError", "read_stack_config"]
@@ -202,3 +206,59 @@ def read_stack_config(
         warnings=tuple(warnings),
         unopened=unopened,
     )
+
+
+#: The config key that turns preflight off, and what the offline plan says when it does.
+PREFLIGHT_KEY = f"{NAMESPACE}:preflight"
+
+
+SKIPPED = (
+    "preflight skipped: the offline plan has no cloud snapshot to check reservations, GKE "
+    "versions and quota against (record one with `make snapshot STACK=<stack>` and pass "
+    "--cloud-snapshot build/snapshots/<stack>.json); `pulumi preview` checks them"
+)
+
+
+def offline_config(
+    project: str, config: Mapping[str, str], snapshot: CloudSnapshot | None
+) -> tuple[dict[str, str], list[str]]:
+    """The config the offline plan runs with: the platform's preflight off when there is no
+    snapshot to answer it, with one warning saying so (none when the config turns it off
+    itself, and none for another Pulumi project, such as an app, which has no preflight). A
+    value that is not an object is left for the program to report."""
+    values = dict(config)
+    if snapshot is not None or project != NAMESPACE:
+        return values, []
+    raw = values.get(PREFLIGHT_KEY)
+    try:
+        section = json.loads(raw) if raw is not None else {}
+    except ValueError:
+        return values, []
+    if not isinstance(section, dict) or section.get("enabled", True) is not True:
+        return values, []
+    values[PREFLIGHT_KEY] = json.dumps({**section, "enabled": False})
+    return values, [SKIPPED]
+
+
+def snapshot_mismatch(snapshot: CloudSnapshot, config: Mapping[str, str]) -> str | None:
+    """Why a snapshot cannot answer this stack's preflight, or None: it is another project's or
+    another region's (the plan would show their quotas and reservations as the stack's). A
+    stack without a project or region is left for the program to report."""
+    project = config.get("gcp:project")
+    try:
+        cluster = json.loads(config.get(f"{NAMESPACE}:cluster", "{}"))
+    except ValueError:
+        cluster = {}
+    region = cluster.get("region") if isinstance(cluster, dict) else None
+    projects = snapshot_projects(snapshot)
+    if project and projects and project not in projects:
+        return (
+            f"the cloud snapshot is of project {', '.join(sorted(projects))}, but the stack is in "
+            f"project {project}: record the stack's own (make snapshot STACK=<stack>)"
+        )
+    if isinstance(region, str) and snapshot.regions and region not in snapshot.regions:
+        return (
+            f"the cloud snapshot is of region {', '.join(sorted(snapshot.regions))}, but the "
+            f"stack's cluster is in {region}: record the stack's own (make snapshot STACK=<stack>)"
+        )
+    return None

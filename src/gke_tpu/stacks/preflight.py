@@ -192,7 +192,7 @@ def ask_cloud(requests: Requests) -> CloudFacts:
 def run_preflight(spec: PlatformSpec) -> Checked | None:
     """Check the stack against the project, unless `gke-tpu:preflight` turns it off (None); raise
     one InvalidInput with every problem found, and warn through Pulumi's warning channel. What it
-    asked and found is returned, for the offline plan's report (src/gke_tpu/plan/preflight.py)."""
+    asked and found is returned, for the offline plan's report (src/gke_tpu/plan/render/preflight_report.py)."""
     if not spec.preflight.enabled:
         return None
     private = spec.private_nodes

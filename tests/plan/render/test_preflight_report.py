@@ -4,8 +4,7 @@ shows a quota defined per zone as one row per zone, with that zone's need and va
 from __future__ import annotations
 
 from gke_tpu.catalog.quotas import chip_quotas
-from gke_tpu.plan.preflight import PreflightReport
-from gke_tpu.plan.render.preflight_report import preflight_section
+from gke_tpu.plan.render.preflight_report import PreflightReport, preflight_section
 from gke_tpu.preflight.check import Preflight
 from gke_tpu.preflight.facts import QuotaInfo
 from gke_tpu.preflight.quotas import QuotaNeed, check_quota

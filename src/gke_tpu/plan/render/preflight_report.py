@@ -1,12 +1,20 @@
 """The report's Preflight section: reservations, GKE versions and quota as the program's preflight
-found them against a cloud snapshot (src/gke_tpu/plan/preflight.py keeps its result)."""
+found them against a cloud snapshot (`preflight_report`, from what `run_preflight` returned)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
 from gke_tpu.catalog import version_at_least
-from gke_tpu.plan.preflight import PreflightReport
 from gke_tpu.preflight.facts import UNLIMITED, Reservation
 from gke_tpu.preflight.quotas import QuotaRow
+
+if TYPE_CHECKING:
+    from gke_tpu.plan.snapshot.read import CloudSnapshot
+    from gke_tpu.preflight.check import Preflight
+    from gke_tpu.stacks.preflight import Checked
 
 
 def preflight_section(report: PreflightReport | None) -> list[str]:
@@ -107,4 +115,25 @@ def _quota_line(q: QuotaRow, usage: int | None) -> str:
     return (
         f"| {q.need.quota.label} (`{q.need.quota.quota_id}`){where} | {q.need.amount} | {limit} | "
         f"{'-' if usage is None else usage} | {'-' if free is None else free} |"
+    )
+
+
+@dataclass(frozen=True)
+class PreflightReport:
+    """What the report's Preflight section shows: the program's own result, and what the
+    snapshot's region listing says is in use of each quota it checked."""
+
+    found: Preflight
+    quota_usage: Mapping[str, int | None] = field(default_factory=dict)
+
+
+def preflight_report(checked: Checked, snapshot: CloudSnapshot) -> PreflightReport:
+    """What the program's preflight found (`checked`, as `run_preflight` returned it), with
+    what the snapshot's region listing says is in use of each quota it checked."""
+    region = checked.requests.region
+    return PreflightReport(
+        found=checked.found,
+        quota_usage={
+            q.quota_id: snapshot.usage(region, q.quota_id) for q in checked.requests.quotas
+        },
     )

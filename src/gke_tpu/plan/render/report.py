@@ -19,7 +19,6 @@ from gke_tpu.catalog.tokens import (
 from gke_tpu.config.stack.demand import PoolDemand
 from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu.plan.engine import Preview
-from gke_tpu.plan.preflight import PreflightReport
 from gke_tpu.plan.render.alerts_report import alerts_section
 from gke_tpu.plan.render.cost_report import baseline_section, cost_section
 from gke_tpu.plan.render.disruption_report import disruption_section
@@ -31,7 +30,7 @@ from gke_tpu.plan.render.guardrails_report import (
 )
 from gke_tpu.plan.render.network_report import dns_endpoint_diagram, network_diagram
 from gke_tpu.plan.render.outputs_report import outputs_section
-from gke_tpu.plan.render.preflight_report import preflight_section
+from gke_tpu.plan.render.preflight_report import PreflightReport, preflight_section
 from gke_tpu.plan.render.quota_report import quota_section
 
 
