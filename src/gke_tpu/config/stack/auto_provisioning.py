@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gke_tpu.catalog import GENERATIONS
-from gke_tpu.catalog.machines import machine_size
+from gke_tpu.catalog import GENERATIONS, machine_type
+from gke_tpu.catalog.machines import MachineSize, machine_size
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.stack.demand import node_pool_demand
 from gke_tpu.problems import Problem, did_you_mean
 
 
@@ -27,25 +28,33 @@ class LeastLimits:
     """What the figures count, as the problems say it."""
 
 
+def tpu_machine_size(name: str) -> MachineSize:
+    """A TPU machine type's vCPUs and memory, as the catalog states them."""
+    found = machine_type(name)
+    if found is None:
+        return MachineSize(None, None)
+    return MachineSize(found[1].vcpus, found[1].memory_gb)
+
+
 def least_limits(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> LeastLimits:
-    """What GKE counts against the limits: the CPU pool's nodes, every node pool of ours at its
-    most, and one slice of each pool with a fallback."""
+    """What GKE counts against the limits, folding the demand rows (config.stack.demand): the
+    CPU pool's nodes, every node pool of ours at its most, and one slice of each pool with a
+    fallback."""
     cpu = cluster.cpu_pool
-    cpu_nodes = cpu.node_count
     size = machine_size(cpu.machine_type)
-    vcpus = cpu_nodes * (size.vcpus or 0)
-    memory: float = cpu_nodes * (size.memory_gb or 0)
-    chips: dict[str, int] = {}
-    for plan in plans:
-        nodes = plan.nodes_per_slice if plan.fallback else plan.ref.max_node_count
-        vcpus += nodes * (plan.machine.vcpus or 0)
-        memory += nodes * (plan.machine.memory_gb or 0)
-        chips[plan.generation.name] = (
-            chips.get(plan.generation.name, 0) + nodes * plan.machine.chips
-        )
+    vcpus, memory, chips = 0, 0.0, dict[str, int]()
+    rows = node_pool_demand(cluster, plans)
+    for row in rows:
+        # One slice of a pool with a fallback: what must fit for GKE to create any of it.
+        nodes = row.nodes_per_slice if row.created_by_gke else row.nodes
+        row_size = size if row.generation is None else tpu_machine_size(row.machine)
+        vcpus += nodes * (row_size.vcpus or 0)
+        memory += nodes * (row_size.memory_gb or 0)
+        if row.generation is not None:
+            chips[row.generation] = chips.get(row.generation, 0) + nodes * row.chips_per_node
     memory_gb = math.ceil(memory)
     needed = {
-        g: n for g, n in chips.items() if any(p.fallback and p.generation.name == g for p in plans)
+        g: n for g, n in chips.items() if any(r.created_by_gke and r.generation == g for r in rows)
     }
     unknown = [
         (key, what, total)
