@@ -1,4 +1,4 @@
-"""problems.models: the config models' base, pydantic's errors as problems with path, value
+"""config.base: the config models' base, pydantic's errors as problems with path, value
 and what is allowed, and parsing that keeps what did parse."""
 
 from __future__ import annotations
