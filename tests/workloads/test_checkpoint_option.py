@@ -10,14 +10,13 @@ import pulumi
 import pytest
 
 from gke_tpu.contract.outputs import PlatformOutputs, TpuPoolRef
-from gke_tpu.plan.engine import Preview, run_program
-from gke_tpu.problems.pulumi import InvalidInput
 from gke_tpu.workloads.args import CheckpointArgs, ContainerSpec, ModelMount
 from gke_tpu.workloads.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
 from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 from tests.crd import validate_custom_resource
 from tests.plan.render.test_manifests import KUBERNETES_VERSION
+from tests.workloads.helpers import refused, run_app
 
 IMAGE = ContainerSpec(image="us-docker.pkg.dev/p/train/jax:2026.11.0")
 CHECKPOINT_VOLUME = {
@@ -34,10 +33,6 @@ def prod() -> PlatformOutputs:
 @pytest.fixture(scope="module")
 def train(prod: PlatformOutputs) -> TpuPoolRef:
     return prod.pool("v5p-train")
-
-
-def _run(build: Callable[[], None]) -> Preview:
-    return run_program(build, project="app", stack="test", config={})
 
 
 def test_the_prod_platform_gives_the_bucket_and_the_writer(prod: PlatformOutputs) -> None:
@@ -62,7 +57,7 @@ def test_a_training_job_mounts_the_volume_and_resumes(
             ),
         )
 
-    job = _run(build).one("kubernetes:batch/v1:Job").inputs
+    job = run_app(build).one("kubernetes:batch/v1:Job").inputs
     spec = job["spec"]
     # 16 workers, 5 restarts each; disruptions still replace a worker without counting.
     assert spec["backoffLimit"] == 80
@@ -103,7 +98,7 @@ def test_a_jobset_mounts_the_volume_in_every_slice(train: TpuPoolRef) -> None:
             ),
         )
 
-    jobset = _run(build).one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet").inputs
+    jobset = run_app(build).one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet").inputs
     # Every slice restarts together on an interruption, and resumes.
     assert jobset["spec"]["failurePolicy"]["maxRestarts"] == 2
     pod = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
@@ -121,7 +116,7 @@ def test_without_a_checkpoint_nothing_changes(train: TpuPoolRef) -> None:
     def build() -> None:
         TpuTrainingJob("t", TpuTrainingJobArgs(pool=train, namespace="ns", container=IMAGE))
 
-    pod = _run(build).one("kubernetes:batch/v1:Job").inputs["spec"]["template"]["spec"]
+    pod = run_app(build).one("kubernetes:batch/v1:Job").inputs["spec"]["template"]["spec"]
     assert "volumes" not in pod
     assert "volumeMounts" not in pod["containers"][0]
 
@@ -183,16 +178,7 @@ REJECTIONS: list[tuple[str, Callable[[TpuPoolRef], object], list[str]]] = [
 def test_rejected_before_anything_is_registered(
     train: TpuPoolRef, case: str, build: Callable[[TpuPoolRef], object], expected: list[str]
 ) -> None:
-    raised: list[InvalidInput] = []
-
-    def program() -> None:
-        try:
-            build(train)
-        except InvalidInput as error:
-            raised.append(error)
-            raise
-
-    plan = _run(program)
+    plan, error = refused(lambda: build(train))
     assert plan.errors == expected
     assert plan.resources == []
-    assert isinstance(raised[0], pulumi.RunError)
+    assert isinstance(error, pulumi.RunError)

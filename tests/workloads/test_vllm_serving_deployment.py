@@ -12,8 +12,6 @@ import pulumi
 import pytest
 
 from gke_tpu.contract.outputs import PlatformOutputs, TpuPoolRef
-from gke_tpu.plan.engine import Preview, run_program
-from gke_tpu.problems.pulumi import InvalidInput
 from gke_tpu.provider import provider
 from gke_tpu.workloads import (
     ModelMount,
@@ -25,6 +23,7 @@ from gke_tpu.workloads.internal.vllm_plan import startup_failure_threshold
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 from tests.crd import validate_custom_resource
 from tests.plan.render.test_manifests import KUBERNETES_VERSION
+from tests.workloads.helpers import refused, run_app
 
 IMAGE = "docker.io/vllm/vllm-tpu:v0.11.1"
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
@@ -50,13 +49,6 @@ def pools() -> Pools:
     )
 
 
-def _run(build: Callable[[], object]) -> Preview:
-    def program() -> None:
-        build()
-
-    return run_program(program, project="app", stack="test", config={})
-
-
 def _args(pools: Pools, **kwargs: Any) -> VllmServingDeploymentArgs:
     given: dict[str, Any] = {
         "pool": pools.serve,
@@ -75,7 +67,7 @@ def _vllm(pools: Pools, **kwargs: Any) -> VllmServingDeployment:
 
 
 def test_a_hugging_face_model_is_served_with_the_pools_chips(pools: Pools) -> None:
-    plan = _run(lambda: _vllm(pools, served_model_name="llama", max_model_len=4096))
+    plan = run_app(lambda: _vllm(pools, served_model_name="llama", max_model_len=4096))
     deployment = plan.one("kubernetes:apps/v1:Deployment")
     spec = deployment.inputs["spec"]
     # One replica per VM the pool can have, replaced one at a time without a surge replica.
@@ -161,7 +153,7 @@ def test_a_hugging_face_model_is_served_with_the_pools_chips(pools: Pools) -> No
 
 
 def test_a_model_from_the_volume_mounts_the_read_only_claim(pools: Pools) -> None:
-    plan = _run(
+    plan = run_app(
         lambda: _vllm(
             pools,
             model="/models/llama-3.1-70b",
@@ -209,7 +201,7 @@ def test_the_startup_window_follows_the_stated_rate(size: float, rate: float, pr
 
 
 def test_autoscaling_scales_on_the_queue_and_owns_the_replicas(pools: Pools) -> None:
-    plan = _run(
+    plan = run_app(
         lambda: _vllm(
             pools,
             autoscaling=ServingAutoscaling(min_replicas=2, max_replicas=8, target_per_replica=5),
@@ -242,7 +234,7 @@ def test_batch_size_and_a_fractional_target(pools: Pools) -> None:
     scaling = ServingAutoscaling(
         min_replicas=1, max_replicas=1, target_per_replica=0.5, metric="vllm:num_requests_running"
     )
-    hpa = _run(lambda: _vllm(pools, autoscaling=scaling)).one(
+    hpa = run_app(lambda: _vllm(pools, autoscaling=scaling)).one(
         "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
     )
     (metric,) = hpa.inputs["spec"]["metrics"]
@@ -253,7 +245,7 @@ def test_batch_size_and_a_fractional_target(pools: Pools) -> None:
 
 
 def test_fixed_replicas_a_load_balancer_another_port_and_no_budget(pools: Pools) -> None:
-    plan = _run(
+    plan = run_app(
         lambda: _vllm(
             pools,
             replicas=8,
@@ -291,7 +283,7 @@ def test_the_provider_builds_it_from_another_languages_inputs(pools: Pools) -> N
         "hf_token_secret": "hf-secret",
         "autoscaling": {"min_replicas": 1.0, "max_replicas": 4.0, "target_per_replica": 3.0},
     }
-    plan = _run(lambda: VllmServingDeployment("llm", inputs))  # type: ignore[arg-type]
+    plan = run_app(lambda: VllmServingDeployment("llm", inputs))  # type: ignore[arg-type]
     hpa = plan.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").inputs["spec"]
     assert (hpa["minReplicas"], hpa["maxReplicas"]) == (1, 4)
 
@@ -503,25 +495,16 @@ REJECTIONS: list[tuple[str, Callable[[Pools], object], list[str]]] = [
 def test_rejected_at_its_paths_before_anything_is_registered(
     pools: Pools, case: str, build: Callable[[Pools], object], expected: list[str]
 ) -> None:
-    raised: list[InvalidInput] = []
-
-    def program() -> None:
-        try:
-            build(pools)
-        except InvalidInput as error:
-            raised.append(error)
-            raise
-
-    plan = _run(program)
+    plan, error = refused(lambda: build(pools))
     assert plan.errors == expected
     assert plan.resources == []
-    assert isinstance(raised[0], pulumi.RunError)
+    assert isinstance(error, pulumi.RunError)
 
 
 def test_an_autopilot_pool_takes_any_maximum(pools: Pools) -> None:
     pool = _with(pools.serve, autopilot=True)
     scaling = ServingAutoscaling(min_replicas=1, max_replicas=50, target_per_replica=5)
-    plan = _run(lambda: _vllm(pools, pool=pool, autoscaling=scaling))
+    plan = run_app(lambda: _vllm(pools, pool=pool, autoscaling=scaling))
     assert (
         plan.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").inputs["spec"]["maxReplicas"]
         == 50
@@ -529,7 +512,7 @@ def test_an_autopilot_pool_takes_any_maximum(pools: Pools) -> None:
 
 
 def test_v5e_serves_with_its_chips(pools: Pools) -> None:
-    spec = _run(lambda: _vllm(pools, pool=pools.dev_serve)).one("kubernetes:apps/v1:Deployment")
+    spec = run_app(lambda: _vllm(pools, pool=pools.dev_serve)).one("kubernetes:apps/v1:Deployment")
     (server,) = spec.inputs["spec"]["template"]["spec"]["containers"]
     chips = pools.dev_serve.chips_per_node
     assert f"--tensor-parallel-size={chips}" in server["args"]

@@ -12,8 +12,6 @@ import pytest
 
 from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
 from gke_tpu.contract.outputs import PlatformOutputs, QueueRef, TpuPoolRef
-from gke_tpu.plan.engine import Preview, run_program
-from gke_tpu.problems.pulumi import InvalidInput
 from gke_tpu.workloads.args import ContainerSpec, ModelMount
 from gke_tpu.workloads.model_conversion_job import ModelConversionJob, ModelConversionJobArgs
 from gke_tpu.workloads.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
@@ -22,6 +20,7 @@ from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArg
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 from tests.crd import validate_custom_resource
 from tests.plan.render.test_manifests import KUBERNETES_VERSION
+from tests.workloads.helpers import refused, run_app
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,10 +46,6 @@ def pools() -> Pools:
 IMAGE = ContainerSpec(image="us-docker.pkg.dev/p/train/jax:2026.11.0")
 
 
-def _run(build: Callable[[], None]) -> Preview:
-    return run_program(build, project="app", stack="test", config={})
-
-
 def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices(pools: Pools) -> None:
     def build() -> None:
         install = JobSetInstall("jobset", JobSetInstallArgs())
@@ -60,7 +55,7 @@ def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices(pools: Pool
             pulumi.ResourceOptions(depends_on=[install]),
         )
 
-    plan = _run(build)
+    plan = run_app(build)
     jobset = plan.one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet")
     # The JobSet waits for the controller and CRD it needs.
     assert plan.one("kubernetes:yaml/v2:ConfigFile").urn in jobset.dependencies
@@ -145,7 +140,7 @@ def test_a_jobsets_restarts_exit_codes_and_grace_are_the_callers(pools: Pools) -
             ),
         )
 
-    jobset = _run(build).one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet").inputs
+    jobset = run_app(build).one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet").inputs
     assert jobset["spec"]["failurePolicy"]["maxRestarts"] == 0
     job = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]
     # The API wants the codes ordered.
@@ -163,7 +158,7 @@ def test_a_training_job_replaces_a_disrupted_worker_without_failing(pools: Pools
             ),
         )
 
-    job = _run(build).one("kubernetes:batch/v1:Job").inputs
+    job = run_app(build).one("kubernetes:batch/v1:Job").inputs
     spec = job["spec"]
     assert spec["backoffLimit"] == 0
     assert spec["podFailurePolicy"] == {
@@ -194,7 +189,7 @@ def _serving(pools: Pools, **kwargs: object) -> None:
 
 
 def test_serving_has_a_disruption_budget_of_one_replica_by_default(pools: Pools) -> None:
-    plan = _run(lambda: _serving(pools))
+    plan = run_app(lambda: _serving(pools))
     budget = plan.one("kubernetes:policy/v1:PodDisruptionBudget")
     assert budget.inputs == {
         "apiVersion": "policy/v1",
@@ -207,16 +202,16 @@ def test_serving_has_a_disruption_budget_of_one_replica_by_default(pools: Pools)
 
 
 def test_serving_budget_takes_a_percentage_or_none(pools: Pools) -> None:
-    budget = _run(lambda: _serving(pools, max_unavailable="25%")).one(
+    budget = run_app(lambda: _serving(pools, max_unavailable="25%")).one(
         "kubernetes:policy/v1:PodDisruptionBudget"
     )
     assert budget.inputs["spec"]["maxUnavailable"] == "25%"
-    plan = _run(lambda: _serving(pools, max_unavailable=None))
+    plan = run_app(lambda: _serving(pools, max_unavailable=None))
     assert plan.of_type("kubernetes:policy/v1:PodDisruptionBudget") == []
 
 
 def test_jobset_install_applies_a_pinned_release_fetched_by_the_provider() -> None:
-    plan = _run(lambda: JobSetInstall("jobset", JobSetInstallArgs()) and None)
+    plan = run_app(lambda: JobSetInstall("jobset", JobSetInstallArgs()) and None)
     config_file = plan.one("kubernetes:yaml/v2:ConfigFile")
     assert config_file.inputs == {
         "file": "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml"
@@ -232,7 +227,7 @@ def test_privileged_mode_only_for_old_clusters(pools: Pools) -> None:
             ),
         )
 
-    job = _run(build).one("kubernetes:batch/v1:Job")
+    job = run_app(build).one("kubernetes:batch/v1:Job")
     container = job.inputs["spec"]["template"]["spec"]["containers"][0]
     assert container["securityContext"] == {"privileged": True}
 
@@ -400,7 +395,7 @@ QUEUE = QueueRef(name="train", namespaces=("tpu-workloads",), chips={"v5p-train"
 
 
 def test_a_queued_training_job_is_labelled_and_created_suspended(pools: Pools) -> None:
-    plan = _run(
+    plan = run_app(
         lambda: (
             TpuTrainingJob(
                 "llm",
@@ -417,7 +412,7 @@ def test_a_queued_training_job_is_labelled_and_created_suspended(pools: Pools) -
 
 
 def test_without_a_queue_a_job_is_neither_labelled_nor_suspended(pools: Pools) -> None:
-    plan = _run(
+    plan = run_app(
         lambda: (
             TpuTrainingJob(
                 "llm",
@@ -432,7 +427,7 @@ def test_without_a_queue_a_job_is_neither_labelled_nor_suspended(pools: Pools) -
 
 
 def test_a_queued_jobset_is_labelled_and_suspended_but_not_its_jobs(pools: Pools) -> None:
-    plan = _run(
+    plan = run_app(
         lambda: (
             MultisliceJobSet(
                 "llm",
@@ -453,7 +448,7 @@ def test_a_queued_jobset_is_labelled_and_suspended_but_not_its_jobs(pools: Pools
 
 def test_a_queued_serving_deployment_is_labelled(pools: Pools) -> None:
     queue = QueueRef(name="serve", namespaces=("tpu-workloads",), chips={"v6e-serve": 32})
-    plan = _run(
+    plan = run_app(
         lambda: (
             TpuServingDeployment(
                 "bert",
@@ -535,17 +530,8 @@ QUEUE_REJECTIONS = [
 def test_rejected_before_anything_is_registered(
     pools: Pools, case: str, build: Callable[[Pools], object], expected: list[str]
 ) -> None:
-    raised: list[InvalidInput] = []
-
-    def program() -> None:
-        try:
-            build(pools)
-        except InvalidInput as error:
-            raised.append(error)
-            raise
-
-    plan = _run(program)
+    plan, error = refused(lambda: build(pools))
     assert plan.errors == expected
     assert plan.resources == []
     # A RunError: Pulumi prints its message, every problem, without a traceback.
-    assert isinstance(raised[0], pulumi.RunError)
+    assert isinstance(error, pulumi.RunError)
