@@ -1,7 +1,5 @@
-"""Where a TPU pool's VMs can come from: every kind of capacity GKE offers a node pool, in one
-table, with what each asks of the node pool and whether a capacity fallback chain may try it.
-
-Sources: GKE's "About GPU and TPU provisioning" (kubernetes-engine/docs/concepts/
+"""Every kind of capacity GKE offers a TPU node pool, what each asks of the pool, and whether
+a fallback chain may try it. Sources: GKE's "About GPU and TPU provisioning" (kubernetes-engine/docs/concepts/
 tpus), flex-start (kubernetes-engine/docs/concepts/dws), queued provisioning
 (kubernetes-engine/docs/how-to/provisioningrequest), Spot VMs (kubernetes-engine/docs/concepts/
 spot-vms), consuming reservations (kubernetes-engine/docs/how-to/consuming-reservations), and
@@ -41,9 +39,8 @@ class Capacity:
         return self.flex_start or self.queued_provisioning
 
 
-#: Every kind of capacity, in the order a fallback's errors list them. Spot, flex-start and
-#: queued VMs use no reservation. Queued kinds are no chain's: GKE creates a ComputeClass's node
-#: pools itself and queues no ProvisioningRequest for them.
+#: In the order a fallback's errors list them. Queued kinds are no chain's: GKE queues no
+#: ProvisioningRequest for a ComputeClass's node pools.
 CAPACITY_KINDS: tuple[Capacity, ...] = (
     Capacity(
         "reservation",

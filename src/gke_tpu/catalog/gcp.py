@@ -40,11 +40,9 @@ RESOURCE_NAME = r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?"
 REGION_SHAPE = re.compile(r"[a-z]{2,20}(-[a-z]{2,20}){1,2}[0-9]{1,2}", re.ASCII)
 ZONE_SHAPE = re.compile(r"(?P<region>[a-z]{2,20}(-[a-z]{2,20}){1,2}[0-9]{1,2})-[a-z]", re.ASCII)
 
-# Project ids (resource-manager/docs/creating-managing-projects): "Must be 6 to 30 characters in
-# length. Can only contain lowercase letters, numbers, and hyphens. Must start with a letter.
-# Cannot end with a hyphen. ... Cannot contain restricted strings such as google and ssl. We
-# recommend not using strings undefined and null" (another version of the page lists all four
-# as restricted). Older projects may be domain-scoped: `example.com:my-project`.
+# Project ids (resource-manager/docs/creating-managing-projects): "Cannot contain restricted
+# strings such as google and ssl. We recommend not using strings undefined and null". Older
+# projects may be domain-scoped: `example.com:my-project`.
 PROJECT_ID = re.compile(r"[a-z][a-z0-9-]{4,28}[a-z0-9]", re.ASCII)
 PROJECT_DOMAIN = re.compile(r"[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63}){1,10}", re.ASCII)
 PROJECT_ID_RESTRICTED = ("google", "ssl")

@@ -4,34 +4,30 @@ from __future__ import annotations
 
 import re
 
-#: Google's least-privilege role for node service accounts (logging, monitoring, metadata,
-#: autoscaling metrics), plus image pulls from Artifact Registry. Both exist only at project
-#: level: the only project roles the platform grants.
+#: Google's least-privilege node role, plus Artifact Registry pulls. Both are project-level only:
+#: the only project roles the platform grants.
 NODE_SERVICE_ACCOUNT_ROLES = (
     "roles/container.defaultNodeServiceAccount",
     "roles/artifactregistry.reader",
 )
-#: The CPU node pool every cluster has (GKE Standard needs a non-TPU pool): TPU pools cannot
-#: take its name.
+#: Every cluster's CPU pool (Standard needs a non-TPU pool); TPU pools cannot take its name.
 CPU_POOL_NAME = "cpu"
 #: Zones GKE spreads a regional node pool over when it names none.
 DEFAULT_REGIONAL_ZONES = 3
 #: GKE's boot disk size of a node when its pool sets none.
 GKE_DEFAULT_BOOT_DISK_GB = 100
-#: GKE's boot disk type of a node when its pool sets none (the TPU pools set none).
+#: GKE's boot disk type of a node when its pool sets none.
 GKE_DEFAULT_BOOT_DISK_TYPE = "pd-balanced"
 #: Boot disk types that count against the Persistent Disk SSD quota (SSD_TOTAL_GB).
 SSD_DISK_TYPES = frozenset({"pd-balanced", "pd-ssd"})
-#: Boot disks that count against Hyperdisk Balanced capacity, a quota of their own
-#: (HYPERDISK_BALANCED_TOTAL_GB, not SSD_TOTAL_GB: compute/resource-usage, "Disk quotas").
+#: Counts against HYPERDISK_BALANCED_TOTAL_GB, not SSD_TOTAL_GB (compute/resource-usage, "Disk
+#: quotas").
 HYPERDISK_BALANCED = "hyperdisk-balanced"
-#: The label gke-tpu puts on the nodes of each TPU node pool of its own, naming the `tpuPools`
-#: entry: Kueue's flavors select a pool's nodes by it, which GKE's own labels (accelerator and
-#: topology) cannot do for two pools of one shape.
+#: Names a node's `tpuPools` entry: Kueue's flavors select by it, since GKE's accelerator and
+#: topology labels cannot tell two pools of one shape apart.
 POOL_LABEL = "gke-tpu/pool"
-#: The label of every Kubernetes object gke-tpu creates (the recommended
-#: `app.kubernetes.io/managed-by` of kubernetes.io/docs/concepts/overview/working-with-objects/
-#: common-labels).
+#: On every Kubernetes object gke-tpu creates (kubernetes.io/docs/concepts/overview/
+#: working-with-objects/common-labels).
 MANAGED_BY = {"app.kubernetes.io/managed-by": "gke-tpu"}
 #: The reservation affinity key of a SPECIFIC reservation: the only affinity TPUs support.
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
@@ -42,13 +38,11 @@ RESERVATION_KEY = "compute.googleapis.com/reservation-name"
 # kubernetes-engine/docs/how-to/autopilot-spot-pods; flex-start:
 # kubernetes-engine/docs/how-to/dws-flex-start-training).
 SPOT_LABEL = "cloud.google.com/gke-spot"
-#: The taint GKE puts on the nodes of a queued-provisioning node pool
-#: (`cloud.google.com/gke-queued=true:NoSchedule`): Pods that do not tolerate it stay Pending on
-#: the very nodes brought up for them. GKE's queued provisioning how-to
-#: (kubernetes-engine/docs/how-to/provisioningrequest) has its Jobs tolerate it, and Google's TPU
-#: examples mark the toleration mandatory (GoogleCloudPlatform/cluster-toolkit
-#: examples/gke-consumption-options/dws-flex-start-queued-provisioning/gke-tpu-v6e/
-#: tpu-v6e-test-job.yaml: "Mandatory for Queued Provisioning").
+#: GKE's taint on queued-provisioning nodes (NoSchedule): Pods that do not tolerate it stay
+#: Pending on the nodes brought up for them (kubernetes-engine/docs/how-to/provisioningrequest;
+#: GoogleCloudPlatform/cluster-toolkit examples/gke-consumption-options/
+#: dws-flex-start-queued-provisioning/gke-tpu-v6e/tpu-v6e-test-job.yaml: "Mandatory for Queued
+#: Provisioning").
 QUEUED_TAINT_KEY = "cloud.google.com/gke-queued"
 QUEUED_TAINT_VALUE = "true"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
@@ -58,11 +52,9 @@ RESERVATION_AFFINITY_LABEL = "cloud.google.com/reservation-affinity"
 #: The well-known zone label: an Autopilot Pod that names it gets a node in that zone.
 ZONE_LABEL = "topology.kubernetes.io/zone"
 
-# Custom ComputeClasses (kubernetes-engine/docs/concepts/about-custom-compute-classes): "available
-# in GKE Autopilot mode and GKE Standard mode in version 1.30.3-gke.1451000 and later", but a
-# priority's `tpu` field, which every TPU pool's class has: "Requires GKE version
-# 1.31.2-gke.1518000 or later". A Pod selects a class by the label; GKE taints the nodes it
-# creates for the class with the same key.
+# Custom ComputeClasses (kubernetes-engine/docs/concepts/about-custom-compute-classes): a
+# priority's `tpu` field "Requires GKE version 1.31.2-gke.1518000 or later". GKE taints a class's
+# nodes with the label's key.
 COMPUTE_CLASS_TPU_MIN_VERSION = "1.31.2-gke.1518000"
 COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
 #: "ComputeClass names can't start with gke or autopilot" (the same page).
@@ -99,11 +91,9 @@ NO_UPGRADES_LONGEST_DAYS = 30
 MAX_NO_UPGRADES_EXCLUSIONS = 3
 MAX_EXCLUSIONS = 20
 
-#: The oldest version a cluster of each release channel may run by default, from GKE's release
-#: notes of December 2025 (Regular offered from 1.34.1-gke.1829001, Rapid from 1.34.1, Extended
-#: still 1.28 to 1.30) and the 24 months of support a minor gets: a floor, dated, not a promise.
-#: `NONE` (no channel) is the oldest supported version. Without minMasterVersion, the plan warns
-#: about a TPU generation whose minimum is above its channel's floor.
+#: The oldest version each channel may run by default: a dated floor, not a promise. From GKE's
+#: release notes of December 2025 (Regular from 1.34.1-gke.1829001, Rapid from 1.34.1, Extended
+#: 1.28 to 1.30) and a minor's 24 months of support; `NONE` is the oldest supported version.
 CHANNEL_FLOORS = {
     "RAPID": "1.34.1-gke.2541000",
     "REGULAR": "1.34.1-gke.1829001",

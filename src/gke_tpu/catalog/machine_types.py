@@ -1,19 +1,11 @@
-"""Which Compute Engine machine types exist, for the series a CPU node pool takes, and which a
-region lacks. Pure data.
+"""Which Compute Engine machine types exist for a CPU node pool, and which a region lacks.
 
-Sizes of the predefined types (vCPUs) by series and kind, from Compute Engine's
-general-purpose machine family pages (https://cloud.google.com/compute/docs/
-general-purpose-machines: E2, N1, N2, N2D, N4 and Tau T2D tables). A series not listed here is
-not checked (a warning says so): Compute Engine adds series faster than a table follows, and a
-type GKE would take must not be refused. Custom types (`n2-custom-8-32768`) are not checked
-beyond their name's form.
+Sizes from https://cloud.google.com/compute/docs/general-purpose-machines. An unlisted series
+only warns: Compute Engine adds series faster than a table follows.
 
-us-central2, the TPU v4 region, has no E2 machines: GKE answered `Invalid machine type
-"e2-standard-4" in zone "us-central2-b": GCE_NOT_FOUND`, and that zone offers `ct4p, ct6e,
-ct6ea, f1, g1, n1, n2, n2d, n4, t2d` (https://github.com/keras-team/kinetic/issues/305;
-cluster-toolkit moved its system pool off E2 for the same reason, GoogleCloudPlatform/
-cluster-toolkit pull 6218). The CPU pool's default there is an N2 type of the same size as the
-E2 default elsewhere.
+us-central2 (TPU v4) has no E2: `Invalid machine type "e2-standard-4" in zone "us-central2-b":
+GCE_NOT_FOUND` (https://github.com/keras-team/kinetic/issues/305; GoogleCloudPlatform/
+cluster-toolkit pull 6218), so the CPU pool defaults to N2 there.
 """
 
 from __future__ import annotations
@@ -56,8 +48,7 @@ def default_cpu_machine_type(region: str) -> str:
 
 @dataclass(frozen=True)
 class MachineTypeCheck:
-    """What the catalog says of a machine type: a problem (it does not exist, or not in the
-    region), a warning (its series is not in the catalog), or neither."""
+    """A problem (no such type, or not in the region), a warning (unknown series), or neither."""
 
     problem: str | None = None
     warning: str | None = None

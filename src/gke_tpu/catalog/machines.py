@@ -1,11 +1,5 @@
-"""The size of a Compute Engine machine type, where its name tells it. Pure data.
-
-Predefined general-purpose types name their vCPUs (`e2-standard-4`) and, by their kind, the
-memory per vCPU (compute/docs/general-purpose-machines: `standard` 4 GB, `highmem` 8 GB,
-`highcpu` 1 GB, but 2 GB on C3); custom types name vCPUs and memory in MB
-(`n2-custom-8-32768`, N1's `custom-4-15360`, `-ext` for extended memory). Other types (shared
-core `e2-medium`, other series) are unknown here: callers say so rather than guess.
-"""
+"""The size of a Compute Engine machine type, where its name tells it
+(compute/docs/general-purpose-machines). Other types are unknown: callers say so, not guess."""
 
 from __future__ import annotations
 

@@ -1,16 +1,12 @@
-"""What Cloud Monitoring and GKE publish about a TPU cluster's health, as data. Pure.
-
-Metric names are Cloud Monitoring's; `promql_name` gives the name PromQL queries use. Each fact
-cites the public page it comes from.
-"""
+"""What Cloud Monitoring and GKE publish about a TPU cluster's health: metric names (Cloud
+Monitoring's; `promql_name` gives PromQL's), components, gates, each with its source."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-# GKE system metrics (https://cloud.google.com/monitoring/api/metrics_kubernetes): the TPU
-# node pool, node, container and JobSet series GKE writes without any agent of ours.
+# GKE system metrics, written without an agent (https://cloud.google.com/monitoring/api/metrics_kubernetes).
 MULTI_HOST_AVAILABLE = "kubernetes.io/node_pool/multi_host/available"
 """BOOL per multi-host TPU node pool; label `unavailability_reason` when False."""
 NODE_POOL_STATUS = "kubernetes.io/node_pool/status"
@@ -25,8 +21,7 @@ NODE_POOL_TIMES_BETWEEN_INTERRUPTIONS = (
     "kubernetes.io/node_pool/accelerator/times_between_interruptions"
 )
 NODE_DUTY_CYCLE = "kubernetes.io/node/accelerator/duty_cycle"
-"""Percent of the last 10 s each chip of a node was busy: idle chips too, with or without a
-Pod (container metrics exist only for chips a Pod holds)."""
+"""Percent of the last 10 s each chip was busy, idle chips included (unlike the container's)."""
 NODE_TENSORCORE = "kubernetes.io/node/accelerator/tensorcore_utilization"
 NODE_MEMORY_BANDWIDTH = "kubernetes.io/node/accelerator/memory_bandwidth_utilization"
 NODE_MEMORY_USED = "kubernetes.io/node/accelerator/memory_used"
@@ -43,17 +38,15 @@ DCN_TRANSFER_LATENCIES = "kubernetes.io/container/multislice/network/dcn_transfe
 GCSFUSE_FILE_CACHE_READS = "kubernetes.io/gcsfusecsi/file_cache_read_count"
 """BETA, cumulative per Pod and volume, label `cache_hit`."""
 
-# Monitored resource types of those metrics, which PromQL selects by `monitored_resource`
-# (https://cloud.google.com/monitoring/promql/promql-mapping, "Specify a monitored resource").
+# Selected in PromQL by `monitored_resource` (https://cloud.google.com/monitoring/promql/promql-mapping, "Specify a monitored resource").
 K8S_NODE_POOL = "k8s_node_pool"
 K8S_NODE = "k8s_node"
 K8S_CONTAINER = "k8s_container"
 K8S_POD = "k8s_pod"
 K8S_ENTITY = "k8s_entity"
 
-# Kube state metrics that Managed Service for Prometheus writes for GKE's JOBSET package
-# (https://cloud.google.com/kubernetes-engine/docs/how-to/kube-state-metrics, "JobSet metrics"):
-# PromQL names as they are, labels `jobset_name`, `condition`.
+# Kube state metrics of the JOBSET package, PromQL names
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/kube-state-metrics, "JobSet metrics").
 KUBE_JOBSET_RESTARTS = "kube_jobset_restarts"
 KUBE_JOBSET_STATUS_CONDITION = "kube_jobset_status_condition"
 KUBE_JOBSET_SPECIFIED_REPLICAS = "kube_jobset_specified_replicas"
@@ -66,23 +59,20 @@ KUEUE_ADMISSION_WAIT = "kueue_admission_wait_time_seconds"
 """Histogram per `cluster_queue`: from creation to admission."""
 KUEUE_INADMISSIBLE = "inadmissible"
 KUEUE_RESERVING_ACTIVE_WORKLOADS = "kueue_reserving_active_workloads"
-"""Per `cluster_queue`: workloads that hold quota of it (admitted, or waiting on an admission
-check such as queued provisioning's)."""
+"""Per `cluster_queue`: workloads holding its quota, admitted or awaiting an admission check."""
 
 
 def promql_name(metric: str) -> str:
-    """The PromQL name of a Cloud Monitoring metric: the first `/` becomes `:`, every other
-    character PromQL does not take becomes `_` (https://cloud.google.com/monitoring/promql/
+    """The PromQL name of a Cloud Monitoring metric (https://cloud.google.com/monitoring/promql/
     promql-mapping, "Mapping Cloud Monitoring metric names to PromQL")."""
     domain, _, path = metric.partition("/")
     return re.sub(r"[^a-zA-Z0-9_]", "_", domain) + ":" + re.sub(r"[^a-zA-Z0-9_]", "_", path)
 
 
-# Monitoring components of the cluster's `monitoringConfig` (pulumi-gcp `ClusterMonitoringConfig`
-# `enable_components`, from the Container API's MonitoringComponentConfig). GKE needs system
-# metrics whenever it sends any (https://cloud.google.com/stackdriver/docs/solutions/gke/
-# managing-metrics); the kube state packages are written by Managed Service for Prometheus
-# and need its managed collection (kube-state-metrics page, "Requirements").
+# `monitoringConfig.enable_components` (pulumi-gcp `ClusterMonitoringConfig`). System metrics are
+# needed whenever any are sent (https://cloud.google.com/stackdriver/docs/solutions/gke/
+# managing-metrics); kube state packages need managed collection (kube-state-metrics,
+# "Requirements").
 SYSTEM_COMPONENTS = "SYSTEM_COMPONENTS"
 JOBSET = "JOBSET"
 CONTROL_PLANE_COMPONENTS = ("APISERVER", "SCHEDULER", "CONTROLLER_MANAGER")
@@ -136,9 +126,8 @@ METRIC_GATES = {
     KUBE_JOBSET_RESTARTS: VersionGate("1.32.4-gke.1767000", _KSM, ("1.33.0-gke.1868000",)),
 }
 
-# Cluster autoscaler visibility events (https://cloud.google.com/kubernetes-engine/docs/how-to/
-# cluster-autoscaler-visibility): the log, and the messageIds of a scale-up that failed for
-# want of capacity, quota or addresses, in `jsonPayload.resultInfo.results.errorMsg.messageId`.
+# Failed scale-ups for want of capacity, quota or addresses
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-autoscaler-visibility).
 AUTOSCALER_VISIBILITY_LOG = "container.googleapis.com/cluster-autoscaler-visibility"
 SCALE_UP_ERRORS = (
     "scale.up.error.out.of.resources",
@@ -146,25 +135,21 @@ SCALE_UP_ERRORS = (
     "scale.up.error.ip.space.exhausted",
 )
 
-# Kueue's metrics endpoint as its release manifest serves it (kubernetes-sigs/kueue
+# Kueue's metrics: HTTPS, self-signed, for a token allowed to `get` /metrics (kubernetes-sigs/kueue
 # config/default/manager_metrics_patch.yaml, metrics_service.yaml and
-# config/components/rbac/metrics_reader_role_binding.yaml): HTTPS on the manager container's
-# port `metrics` (8443) with a self-signed certificate, for a bearer token whose subject may
-# `get` the non-resource URL /metrics (the manifest's ClusterRole `kueue-metrics-reader`).
+# config/components/rbac/metrics_reader_role_binding.yaml).
 KUEUE_NAMESPACE = "kueue-system"
 KUEUE_MANAGER_SELECTOR = {"control-plane": "controller-manager"}
 KUEUE_METRICS_PORT = "metrics"
 KUEUE_METRICS_READER_ROLE = "kueue-metrics-reader"
 
-# The TPU device plugin's metrics, for autoscaling on TPU metrics (https://cloud.google.com/
-# kubernetes-engine/docs/how-to/machine-learning/inference/autoscaling-tpu): port 2112 of the
-# `k8s-app: tpu-device-plugin` Pods in kube-system.
+# The TPU device plugin's metrics (https://cloud.google.com/
+# kubernetes-engine/docs/how-to/machine-learning/inference/autoscaling-tpu).
 TPU_DEVICE_PLUGIN_NAMESPACE = "kube-system"
 TPU_DEVICE_PLUGIN_SELECTOR = {"k8s-app": "tpu-device-plugin"}
 TPU_DEVICE_PLUGIN_PORT = 2112
 
-# Managed Service for Prometheus: the collector that scrapes PodMonitorings reads a scrape
-# credential Secret only when granted (https://cloud.google.com/stackdriver/docs/
+# The collector reads a scrape credential Secret only when granted (https://cloud.google.com/stackdriver/docs/
 # managed-prometheus/setup-managed, "Scraping with authorization").
 GMP_COLLECTOR_NAMESPACE = "gmp-system"
 GMP_COLLECTOR_SERVICE_ACCOUNT = "collector"

@@ -1,53 +1,40 @@
 """VPC and GKE address facts: how many addresses a node, its Pods and a NAT gateway take.
-
-Pure data and arithmetic, shared by the config checks and the report, so both size the ranges
-the same way.
-"""
+Shared by the config checks and the report, so both size ranges the same way."""
 
 from __future__ import annotations
 
 import ipaddress
 
-# Maximum Pods per node (kubernetes-engine/docs/how-to/flexible-pod-cidr): GKE gives each node a
-# block of the Pods range holding at least twice its maximum Pods (8 -> /28, 9-16 -> /27,
-# 17-32 -> /26, 33-64 -> /25, 65-110 -> /24, up to 256 -> /23); a Standard cluster's default is
-# 110, and it is fixed when the cluster or node pool is created.
+# Each node's Pods block holds at least twice its maximum Pods; fixed at creation
+# (kubernetes-engine/docs/how-to/flexible-pod-cidr).
 GKE_DEFAULT_MAX_PODS_PER_NODE = 110
 MIN_PODS_PER_NODE = 8
 MAX_PODS_PER_NODE = 256
 
-# Every IPv4 subnet range loses four addresses: the network, the default gateway, the
-# second-to-last and the broadcast address (vpc/docs/subnets#unusable-ip-addresses-in-every-subnet).
+# vpc/docs/subnets#unusable-ip-addresses-in-every-subnet.
 SUBNET_RESERVED_ADDRESSES = 4
 #: Prefix lengths of a subnet's primary and secondary IPv4 ranges (vpc/docs/subnets).
 WIDEST_PREFIX = 8
 NARROWEST_SUBNET_PREFIX = 29
 
-# The Services range of a VPC-native cluster: GKE's IP address range planning table
-# (kubernetes-engine/docs/concepts/alias-ips#cluster_sizing_secondary_range_svcs) gives /20 as
-# the default, /27 as the smallest and /16 as the largest.
+# The Services range (kubernetes-engine/docs/concepts/alias-ips#cluster_sizing_secondary_range_svcs).
 NARROWEST_SERVICES_PREFIX = 27
 WIDEST_SERVICES_PREFIX = 16
 
-# A private cluster's control plane range, when given, is a /28 of private addresses
-# (kubernetes-engine/docs/how-to/legacy/network-isolation: `--master-ipv4-cidr`). Without one,
-# GKE 1.29 and later reach the control plane over Private Service Connect.
+# `--master-ipv4-cidr` (kubernetes-engine/docs/how-to/legacy/network-isolation); without one,
+# GKE 1.29+ uses Private Service Connect.
 CONTROL_PLANE_PREFIX = 28
 
-# GKE's limit of authorized networks for a cluster's public endpoint
-# (kubernetes-engine/docs/how-to/authorized-networks).
+# kubernetes-engine/docs/how-to/authorized-networks.
 MAX_AUTHORIZED_NETWORKS = 50
 
-# Cloud NAT (nat/docs/ports-and-addresses): each NAT IP address offers 64,512 source ports
-# (1024 to 65535); with dynamic port allocation, minPortsPerVm and maxPortsPerVm are powers of two
-# from 32 to 65,536, and automatic allocation reserves enough static regional addresses for every
-# VM's minimum.
+# Cloud NAT (nat/docs/ports-and-addresses): ports 1024 to 65535 per address; dynamic per-VM
+# limits are powers of two; automatic allocation reserves addresses for every VM's minimum.
 PORTS_PER_NAT_ADDRESS = 64512
 MIN_NAT_PORTS = 32
 MAX_NAT_PORTS = 65536
 
-# Ranges no VPC subnet may use (vpc/docs/subnets#valid-ranges): "this network", loopback,
-# link-local, multicast and the limited broadcast address.
+# Ranges no VPC subnet may use (vpc/docs/subnets#valid-ranges).
 FORBIDDEN_RANGES = tuple(
     ipaddress.IPv4Network(r)
     for r in ("0.0.0.0/8", "127.0.0.0/8", "169.254.0.0/16", "224.0.0.0/4", "255.255.255.255/32")

@@ -1,22 +1,14 @@
-"""What Google Cloud charges for what a plan asks for: TPU chips, CPU nodes, the cluster. Dated.
+"""What Google Cloud charges for TPU chips, CPU nodes and the cluster, dated.
 
-The tables are `tpu_prices.csv` (USD per chip-hour by generation, region and capacity) and
-`machine_prices.csv` (USD per hour of a CPU machine type by region), beside this module, so that
-`make prices` can refresh them from the Cloud Billing Catalog API and show the diff; the files
-in git are the offline source. Each row names its public source and its `as_of`: the day its
-figure was read there. Reading them is the only I/O here, once, at import; a row that does not
-parse stops the import (like a wrong `Generation`), so a bad refresh cannot ship.
+The tables (`tpu_prices.csv`, `machine_prices.csv`) sit beside this module so `make prices` can
+refresh them from the Cloud Billing Catalog API; each row names its source and `as_of`. A bad row
+stops the import, so a bad refresh cannot ship. A missing price is unknown (None), never 0.
+Spot prices may change every 30 days (https://cloud.google.com/spot-vms/pricing).
 
-A price the tables do not hold is unknown: lookups return None and callers warn, never 0.
-Spot prices are dynamic: Compute Engine may change them up to once every 30 days
-(https://cloud.google.com/spot-vms/pricing), so they are marked as such.
-
-The published sources: on-demand and Spot prices from SkyPilot's catalog, which is generated
-from the Cloud Billing Catalog API (github.com/skypilot-org/skypilot-catalog,
-catalogs/v8/gcp/vms.csv: the price of a TPU type's hour, divided here by its chips); v6e
-commitments from Google's Trillium GA announcement; the cluster fee from GKE's pricing page.
-Flex-start and tpu7x prices were not found published in a form we could read: unknown. Rows
-whose figure is an estimate say so in their source (ESTIMATE_MARK).
+Sources: SkyPilot's catalog, from the Billing API (github.com/skypilot-org/skypilot-catalog,
+catalogs/v8/gcp/vms.csv, a TPU type's hour divided by its chips); v6e commitments from Google's
+Trillium GA announcement; the cluster fee from GKE's pricing page. Flex-start and tpu7x prices
+were not found: unknown.
 """
 
 from __future__ import annotations
@@ -34,35 +26,29 @@ from gke_tpu.catalog.capacity import Capacity
 from gke_tpu.catalog.tpu import GENERATIONS
 
 PriceKind = Literal["on-demand", "spot", "flex-start", "commit-1y", "commit-3y"]
-"""How capacity is billed: list price, Spot, flex-start (Dynamic Workload Scheduler), or under
-a one- or three-year committed use discount."""
+"""How capacity is billed: list, Spot, flex-start, or a one- or three-year commitment."""
 PRICE_KINDS: tuple[PriceKind, ...] = get_args(PriceKind)
 #: Prices Compute Engine may change at any time (Spot: up to once every 30 days).
 DYNAMIC_KINDS = frozenset({"spot"})
 #: A row for every region: a figure published as "starting at", the lowest of any region.
 ANY_REGION = "*"
-#: What a row's source says when its figure is an estimate. Spot rows at exactly 40% or 50% of
-#: the region's on-demand row look derived rather than read (Google's Spot discounts are not
-#: round fractions elsewhere in the table), and could not be checked against Google's price page
-#: (https://cloud.google.com/tpu/pricing) or the Cloud Billing Catalog API from here: they are
-#: marked, the cost says so, and `make prices` (with the API) replaces them with what it reads.
+#: In a row's source when its figure is an estimate: Spot rows at exactly 40% or 50% of on-demand
+#: look derived, unchecked against https://cloud.google.com/tpu/pricing; `make prices` replaces
+#: them.
 ESTIMATE_MARK = "estimate:"
 
 HOURS_PER_MONTH = 730
 """Hours in a month as Google Cloud's pricing calculator counts them (24 x 365 / 12)."""
 
 GKE_CLUSTER_FEE_USD_PER_HOUR = 0.10
-"""GKE's cluster management fee, per cluster and hour, Standard and Autopilot alike. Its free
-tier ($74.40 a month) is a credit per billing account for zonal and Autopilot clusters only, not
-this stack's to count (https://cloud.google.com/kubernetes-engine/pricing)."""
+"""GKE's fee per cluster and hour. The free tier is a billing-account credit, not this stack's
+to count (https://cloud.google.com/kubernetes-engine/pricing)."""
 GKE_CLUSTER_FEE_SOURCE = "https://cloud.google.com/kubernetes-engine/pricing"
 GKE_CLUSTER_FEE_AS_OF = "2026-12-03"
 
-#: Anywhere Cache (named Rapid Cache on the price page since), per GiB: storage an hour and
-#: ingest, as https://cloud.google.com/storage/pricing states them for us-central1, transcribed
-#: on 2026-09-20 (api-evangelist/gcp-cloud-storage plans/gcp-cloud-storage-plans-pricing.yml).
-#: Other regions differ (a mirror of the page shows $0.0003 an hour for another region): the
-#: figures are NOT VERIFIED for a stack's region, and the cost says so.
+#: Anywhere Cache (now Rapid Cache) per GiB, us-central1, from https://cloud.google.com/storage/pricing
+#: (api-evangelist/gcp-cloud-storage plans/gcp-cloud-storage-plans-pricing.yml). Other regions
+#: differ: NOT VERIFIED for a stack's region, and the cost says so.
 ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR = 0.0001233
 ANYWHERE_CACHE_INGEST_USD_PER_GIB = 0.0032
 ANYWHERE_CACHE_SOURCE = "https://cloud.google.com/storage/pricing"
@@ -94,8 +80,7 @@ class ChipPrice:
 
     @property
     def estimate(self) -> bool:
-        """A figure not confirmed where it is published: the source says `estimate:` and why
-        (ESTIMATE_MARK)."""
+        """Not confirmed where published (ESTIMATE_MARK)."""
         return ESTIMATE_MARK in self.source
 
 
@@ -206,9 +191,8 @@ PRICES_AS_OF = max(
 
 
 def price_kind(capacity: Capacity) -> PriceKind:
-    """How a kind of capacity is billed: Spot at Spot prices; flex-start and queued VMs
-    (Dynamic Workload Scheduler) at flex-start prices; a reservation's VMs at the list price,
-    less a committed use discount the plan cannot see; on-demand at the list price."""
+    """How capacity is billed. A reservation's VMs pay the list price, less a commitment the
+    plan cannot see."""
     if capacity.spot:
         return "spot"
     if capacity.dynamic_workload_scheduler:

@@ -1,11 +1,6 @@
-"""Compute Engine quotas a stack spends in its region, as the Cloud Quotas API and
-`gcloud compute regions describe` name them. Pure data.
-
-Each quota has its Cloud Quotas id (what the program asks `gcp.cloudquota.get_s_quota_info`
-for, on the service `compute.googleapis.com`) and, where the region's own listing carries it, its
-Compute Engine metric (what `gcloud compute regions describe` lists, with limit and usage).
-Quota errors of Compute Engine name both ("Quota 'SSD_TOTAL_GB' exceeded ... limit name =
-SSD-TOTAL-GB-per-project-region").
+"""Compute Engine quotas a stack spends in its region, by Cloud Quotas id and, where
+`gcloud compute regions describe` lists it, metric. Quota errors name both ("Quota 'SSD_TOTAL_GB'
+exceeded ... limit name = SSD-TOTAL-GB-per-project-region").
 """
 
 from __future__ import annotations
@@ -28,15 +23,12 @@ class Quota:
     dimensions: tuple[tuple[str, str], ...] = field(default=())
     """Dimensions besides the region or zone that pick this quota's value (`tpu_family`)."""
     per_zone: bool = False
-    """A quota with a value per zone (its id ends `-per-project-zone`), as the report's quota
-    table labels it; preflight follows the dimensions its QuotaInfo says it is defined on."""
+    """Its id ends `-per-project-zone` (a report label; preflight follows QuotaInfo's dimensions)."""
 
 
 SSD_TOTAL_GB = Quota("SSD-TOTAL-GB-per-project-region", "Persistent Disk SSD (GB)", "SSD_TOTAL_GB")
-#: Hyperdisk Balanced boot disks (v6e, tpu7x) count against their own capacity quota, not
-#: SSD_TOTAL_GB (compute/resource-usage, "Disk quotas": Hyperdisk Balanced capacity per region).
-#: The id follows the Cloud Quotas spelling of the other disk quotas; preflight warns if the
-#: project has no quota by that id.
+#: Not SSD_TOTAL_GB (compute/resource-usage, "Disk quotas"). The id follows the other disk
+#: quotas' spelling; preflight warns if the project has none by that id.
 HYPERDISK_BALANCED_TOTAL_GB = Quota(
     "HYPERDISK-BALANCED-TOTAL-GB-per-project-region",
     "Hyperdisk Balanced capacity (GB)",
@@ -46,8 +38,8 @@ IN_USE_ADDRESSES = Quota(
     "IN-USE-ADDRESSES-per-project-region", "In-use IP addresses", "IN_USE_ADDRESSES"
 )
 
-#: vCPUs of a CPU machine type count against the quota of its series: `CPUS` for E2 and N1,
-#: a quota of its own for the newer series (compute/resource-usage: "CPU quota").
+#: `CPUS` for E2 and N1, a quota of its own for newer series (compute/resource-usage: "CPU
+#: quota").
 _CPU_QUOTAS = {
     "CPUS": Quota("CPUS-per-project-region", "CPUs", "CPUS"),
     **{
@@ -78,9 +70,8 @@ def cpu_quota(machine_type: str) -> Quota | None:
 
 @dataclass(frozen=True)
 class TpuQuotas:
-    """The chip quotas of one TPU generation on Compute Engine (GKE's node pools spend these,
-    not the Cloud TPU API's): each kind of chip spends a regional quota and, where Compute
-    Engine has one, a quota per zone beside it."""
+    """A generation's Compute Engine chip quotas (GKE spends these, not the Cloud TPU API's):
+    regional, and per zone where one exists."""
 
     on_demand: Quota | None
     preemptible: Quota | None
@@ -93,21 +84,12 @@ def _per_zone(quota_id: str, label: str) -> Quota:
     return Quota(quota_id, f"{label} per zone", per_zone=True)
 
 
-# The ids are those the Cloud Quotas API lists for compute.googleapis.com; the v5e metrics are
-# also in `gcloud compute regions describe` (TPU_LITE_PODSLICE_V5, PREEMPTIBLE_...). v5p and v6e
-# are only in Cloud Quotas; v6e has no on-demand quota of its own and spends the TPU family
-# quota with tpu_family=CT6E. No id was found for v4 and tpu7x chips: preflight warns that it
-# does not check them (gke_tpu.preflight.quotas.unchecked_chips).
-# No Google page lists these ids. Users' records of Cloud Quotas listings
-# (`gcloud beta quotas info list --service=compute.googleapis.com`) show a per-zone id beside
-# each regional one (`TPU-LITE-PODSLICE-V5-per-project-zone`, `TPU-V5P-per-project-zone`,
-# `PREEMPTIBLE-TPU-V6E-per-project-zone`, ...; no `TPU-V6E-per-project-zone`), some of them
-# holding values per zone and some only an unlimited default, while GKE's TPU troubleshooting
-# page asks for enough quota "in the region" (kubernetes-engine/docs/troubleshooting/tpus).
-# Preflight therefore checks both, each by the dimensions its own QuotaInfo says it is defined
-# on (gke_tpu.preflight.quotas), and warns for one it cannot read, except a per-zone id whose
-# regional quota was read (`regional_quota`): many projects have no per-zone id at all.
-# See docs/configuration.md, `gke-tpu:preflight`, for the sources.
+# No Google page lists these ids; they come from users' Cloud Quotas listings
+# (`gcloud beta quotas info list --service=compute.googleapis.com`), which show a per-zone id
+# beside each regional one (no `TPU-V6E-per-project-zone`). v6e on-demand spends the family quota
+# (tpu_family=CT6E). No id was found for v4 and tpu7x (gke_tpu.preflight.quotas.unchecked_chips).
+# GKE asks for quota "in the region" (kubernetes-engine/docs/troubleshooting/tpus), so preflight
+# checks both; sources in docs/configuration.md, `gke-tpu:preflight`.
 TPU_QUOTAS: dict[str, TpuQuotas] = {
     "v5e": TpuQuotas(
         on_demand=Quota(
@@ -150,12 +132,9 @@ TPU_QUOTAS: dict[str, TpuQuotas] = {
 }
 
 
-#: How a TPU VM spends chip quota: its kind is what the report's columns and preflight's quota
-#: checks both split by. Spot VMs spend the preemptible quota, on-demand VMs the on-demand one
-#: (separate quotas: https://cloud.google.com/tpu/docs/quota); a specific reservation holds its
-#: own quota, and flex-start and queued VMs spend the preemptible quota as Spot VMs do ("you
-#: must have enough preemptible quota to use flex-start":
-#: https://cloud.google.com/tpu/docs/request-using-flex-start, "Before you begin").
+#: How a TPU VM spends chip quota (https://cloud.google.com/tpu/docs/quota): a reservation holds
+#: its own; flex-start and queued spend the preemptible quota, as Spot does ("you must have enough
+#: preemptible quota to use flex-start": https://cloud.google.com/tpu/docs/request-using-flex-start).
 ON_DEMAND, SPOT, RESERVED, WAITING = "on-demand", "Spot", "reserved", "flex-start/queued"
 CHIP_KINDS = (ON_DEMAND, SPOT, RESERVED, WAITING)
 
@@ -175,8 +154,6 @@ def chip_quotas(generation: str, kind: str) -> tuple[Quota, ...]:
     quotas = TPU_QUOTAS.get(generation)
     if quotas is None:
         return ()
-    # Flex-start (and queued provisioning, flex-start for TPUs) draws on the preemptible quota:
-    # https://cloud.google.com/tpu/docs/request-using-flex-start, "Before you begin".
     spent = {
         ON_DEMAND: (quotas.on_demand, quotas.on_demand_per_zone),
         SPOT: (quotas.preemptible, quotas.preemptible_per_zone),

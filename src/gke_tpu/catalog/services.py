@@ -1,9 +1,5 @@
-"""The Google Cloud services behind the program's resources, and the roles that manage them.
-
-Pure data, keyed by the module of a pulumi-gcp type token (`gcp:<module>/<resource>:<Type>`), so
-the APIs a stack needs follow from its plan; a resource of a module missing here is an error,
-not a silent gap in the deploy checklist.
-"""
+"""The Google Cloud services and roles behind the program's resources, by pulumi-gcp module, so
+a stack's APIs follow from its plan. A missing module is an error, not a gap in the checklist."""
 
 from __future__ import annotations
 
@@ -66,9 +62,8 @@ MODULES: dict[str, Module] = {
     ),
 }
 
-#: What `pulumi preview` reads for preflight (src/gke_tpu/stacks/preflight.py), by the pulumi-gcp module of
-#: each function it calls (`gcp:cloudquota/getSQuotaInfo:getSQuotaInfo`). Its GKE reads (the
-#: channel's versions, the cluster) need no role beyond container.admin.
+#: Preflight's reads (src/gke_tpu/stacks/preflight.py) by pulumi-gcp module; its GKE reads need
+#: no role beyond container.admin.
 PREFLIGHT_READS: dict[str, Module] = {
     "cloudquota": Module(
         ("cloudquotas.googleapis.com",),

@@ -1,15 +1,12 @@
-"""Cloud TPU on GKE: the few documented facts per generation, and what follows from them.
+"""Cloud TPU on GKE: the documented facts per generation, and the arithmetic on them (node
+counts, single/multi-host, labels). Bracketed tags name a fact's source:
 
-Pure data and arithmetic (no Pulumi, no I/O), so every other module derives node counts,
-single/multi-host and node labels from one place. Bracketed tags name the public source of a
-fact:
-
-- [SEED]: GKE's introduction to TPUs in GKE, in its Chinese edition
+- [SEED]: GKE's introduction to TPUs in GKE, Chinese edition
   (https://cloud.google.com/kubernetes-engine/docs/concepts/tpus?hl=zh-cn).
 - [ABOUT]: GKE's "About TPUs in GKE" and "Plan TPUs in GKE"
   (https://cloud.google.com/kubernetes-engine/docs/concepts/tpus,
   https://cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus).
-- [CE]: the Cloud TPU page of each generation, with its VMs' chips, vCPUs and memory
+- [CE]: each generation's Cloud TPU page: VM chips, vCPUs, memory
   (https://cloud.google.com/tpu/docs/v5e, .../v5p, .../v6e, .../tpu7x).
 - [ZONES]: Cloud TPU regions and zones (https://cloud.google.com/tpu/docs/regions-zones).
 - [MS]: Cloud TPU Multislice in GKE
@@ -18,12 +15,11 @@ fact:
   (https://cloud.google.com/kubernetes-engine/docs/concepts/tpu-ironwood).
 - [XPK]: https://github.com/AI-Hypercomputer/xpk, src/xpk/core/system_characteristics.py and
   src/xpk/core/nodepool.py.
-- [NAP]: GKE's "Use node auto-provisioning"
-  (https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning), which
-  documents no version for tpu7x.
-- [DWS]: GKE's flex-start provisioning page, "Flex-start supports the following version and
-  zones" (https://cloud.google.com/kubernetes-engine/docs/concepts/dws).
-- [RAY]: KubeRay's GKE TPU guide, the one page we found with v6e's minimum GKE version
+- [NAP]: GKE's "Use node auto-provisioning" (no version for tpu7x)
+  (https://cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning).
+- [DWS]: GKE's flex-start page, "Flex-start supports the following version and zones"
+  (https://cloud.google.com/kubernetes-engine/docs/concepts/dws).
+- [RAY]: KubeRay's GKE TPU guide, the only page found with v6e's minimum GKE version
   (https://docs.ray.io/en/latest/cluster/kubernetes/user-guides/gcp-gke-tpu-cluster.html).
 """
 
@@ -48,27 +44,22 @@ UNPRIVILEGED_TPU_VERSION = "1.28"
 #: The TPU runtime's ports: VM-to-VM traffic of a slice, and TPU metrics [SEED].
 TPU_RUNTIME_PORTS = (8471, 8431)
 MULTISLICE_MIN_VERSION_AUTOPILOT = "1.29.2-gke.1521000"  # [MS]
-#: Flex-start VMs with TPUs, in either mode, as a node pool's capacity or a ComputeClass's:
-#: "To run TPUs, use GKE version 1.33.0-gke.1712000 or later" (GKE's flex-start provisioning
-#: page, kubernetes-engine/docs/concepts/dws).
+#: Flex-start TPU VMs: "To run TPUs, use GKE version 1.33.0-gke.1712000 or later" [DWS].
 FLEX_START_MIN_VERSION = "1.33.0-gke.1712000"
-#: Queued provisioning of TPU node pools, which GKE takes only with flex-start VMs: GKE refused
-#: a TPU pool with both in December 2025 ("Flex start node pools don't support TPUs with queued
-#: provisioning", AI-Hypercomputer/xpk#900), and Google's blueprints that run them, for v6e and
-#: tpu7x only, pin GKE 1.35 (GoogleCloudPlatform/cluster-toolkit#5218,
+#: Queued provisioning with flex-start TPUs. No GKE page names a version; GKE refused it in
+#: December 2025 ("Flex start node pools don't support TPUs with queued provisioning",
+#: AI-Hypercomputer/xpk#900), and Google's blueprints (v6e, tpu7x) pin 1.35
+#: (GoogleCloudPlatform/cluster-toolkit#5218,
 #: examples/gke-consumption-options/dws-flex-start-queued-provisioning: version_prefix "1.35.",
-#: enable_flex_start "Must be true"). No GKE page names a version: 1.35 is the safe side.
+#: enable_flex_start "Must be true").
 QUEUED_FLEX_START_MIN_VERSION = "1.35.0-gke.0"
 
 
-#: Boot disk types of TPU machine families, the first the default. Persistent Disk for v4, v5e and
-#: v5p, as GKE's default (pd-balanced) and xpk's node pools use. Trillium (ct6e) and Ironwood
-#: (tpu7x) take Hyperdisk: Google's blueprints set `disk_type: hyperdisk-balanced` on their node
-#: pools (GoogleCloudPlatform/cluster-toolkit examples/gke-consumption-options/
-#: dws-flex-start-queued-provisioning/gke-tpu-v6e/gke-tpu-v6e.yaml and gke-tpu-7x/gke-tpu-7x.yaml),
-#: and Compute Engine names Hyperdisk Balanced a boot disk of TPU VMs (compute/docs/disks/
-#: hd-types/hyperdisk-balanced, "Use cases"). No page lists Hyperdisk for the older families, so
-#: it is not offered there (the safe side).
+#: Boot disk types, the first the default. v4, v5e, v5p: Persistent Disk, as GKE's default and
+#: xpk use; no page lists Hyperdisk for them. v6e, tpu7x: Hyperdisk, as Google's blueprints set
+#: (GoogleCloudPlatform/cluster-toolkit examples/gke-consumption-options/
+#: dws-flex-start-queued-provisioning/gke-tpu-v6e/gke-tpu-v6e.yaml and gke-tpu-7x/gke-tpu-7x.yaml)
+#: and Compute Engine documents (compute/docs/disks/hd-types/hyperdisk-balanced, "Use cases").
 PD_BOOT_DISKS = ("pd-balanced", "pd-ssd", "pd-standard")
 HYPERDISK_BOOT_DISKS = ("hyperdisk-balanced",)
 
@@ -106,30 +97,22 @@ class Generation:
     topologies: tuple[str, ...]  # every valid shape, by chip count then dimensions
     multi_host_machine_type: str  # the machine type that multi-host slices are built from
     tpu_type_prefix: str  # "v4" in "v4-8": see tpu_type_name
-    # Multi-host slices are placed by a HIGH_THROUGHPUT workload policy (a Compute Engine
-    # resource policy) that holds the topology [IRONWOOD][XPK]; others by COMPACT placement.
+    # Multi-host slices placed by a HIGH_THROUGHPUT workload policy [IRONWOOD][XPK], not COMPACT.
     workload_policy_placement: bool = False
-    # The lowest GKE version whose node auto-provisioning creates this generation's node pools
-    # in a Standard cluster, which a ComputeClass needs there [NAP]; None: not documented.
+    # Lowest GKE version whose auto-provisioning creates its pools in Standard [NAP]; None: none
+    # documented.
     min_version_auto_provisioning: str | None = None
-    # Whether GKE offers flex-start VMs of it: "TPU v3 and v4 are not supported" (GKE's flex-start
-    # provisioning page, kubernetes-engine/docs/concepts/dws).
+    # "TPU v3 and v4 are not supported" [DWS].
     flex_start: bool = True
-    # The zones where GKE offers its flex-start VMs [DWS]: v6e asia-northeast1-b, us-east5-a,
-    # us-east5-b; v5e us-west4-a; v5p us-east5-a (Cloud TPU's own flex-start page agrees for v6e
-    # and v5e). None listed: tpu7x. Each is one of `zones` too (checked below).
+    # Flex-start zones [DWS] (Cloud TPU's flex-start page agrees for v6e and v5e); none for tpu7x.
     flex_start_zones: tuple[str, ...] = ()
-    # Boot disk types its machines take, the first the default (PD_BOOT_DISKS).
     boot_disk_types: tuple[str, ...] = PD_BOOT_DISKS
-    # Whether GKE takes queued provisioning (with flex-start) for its node pools: Google's
-    # blueprints show v6e and tpu7x (see QUEUED_FLEX_START_MIN_VERSION); the others are refused.
+    # Queued provisioning: only v6e and tpu7x are shown (QUEUED_FLEX_START_MIN_VERSION).
     queued_provisioning: bool = False
-    # Whether its node pools take a host maintenance interval (`--host-maintenance-interval`,
-    # node_config.host_maintenance_policy): tensorflow/tpu's GKE Terraform sets it for v4 and
-    # v5e pools (tools/kubernetes/terraform), xpk for every TPU pool it creates
-    # (AI-Hypercomputer/xpk src/xpk/core/nodepool.py). Ironwood's slices are maintained with
-    # their reservation's blocks (Cloud TPU "Manage maintenance events with TPUs in All Capacity
-    # mode"), and no interval is documented for its node pools.
+    # node_config.host_maintenance_policy: set for v4 and v5e by tensorflow/tpu's Terraform
+    # (tools/kubernetes/terraform), for every TPU pool by xpk (src/xpk/core/nodepool.py).
+    # Ironwood is maintained with its reservation's blocks (Cloud TPU "Manage maintenance events
+    # with TPUs in All Capacity mode"); no interval is documented for it.
     host_maintenance_interval: bool = True
 
     def __post_init__(self) -> None:
@@ -295,9 +278,8 @@ _V6E = Generation(
     hbm_per_chip="32 GB",
     zones=_zones(
         ("us-central1-b", "us-east1-d", "us-east5-a", "us-east5-b", "europe-west4-a"),  # [ZONES]
-        # GKE offers flex-start v6e VMs in asia-northeast1-b [DWS], and Cloud TPU lists the zone
-        # for v6e flex-start and calendar-mode reservations (tpu/docs/request-using-flex-start
-        # and tpu/docs/calendar-mode-reservation, Limitations).
+        # Flex-start v6e [DWS]; also tpu/docs/request-using-flex-start and
+        # tpu/docs/calendar-mode-reservation, Limitations.
         ("asia-northeast1-b",),
     ),
     min_version_standard="1.31.2-gke.1115000",  # [RAY]; GKE's own pages give none
@@ -311,11 +293,9 @@ _V6E = Generation(
     queued_provisioning=True,
 )
 
-# The GKE and Cloud TPU pages we found give no largest tpu7x slice. xpk (src/xpk/core/
-# system_characteristics.py: generate_tpu_topologies(max_cubes=144)) allows every ordered
-# multiple-of-4 shape up to 144 cubes, the 9,216-chip pod. Conservatively we take GKE's v5p
-# maximum, the generation the Cloud TPU7x page says TPU7x "shares many similarities with": every
-# shape accepted here is one xpk accepts too. Widen the bound once GKE documents one.
+# No GKE or Cloud TPU page gives a largest tpu7x slice; xpk allows up to 144 cubes
+# (src/xpk/core/system_characteristics.py: generate_tpu_topologies(max_cubes=144)). GKE's v5p
+# maximum is the safe side: the Cloud TPU7x page says TPU7x "shares many similarities with" v5p.
 _TPU7X_LARGEST = "16x16x24"
 
 _TPU7X = Generation(

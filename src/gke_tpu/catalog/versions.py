@@ -1,10 +1,5 @@
-"""GKE version strings and the "at least" rule used for cluster minimums.
-
-GKE versions look like ``1.31.2-gke.1115000``. A cluster minimum may also be given as a prefix
-("1.31" or "1.31.2"): GKE resolves a prefix to the newest matching release, so a prefix meets a
-minimum when the components it names are not older than the minimum's. Aliases such as
-"latest" are not versions here; callers decide what they mean.
-"""
+"""GKE version strings and the "at least" rule for cluster minimums. GKE resolves a prefix
+("1.31") to the newest matching release; aliases such as "latest" are the callers' to decide."""
 
 from __future__ import annotations
 
@@ -30,11 +25,8 @@ def is_version(version: str) -> bool:
 
 
 def version_at_least(version: str, minimum: str) -> bool:
-    """Whether ``version`` (possibly a prefix) resolves to a release at or above ``minimum``.
-
-    Only the components ``version`` names are compared: missing ones stand for "the newest", so
-    "1.31" meets "1.31.2-gke.1115000" but "1.30" does not. ValueError if either is no version.
-    """
+    """Whether ``version`` (possibly a prefix) resolves to a release at or above ``minimum``:
+    "1.31" meets "1.31.2-gke.1115000", "1.30" does not."""
     given = version_key(version)
     return given >= version_key(minimum)[: len(given)]
 
