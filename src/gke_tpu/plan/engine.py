@@ -1,14 +1,7 @@
-"""The offline engine: runs a Pulumi program on the mock runtime and records what it registers.
+"""The offline engine: runs a Pulumi program on the mock runtime and records what it registers
+(inputs in wire form, parents, dependencies, options, component outputs; secrets masked).
 
-Everything the real engine would receive is kept: inputs in their wire form (camelCase), parents,
-dependencies, providers and resource options, and what components give `register_outputs`.
-Secret values are masked.
-
-A run spends its time in the SDK, and the engine keeps the SDK's work to what a plan needs: the
-program runs on an event loop of its own whose monitor calls are answered where they are made,
-with the cyclic collector off, with two private SDK functions swapped for cheaper equivalents,
-and with what it started awaited together. `make bench` measures the result against the SDK's
-stock mocks.
+It trims the SDK's work to what a plan needs; `make bench` measures it against the stock mocks.
 """
 
 from __future__ import annotations
@@ -50,9 +43,8 @@ from gke_tpu.problems.pulumi import InvalidInput
 
 @dataclass
 class Preview:
-    """What the offline engine recorded of one run of a program, as `pulumi preview` would
-    show it: its resources, outputs, warnings and errors. (A plan, in this code, is a decision
-    of the config's; this is what the program registered from those decisions.)"""
+    """One run of a program as `pulumi preview` would show it: resources, outputs, warnings,
+    errors."""
 
     project: str
     stack: str
@@ -65,24 +57,22 @@ class Preview:
     """Stacks the program read (StackReference) without outputs given for them."""
     invokes: list[dict[str, Any]] = field(default_factory=list)
     """Each provider function the program called (`token`, `args`), sorted, each once."""
-    #: What each component gave `register_outputs`, by URN, secrets masked and resources as
-    #: their URN; components that never called it are absent. Not part of the plan document.
+    #: What each component gave `register_outputs`, by URN, secrets masked. Not in the plan
+    #: document.
     component_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     cost: dict[str, Any] | None = None
-    """What the platform stack costs a month, as the program's own config parsed it
-    (`CostEstimate.as_dict`); None for another project or a stack that does not plan."""
-    #: Every node pool at the most as the program's own config parsed it (the platform's
-    #: `PlatformSpec.demand` rows), for the report's quota and network tables; empty for another
-    #: project or a stack that does not plan. Not part of the plan document.
+    """The platform stack's monthly cost (`CostEstimate.as_dict`); None for another project or a
+    stack that does not plan."""
+    #: The platform's `PlatformSpec.demand` rows, for the report's quota and network tables.
+    #: Not in the plan document.
     demand: tuple[Any, ...] = ()
-    #: What the program's `__main__.py` defined, as the language host leaves it (runpy hands the
-    #: module's globals back): how the offline plan reads what the program decided (its parsed
-    #: config, its preflight's result) without parsing it again. Empty for a program given as a
-    #: function, and for one that raised. Not part of the plan document.
+    #: The globals `__main__.py` defined (from runpy), so the plan reads the program's parsed
+    #: config and preflight without parsing again. Empty for a function or a program that raised.
+    #: Not in the plan document.
     program_globals: dict[str, Any] = field(default_factory=dict)
     quota: list[dict[str, Any]] = field(default_factory=list)
-    """Every Compute Engine quota the platform stack spends at its most, by project and location
-    (`gke_tpu.plan.quota_list`); empty for another project or a stack that does not plan."""
+    """The Compute Engine quota the platform stack spends at its most (`gke_tpu.plan.quota_list`);
+    empty for another project or a stack that does not plan."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -113,12 +103,8 @@ class Preview:
 
 
 class _OnTheCallingThread(futures.ThreadPoolExecutor):
-    """An executor that runs each call at once, on the thread that submits it.
-
-    The SDK sends every monitor call through the event loop's default executor, as it would a
-    blocking gRPC call to the engine. The recording monitor answers from memory: a hop to a worker
-    thread and back costs more than the answer.
-    """
+    """Runs each call at once on the submitting thread: the SDK sends monitor calls through the
+    loop's executor, and a thread hop costs more than the monitor's in-memory answer."""
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> futures.Future[Any]:
         future: futures.Future[Any] = futures.Future()
@@ -154,33 +140,16 @@ def _alias_as_written(alias: Any, *_defaults: Any) -> Any:
 
 @contextmanager
 def _sdk_shortcuts() -> Iterator[None]:
-    """Private SDK functions swapped, while a program runs, for equivalents that suit a monitor
-    answering on the program's own thread and cost less.
+    """Private SDK functions swapped, while a program runs, for cheaper equivalents.
 
-    `pulumi.runtime.resource._get_stack_trace`: the SDK walks the Python stack at every
-    registration, reading the source of each frame, for the engine's error messages; the plan
-    has no use for them.
+    - `_get_stack_trace`: reads every frame's source for engine errors a plan never shows.
+    - `rpc.contains_unknowns`: its recursive inner function is a reference cycle per call.
+    - `collapse_alias_to_urn`: builds URNs for an engine without alias specs; this monitor takes
+      specs, so the alias is kept as written.
+    - `unwrap_type`: a pure function of a type, so each type is taken apart once.
+    - `mocks._sync_await`: would pump the running loop from inside a monitor call.
 
-    `pulumi.runtime.rpc.contains_unknowns`, called for every value an output settles on: it
-    defines a recursive inner function at each call, a reference cycle that only the cyclic
-    collector frees. They were most of what a plan left it to collect.
-
-    `pulumi.resource.collapse_alias_to_urn`, called by every `Resource` for each of its aliases:
-    it builds the alias's full URN out of several outputs and tasks, kept for the children's
-    aliases of an engine that takes no alias specs. This monitor takes them (as the CLI has for
-    years), so the SDK sends each alias as it was written and never reads those URNs: the
-    replacement keeps the alias as it is.
-
-    `pulumi._types.unwrap_type`, called for every input value the SDK serializes, to find the
-    type inside `Optional[Input[T]]` by taking the annotation apart: a pure function of a type,
-    of which a plan has a few hundred, so each is taken apart once.
-
-    `pulumi.runtime.mocks._sync_await`, with which the stock monitor serializes what it answers
-    a read or an invoke: on the program's own thread it would pump the running event loop from
-    inside a monitor call. Plain values await nothing, so the answer is finished at once.
-
-    tests/plan/test_sdk_private.py pins what this relies on, so that an SDK upgrade that moves
-    them fails there rather than quietly slowing the plan down.
+    tests/plan/test_sdk_private.py pins these, so an SDK upgrade that moves them fails there.
     """
     replacements = [
         (sdk_resource, "_get_stack_trace", _no_stack_trace),
@@ -210,9 +179,8 @@ class _WarningCollector(logging.Handler):
 
 
 def _is_plain(value: Any) -> bool:
-    """Data with no output, future or resource inside: what most exports are. Taken as they are,
-    they skip `Output.from_input`, which wraps every value of a nested export in an output.
-    Subclasses of dict (the SDK's output types) and of list are left to the SDK."""
+    """Data with no output, future or resource inside: it skips `Output.from_input`, which wraps
+    every nested value. Subclasses of dict and list (the SDK's output types) are left to the SDK."""
     if type(value) is dict:
         return all(isinstance(k, str) and _is_plain(v) for k, v in value.items())
     if type(value) is list:
@@ -245,16 +213,12 @@ def run_program(
 ) -> Preview:
     """Run `program` (a `__main__.py` path or a function) for one stack and record the plan.
 
-    `config` holds fully qualified keys (`gke-tpu:cluster`) with string values, objects as JSON,
-    exactly as the Pulumi CLI hands them to a program. `stack_references` gives the outputs of
-    the stacks the program reads with `pulumi.StackReference`, by stack name; `cloud_snapshot`
-    answers the provider functions it calls (without one, a call fails).
+    `config`: fully qualified keys (`gke-tpu:cluster`), string values, objects as JSON, as the
+    CLI gives them. `stack_references`: outputs by stack name; `cloud_snapshot` answers provider
+    functions (without one, a call fails).
     """
-    # The SDK builds thousands of objects in reference cycles (resources, outputs, futures) that
-    # all live until the plan is done: the collector would walk them again and again for nothing.
-    # With it off, everything the run allocates stays in the youngest generation, and collecting
-    # that generation once the run's frames are gone frees it all. A full collection would walk
-    # the whole heap (the SDK and provider modules) at every plan.
+    # The SDK's cycles all live until the plan is done, so the collector is off during the run;
+    # collecting the youngest generation afterwards frees them without walking the whole heap.
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -277,15 +241,13 @@ def _record(
     cloud_snapshot: CloudSnapshot | None,
 ) -> Preview:
     saved_env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("PULUMI_CONFIG")}
-    # A logger of this plan's own, outside logging's registry (which would keep it for good),
-    # with no parent to pass records to: what the program warns goes to the plan alone.
+    # Outside logging's registry (which would keep it for good) and with no parent: warnings go
+    # to this plan alone.
     logger = logging.Logger("gke-tpu.offline-plan", level=logging.WARNING)
     collector = _WarningCollector()
     logger.addHandler(collector)
     cloud = FakeCloud(stack_references, cloud_snapshot)
     monitor = RecordingMonitor(cloud)
-    # The program runs on an event loop of its own, whose default executor, the one the SDK
-    # sends monitor calls through, answers them on the loop's thread.
     loop = asyncio.new_event_loop()
     loop.set_default_executor(_OnTheCallingThread())
     try:
@@ -305,8 +267,7 @@ def _record(
             try:
                 loop.run_until_complete(run_pulumi_func(lambda: _in_stack(run, roots)))
             except BaseException as error:
-                # The failure is the plan's to report, once: the outputs it failed, which
-                # nothing will read now, must not report it again when they are collected.
+                # Reported once: failed outputs must not report it again when collected.
                 loop.set_exception_handler(_unread_failures_dropped)
                 if isinstance(error, InvalidInput):
                     plan.errors = [str(p) for p in error.problems]
@@ -382,9 +343,8 @@ def _configure(monitor: RecordingMonitor, project: str, stack: str, logger: logg
 
 
 async def _in_stack(run: Callable[[], None], roots: list[Stack]) -> None:
-    """Like the Pulumi language host: the program runs under a fresh root stack, then the
-    entrypoint it registered with `pulumi.run`, if any. The stack is handed back in `roots`:
-    the root is a context variable, set only inside this task."""
+    """Run the program under a fresh root stack, then its `pulumi.run` entrypoint, as the
+    language host does. The stack goes back in `roots`: the root is set only inside this task."""
     root = Stack()
     roots.append(root)
     try:
@@ -400,11 +360,8 @@ async def _in_stack(run: Callable[[], None], roots: list[Stack]) -> None:
 async def _settle() -> None:
     """Wait for every registration and output the program started, all together.
 
-    The SDK waits for them after the program too (`wait_for_rpcs`), but for one output at a
-    time: at each turn it arms a callback on each of the thousands still pending, a cost that
-    grows with the plan's size times its depth. Awaited together here, they leave it nothing to
-    wait for. An output that failed is handed back to the SDK's wait, which reports it as it
-    would have.
+    The SDK's `wait_for_rpcs` awaits one at a time, re-arming a callback on every pending one
+    each turn. A failed output goes back to the SDK's wait, which reports it as it would have.
     """
     rpcs = settings._get_rpc_manager().rpcs
     outputs: set[asyncio.Future[Any]] = settings.SETTINGS.outputs  # pyright: ignore[reportAttributeAccessIssue]
@@ -420,11 +377,9 @@ async def _settle() -> None:
 
 
 def _run_path(path: Path) -> dict[str, Any]:
-    """Run a project's `__main__.py` as the language host does: its folder first on sys.path.
-
-    The project's own top-level modules are forgotten afterwards, so two projects' modules of
-    one name (two `workloads.py`) cannot mix in one process.
-    """
+    """Run a project's `__main__.py` with its folder first on sys.path, as the language host
+    does. Its top-level modules are forgotten afterwards, so two projects' `workloads.py` cannot
+    mix in one process."""
     folder = str(path.parent)
     sys.path.insert(0, folder)
     try:
@@ -433,7 +388,6 @@ def _run_path(path: Path) -> dict[str, Any]:
         sys.path.remove(folder)
         for name, module in list(sys.modules.items()):
             file = getattr(module, "__file__", None)
-            # The string test first: a Path for each of the hundreds of modules loaded costs
-            # more than a small plan.
+            # The string test first: a Path per loaded module costs more than a small plan.
             if file and file.startswith(folder) and Path(file).parent == path.parent:
                 del sys.modules[name]
