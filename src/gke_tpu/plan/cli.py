@@ -2,13 +2,10 @@
 
 Runs the real program on Pulumi's mock runtime against a fake cloud and prints what it would
 create. `--project-dir` plans another Pulumi project (an app repo), `--stack-reference
-NAME=PLAN.json` answers its StackReference with the outputs of a plan document (a bare PLAN.json
-answers whichever stack it reads), and
-`--manifests DIR` writes its Kubernetes objects as YAML manifests. `--cloud-snapshot PATH`
-answers the program's provider functions (preflight's reservations, GKE versions and quota)
-from a snapshot of the project recorded with gcloud (`make snapshot`); without one, preflight
-is skipped with a warning. `--fleet [--stacks a,b]` plans every stack of the project in one run
-into one document and report (`fleet_cli.py`).
+NAME=PLAN.json` answers its StackReference from a plan document (a bare PLAN.json answers any),
+`--manifests DIR` writes its Kubernetes objects. `--cloud-snapshot PATH` answers the provider
+functions from a snapshot (`make snapshot`); without one, preflight is skipped with a warning.
+`--fleet [--stacks a,b]` plans every stack in one run (`fleet_cli.py`).
 Exit codes: 0 planned, 2 invalid config (every problem on stderr), 1 anything else.
 """
 

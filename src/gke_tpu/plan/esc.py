@@ -1,20 +1,11 @@
 """A stack file's Pulumi ESC environments, offline.
 
-A stack file's `environment:` lists the ESC environments the stack imports (a list of names, or
-an inline definition whose `imports:` lists them: the Pulumi CLI's `workspace.Environment`,
-https://github.com/pulumi/pulumi/blob/master/sdk/go/common/workspace/project.go). Opening them
-needs Pulumi Cloud, so the offline plan takes what `esc env open <org>/<project>/<env>` printed
-for each, with `--esc-values [ENV=]FILE`: the `pulumiConfig` object of each becomes config.
-
-Precedence, as Pulumi documents it (https://www.pulumi.com/docs/esc/guides/pulumi-iac/, "How the
-integration works" and its note on precedence): the environments are merged in the order the
-stack file lists them, a later one's values overriding an earlier one's (a JSON Merge Patch,
-https://www.pulumi.com/docs/esc/concepts/imports/), and a key the stack file sets itself wins
-over the environments' value of it. `Pulumi.yaml`'s values and defaults stand below both.
-
-Without `--esc-values`, a stack that imports an environment is never planned as if it had none:
-the plan warns, naming each environment, and a key it requires that only an environment could
-set is an error naming them.
+Opening an environment needs Pulumi Cloud, so the plan takes what `esc env open` printed, with
+`--esc-values [ENV=]FILE` (`environment:` as in
+https://github.com/pulumi/pulumi/blob/master/sdk/go/common/workspace/project.go). Environments
+merge in listed order, later over earlier, and the stack file's own keys win
+(https://www.pulumi.com/docs/esc/guides/pulumi-iac/, https://www.pulumi.com/docs/esc/concepts/imports/).
+Without `--esc-values`, the plan warns rather than plan as if there were no environment.
 """
 
 from __future__ import annotations

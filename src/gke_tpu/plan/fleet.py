@@ -1,10 +1,6 @@
-"""The fleet plan: every stack of a project (or the ones named) planned in one process, each
-exactly as its own single-stack plan (`cli.plan_checked`), and folded into one document: each
-stack's errors, warnings, resource count, monthly cost and quota entries, and the totals.
-
-One process pays the interpreter's start and the SDK's and providers' imports once for all
-stacks (`bench/fleet_scale.py` measures it). A stack that cannot be planned is reported with its
-errors and the others are still planned.
+"""The fleet plan: every stack of a project planned in one process, each as its own plan
+(`cli.plan_checked`), folded into one document. One process pays the imports once
+(`bench/fleet_scale.py`); a stack that cannot be planned does not stop the others.
 """
 
 from __future__ import annotations

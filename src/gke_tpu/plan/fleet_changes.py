@@ -1,9 +1,6 @@
-"""What a change does to the fleet: the stacks it touches (which the pull-request pipeline
-previews), and its cost and quota against the base branch's fleet document.
-
-A path touches every stack unless it is only read by people or by other projects (`UNREAD`):
-the program's code, `Pulumi.yaml`, the requirements and the policy pack are shared by all
-stacks; a stack file touches its own stack.
+"""What a change does to the fleet: the stacks it touches and its cost and quota against the
+base branch's fleet document. A path touches every stack unless it is in `UNREAD`; a stack file
+touches its own stack.
 """
 
 from __future__ import annotations

@@ -1,26 +1,17 @@
 """Stack and project files read as the Pulumi CLI reads them, and config values as it passes them.
 
-The CLI parses `Pulumi.<stack>.yaml` with Go's go-yaml and hands each config value to the program
-as a string: scalars as text, objects and lists as JSON. Which go-yaml it is matters for a few
-spellings: the loader in pulumi/pulumi (`sdk/go/common/encoding/marshal.go`) imports yaml.v2,
-which reads YAML 1.1 booleans (`yes`, `no`, `on`, `off`, `y`, `n`), while yaml.v3 and the YAML
-1.2 core schema read them as strings. So this module reads YAML 1.2, as yaml.v3 does, and refuses
-those spellings, which would mean one thing to the plan and another to `pulumi up`:
+The CLI's loader (pulumi/pulumi `sdk/go/common/encoding/marshal.go`) uses go-yaml v2, which reads
+YAML 1.1 booleans (`yes`, `on`, `y`, ...). This module reads YAML 1.2, as yaml.v3 does, and
+refuses spellings that would mean one thing to the plan and another to `pulumi up`:
 
-- `true`/`false` (and `True`, `TRUE`, ...) are booleans; `yes`, `no`, `on`, `off`, `y`, `n`
-  unquoted are an error that says to write `true`/`false` or quote the word;
-- `~`, `null`, `Null`, `NULL` and nothing are null;
-- integers as Go's `strconv.ParseInt(s, 0, 64)` reads them once `_` is removed (`0x1F`, `0o17`,
-  `017`, `0b101`, `1_000`); beyond 64 bits they are floats, as go-yaml makes them;
-- floats by go-yaml's pattern, and `.inf`/`.nan`, which JSON cannot carry: the CLI fails on them;
-  a float beyond 64 bits (`1e400`) is the text it is, as yaml.v3 keeps it;
-- timestamps stay the text they are (go-yaml decodes them as strings into untyped values), so an
-  unquoted `2026-01-03T02:00:00Z` is that string;
-- keys must be strings, and a key defined twice in one mapping is an error (yaml.v3 refuses it,
-  yaml.v2 silently keeps the last value).
+- `yes`, `no`, `on`, `off`, `y`, `n` unquoted are an error;
+- integers as Go's `strconv.ParseInt(s, 0, 64)` reads them once `_` is removed; beyond 64 bits
+  they are floats, as go-yaml makes them;
+- `.inf`/`.nan` fail, as in the CLI (JSON cannot carry them); a float beyond 64 bits stays text;
+- timestamps stay text, as go-yaml decodes them into untyped values;
+- a key defined twice is an error (yaml.v3 refuses it, yaml.v2 keeps the last).
 
-Files that are not UTF-8 (or UTF-16 with a byte order mark), `!!binary` and other tags, nesting
-deeper than `MAX_DEPTH`, and aliases that expand beyond `MAX_VALUES` are refused with one line.
+Non-UTF-8 files, tags, deep nesting (`MAX_DEPTH`) and alias bombs (`MAX_VALUES`) are refused.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""The plan document's `quota`: every Compute Engine quota the stack spends at its most, as data,
-by project and location: the region for a regional quota, each zone for a quota defined per zone.
-
-It folds what preflight checks (`gke_tpu.preflight.quotas.quota_needs`, from the demand rows the
-report's quota table folds too): each quota by its Cloud Quotas id, with the dimensions besides
-the location that pick its value (`tpu_family` for v6e's on-demand chips). Chips of a generation
-the catalog has no quota id for, and chips a reservation holds, spend no quota listed here
-(preflight warns of the former; the report lists reservations apart). The fleet plan sums these
-entries over its stacks.
+"""The plan document's `quota`: every Compute Engine quota the stack spends at its most, by
+project and location. It folds what preflight checks (`gke_tpu.preflight.quotas.quota_needs`);
+the fleet plan sums it over stacks.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""The report's Alerts section: each alert policy the plan registers, its severity, when it
-fires and whom it notifies, and where the dashboard is.
-
-Read from the AlertPolicy resources' inputs (the documentation states the threshold on a line
-of its own, `config.observability.alerts.FIRES_WHEN`) and the `dashboardUrl` output, so the
-section says what the program registers.
+"""The report's Alerts section: each alert policy, its severity, when it fires and whom it
+notifies, and the dashboard, read from what the program registers.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""The report's Disruption section: per TPU pool, what stops or recreates its nodes, how an
-upgrade replaces them and what it adds, the maintenance window or exclusion that holds upgrades
-off, and its host maintenance interval.
-
-Read from what GKE is asked for (the node pools' and the cluster's inputs) and from the
-`tpuPools` output, so the section says what the program registers. Facts: GKE "Manage GKE node
-disruption for GPUs and TPUs" (TPU VMs do not live-migrate; host maintenance bypasses
-maintenance windows and exclusions; GKE may preempt on-demand and reserved TPUs to
-defragment), "Node auto repair" (a multi-host slice is repaired by recreating it), "Node pool
-upgrade strategies" (flex-start nodes get short-lived upgrades).
+"""The report's Disruption section: per TPU pool, what stops or recreates its nodes and what holds
+upgrades off, read from what the program registers. Facts: GKE "Manage GKE node disruption for
+GPUs and TPUs" (no live migration; host maintenance bypasses windows and exclusions; GKE may
+preempt to defragment), "Node auto repair" (a multi-host slice is recreated), "Node pool upgrade
+strategies" (flex-start nodes get short-lived upgrades).
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""The report's Goodput section: per TPU pool, where its checkpoints go, what a restarted slice
-restores from, the cache in front of the model bucket, and what is missing.
-
-Read from what the program registers (the CheckpointConfigurations, the Anywhere Caches, the
-model volumes) and the `tpuPools` output. Facts: GKE "Train large-scale machine learning models
-on GKE with Multi-Tier Checkpointing" (restore from the node's copy, another node's, or the
-Cloud Storage backup) and Cloud Storage "Anywhere Cache" (a cache serves reads of its zone).
+"""The report's Goodput section: per TPU pool, where checkpoints go, what a restarted slice
+restores from, the model cache, and what is missing. Facts: GKE "Train large-scale machine
+learning models on GKE with Multi-Tier Checkpointing" (restore from the node's copy, another
+node's, or Cloud Storage), Cloud Storage "Anywhere Cache" (a cache serves reads of its zone).
 """
 
 from __future__ import annotations

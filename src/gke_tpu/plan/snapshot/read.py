@@ -13,14 +13,8 @@ provider functions (invokes) in the offline plan as the provider would.
                             --format=json>, ...]}
 ```
 
-gcloud prints each API's REST resource: Compute Engine's Reservation, Region and
-InstanceGroupManager, GKE's ServerConfig and Cluster, Cloud Quotas' QuotaInfo. Each is turned
-into the result of the pulumi-gcp function that reads it (`getReservation`, `getEngineVersions`,
-`getSQuotaInfo`, `getCluster`), keys in camelCase as the provider returns them. `quotaInfos` is
-for the quotas `regions describe` does not list (v5p, v6e); `make snapshot` records both.
-`clusters` holds the stack's cluster once it exists, and `instanceGroupManagers` the instance
-groups of its node pools that consume a reservation: GKE's node pool has no node count, so the
-provider reads each pool's from its instance groups' `targetSize`, as the conversion does.
+`quotaInfos` holds the quotas `regions describe` does not list (v5p, v6e). Instance groups are
+there because a GKE node pool has no node count: the provider reads it from their `targetSize`.
 """
 
 from __future__ import annotations

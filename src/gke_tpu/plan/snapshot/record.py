@@ -2,14 +2,8 @@
 `python -m gke_tpu.plan.snapshot.record --stack dev [--project ID] [--region R] [--out PATH]
 [--gcloud PATH]` (`make snapshot`); the project and region default to the stack's own.
 
-It asks what the stack's preflight would ask: each reservation its pools name (a shared one in
-its own project), the stack's cluster with the instance groups of its node pools that consume a
-reservation (their size is the pool's node count), GKE's server config and Compute Engine's
-quotas in the region, and the Cloud Quotas entries of the quotas the region's listing lacks. A
-reservation, cluster, instance group or quota gcloud cannot find is left out, as the cloud would
-answer (a cluster not created yet holds none of the reservations; a quota id the project does
-not know is one preflight warns it did not check); any other gcloud failure stops the
-recording.
+It asks what the stack's preflight would ask. What gcloud cannot find is left out, as the cloud
+would answer; any other gcloud failure stops the recording.
 """
 
 from __future__ import annotations
