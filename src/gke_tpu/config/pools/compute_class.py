@@ -1,11 +1,5 @@
-"""A TPU pool's custom ComputeClass body, from its fallback chain. Pure.
-
-ComputeClass fields as GKE documents them: the ComputeClass reference (kubernetes-engine/docs/
-reference/crds/computeclass: `priorities[].tpu` with `type`, `count` and `topology`, `spot`,
-`flexStart.enabled`, `reservations.affinity: Specific` with `specific[].name`, `project`,
-`reservationBlock`; `storage.bootDiskType`; `nodePoolAutoCreation.enabled`;
-`whenUnsatisfiable`) and the TPU ComputeClasses of GoogleCloudPlatform's samples (a `tpu`
-priority per capacity, `count` the chips of one VM)."""
+"""A TPU pool's custom ComputeClass body, from its fallback chain
+(kubernetes-engine/docs/reference/crds/computeclass; GoogleCloudPlatform's TPU samples)."""
 
 from __future__ import annotations
 
@@ -21,14 +15,10 @@ COMPUTE_CLASS_API = "cloud.google.com/v1"
 
 
 def priority(step: Step, pool: TpuPoolPlan) -> dict[str, Any]:
-    """A ComputeClass priority: the pool's shape under the step's capacity.
-
-    The shape is `tpu` alone, as GKE's ComputeClass reference documents a TPU priority
-    (`tpu: {type, count, topology}`, kubernetes-engine/docs/reference/crds/computeclass) and
-    Google's TPU ComputeClasses write it (GoogleCloudPlatform/accelerated-platforms:
-    platforms/gke/base/kubernetes/manifests/cluster/ccc/tpu/v5p/custom-compute-tpu-v5p-2x2x1.yaml).
-    Some samples also name the `machineType`; the reference does not pair them, and the type
-    and chips per VM already pick the one machine type (catalog.tpu), so it is left out."""
+    """A ComputeClass priority: the pool's shape under the step's capacity. `tpu` alone, as the
+    reference documents it and Google's samples write it (GoogleCloudPlatform/accelerated-platforms:
+    platforms/gke/base/kubernetes/manifests/cluster/ccc/tpu/v5p/custom-compute-tpu-v5p-2x2x1.yaml);
+    no `machineType`: the reference does not pair them, and type and chips pick it anyway."""
     machine = pool.machine
     rule: dict[str, Any] = {
         "tpu": {
@@ -39,10 +29,8 @@ def priority(step: Step, pool: TpuPoolPlan) -> dict[str, Any]:
         "spot": step.kind == "spot",
     }
     if not pool.autopilot:
-        # Unless the priority says otherwise, node auto-provisioning boots its nodes from its
-        # defaults' disk type, Persistent Disk ("If unspecified, the default disk type is
-        # 'pd-standard'": container API v1, AutoprovisioningNodePoolDefaults.diskType), which
-        # v6e and tpu7x machines do not take (catalog Generation.boot_disk_types).
+        # Otherwise "the default disk type is 'pd-standard'" (container API v1,
+        # AutoprovisioningNodePoolDefaults.diskType), which v6e and tpu7x do not take.
         rule["storage"] = {"bootDiskType": pool.boot_disk_type}
     if step.kind == "flexStart":
         rule["flexStart"] = {"enabled": True}

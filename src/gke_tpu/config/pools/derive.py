@@ -1,10 +1,6 @@
-"""What a `tpuPools` entry works out before its rules run: its capacity, its fallback's steps,
-its zone, its machine type, and the upgrade and host maintenance of its kind. Plain functions,
-run once, in this order, by `derive`; each gives its value (None where it cannot be worked out)
-and its problems, which the rule at the same place in `POOL_RULES` reports. No rule writes one.
-
-A derivation that reads a field that did not parse, or a generation the catalog does not have,
-works nothing out and finds nothing: the field's own problem is reported where it is."""
+"""What a `tpuPools` entry works out before its rules run (capacity, steps, zone, machine,
+upgrade, maintenance). Each derivation's problems are reported by the rule at its place in
+`POOL_RULES`; one that reads a field that did not parse finds nothing."""
 
 from __future__ import annotations
 

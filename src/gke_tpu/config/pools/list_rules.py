@@ -61,16 +61,10 @@ _NODE_UPGRADES_OFF = frozenset({"NO_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"})
 
 
 def maintenance_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> list[str]:
-    """One warning per multi-host pool that a channel upgrade could recreate at any time: no
-    maintenance window, and no exclusion that keeps node upgrades off.
-
-    Not for flex-start and queued pools: GKE gives their short-lived nodes short-lived upgrades
-    ("For nodes that use Flex-start VMs, GKE uses short-lived upgrades", GKE "Node upgrade
-    strategies", kubernetes-engine/docs/concepts/node-pool-upgrade-strategies; the container
-    API's NodePoolUpdateStrategy SHORT_LIVED, "the dedicated upgrade strategy for
-    QueuedProvisioning and flex start node pools"): each new node comes at the new version and
-    none is replaced in place, so an upgrade stops no running slice. The report's Disruption
-    section says so per pool."""
+    """One warning per multi-host pool a channel upgrade could recreate at any time (no window,
+    no exclusion of node upgrades). Not for flex-start and queued pools: their short-lived
+    upgrades replace no node in place (kubernetes-engine/docs/concepts/node-pool-upgrade-strategies;
+    the container API's NodePoolUpdateStrategy SHORT_LIVED)."""
     held = cluster.maintenance_window is not None or any(
         e.scope in _NODE_UPGRADES_OFF for e in cluster.maintenance_exclusions
     )

@@ -29,12 +29,9 @@ AUTOSCALER_OWNED = ("initialNodeCount", "nodeCount")
 #: GKE turns simultaneous multithreading off on TPU hosts and reports `threadsPerCore` back; the
 #: provider would replace the pool to remove it (vllm-project/ci-infra ignores it for that).
 GKE_REPORTED = ("nodeConfig.advancedMachineFeatures",)
-#: What GKE cannot change on a multi-host slice in place, though the provider would try: it
-#: never updates the placement's topology, and a slice lives whole in one zone on VMs of one
-#: machine type chosen with its topology. The placement's `type` is left out on purpose: GKE
-#: reports a workload-policy placement without one, and a diff on it must not recreate a slice.
-#: (The provider replaces a pool itself on its immutable fields: name, initial node count, Spot,
-#: reservation, flex-start, queued provisioning, the workload policy's name...)
+#: What GKE cannot change on a slice in place, though the provider would try. Not the
+#: placement's `type`: GKE reports a workload-policy placement without one, and that diff must
+#: not recreate a slice.
 SLICE_REPLACED_ON = ("nodeConfig.machineType", "nodeLocations", "placementPolicy.tpuTopology")
 #: Resource policy names are at most 63 characters (RFC 1035).
 POLICY_NAME_MAX = 63
@@ -67,37 +64,27 @@ class TpuPoolPlan:
     reservation: str | None
     autoscaling: Autoscaling | None
     node_count: int | None
-    """Nodes of each node pool when its size is fixed: a whole slice, or a single-host pool's
-    `nodeCount`; None when it autoscales."""
+    """Nodes of each node pool when fixed; None when it autoscales."""
     auto_upgrade: bool
     workload_policy_name: str | None
-    """The HIGH_THROUGHPUT workload policy that places a tpu7x slice; None for COMPACT
-    placement alone or a single-host pool."""
+    """The HIGH_THROUGHPUT workload policy of a tpu7x slice; None otherwise."""
     lifecycle: Lifecycle
     autopilot: bool = False
-    """On Autopilot the entry declares what workloads may request: GKE creates each node a
-    Pod's selectors ask for, and there is no node pool of ours (`node_pool_names` is empty)."""
+    """GKE creates each node a Pod's selectors ask for: no node pool of ours."""
     max_pods_per_node: int | None = None
-    """Maximum Pods per node; None leaves GKE's (or the cluster's) default."""
     fallback: tuple[Step, ...] = ()
-    """Capacity tried after the pool's own, in order: with any, the pool is a ComputeClass
-    whose node pools GKE creates, and there is no node pool of ours."""
+    """Capacity tried after the pool's own: with any, the pool is a ComputeClass whose node pools
+    GKE creates."""
     upgrade: UpgradePlan | None = None
-    """The node pools' upgrade settings (config.pools.upgrades); None where GKE decides them
-    (short-lived flex-start and queued nodes, node pools GKE creates)."""
+    """None where GKE decides them (short-lived nodes, node pools GKE creates)."""
     maintenance_interval: MaintenanceInterval | None = None
-    """The nodes' host maintenance interval; None: Compute Engine's default."""
     boot_disk_type: str = "pd-balanced"
-    """The nodes' boot disk type: the pool's `diskType`, or its machine family's default."""
     max_run_seconds: int | None = None
-    """A flex-start node's run time; None: GKE's default."""
     no_upgrades_until_end_of_support: bool = False
-    """The node pools hold auto-upgrades off until their version's end of support."""
 
     @property
     def surge_nodes_per_node_pool(self) -> int:
-        """Nodes an upgrade adds beside each of its node pools at the most, as its entry of the
-        `tpuPools` output says (`TpuPoolRef.surge_nodes_per_node_pool`)."""
+        """`TpuPoolRef.surge_nodes_per_node_pool`."""
         return self.ref.surge_nodes_per_node_pool
 
     @property
@@ -111,12 +98,10 @@ class TpuPoolPlan:
 
     @property
     def flex_start_key(self) -> str | None:
-        """The entry's key that asks for flex-start VMs (config.pools.capacity.flex_start_key)."""
         return flex_start_key(self.capacity, self.fallback)
 
     @property
     def flex_start(self) -> bool:
-        """Whether any of its VMs may be flex-start."""
         return self.flex_start_key is not None
 
     @property
@@ -126,12 +111,10 @@ class TpuPoolPlan:
 
     @property
     def compute_class(self) -> str | None:
-        """The ComputeClass of a pool with a fallback: the pool's name."""
         return self.name if self.fallback else None
 
     @property
     def initial_node_count(self) -> int:
-        """Nodes at creation: the fixed size, or the autoscaling minimum."""
         if self.autoscaling:
             return self.autoscaling.min_nodes
         return self.node_count or 0
@@ -143,7 +126,6 @@ class TpuPoolPlan:
 
     @property
     def reservation_affinity(self) -> ReservationAffinity | None:
-        """The node config's reservation affinity, if any."""
         affinity = self.capacity.affinity
         if affinity == "SPECIFIC_RESERVATION" and self.reservation:
             return ReservationAffinity.specific(self.reservation)
@@ -186,9 +168,7 @@ class TpuPoolPlan:
 
     @property
     def tolerations(self) -> tuple[dict[str, str], ...]:
-        """The TPU taint; with a ComputeClass also the class's taint on the nodes GKE creates
-        for it, and the Spot taint when the chain has Spot; with queued provisioning the taint
-        GKE puts on queued nodes."""
+        """Every taint GKE may put on the pool's nodes."""
         taints = [(TPU_TAINT.key, TPU_TAINT.value)]
         if self.capacity.queued_provisioning:
             taints.append((QUEUED_TAINT_KEY, QUEUED_TAINT_VALUE))
@@ -203,8 +183,8 @@ class TpuPoolPlan:
 
     @property
     def node_selector(self) -> dict[str, str]:
-        """What a Pod selects: the TPU and its shape; on Autopilot, where GKE creates the node
-        from these labels, also the zone and the capacity (Spot, flex-start, a reservation)."""
+        """What a Pod selects; where GKE creates the node from these labels, also the zone and
+        the capacity."""
         selector = {ACCELERATOR_LABEL: self.generation.accelerator, TOPOLOGY_LABEL: self.topology}
         if not self.per_workload:
             return selector
@@ -233,7 +213,6 @@ def node_pool_names(pool: TpuPoolSpec) -> tuple[str, ...]:
 
 
 def workload_policy_name(cluster_name: str, pool_name: str) -> str:
-    """The pool's workload policy: per project and region, so the cluster name keeps clusters'
-    apart. A name past 63 characters is cut and given a digest of the whole, so that two long
-    pool names sharing a prefix still get two policies."""
+    """Policies are per project and region, so the cluster name keeps clusters' apart; a long
+    name gets a digest so two pools sharing a prefix still get two."""
     return derived_name(f"{cluster_name}-{pool_name}", "ht", POLICY_NAME_MAX)

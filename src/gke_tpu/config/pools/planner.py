@@ -1,8 +1,5 @@
-"""TPU pool decisions: one pure pass per `tpuPools` entry, from config to what GKE is asked for.
-
-`plan_pool` checks an entry and, when it is valid, returns its `TpuPoolPlan`: every decision
-(machine type, node count, placement, capacity, lifecycle) is made there once, and the
-components only turn the plan into resources. `plan_tpu_pools` adds the rules across entries.
+"""TPU pool decisions: one pure pass per `tpuPools` entry, so every decision is made once and
+the components only turn the plan into resources.
 """
 
 from collections.abc import Sequence
@@ -32,13 +29,9 @@ def plan_pool(
     warnings: list[str],
     invalid: frozenset[str] = frozenset(),
 ) -> TpuPoolPlan | list[Problem]:
-    """The plan of entry `i`, or every problem found in it (warnings are appended).
-
-    `invalid` names the fields that did not parse (their problems are reported already): the
-    rules that read them are skipped (config.pools.rules), and every other rule still runs. An
-    empty list means no plan and no problem of the entry's own: a field, or a cluster fact (its
-    name, its region), that did not parse, whose problem is reported where it is.
-    """
+    """The plan of entry `i`, or every problem found in it (warnings are appended). Rules that
+    read an `invalid` field are skipped. An empty list: something it needs did not parse, and
+    that problem is reported where it is."""
     fields = TpuPoolSpec.model_fields
     given = invalid | {fields[name].alias or name for name in pool.model_fields_set}
     unparsed = {f"tpuPools.{key}" for key in invalid}

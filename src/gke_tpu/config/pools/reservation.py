@@ -1,13 +1,7 @@
-"""A Compute Engine reservation as a `tpuPools` entry names it, in one type: read strictly from
-config (`ReservationRef.check`), read leniently from what the cloud reports (`parse`), printed,
-compared (`identity`), and addressed in the API (`api_path`); and the reservation affinity a
-node pool's nodes are created with.
-
-The spelling: the reservation's name in the stack's project, or
-`projects/<project>/reservations/<name>` for one another project shares; either may name a block
-and a sub-block of it, `<reservation>/reservationBlocks/<block>[/reservationSubBlocks/<sub>]`,
-as xpk's `--reservation` does (AI-Hypercomputer/xpk: src/xpk/core/capacity.py). Names are
-Compute Engine resource names (https://cloud.google.com/compute/docs/naming-resources)."""
+"""A Compute Engine reservation as a `tpuPools` entry names it: its name, or
+`projects/<project>/reservations/<name>` when shared, optionally with
+`/reservationBlocks/<block>[/reservationSubBlocks/<sub>]`, as xpk's `--reservation` takes it
+(AI-Hypercomputer/xpk: src/xpk/core/capacity.py; https://cloud.google.com/compute/docs/naming-resources)."""
 
 from __future__ import annotations
 

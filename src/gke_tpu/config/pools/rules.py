@@ -1,9 +1,6 @@
-"""The rules of one `tpuPools` entry as a flat list, in the order their problems are listed.
-Each names the fields it reads (`tpuPools.<key>`); problems.rules.run_rules skips it when one of
-them did not parse, or when a rule before it refused one (a generation, machine type or topology
-the catalog does not have: the rules after it would only repeat that). What the entry works out
-(capacity, steps, zone, machine, upgrade) is derived before the rules (config.pools.derive); the
-rule at the derivation's place reports its problems."""
+"""The rules of one `tpuPools` entry, in the order their problems are listed. A rule is skipped
+when a field it reads did not parse, or when an earlier rule refused the generation, machine
+type or topology: the rules after it would only repeat that."""
 
 from __future__ import annotations
 

@@ -68,9 +68,8 @@ class Autoscaling(Spec):
     """Highest node count, 1 to 1,000 (GKE's limit of nodes per pool and zone)."""
 
 
-#: Flex-start VMs run "for up to seven days" (GKE's flex-start page, kubernetes-engine/docs/
-#: concepts/dws); the provider takes the run time as seconds ("3600s", pulumi-gcp
-#: NodePoolNodeConfigArgs.max_run_duration).
+#: Flex-start VMs run "for up to seven days" (kubernetes-engine/docs/concepts/dws); seconds, as
+#: pulumi-gcp NodePoolNodeConfigArgs.max_run_duration takes them.
 MAX_RUN_SECONDS = 7 * 24 * 3600
 
 

@@ -1,10 +1,5 @@
-"""How GKE may upgrade a TPU pool's nodes and when its hosts are maintained: the `upgrade` and
-`hostMaintenance` keys of a `tpuPools` entry, their defaults per kind of pool, and their rules.
-
-Pure: the pool plan calls `plan_upgrade` and `plan_host_maintenance` with the facts of the pool
-they depend on, and the node pool component turns the result into `upgradeSettings` and
-`nodeConfig.hostMaintenancePolicy` (google_container_node_pool in terraform-provider-google).
-"""
+"""A `tpuPools` entry's `upgrade` and `hostMaintenance`: their defaults per kind of pool and
+their rules, for google_container_node_pool's `upgradeSettings` and `hostMaintenancePolicy`."""
 
 from __future__ import annotations
 
@@ -22,17 +17,14 @@ from gke_tpu.problems import Problem
 UpgradeStrategy = Literal["SURGE", "BLUE_GREEN"]
 MaintenanceInterval = Literal["AS_NEEDED", "PERIODIC"]
 
-#: GKE keeps a drained blue pool at most 7 days (604,800 s), one hour by default (Google Cloud
-#: Japan's GKE upgrade strategy talk, blue-green slide, https://speakerdeck.com/googlecloudjapan/
-#: innovators-live-gke-noatupuguredozhan-lue-wokao-eru).
-#: Neither the API reference (BlueGreenSettings) nor the provider bounds it, and no page we read
-#: bounds a batch's soak: it takes the same bound, and README's "What to verify after the first
-#: pulumi up" says so.
+#: GKE keeps a drained blue pool at most 7 days (https://speakerdeck.com/googlecloudjapan/
+#: innovators-live-gke-noatupuguredozhan-lue-wokao-eru, blue-green slide). Nothing documented
+#: bounds a batch's soak: it takes the same bound (README, "What to verify after the first
+#: pulumi up").
 MAX_SOAK_SECONDS = 7 * 24 * 3600
 _NodeCount = Annotated[StrictInt, Field(ge=0, le=MAX_NODES_PER_POOL_ZONE)]
-#: Google's Duration takes seconds with up to nine fractional digits ("3.5s": protobuf
-#: google.protobuf.Duration's JSON form, https://protobuf.dev/reference/protobuf/google.protobuf/
-#: #duration; BlueGreenSettings' soak durations are of that type, container API v1).
+#: BlueGreenSettings' soaks are google.protobuf.Duration: nanoseconds at most
+#: (https://protobuf.dev/reference/protobuf/google.protobuf/#duration).
 DURATION_DIGITS = 9
 
 
@@ -92,7 +84,7 @@ class HostMaintenanceSpec(Spec):
 class BlueGreenPlan:
     batch_node_count: int | None
     batch_fraction: float | None
-    """The provider's `batch_percentage` is a fraction of the pool, (0, 1]."""
+    """The provider's `batch_percentage`: a fraction, (0, 1]."""
     batch_soak: str | None
     node_pool_soak: str | None
 
@@ -106,25 +98,20 @@ class UpgradePlan:
     max_unavailable: int | None
     blue_green: BlueGreenPlan | None
     reason: str
-    """Where the settings come from: the entry, or the default of its kind and its source."""
 
 
-# The defaults per kind of pool, each with its reason.
-#: A reservation sized to the pool has no room for a surge node: GKE takes one node (a whole
-#: slice for a multi-host pool) down at a time instead. cluster-toolkit's gke-node-pool defaults
-#: every pool to SURGE with `max_surge = 0`, `max_unavailable = 1` for this reason
-#: (GoogleCloudPlatform/cluster-toolkit modules/compute/gke-node-pool/main.tf).
+#: A reservation sized to the pool has no room for a surge node, as cluster-toolkit's defaults
+#: assume (GoogleCloudPlatform/cluster-toolkit modules/compute/gke-node-pool/main.tf).
 RESERVATION_UPGRADE = UpgradePlan(
     "SURGE", 0, 1, None, "default for a pool on a reservation: no room for a surge node"
 )
-#: A multi-host slice's surge is a whole second slice, twice the chips of quota and of capacity
-#: in its zone, which are rarely there; GKE recreates the slice in place instead, which stops
-#: its workload as a surge would (its workload restarts on the new slice either way).
+#: A slice's surge is a whole second slice, twice the quota and capacity, rarely there; its
+#: workload restarts either way.
 MULTI_HOST_UPGRADE = UpgradePlan(
     "SURGE", 0, 1, None, "default for a multi-host slice: a surge would be a second slice"
 )
-#: GKE's own default for a node pool: one new node before an old one goes (GKE "Node pool
-#: upgrade strategies", surge upgrades), which serving on single-host VMs wants.
+#: GKE's default (GKE "Node pool upgrade strategies"): one new node before an old one goes,
+#: which serving wants.
 SINGLE_HOST_UPGRADE = UpgradePlan(
     "SURGE", 1, 0, None, "default for a single-host pool: GKE's surge of one node"
 )
@@ -137,7 +124,7 @@ class PoolKind:
     multi_host: bool
     reservation: str | None
     short_lived: bool
-    """Flex-start or queued nodes: GKE upgrades them as short-lived nodes, with no surge."""
+    """Flex-start or queued: GKE upgrades them as short-lived nodes."""
     generation: Generation
 
 
@@ -150,16 +137,14 @@ def _default(kind: PoolKind) -> UpgradePlan:
 def plan_upgrade(
     path: str, spec: UpgradeSpec | None, kind: PoolKind
 ) -> UpgradePlan | list[Problem] | None:
-    """The settings of a pool's node pools; None where GKE decides them (short-lived nodes); or
-    every problem of `upgrade`. (Pools whose node pools GKE creates take no `upgrade` at all:
-    the pool rules refuse it there.)"""
+    """The pool's upgrade settings; None where GKE decides them (short-lived nodes); or every
+    problem of `upgrade`."""
     key = f"{path}.upgrade"
     if kind.short_lived:
         if spec is None:
             return None
-        # GKE "Node pool upgrade strategies": "For nodes that use Flex-start VMs, GKE uses
-        # short-lived upgrades"; queued provisioning's nodes likewise (NodePool UpgradeSettings
-        # strategy SHORT_LIVED in the GKE API).
+        # "For nodes that use Flex-start VMs, GKE uses short-lived upgrades" (GKE "Node pool
+        # upgrade strategies"); queued nodes too (UpgradeSettings strategy SHORT_LIVED).
         return [
             Problem(
                 key,
@@ -179,11 +164,9 @@ def _blue_green(key: str, spec: UpgradeSpec, kind: PoolKind) -> UpgradePlan | li
     """A BLUE_GREEN `upgrade`'s settings, or its problems."""
     problems: list[Problem] = []
     if kind.multi_host:
-        # cluster-toolkit refuses compact placement with BLUE_GREEN (a precondition of
-        # modules/compute/gke-node-pool/main.tf);
-        # GKE's TPU and upgrade pages we read say nothing of blue-green for slices (tpu7x's
-        # are placed by a workload policy instead), so every slice is refused: README's
-        # "What to verify after the first pulumi up".
+        # cluster-toolkit refuses compact placement with BLUE_GREEN
+        # (modules/compute/gke-node-pool/main.tf) and GKE documents none for slices (README,
+        # "What to verify after the first pulumi up").
         problems.append(
             Problem(
                 f"{key}.strategy",

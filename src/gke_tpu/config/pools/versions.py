@@ -45,12 +45,8 @@ def version_needs(
     flex_start: str | None = None,
     queued: bool = False,
 ) -> tuple[VersionNeed, ...]:
-    """The lowest GKE versions for what entry `path` needs in the cluster's mode, each with the
-    config that asks for it: its generation; multislice with several slices (Standard); with a
-    fallback TPUs in custom ComputeClasses and, in a Standard cluster, node auto-provisioning of
-    the generation; TPU flex-start when any of its VMs may be flex-start (`flex_start`: the
-    config path that asks for them); queued provisioning. A minimum the catalog does not know is
-    refused where it is needed, so it adds nothing here."""
+    """The lowest GKE versions entry `path` needs in the cluster's mode, each with the config
+    that asks for it. A minimum the catalog does not know is refused elsewhere."""
     needs: list[tuple[str, str | None, str]] = []
     if autopilot:
         needs.append((generation.name, generation.min_version_autopilot, path))
