@@ -82,12 +82,10 @@ def auto_provisioning_problems(
     warnings: list[str],
     complete: bool,
 ) -> list[Problem]:
-    """In a Standard cluster, node auto-provisioning creates the node pools of pools with a
-    fallback. Its limits are required then, and GKE counts every node of the cluster against
-    them: they must admit every node pool of ours at its most (the CPU pool's vCPUs and memory
-    where its machine type tells them: else a warning says so) and one slice of each pool with a
-    fallback, at once. `any_fallback`: whether any entry, valid or not, has a fallback;
-    `complete`: whether every entry has a plan (else the least limits are not known yet)."""
+    """Node auto-provisioning's limits, required with a fallback in Standard: GKE counts every
+    node of the cluster against them, so they must admit all our node pools at their most and
+    one slice of each pool with a fallback. `complete`: every entry planned, so the least limits
+    are known."""
     if cluster.mode == "autopilot":
         return []
     path = "cluster.autoProvisioning"

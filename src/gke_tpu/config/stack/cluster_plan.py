@@ -1,6 +1,5 @@
-"""The cluster's plan: what RegionalCluster and AutopilotCluster register, decided from the
-`gke-tpu:cluster` section, the TPU pools' plans and the network's. Pure: the components only
-turn it into resources, and tests read every decision without mocks."""
+"""The cluster's plan: what RegionalCluster and AutopilotCluster register, decided as data so
+tests read every decision without mocks."""
 
 from __future__ import annotations
 
@@ -16,15 +15,12 @@ from gke_tpu.config.network.plan import NetworkPlan
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.storage.spec import SERVICE_ACCOUNT_ID_MAX
 
-#: The cluster autoscaler profile that removes underused nodes sooner, for node pools that
-#: autoscale or that node auto-provisioning creates (kubernetes-engine/docs/concepts/
+#: Removes underused nodes sooner (kubernetes-engine/docs/concepts/
 #: cluster-autoscaler#autoscaling_profiles).
 OPTIMIZE_UTILIZATION = "OPTIMIZE_UTILIZATION"
-#: The provider's `release_channel.channel` for a cluster in no channel (`releaseChannel:
-#: NONE`): google_container_cluster's `UNSPECIFIED`.
+#: google_container_cluster's channel for `releaseChannel: NONE`.
 NO_CHANNEL = "UNSPECIFIED"
-#: An exclusion that ends with its minor version's support (`untilEndOfSupport`), as the
-#: provider's `exclusion_options.end_time_behavior` spells it.
+#: `untilEndOfSupport` as the provider's `exclusion_options.end_time_behavior` spells it.
 UNTIL_END_OF_SUPPORT = "UNTIL_END_OF_SUPPORT"
 #: Node auto-provisioning limits start at 0: GKE counts only the nodes it may add.
 AUTO_PROVISIONING_MINIMUM = 0
@@ -41,8 +37,7 @@ class RecurringWindow:
 
 @dataclass(frozen=True)
 class Exclusion:
-    """A period without the upgrades of `scope`, ending at `end_time` or, with
-    `end_time_behavior`, at the end of the minor version's support."""
+    """A period without the upgrades of `scope`."""
 
     name: str
     start_time: str
@@ -61,8 +56,7 @@ class MaintenancePolicy:
 
 @dataclass(frozen=True)
 class ResourceLimit:
-    """One node auto-provisioning limit: a resource type (`cpu`, `memory` in GB, or a TPU
-    accelerator type) and the most of it the cluster's nodes may have."""
+    """A node auto-provisioning limit: `cpu`, `memory` (GB) or a TPU accelerator type."""
 
     resource_type: str
     maximum: int
@@ -71,32 +65,27 @@ class ResourceLimit:
 
 @dataclass(frozen=True)
 class NodeAutoProvisioning:
-    """Node auto-provisioning of a Standard cluster: the node pools of TPU pools with a
-    fallback, created by GKE within `limits`, only in `locations`, running as the node
-    account."""
+    """Node auto-provisioning of a Standard cluster, for the TPU pools with a fallback."""
 
     limits: tuple[ResourceLimit, ...]
     locations: tuple[str, ...]
-    """The zones of the pools with a fallback. Without them GKE picks the zones (those of the
-    control plane, which in a region of four zones may leave a TPU pool's out), and a
-    ComputeClass's nodes go where node auto-provisioning may create them (kubernetes-engine/
-    docs/concepts/about-custom-compute-classes, `location.zones`)."""
+    """The zones of the pools with a fallback: otherwise GKE picks the control plane's, which in
+    a four-zone region may leave a TPU pool's out (kubernetes-engine/docs/concepts/
+    about-custom-compute-classes, `location.zones`)."""
     auto_upgrade: bool
     """Off only in no release channel, as for the TPU pools."""
 
 
 @dataclass(frozen=True)
 class Monitoring:
-    """The cluster's `monitoringConfig` (`gke-tpu:observability`): the components whose
-    metrics GKE sends, and Managed Service for Prometheus' managed collection."""
+    """The cluster's `monitoringConfig` (`gke-tpu:observability`)."""
 
     components: tuple[str, ...]
     managed_prometheus: bool
 
 
-#: Every cluster runs the GCS FUSE CSI driver (Autopilot's default; off by default on Standard,
-#: pulumi_gcp ClusterAddonsConfigGcsFuseCsiDriverConfigArgs) and Workload Identity (its
-#: workload pool): model volumes and checkpoints need both.
+#: Model volumes and checkpoints need both; the driver is off by default on Standard
+#: (pulumi_gcp ClusterAddonsConfigGcsFuseCsiDriverConfigArgs).
 GCS_FUSE_CSI_DRIVER = True
 WORKLOAD_IDENTITY = True
 
@@ -110,42 +99,31 @@ class ClusterPlan:
     region: str
     mode: Mode
     node_service_account_id: str
-    """6 to 30 characters derived from the cluster name, unique per cluster name."""
     kube_context: str
-    """The context name gcloud gives the same cluster, so both kubeconfigs agree."""
     workload_pool: str
     release_channel: str
-    """The provider's wire value: the configured channel, or UNSPECIFIED for NONE."""
     min_master_version: str | None
     deletion_protection: bool
     network: str | None
-    """An existing VPC (`cluster.network`); None: the project's default, or the one the
-    program creates."""
+    """An existing VPC; None: the project's default, or the one the program creates."""
     subnetwork: str | None
     maintenance_policy: MaintenancePolicy | None
     """None without a window and exclusions."""
     autoscaling_profile: str | None
-    """OPTIMIZE_UTILIZATION when a node pool autoscales or GKE creates them; None: GKE's
-    default (and always on Autopilot, where GKE owns the autoscaler)."""
+    """None: GKE's default (always on Autopilot, where GKE owns the autoscaler)."""
     auto_provisioning: NodeAutoProvisioning | None
     """Standard clusters with `autoProvisioning` only."""
     default_max_pods_per_node: int | None
-    """The network's `maxPodsPerNode` on a Standard cluster on the VPC the program creates;
-    None: GKE's default."""
+    """Standard, on the VPC the program creates; None: GKE's default."""
     cpu_pool: CpuPool | None
-    """The CPU node pool of a Standard cluster; None on Autopilot."""
     monitoring: Monitoring | None = None
     """None with `observability.enabled: false`: GKE's defaults."""
     dns_endpoint: bool | None = None
-    """True: user traffic is allowed on the control plane's DNS endpoint, and the kubeconfig
-    and the stack's Kubernetes provider use it; False: sent as off; None: not sent (GKE's
-    setting), and the kubeconfig uses the IP endpoint."""
+    """True: the kubeconfig and the Kubernetes provider use the DNS endpoint; None: not sent,
+    and they use the IP endpoint."""
     high_scale_checkpointing: bool = False
-    """GKE's High Scale Checkpointing addon, for multi-tier checkpointing
-    (`gke-tpu:checkpointing`); False: not sent, GKE's default (off)."""
+    """For multi-tier checkpointing (`gke-tpu:checkpointing`); False: not sent."""
     gcs_fuse_csi_driver: bool = GCS_FUSE_CSI_DRIVER
-    """The GCS FUSE CSI driver addon: on in every cluster of the platform (model volumes,
-    checkpoints)."""
 
     @property
     def autopilot(self) -> bool:
@@ -162,8 +140,7 @@ def node_service_account_id(cluster_name: str) -> str:
 
 
 def kube_context(project: str, region: str, name: str) -> str:
-    """The context name gcloud gives the same cluster (`gcloud container clusters
-    get-credentials`), so both kubeconfigs agree."""
+    """As `gcloud container clusters get-credentials` names it, so both kubeconfigs agree."""
     return f"gke_{project}_{region}_{name}"
 
 
@@ -196,8 +173,7 @@ def maintenance_policy(spec: ClusterSpec) -> MaintenancePolicy | None:
 def auto_provisioning(
     spec: ClusterSpec, pools: Sequence[TpuPoolPlan]
 ) -> NodeAutoProvisioning | None:
-    """Within `autoProvisioning`'s limits, the TPU ones by accelerator type as GKE's node
-    auto-provisioning guide names them, in the zones of the pools with a fallback."""
+    """TPU limits by accelerator type, as GKE's node auto-provisioning guide names them."""
     limits = spec.auto_provisioning
     if limits is None or spec.mode == "autopilot":
         return None
@@ -212,15 +188,11 @@ def auto_provisioning(
 
 
 def dns_endpoint(spec: ClusterSpec, network: NetworkPlan | None) -> bool | None:
-    """`cluster.dnsEndpoint`, or on for private nodes or authorized networks: the IP endpoint
-    of such a cluster is reached only from the authorized networks (with private nodes and no
-    list, from any address, until a list is added), which hosted CI runners (no fixed address
-    range) are not in, while the DNS endpoint is reached from anywhere by IAM (kubernetes-engine/docs/
-    concepts/network-isolation, DNS-based endpoint). GKE serves it on every cluster, of any version and
-    either mode (cloud.google.com/blog/products/containers-kubernetes/new-dns-based-endpoint-
-    for-the-gke-control-plane; `gcloud container clusters create-auto --enable-dns-access`):
-    no version floor to check. Otherwise None, which sends nothing and leaves the goldens of
-    stacks on an existing network as they were."""
+    """`cluster.dnsEndpoint`, or on for private nodes or authorized networks: their IP endpoint
+    admits only the authorized networks, which hosted CI runners are not in, while the DNS
+    endpoint admits by IAM (kubernetes-engine/docs/concepts/network-isolation, DNS-based
+    endpoint). Every version and mode serves it (cloud.google.com/blog/products/
+    containers-kubernetes/new-dns-based-endpoint-for-the-gke-control-plane). Otherwise None."""
     if spec.dns_endpoint is not None:
         return spec.dns_endpoint
     if network is not None and (network.private_nodes or network.authorized_networks):
@@ -229,8 +201,7 @@ def dns_endpoint(spec: ClusterSpec, network: NetworkPlan | None) -> bool | None:
 
 
 def dns_endpoint_warnings(spec: ClusterSpec, network: NetworkPlan | None) -> list[str]:
-    """With the DNS endpoint turned off, the program's Kubernetes objects go through the IP
-    endpoint, which admits the authorized networks alone: a pipeline elsewhere times out."""
+    """With the DNS endpoint off, a pipeline outside the authorized networks times out."""
     if spec.dns_endpoint is not False or network is None or not network.authorized_networks:
         return []
     ranges = ", ".join(n.cidr_block for n in network.authorized_networks)
@@ -242,8 +213,7 @@ def dns_endpoint_warnings(spec: ClusterSpec, network: NetworkPlan | None) -> lis
 
 
 def node_pools_scale(pools: Sequence[TpuPoolPlan]) -> bool:
-    """Whether the TPU pools' nodes come and go: a pool autoscales, or GKE creates its node
-    pools (a fallback)."""
+    """Whether TPU nodes come and go: a pool autoscales or has a fallback."""
     return any(p.autoscaling or p.fallback for p in pools)
 
 
@@ -256,8 +226,7 @@ def plan_cluster(
     *,
     high_scale_checkpointing: bool = False,
 ) -> ClusterPlan:
-    """The cluster of a valid `spec` in `project`, with the TPU pools' `pools`, the VPC the
-    program creates (`network`; None on an existing one) and its monitoring (None: GKE's)."""
+    """The cluster of a valid `spec`; `network`: the VPC the program creates, if any."""
     standard = spec.mode != "autopilot"
     provisioning = auto_provisioning(spec, pools)
     optimize = node_pools_scale(pools) or provisioning is not None

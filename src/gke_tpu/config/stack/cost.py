@@ -1,16 +1,9 @@
-"""What a plan costs a month, from the dated price tables in `src/gke_tpu/catalog/prices.py`. Pure.
+"""What a plan costs a month, from the dated price tables (`src/gke_tpu/catalog/prices.py`).
 
-One item per TPU pool, one for the CPU pool and one for the cluster's fee, each with a monthly
-minimum and maximum: the minimum at the autoscaling minimums (0 for a pool that scales to zero,
-or whose nodes GKE creates per workload), the maximum at the maximums and every slice. A pool on
-a reservation is committed: the reservation is billed whether its VMs run or not, so its minimum
-is its maximum. A pool with a fallback is the range over its chain: the cheapest capacity at
-the minimum, the dearest at the maximum. An Autopilot TPU workload is billed by the node it runs
-on (https://cloud.google.com/kubernetes-engine/pricing), so it is priced like a node pool's VM.
-
-A price the tables do not hold is unknown: the item's figures are null and a warning says so,
-never 0; a total with an unknown part is null too. Money is rounded to the cent, so the object
-is deterministic.
+A reservation is billed whether its VMs run or not, so its minimum is its maximum. A pool with a
+fallback spans its chain, cheapest to dearest. Autopilot TPU workloads are billed by their node
+(https://cloud.google.com/kubernetes-engine/pricing). An unknown price is null, never 0, and so
+is a total with an unknown part. Money is rounded to the cent, so the object is deterministic.
 """
 
 from __future__ import annotations
