@@ -1,8 +1,6 @@
-"""The alert policies of a cluster, as pure data: PromQL conditions only (Cloud Monitoring ended
-MQL support on 2025-07-22, https://cloud.google.com/monitoring/mql), and one log-match
-condition for stockouts. Each carries what to do when it fires.
-
-One row per alert in `ALERTS`, under its `alerts` entry; `plan_alert` makes a row's policy.
+"""The alert policies of a cluster, one row per alert in `ALERTS`: PromQL conditions only (Cloud
+Monitoring ended MQL support on 2025-07-22, https://cloud.google.com/monitoring/mql), and one
+log-match condition for stockouts.
 """
 
 from __future__ import annotations

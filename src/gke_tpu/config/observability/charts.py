@@ -194,9 +194,8 @@ def jobset_charts(series: ClusterSeries, gates: Gates, kube_state: bool) -> list
         ),
         Chart(
             "JobSet mean time to recover",
-            # A JobSet is its k8s_entity's `entity_namespace` and `entity_name` (the resource's
-            # labels, https://cloud.google.com/monitoring/api/resources; GoogleCloudPlatform/
-            # gke-mcp pkg/tools/monitoring/schemas/k8s_entity.md).
+            # k8s_entity's labels (https://cloud.google.com/monitoring/api/resources;
+            # GoogleCloudPlatform/gke-mcp pkg/tools/monitoring/schemas/k8s_entity.md).
             (_mean(series, m.JOBSET_TIMES_TO_RECOVER, entity, "entity_namespace, entity_name"),),
             unit="s",
         ),

@@ -1,5 +1,5 @@
-"""The PromQL conditions of the cluster's alert policies, one function per alert, from the
-pools the alerts watch (`Scope`); the policies themselves are rows of config.observability.alerts."""
+"""The PromQL condition of each alert policy (the policies are rows of
+config.observability.alerts)."""
 
 from __future__ import annotations
 
@@ -11,21 +11,18 @@ from gke_tpu.catalog import monitoring as m
 from gke_tpu.config.observability.queries import ClusterSeries, Gates, any_of
 from gke_tpu.config.pools.plan import TpuPoolPlan
 
-#: The window of the averages that smooth one-minute samples (duty cycle is sampled over
-#: 10 s every 60 s) before a condition holds them against a threshold.
+#: Smooths one-minute samples before a threshold (duty cycle: 10 s every 60 s).
 SMOOTHING = "5m"
 
 
-#: How far back a node's chips count as present: a node that stops reporting them because it
-#: is not Ready still counts as a TPU node for a day.
+#: A node that stops reporting its chips because it is not Ready is still a TPU node for a day.
 TPU_NODE_MEMORY = "1d"
 
 
 @dataclass(frozen=True)
 class Scope:
-    """What the alerts watch beyond their settings. `jobsets`: the JOBSET kube state package is
-    collected; `queues`: Kueue's metrics are; `scaling`: node pools scale or GKE creates them;
-    `serving`: model servers can run and their metrics are collected."""
+    """What the alerts watch beyond their settings: which series are collected, and whether node
+    pools scale."""
 
     series: ClusterSeries
     multi_host: Sequence[TpuPoolPlan]
@@ -38,14 +35,10 @@ class Scope:
 
 
 def label(key: str) -> str:
-    """A label of the series that fired, as a documentation variable
-    (https://cloud.google.com/monitoring/alerts/doc-variables); the key must be one the query
-    groups by. A PromQL condition's output mixes labels of the monitored resource
-    (`node_pool_name` of k8s_node_pool) and of the metric (`unavailability_reason`,
-    https://cloud.google.com/monitoring/api/metrics_kubernetes): `${metric_or_resource.label.KEY}`
-    reads a key from either, where `${metric.label.KEY}` renders "(none)" for a resource label.
-    gcloud's own migration of Prometheus rules writes `{{ $labels.KEY }}` this way for the same
-    reason (Google Cloud SDK, googlecloudsdk/command_lib/monitoring/util.py,
+    """A label of the series that fired (https://cloud.google.com/monitoring/alerts/doc-variables).
+    `metric_or_resource` reads resource and metric labels alike; `${metric.label.KEY}` renders
+    "(none)" for a resource label (https://cloud.google.com/monitoring/api/metrics_kubernetes).
+    gcloud does the same (googlecloudsdk/command_lib/monitoring/util.py,
     TranslatePromQLTemplateToDocumentVariables)."""
     return "${metric_or_resource.label." + key + "}"
 
@@ -54,9 +47,8 @@ POOL = label("node_pool_name")
 
 
 def slice_down(alert: Any, scope: Scope) -> str:
-    """Cloud Monitoring opens an incident per time series of a PromQL condition, so grouping by
-    node pool opens one per slice that is down. Only the node pools that always have their
-    nodes (`watched`): the condition names them."""
+    """Grouped by node pool: Cloud Monitoring opens an incident per series, so one per slice down.
+    Only the node pools that always have their nodes (`watched`)."""
     named = sorted(n for p in scope.multi_host for n in p.node_pool_names)
     labels = {"node_pool_name=~": any_of(named)}
     return (

@@ -1,11 +1,7 @@
-"""The cluster's Cloud Monitoring dashboard as canonical JSON, from its sections of charts
-(config.observability.charts). Pure.
-
-The charts are laid out in a mosaic of 48 columns, one
-collapsible group per section (the layout of google/cloud-tpu-monitoring-debugging's TPU
-dashboards; schema: https://cloud.google.com/monitoring/api/ref_v3/rest/v1/projects.dashboards).
-The JSON has sorted keys and no whitespace: pulumi-gcp hides the API's defaults from a
-dashboard's diff, so only a change of ours shows.
+"""The cluster's Cloud Monitoring dashboard as canonical JSON, laid out as
+google/cloud-tpu-monitoring-debugging's TPU dashboards
+(https://cloud.google.com/monitoring/api/ref_v3/rest/v1/projects.dashboards). Keys sorted, no
+whitespace: pulumi-gcp hides the API's defaults from the diff, so only a change of ours shows.
 """
 
 from __future__ import annotations

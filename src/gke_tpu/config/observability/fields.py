@@ -36,9 +36,8 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = re.compile(r"([0-9]{1,6})([smhd])", re.ASCII)
 
 
-#: The shortest and longest durations taken: Cloud Monitoring evaluates PromQL conditions every
-#: 30 s at the most often (AlertPolicy `evaluation_interval`), so a minute is the least that
-#: means anything; a day bounds the range a query reads back.
+#: PromQL conditions are evaluated every 30 s at most often (AlertPolicy `evaluation_interval`),
+#: so a minute is the least that means anything; a day bounds what a query reads back.
 SHORTEST_SECONDS = 60
 
 
@@ -71,10 +70,8 @@ Percent = Annotated[StrictInt | StrictFloat, Field(ge=0, le=100)]
 Count = Annotated[StrictInt, Field(ge=1, le=1_000_000)]
 
 
-# Notification channels (pulumi-gcp `monitoring.AlertPolicy.notification_channels`): resource
-# names `projects/[PROJECT_ID_OR_NUMBER]/notificationChannels/[CHANNEL_ID]` (Cloud Monitoring API
-# v3, projects.alertPolicies `notificationChannels`, https://cloud.google.com/monitoring/api/
-# ref_v3/rest/v3/projects.alertPolicies): a project id or a project number.
+# `projects/[PROJECT_ID_OR_NUMBER]/notificationChannels/[CHANNEL_ID]`
+# (https://cloud.google.com/monitoring/api/ref_v3/rest/v3/projects.alertPolicies).
 _CHANNEL = re.compile(
     r"projects/([a-z][-a-z0-9.:]{4,61}|[1-9][0-9]{0,18})/notificationChannels/[0-9A-Za-z_-]{1,64}"
 )

@@ -1,10 +1,5 @@
-"""What `gke-tpu:observability` becomes for one cluster: its monitoring components, the
-dashboard, the alert policies, notification channels and PodMonitorings. Pure.
-
-`OBSERVABILITY_RULES` hold the section against the cluster (every problem at once);
-`plan_observability` decides, leaving out with a warning what the cluster's minimum version
-lacks. The plan depends on the cluster and the pools' names only, never on a pool's resources:
-a pool that cannot get capacity holds none of it back.
+"""What `gke-tpu:observability` becomes for one cluster. It depends on the pools' names only,
+never on their resources, so a pool that cannot get capacity holds none of it back.
 """
 
 from __future__ import annotations

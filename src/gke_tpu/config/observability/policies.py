@@ -44,12 +44,10 @@ def plan_alert(key: str, row: Alert, settings: Any, scope: Scope) -> AlertPlan |
 
 
 def watched(multi_host: Sequence[TpuPoolPlan]) -> tuple[list[TpuPoolPlan], list[TpuPoolPlan]]:
-    """The multi-host pools the slice-down alert watches, and those it leaves out: pools that
-    may have no nodes (autoscaling from 0, node pools GKE creates per workload). GKE documents
-    `node_pool/multi_host/available` as true when all nodes are available and false if any is
-    not (https://cloud.google.com/monitoring/api/metrics_kubernetes), and says nothing of a
-    node pool without nodes: on the safe side of paging for nothing, those pools are left to
-    the nodeNotReady and jobsetRestarts alerts, which watch nodes and jobs that exist."""
+    """The multi-host pools the slice-down alert watches, and those it leaves out: pools that may
+    have no nodes. GKE says nothing of `multi_host/available` for a pool without nodes
+    (https://cloud.google.com/monitoring/api/metrics_kubernetes), so rather than page for
+    nothing, those are left to the nodeNotReady and jobsetRestarts alerts."""
     always = [p for p in multi_host if p.node_pool_names and p.initial_node_count > 0]
     return always, [p for p in multi_host if p not in always]
 

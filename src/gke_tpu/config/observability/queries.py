@@ -1,8 +1,6 @@
 """PromQL selectors of one cluster's series, and the version gates of the metrics they read.
-
-Pure. Cloud Monitoring's system metrics name the cluster by the resource labels `cluster_name`
-and `location`; series that Managed Service for Prometheus writes (kube state, Kueue) by
-`cluster` and `location` (https://cloud.google.com/stackdriver/docs/managed-prometheus/query).
+System metrics name the cluster by `cluster_name`, Managed Service for Prometheus by `cluster`
+(https://cloud.google.com/stackdriver/docs/managed-prometheus/query).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""What the cluster watches of the model servers on its TPUs: the dashboard's serving charts and
-the serving alerts' conditions, over the series vLLM serves at `/metrics` and Managed Service for
-Prometheus collects (a VllmServingDeployment's PodMonitoring). Pure.
-
-A PodMonitoring's series carry its namespace and its name as `job`
-(https://cloud.google.com/stackdriver/docs/managed-prometheus/setup-managed): one server each.
+"""The dashboard's serving charts and the serving alerts, over vLLM's `/metrics` as a
+VllmServingDeployment's PodMonitoring collects them; `job` names one server
+(https://cloud.google.com/stackdriver/docs/managed-prometheus/setup-managed).
 """
 
 from __future__ import annotations

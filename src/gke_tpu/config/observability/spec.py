@@ -1,9 +1,5 @@
-"""The `gke-tpu:observability` config object: the cluster's monitoring components, a dashboard,
-and alert policies on slice health, interruptions, JobSets, idle chips, queues, stockouts and
-model serving.
-
-On by default: a stack without the section gets every default below. The plan of what it
-creates is `config.observability.plan.plan_observability`.
+"""The `gke-tpu:observability` config object: monitoring components, a dashboard and alert
+policies. On by default: a stack without the section gets every default below.
 """
 
 from __future__ import annotations
@@ -25,9 +21,8 @@ from gke_tpu.config.observability.fields import (
     system_first,
 )
 
-#: System metrics (always sent), and the kube state packages a TPU platform reads: Pods
-#: (unschedulable, waiting), Deployments (serving) and JobSets (multi-host training; where the
-#: cluster's version has it, from 1.32.1-gke.1357001).
+#: The kube state packages a TPU platform reads: Pods, Deployments (serving), JobSets (training,
+#: where the version has it).
 DEFAULT_COMPONENTS: tuple[Component, ...] = ("SYSTEM_COMPONENTS", "POD", "DEPLOYMENT", "JOBSET")
 
 
