@@ -126,12 +126,9 @@ def _field_adapter(model: type[BaseModel], name: str) -> TypeAdapter[Any]:
 
 
 def parse(model: type[M], data: Any, base: str) -> tuple[M | None, frozenset[str], list[Problem]]:
-    """`data` as `model`, or, when it is not valid, the model built from the fields that are
-    (others take their defaults; missing required ones are absent), the keys of the fields that
-    are not, and the problems. None when `data` is not a mapping at all.
-
-    Rules across sections use what parsed: one bad field hides no other problem.
-    """
+    """`data` as `model`; when it is not valid, the model of the fields that are, the keys of
+    those that are not, and the problems, so one bad field hides no other problem. None when
+    `data` is not a mapping."""
     try:
         return model.model_validate(data), frozenset(), []
     except ValidationError as error:

@@ -1,7 +1,5 @@
 """The whole stack config, parsed once: `gcp:project` plus the project's own `gke-tpu:*` keys.
-
-Each section and each field is checked on its own, and the rules across sections use what did
-parse (the cluster's region and release channel), so one run reports every problem.
+Rules across sections use what did parse, so one run reports every problem.
 """
 
 from __future__ import annotations
@@ -134,9 +132,8 @@ class Section:
     config.stack.rules."""
 
 
-# Each project config key, what parses it and the rules across its fields. A new section is
-# one entry here, its model read from `parsed.specs` into PlatformSpec, and its rules across
-# sections (if any) in config.stack.rules.
+# A new section is one entry here, read from `parsed.specs` into PlatformSpec; its rules across
+# sections go in config.stack.rules.
 SECTIONS: dict[str, Section] = {
     "cluster": Section(ClusterSpec, required=True, rules=CLUSTER_RULES),
     "network": Section(NetworkSpec, required=False, rules=NETWORK_RULES),

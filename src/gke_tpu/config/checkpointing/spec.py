@@ -1,12 +1,7 @@
-"""`gke-tpu:checkpointing`: GKE's multi-tier checkpointing for the training pools.
-
-GKE keeps each step's checkpoint in memory on the node, replicates it to a peer node and backs
-it up to a Cloud Storage bucket with hierarchical namespace, so a restarted slice restores from
-the nearest copy (GKE "Train large-scale machine learning models on GKE with Multi-Tier
-Checkpointing": https://cloud.google.com/kubernetes-engine/docs/how-to/machine-learning/training/
-multi-tier-checkpointing). The cluster runs the High Scale Checkpointing addon; each pool gets a
-`CheckpointConfiguration` that tells GKE's controller which nodes get the in-memory volume and
-where to back it up.
+"""`gke-tpu:checkpointing`: GKE's multi-tier checkpointing for the training pools: the
+cluster's addon, a bucket, and a `CheckpointConfiguration` per pool
+(https://cloud.google.com/kubernetes-engine/docs/how-to/machine-learning/training/
+multi-tier-checkpointing).
 """
 
 from __future__ import annotations
@@ -32,23 +27,16 @@ from gke_tpu.config.storage.spec import (
 PATH = "checkpointing"
 #: GKE's lowest cluster version with multi-tier checkpointing ("Requirements" of the page above).
 MIN_VERSION = "1.32.4-gke.1415000"
-#: The share of a node's memory given to the in-memory checkpoint volume unless
-#: `inMemoryVolumeSizes` says: the volume is a RAM disk on the node, so what it takes the
-#: training process cannot have. A quarter holds a sharded copy of the state a host keeps (GKE's
-#: page leaves the size to the user; xpk and GKE's test DAGs size it by hand, `100G` on v5p).
+#: The volume is a RAM disk the training process cannot use; a quarter holds a host's sharded
+#: copy of the state (GKE leaves the size to the user; xpk and GKE's test DAGs use `100G` on v5p).
 DEFAULT_MEMORY_FRACTION = 0.25
-#: The Kubernetes ServiceAccount of training Pods that read and write persistent checkpoints.
 DEFAULT_KSA = "checkpoint-writer"
-#: The least role that reads, writes and lists objects (no bucket settings, no IAM), the one
-#: GKE's checkpoint replicator is granted on the bucket (AI-Hypercomputer/xpk
-#: src/xpk/core/mtc.py, add_mtc_bucket_iam_member).
+#: The least role that reads, writes and lists objects, as xpk grants the replicator
+#: (AI-Hypercomputer/xpk src/xpk/core/mtc.py, add_mtc_bucket_iam_member).
 BUCKET_ROLE = "roles/storage.objectUser"
-#: GKE's own Kubernetes identity of the replicator that backs checkpoints up to the bucket
-#: (namespace, ServiceAccount), named in xpk's grant above and in GKE's
-#: GoogleCloudPlatform/cluster-toolkit docs (gke-managed-checkpointing/
-#: gke-checkpointing-multitier-node).
+#: GKE's replicator (namespace, ServiceAccount), as xpk's grant and GoogleCloudPlatform/
+#: cluster-toolkit docs name it (gke-managed-checkpointing/gke-checkpointing-multitier-node).
 REPLICATOR = ("gke-managed-checkpointing", "gke-checkpointing-multitier-node")
-#: A Kubernetes quantity in decimal or binary units, as `inMemoryVolumeSize` takes it ("100G").
 _QUANTITY = re.compile(r"[1-9][0-9]*(G|Gi|M|Mi|T|Ti)", re.ASCII)
 
 
@@ -90,7 +78,6 @@ class CheckpointConfigurationPlan:
     tolerations: tuple[dict[str, str], ...]
     in_memory_volume_size: str
     derived: bool
-    """Whether the size is the share of the machine's memory (not `inMemoryVolumeSizes`)."""
 
     def spec(self, bucket: Any) -> dict[str, Any]:
         """The object's spec, as xpk's template and GKE's test DAGs write it."""
@@ -109,7 +96,6 @@ class CheckpointingPlan:
     account_id: str
     namespace: str
     create_namespace: bool
-    """Whether this section creates the namespace (model storage creates its own)."""
     kubernetes_service_account: str
     configurations: tuple[CheckpointConfigurationPlan, ...]
 
@@ -129,8 +115,8 @@ def checkpointed_pools(
 
 
 def in_memory_size(spec: CheckpointingSpec, pool: TpuPoolPlan) -> tuple[str, bool]:
-    """The pool's in-memory volume size and whether it is derived: the share of the machine's
-    memory, in whole GB (the catalog states memory in GB; GiB for tpu7x, a smaller figure)."""
+    """The pool's in-memory volume size, and whether it is the share of the machine's memory
+    (whole GB; the catalog's tpu7x figure is GiB, so smaller)."""
     if pool.name in spec.in_memory_volume_sizes:
         return spec.in_memory_volume_sizes[pool.name], False
     memory = pool.machine.memory_gb or 0
@@ -138,8 +124,7 @@ def in_memory_size(spec: CheckpointingSpec, pool: TpuPoolPlan) -> tuple[str, boo
 
 
 def pool_selector(pool: TpuPoolPlan) -> dict[str, str]:
-    """The nodes of one pool: its own label on node pools of ours; on node pools GKE creates
-    for a ComputeClass, the labels its Pods select."""
+    """The nodes of one pool: our label, or on GKE-created node pools its Pods' selector."""
     if pool.per_workload:
         return dict(pool.node_selector)
     return {POOL_LABEL: pool.name}
@@ -161,8 +146,7 @@ def plan_checkpointing(
                 name=f"{cluster_name}-{pool.name}",
                 pool=pool.name,
                 node_selector=pool_selector(pool),
-                # Exists, as GKE's samples write it: the controller's Pods run on every node
-                # of the pool whatever the taint's value.
+                # Exists, as GKE's samples write it: whatever the taint's value.
                 tolerations=(
                     {"key": TPU_TAINT.key, "operator": "Exists", "effect": TPU_TAINT.effect},
                 ),

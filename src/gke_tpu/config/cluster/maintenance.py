@@ -77,11 +77,9 @@ def _parts(recurrence: str) -> dict[str, str]:
 
 
 def _stops_before(recurrence: str, until: datetime) -> bool:
-    """Whether a valid rule may stop before `until`: it has a COUNT, or an UNTIL before it (in
-    UTC, as the rule's check requires of a window whose start is in UTC). Such a rule cannot be
-    taken to repeat the occurrences generated; judged on them, the time after them counts as
-    uncovered (the safe side: a rule of more than 10,000 occurrences in the year that stops
-    within it may be refused for the periods after the 10,000th)."""
+    """Whether a valid rule may stop before `until` (a COUNT, or an earlier UNTIL). Such a rule
+    cannot be taken to repeat: the time after its generated occurrences counts as uncovered (the
+    safe side)."""
     parts = _parts(recurrence)
     if "COUNT" in parts:
         return True
@@ -120,9 +118,8 @@ def least_availability(
     until = last_end + shortest
     occurrences = [o for o in islice(rule.xafter(start, inc=True), _MOST_OCCURRENCES) if o < until]
     if len(occurrences) == _MOST_OCCURRENCES and not _stops_before(recurrence, last_end):
-        # A rule this frequent that goes on repeats well within the occurrences generated: check
-        # the periods they cover in full. (Windows of 4 hours or more starting every few minutes
-        # cover all.) One that stops is judged on what was generated, the rest uncovered.
+        # A rule this frequent repeats well within the occurrences generated: check the periods
+        # they cover in full.
         horizon_end = min(horizon_end, occurrences[-1] - period)
         if horizon_end < start:
             return period, start

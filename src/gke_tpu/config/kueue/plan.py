@@ -70,13 +70,9 @@ def plan_kueue(
     unparsed: Collection[str] = frozenset(),
     tpu_chip_limits: Mapping[str, int] | None = None,
 ) -> tuple[KueuePlan | None, list[Problem]]:
-    """The queues, or the problems of the section (and of queued-provisioning pools that no
-    queue covers). `pools` are the planned pools with their `tpuPools` index; `unplanned` the
-    names of entries that did not plan, and `unparsed` the config paths that did not parse:
-    their problems are reported already, and rules that read them are skipped. An absent
-    section is not among them: it has no queues, so a queued-provisioning pool is in none.
-    `tpu_chip_limits`: the chips node auto-provisioning may create per generation, which bound
-    the queues' shares of pools with a fallback."""
+    """The queues, or the problems of the section and of queued-provisioning pools no queue
+    covers. Rules that read `unplanned` entries or `unparsed` paths are skipped: their problems
+    are reported already. `tpu_chip_limits` bound the shares of pools with a fallback."""
     by_name = {pool.name: pool for _, pool in pools}
     problems: list[Problem] = []
     queues: list[QueuePlan] = []

@@ -42,11 +42,7 @@ class NodeGroup:
 def node_groups(
     cluster: ClusterSpec, pools: Sequence[TpuPoolPlan], default_max_pods: int
 ) -> list[NodeGroup]:
-    """Every node the cluster can have, as `config.stack.demand` counts them: the CPU pool in each of
-    its zones, every slice and autoscaling maximum, and beside them the surge of upgrades (one
-    node per zone of the CPU pool; for a TPU pool what its upgrade settings add), including the
-    node pools GKE creates for a pool with a fallback. The TPU pools take GKE's default Pods
-    per node unless they set theirs."""
+    """Every node the cluster can have, with surge, as `config.stack.demand` counts them."""
     return [
         NodeGroup(
             row.name,

@@ -1,10 +1,5 @@
-"""The `gke-tpu:network` config object: a VPC made for the cluster (its plan is
-config.network.plan; the check that its ranges hold the node pools, config.network.sizing).
-
-Present, the program creates a VPC with one subnet in the cluster's region (nodes in its primary
-range, Pods and Services in two secondary ranges), and, for private nodes, a Cloud Router and
-Cloud NAT; the cluster uses them. Absent, `cluster.network` and `cluster.subnetwork` name an
-existing network, as before.
+"""The `gke-tpu:network` config object: a VPC made for the cluster (one subnet, and for
+private nodes a Cloud Router and Cloud NAT). Absent, `cluster.network` names an existing one.
 """
 
 from __future__ import annotations
@@ -30,13 +25,11 @@ from gke_tpu.catalog.network import (
 )
 from gke_tpu.config.base import Spec
 
-#: TPU VMs run one workload Pod (or a few) beside GKE's DaemonSets (about a dozen with Dataplane
-#: V2, GCS FUSE and the metadata server): 32 leaves room for more and takes a /26 per node
-#: instead of the /24 of GKE's 110. xpk and tpu-provisioner use 15.
+#: A TPU VM runs a Pod or a few beside about a dozen DaemonSets: 32 leaves room and takes a /26
+#: per node, not GKE's /24. xpk and tpu-provisioner use 15.
 DEFAULT_TPU_MAX_PODS_PER_NODE = 32
-#: Ports each node keeps for outbound connections through Cloud NAT. TPU hosts pull images of
-#: several GB and checkpoints over many parallel connections; GKE's default of 64 (static
-#: allocation) runs out, so each VM starts at 1,024 and grows on demand (dynamic allocation).
+#: TPU hosts pull large images and checkpoints over many connections: GKE's static 64 runs out,
+#: so each VM starts at 1,024 and grows on demand.
 DEFAULT_NAT_MIN_PORTS = 1024
 DEFAULT_NAT_MAX_PORTS = MAX_NAT_PORTS
 #: Cloud NAT logs only what failed (dropped connections for lack of ports), when logging is on.
@@ -57,10 +50,8 @@ def _ipv4_network(value: str) -> ipaddress.IPv4Network:
             network = ipaddress.IPv4Network(value, strict=False)
             raise ValueError(f"has host bits set; the range is '{network}'") from None
         raise ValueError("is not an IPv4 range in CIDR notation, such as '10.0.0.0/20'") from None
-    # ipaddress also reads a zero-padded prefix ('/029') or a netmask ('/255.0.0.0'), where
-    # octets with leading zeros it refuses itself. The APIs return a range as address/prefix
-    # length: another spelling would diff on every update, and two spellings of one range would
-    # pass as two (authorized networks listed twice).
+    # ipaddress also reads '/029' or '/255.0.0.0'; the APIs return address/prefix, so another
+    # spelling would diff on every update, and two spellings of one range would pass as two.
     if str(network) != value:
         written = "a netmask" if "." in value.partition("/")[2] else "leading zeros in the prefix"
         raise ValueError(f"has {written}; write the range as '{network}'")

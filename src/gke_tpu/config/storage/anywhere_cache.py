@@ -1,11 +1,6 @@
-"""Anywhere Cache in front of the model bucket: an SSD-backed read cache in each zone where TPU
-pools read models, so a Pod's model load is served in its zone instead of the bucket (Cloud
-Storage, "Anywhere Cache": https://cloud.google.com/storage/docs/anywhere-cache). Pure.
-
-A cache is made in a zone of the bucket's location, one per zone; data enters it when a VM of
-that zone reads it, and it stays for the TTL after its last read. Admission is Cloud Storage's
-`admit-on-first-miss` (pulumi_gcp's `admission_policy` is deprecated: the other value falls
-back to it), so the platform leaves it unset.
+"""Anywhere Cache in front of the model bucket: a read cache in each zone where TPU pools read
+models (https://cloud.google.com/storage/docs/anywhere-cache). Admission is left unset: pulumi_gcp's
+`admission_policy` is deprecated and the other value falls back to `admit-on-first-miss`.
 """
 
 from __future__ import annotations
@@ -23,9 +18,8 @@ from gke_tpu.problems import Problem
 PATH = "modelStorage.anywhereCache"
 #: pulumi_gcp storage.AnywhereCache: "It defaults to `86400s`".
 DEFAULT_TTL_SECONDS = 86_400
-#: The TTL range, 1 hour to 7 days ("Create and manage caches",
-#: https://cloud.google.com/storage/docs/using-anywhere-cache; NOT VERIFIED in its text here:
-#: the narrowest range seen, so a value inside it is not refused by Cloud Storage).
+#: The narrowest TTL range seen, so Cloud Storage refuses no value in it
+#: (https://cloud.google.com/storage/docs/using-anywhere-cache; NOT VERIFIED in its text here).
 MIN_TTL_SECONDS = 3_600
 MAX_TTL_SECONDS = 604_800
 #: Admission as Cloud Storage applies it whatever is sent.

@@ -1,15 +1,8 @@
-"""GCS FUSE tuned per role: what each model volume mounts with, at the cluster's GKE version.
-
-A read-mostly volume (the models' reader) caches file contents and metadata: the file cache
-(`file-cache:max-size-mb:-1`, as large as the Pod's cache volume, which the workloads put in
-the node's memory: TPU VMs have no Local SSD), whole-object caching on a first read at an offset
-and parallel downloads into it, metadata cached for the life of the mount, and the metadata
-prefetched when the volume mounts. A volume that writes (the conversion jobs' writer) gets no
-file cache: what it writes is read by others, not by itself. Mount options rather than volume
-attributes where both exist, as GKE recommends ("Cloud Storage FUSE CSI driver volume
-attributes": https://cloud.google.com/kubernetes-engine/docs/reference/cloud-storage-fuse-csi-
-driver/volume-attr; the options: https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-
-storage-fuse-csi-driver-perf). Pure.
+"""GCS FUSE tuned per role, at the cluster's GKE version: the reader caches contents (in memory:
+TPU VMs have no Local SSD) and metadata; the writer gets no file cache, since others read what
+it writes. Mount options over volume attributes, as GKE recommends
+(https://cloud.google.com/kubernetes-engine/docs/reference/cloud-storage-fuse-csi-driver/
+volume-attr; https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-storage-fuse-csi-driver-perf).
 """
 
 from __future__ import annotations
@@ -28,16 +21,13 @@ READ_CACHE_OPTIONS = (
     "file-cache:cache-file-for-range-read:true",
     "file-cache:enable-parallel-downloads:true",
 )
-#: The volume attribute that lists the bucket's metadata when the volume mounts, filling the
-#: metadata caches before the first read (the volume-attr page above). The GKE version it needs,
-#: 1.32.1-gke.1357001, is NOT VERIFIED on GKE's page here (a copy of GKE's docs states it): the
-#: attribute is set only where the cluster's version is known to be at or above it.
+#: Fills the metadata caches at mount (volume-attr page). Its version is NOT VERIFIED on GKE's
+#: page (a copy of GKE's docs states it), so it is set only where the version is known to be met.
 METADATA_PREFETCH = "gcsfuseMetadataPrefetchOnMount"
 METADATA_PREFETCH_MIN_VERSION = "1.32.1-gke.1357001"
-#: GKE's GCS FUSE profile StorageClasses (`gcsfusecsi-training`, `-serving`,
-#: `-checkpointing`), from GKE 1.35.1-gke.1616000 (GoogleCloudPlatform/cluster-toolkit docs,
-#: "Cloud Storage FUSE storage profiles"; GKE's page: https://cloud.google.com/kubernetes-engine/
-#: docs/how-to/persistent-volumes/gcsfuse-profiles, NOT VERIFIED in its text here).
+#: GKE's GCS FUSE profile StorageClasses (GoogleCloudPlatform/cluster-toolkit docs, "Cloud
+#: Storage FUSE storage profiles"; https://cloud.google.com/kubernetes-engine/docs/how-to/
+#: persistent-volumes/gcsfuse-profiles, NOT VERIFIED in its text here).
 PROFILES_MIN_VERSION = "1.35.1-gke.1616000"
 PROFILES = {"read": "gcsfusecsi-serving", "write": None}
 #: The annotation on a model volume that says how it is tuned and why (read by the report).
@@ -64,9 +54,8 @@ def _key(option: str) -> str:
 
 
 def tune_volume(role: Role, base: tuple[str, ...], version: str | None) -> VolumeTuning:
-    """The options of a volume of `role` from the section's `mountOptions` (`base`, which win
-    over ours), at `version`, the lowest GKE version the cluster may run (its minMasterVersion,
-    else its channel's oldest; None: unknown, so nothing gated)."""
+    """The options of a volume of `role`; `base` (the section's `mountOptions`) wins over ours.
+    `version`: the lowest the cluster may run; None gates everything off."""
     known = version is not None
     if role == "read":
         given = {_key(o) for o in base}
