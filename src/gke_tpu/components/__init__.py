@@ -1,10 +1,6 @@
-"""The infra components a platform team composes in its own Pulumi program, with the public
-Args it writes: each checks and plans its Args by the same pure rules the gke-tpu stack applies
-to its stack file, and reports every problem at its argument's path before it registers
-anything (docs/api.md).
-
-Names are imported on first use (`from gke_tpu.components import RegionalCluster`), so that a
-program pays only for the provider SDK modules of the components it uses.
+"""The infra components a platform team composes in its own Pulumi program (docs/api.md). They
+check their Args by the stack file's rules. Names are imported on first use, so a program pays
+only for the provider SDK modules of the components it uses.
 """
 
 from importlib import import_module

@@ -1,8 +1,5 @@
-"""ClusterObservability: a cluster's dashboard, alert policies, notification channels and
-PodMonitorings, from its plan (config.observability.plan.plan_observability).
-
-Everything here waits for the cluster only, never for a TPU node pool: a slice that cannot get
-capacity must not hold back the alert that says so.
+"""ClusterObservability: a cluster's dashboard, alerts and PodMonitorings. It waits for the
+cluster only: a slice that cannot get capacity must not hold back the alert that says so.
 """
 
 from __future__ import annotations

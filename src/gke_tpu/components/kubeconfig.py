@@ -6,13 +6,9 @@ import json
 
 
 def gke_kubeconfig(context: str, endpoint: str, ca_certificate: str | None) -> str:
-    """The kubeconfig document (JSON, which is valid YAML) for one cluster endpoint.
-
-    `ca_certificate` is the cluster's CA, which signs its IP endpoint's certificate; None for
-    the DNS endpoint, whose certificate is publicly trusted: `gcloud container clusters
-    get-credentials --dns-endpoint` writes no certificate-authority-data either (google-cloud-sdk,
-    lib/googlecloudsdk/api_lib/container/kubeconfig.py, `Cluster`, with `has_dns_endpoint`).
-    """
+    """The kubeconfig (JSON, valid YAML) for one cluster endpoint. `ca_certificate`: None for the
+    DNS endpoint, whose certificate is publicly trusted, as gcloud writes it (google-cloud-sdk,
+    lib/googlecloudsdk/api_lib/container/kubeconfig.py, `Cluster`, `has_dns_endpoint`)."""
     cluster: dict[str, str] = {"server": f"https://{endpoint}"}
     if ca_certificate is not None:
         cluster["certificate-authority-data"] = ca_certificate

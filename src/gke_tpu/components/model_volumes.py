@@ -66,9 +66,8 @@ class ModelVolumes(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gke-tpu:index:ModelVolumes", name, None, opts)
         plan = args.plan
-        # Nothing here waits for TPU node pools: these are API objects, which need no TPU
-        # node, and a TPU pool that cannot get capacity (a Spot stockout) must not hold back
-        # the namespace, identities and volumes of every other workload.
+        # No wait for TPU node pools: a pool without capacity must not hold back every other
+        # workload's objects.
         base = pulumi.ResourceOptions(parent=self, provider=args.provider)
         namespaced = base
         self.ready = []

@@ -46,11 +46,9 @@ class MultiHostTpuPool(TpuPoolComponent):
             type="COMPACT", tpu_topology=plan.topology
         )
         if plan.workload_policy_name:
-            # tpu7x: GKE refuses COMPACT group placement ("Use workload policy instead") and
-            # stores a workload-policy placement as policyName and tpuTopology with no type, so
-            # the type is sent empty: any other value would diff on every `pulumi up`
-            # (vllm-project/ci-infra PR 547, verified on a live pool). xpk passes the policy
-            # alone; the topology is kept here, as GKE reports it, and equals the policy's.
+            # tpu7x: GKE refuses COMPACT ("Use workload policy instead") and reports this
+            # placement with no type, so none is sent: any other would diff on every `pulumi up`
+            # (vllm-project/ci-infra PR 547, verified on a live pool).
             policy = compute.ResourcePolicy(
                 f"{name}-placement",
                 project=args.project,

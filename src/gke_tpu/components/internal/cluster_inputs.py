@@ -60,14 +60,11 @@ def monitoring_config(
 def control_plane_endpoints_config(
     plan: ClusterPlan,
 ) -> container.ClusterControlPlaneEndpointsConfigArgs | None:
-    """User traffic on the DNS endpoint (`dnsEndpointConfig.allowExternalTraffic`), on or off;
-    None leaves GKE's setting. No `ipEndpointsConfig`: the provider then sends the IP endpoint
-    enabled, with `privateClusterConfig.enablePrivateEndpoint` and the authorized networks of
-    `masterAuthorizedNetworksConfig`, which stay as they are, and no ConflictsWith ties the
-    blocks (hashicorp/terraform-provider-google, google/services/container/
+    """User traffic on the DNS endpoint; None leaves GKE's setting. No `ipEndpointsConfig`: the
+    provider then keeps the IP endpoint's private and authorized-network settings as they are
+    (hashicorp/terraform-provider-google, google/services/container/
     resource_container_cluster.go, expandControlPlaneEndpointsConfig). Kubernetes tokens and
-    certificates stay off on the DNS name (enableK8sTokensViaDns, enableK8sCertsViaDns): the
-    kubeconfig authenticates with Google credentials, which IAM checks."""
+    certificates stay off on the DNS name: IAM checks the kubeconfig's Google credentials."""
     if plan.dns_endpoint is None:
         return None
     return container.ClusterControlPlaneEndpointsConfigArgs(
@@ -78,11 +75,7 @@ def control_plane_endpoints_config(
 
 
 def common_cluster_args(plan: ClusterPlan, network: ClusterNetworkArgs | None) -> dict[str, Any]:
-    """What a cluster of either mode is given: its place and version, the network (the one the
-    program creates, with private nodes and authorized networks, or the plan's existing one),
-    the control plane's DNS endpoint,
-    Workload Identity, the GCS FUSE CSI driver, no client certificate, the maintenance
-    policy and the monitoring components."""
+    """What a cluster of either mode is given."""
     ranges = network.plan if network else None
     return {
         "project": plan.project,

@@ -99,12 +99,9 @@ def kubernetes_provider(
 ) -> k8s.Provider:
     """The provider of the program's Kubernetes objects, once `ready` can run their Pods.
 
-    Identified by the cluster's context (project, region, name): pulumi-kubernetes otherwise
-    replaces the provider, and every object it made, whenever the kubeconfig's server or CA
-    changes or is unknown in a preview, as when the kubeconfig moves between the IP and the DNS
-    endpoint of the same cluster or its CA is rotated. With `clusterIdentifier` set and
-    unchanged it updates the provider instead (pulumi/pulumi-kubernetes, provider/pkg/provider/
-    provider.go, DiffConfig)."""
+    `clusterIdentifier` is the cluster's context: without it, a change of endpoint or CA would
+    replace the provider and every object it made (pulumi/pulumi-kubernetes,
+    provider/pkg/provider/provider.go, DiffConfig)."""
     return k8s.Provider(
         f"{name}-k8s",
         kubeconfig=kubeconfig,

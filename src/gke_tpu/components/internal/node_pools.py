@@ -65,11 +65,9 @@ def maintenance_policies(plan: TpuPoolPlan) -> list[container.NodePoolMaintenanc
 
 
 def autoscaling(plan: TpuPoolPlan) -> container.NodePoolAutoscalingArgs | None:
-    """A TPU pool has one zone, so per-zone and total limits mean the same. Single-host pools
-    use the total limits, as GKE's TPU guide does. A multi-host slice takes the per-zone ones:
-    given totals, the provider sends per-zone limits of 0 too and GKE refuses the pool ("Maximum
-    node count 0 is not a valid size of TPU pod slice"), as cluster-toolkit's gke-node-pool and
-    vllm-project/ci-infra found."""
+    """Single-host pools use total limits, as GKE's TPU guide does; a slice takes per-zone ones:
+    with totals the provider also sends per-zone 0s, which GKE refuses ("Maximum node count 0 is
+    not a valid size of TPU pod slice"; cluster-toolkit's gke-node-pool, vllm-project/ci-infra)."""
     scaling = plan.autoscaling
     if scaling is None:
         return None
@@ -188,12 +186,8 @@ def pool_input(ref: TpuPoolRef) -> dict[str, Any]:
 
 
 class TpuPoolComponent(pulumi.ComponentResource):
-    """What both TPU pool components are: one node pool per slice of a plan, and the pool as
-    workloads see it (`ref`), known at plan time, so workload code can use it directly.
-
-    Besides its outputs, a pool has `node_pools` (one per slice, alike but for the name: depend
-    on them to wait for the pool) and `ref`, the pool as the `tpuPools` output describes it,
-    which workload components take as `pool`."""
+    """Both TPU pool components: one node pool per slice (`node_pools`: depend on them to wait
+    for the pool), and `ref`, the pool as workloads take it, known at plan time."""
 
     if TYPE_CHECKING:  # not outputs of the component package's schema
         node_pools: list[container.NodePool]

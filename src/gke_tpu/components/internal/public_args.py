@@ -1,9 +1,6 @@
-"""The infra components' public Args, planned by the rules the stack file's sections go through.
-
-An Args class spells a section's keys in Python (`machine_type` for `machineType`), plus the
-facts of the cluster the section's rules read. The Args become the section the stack file would
-hold, the same pure parse and plans decide it, and each problem's path is turned back into the
-argument's (`tpuPools[0].machineType` into `MultiHostTpuPool 'train'.machine_type`).
+"""The infra components' public Args, turned into the stack file's section and planned by its
+rules, so both agree; each problem's path goes back to the argument's
+(`tpuPools[0].machineType` to `MultiHostTpuPool 'train'.machine_type`).
 """
 
 import dataclasses

@@ -18,13 +18,9 @@ def release_manifest(
     url: str,
     after: Sequence[pulumi.Resource] = (),
 ) -> k8s.yaml.v2.ConfigFile:
-    """The release's manifest, applied server-side under `component`.
-
-    The Kubernetes provider fetches the manifest at deploy time (`yaml/v2` is provider-side); the
-    program itself reads nothing from the network. yaml/v2 waits for the controller's
-    Deployment, so objects that depend on the manifest reach a serving webhook. `after`: what
-    must be applied first.
-    """
+    """The release's manifest, applied server-side under `component`, fetched by the provider
+    at deploy time (the program reads no network). yaml/v2 waits for the controller, so later
+    objects reach a serving webhook."""
     return k8s.yaml.v2.ConfigFile(
         f"{name}-manifests",
         file=url,
