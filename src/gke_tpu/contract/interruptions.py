@@ -1,10 +1,6 @@
-"""How TPU workloads meet interruptions: the defaults and the checks of their settings, pure.
-
-A TPU VM does not live-migrate: host maintenance, an upgrade, a repair or a Spot preemption stops
-its Pods, and a multi-host slice is interrupted as a whole ("Manage GKE node disruption for GPUs
-and TPUs", https://cloud.google.com/kubernetes-engine/docs/concepts/handle-disruption-gpu-tpu).
-The components turn these settings into a Job's `podFailurePolicy`, a JobSet's `failurePolicy`
-and a Deployment's PodDisruptionBudget.
+"""How TPU workloads meet interruptions: the defaults and checks of their settings. A TPU VM
+does not live-migrate, and a slice is interrupted as a whole
+(https://cloud.google.com/kubernetes-engine/docs/concepts/handle-disruption-gpu-tpu).
 """
 
 from __future__ import annotations
@@ -14,38 +10,28 @@ from collections.abc import Sequence
 
 from gke_tpu.problems import Problem
 
-#: GKE waits for a Pod's `terminationGracePeriodSeconds` before it stops a GPU or TPU node for
-#: maintenance or an upgrade, up to 60 minutes (the page above, "Configure GKE to terminate your
-#: workloads gracefully"; Google's GKE disruption skill says the same, google/skills
-#: skills/cloud/gke-ai-troubleshooting-handle-disruption-gpu-tpu/SKILL.md); a longer period is
-#: cut there.
+#: GKE honours a Pod's grace for up to 60 minutes (the page above, "Configure GKE to terminate
+#: your workloads gracefully"; google/skills
+#: skills/cloud/gke-ai-troubleshooting-handle-disruption-gpu-tpu/SKILL.md).
 MAX_TERMINATION_GRACE_SECONDS = 3600
-#: Default grace of a training worker: time to write a checkpoint of a large model to Cloud
-#: Storage after SIGTERM (minutes, not the Kubernetes default of 30 seconds), half of GKE's limit
-#: so that an upgrade's drain is not held for the whole hour by a worker that hangs. Others give
-#: far less whatever the Pod asks: a Spot VM stops 30 seconds after its termination notice (GKE
-#: "Spot VMs", https://cloud.google.com/kubernetes-engine/docs/concepts/spot-vms), and a repair or
-#: a host error is a TerminationEvent, which the page above says supports no graceful shutdown.
+#: Time to write a large checkpoint after SIGTERM; half of GKE's limit, so a hung worker does not
+#: hold a drain for the hour. Spot gives 30 seconds whatever the Pod asks
+#: (https://cloud.google.com/kubernetes-engine/docs/concepts/spot-vms), and a repair none.
 DEFAULT_TERMINATION_GRACE_SECONDS = 1800
 
-#: Exit codes that are the program's own verdict: below 128 (127: command not found). A code of
-#: 128 + n is a death by signal n (SIGTERM on a drain, SIGKILL from the kernel or a lost node),
-#: which a restart can cure. xpk draws the same line (`get_restart_exit_codes` in
-#: AI-Hypercomputer/xpk src/xpk/commands/workload.py restarts on 127-255).
+#: The program's own verdict: below 128; 128 + n is death by signal n, which a restart can cure.
+#: xpk draws the same line (`get_restart_exit_codes`, AI-Hypercomputer/xpk
+#: src/xpk/commands/workload.py).
 DEFAULT_APPLICATION_EXIT_CODES: tuple[int, ...] = tuple(range(1, 128))
-#: A Job's `onExitCodes.values` takes at most 255 codes, each 1-255 for `In` (Kubernetes API,
-#: PodFailurePolicyOnExitCodesRequirement).
+#: Kubernetes API, PodFailurePolicyOnExitCodesRequirement.
 _EXIT_CODES = range(1, 256)
 
-#: Restarts of a whole JobSet on interruptions before it fails: enough to ride out a few
-#: preemptions, host maintenance events or a repaired slice in one run (each restart resumes from
-#: the last checkpoint), few enough that a run dying by signal again and again (an out-of-memory
-#: kill looks like one) stops within a handful of relaunches instead of burning slice-hours.
-#: JobSet's own default, 0, ends a run at the first interruption. Raise it for long Spot runs.
+#: Enough to ride out a few interruptions, few enough that a run killed again and again (an OOM
+#: kill looks like one) stops before burning slice-hours. JobSet's default, 0, ends a run at the
+#: first interruption.
 DEFAULT_MAX_RESTARTS = 5
 
-#: Replicas of a serving Deployment that a drain or an upgrade may take down at once: one, so a
-#: node pool upgrade (one node at a time by default) never empties the service.
+#: One, so a node pool upgrade never empties the service.
 DEFAULT_MAX_UNAVAILABLE = 1
 _PERCENT = re.compile(r"([1-9][0-9]?|100)%")
 

@@ -1,9 +1,5 @@
-"""The workload components app repos use on a gke-tpu platform, and what they take.
-
-They read the platform through its outputs contract (`gke_tpu.contract.PlatformOutputs`) and
-import no platform config: an app's program loads only these, the contract and the catalog.
-Each component checks its arguments before it registers anything and reports every problem at
-once, at its argument's path, as the one error `pulumi up` prints without a traceback.
+"""The workload components app repos use on a gke-tpu platform. They read the platform through
+its outputs contract (`gke_tpu.contract.PlatformOutputs`), never its config.
 """
 
 from gke_tpu.workloads.args import CheckpointArgs, ContainerSpec, ModelMount, TpuJobArgs

@@ -167,12 +167,10 @@ class TpuServingDeployment(pulumi.ComponentResource):
             ),
             opts=child(self),
         )
-        # Evictions (a drain, a surge or blue-green upgrade, the autoscaler) ask this budget
-        # first; GKE respects it for up to an hour per node during an upgrade (GKE "Standard
-        # cluster upgrades", https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-upgrades;
-        # Google's google/skills skills/cloud/gke-upgrades/SKILL.md gives the same hour for surge
-        # upgrades) and a repair's drain for the same hour (GKE "Auto-repair nodes", node repair
-        # process). Host maintenance and Spot preemption do not ask it.
+        # Drains, upgrades and the autoscaler ask this budget, GKE for up to an hour per node
+        # (https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-upgrades;
+        # google/skills skills/cloud/gke-upgrades/SKILL.md; GKE "Auto-repair nodes"). Host
+        # maintenance and Spot preemption do not.
         self.disruption_budget = disruption_budget(
             self, name, args.namespace, labels, args.max_unavailable
         )

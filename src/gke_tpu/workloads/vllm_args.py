@@ -13,14 +13,11 @@ from gke_tpu.workloads.args import ModelMount
 
 #: The Secret key GKE's vLLM tutorials keep the Hugging Face token under.
 DEFAULT_HF_TOKEN_KEY = "hf_api_token"
-#: How fast a server gets from start to ready, per GB of weights: GKE's vLLM TPU tutorial
-#: (https://cloud.google.com/kubernetes-engine/docs/tutorials/serve-vllm-tpu) gives Llama 3.1
-#: 70B, about 141 GB in bf16, 900 seconds before its first readiness check (download, load and
-#: XLA compilation together): 9.4 GB a minute. Rounded down, so the window errs long.
+#: GKE's vLLM TPU tutorial gives Llama 3.1 70B (141 GB) 900 seconds to ready: 9.4 GB a minute,
+#: rounded down so the window errs long
+#: (https://cloud.google.com/kubernetes-engine/docs/tutorials/serve-vllm-tpu).
 DEFAULT_LOAD_GB_PER_MINUTE = 9.0
-#: Seconds vLLM gets after SIGTERM to finish the requests in flight (it stops taking new ones
-#: and its `/health` answers 503): vLLM's Kubernetes guide drains for 120 seconds
-#: (vllm-project/vllm docs/deployment/k8s.md, "Drain Shutdown").
+#: vllm-project/vllm docs/deployment/k8s.md, "Drain Shutdown".
 DEFAULT_DRAIN_SECONDS = 120
 
 

@@ -33,8 +33,7 @@ COMMAND = ("python3", "-m", "vllm.entrypoints.openai.api_server")
 #: Tensor parallelism shares tensors between the chips' processes through /dev/shm, which a
 #: container otherwise gets at 64 MiB; the sample mounts a memory emptyDir there.
 SHM_VOLUME = "dshm"
-#: Managed Service for Prometheus scrapes `/metrics` this often; GKE's TPU autoscaling guide
-#: scrapes server metrics every 15 seconds
+#: As GKE's TPU autoscaling guide scrapes
 #: (https://cloud.google.com/kubernetes-engine/docs/how-to/machine-learning/inference/autoscaling-tpu).
 SCRAPE_INTERVAL = "15s"
 POD_MONITORING_API = "monitoring.googleapis.com/v1"

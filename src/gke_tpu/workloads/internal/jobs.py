@@ -15,9 +15,8 @@ from gke_tpu.workloads.internal.pods import NODE_POOL_LABEL, container, tpu_pod_
 #: provider's default await would fail the update after 10 minutes).
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
 
-#: The Pod condition Kubernetes sets on a Pod it stops for a reason of its own: a drain or an
-#: eviction, a preemption, a node that shuts down or is lost (Kubernetes "Pod disruption
-#: conditions"). GKE's upgrades, repairs, host maintenance and Spot preemptions all set it.
+#: Set on a Pod Kubernetes stops for its own reasons, GKE's included (Kubernetes "Pod disruption
+#: conditions").
 DISRUPTION_TARGET = "DisruptionTarget"
 #: The reason of a Job that a `FailJob` rule of its podFailurePolicy failed (batch/v1
 #: JobReasonPodFailurePolicy); a Job that ran out of `backoffLimit` fails with the other.
@@ -45,12 +44,9 @@ def ignore_disruptions() -> k8s.batch.v1.PodFailurePolicyArgs:
 def fail_on_application_errors(
     container_name: str, exit_codes: Sequence[int]
 ) -> k8s.batch.v1.PodFailurePolicyArgs:
-    """A slice's Job fails as "PodFailurePolicy" when the worker exits with one of the program's
-    codes, and as "BackoffLimitExceeded" otherwise; the JobSet tells the two apart.
-
-    The disruption rule comes first (the first matching rule wins): a worker that exits 1 after
-    the SIGTERM of a drain was interrupted, not wrong.
-    """
+    """The Job fails as "PodFailurePolicy" on the program's codes, else "BackoffLimitExceeded",
+    so the JobSet tells them apart. The disruption rule comes first: a worker that exits 1 after
+    a drain's SIGTERM was interrupted, not wrong."""
     return k8s.batch.v1.PodFailurePolicyArgs(
         rules=[
             k8s.batch.v1.PodFailurePolicyRuleArgs(
@@ -75,11 +71,9 @@ def fail_on_application_errors(
 
 
 def jobset_failure_policy(max_restarts: int) -> dict[str, Any]:
-    """Fail the JobSet at once on an application error; restart every slice together on
-    anything else (an interruption), up to `max_restarts` times. The pattern of xpk's workloads
-    (AI-Hypercomputer/xpk src/xpk/commands/workload.py) and of JobSet's failure policy guide
-    (kubernetes-sigs/jobset
-    site/content/en/docs/tasks/failure_policy.md)."""
+    """Fail at once on an application error; restart every slice together on an interruption, as
+    xpk (AI-Hypercomputer/xpk src/xpk/commands/workload.py) and JobSet's guide do
+    (kubernetes-sigs/jobset site/content/en/docs/tasks/failure_policy.md)."""
     return {
         "maxRestarts": max_restarts,
         "rules": [

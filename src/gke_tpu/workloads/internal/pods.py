@@ -24,10 +24,8 @@ MODEL_VOLUME = "models"
 #: The share of a TPU VM's memory a read-only model volume may cache in: the rest is the
 #: model server's, which loads the model into host memory on its way to the chips.
 FUSE_CACHE_MEMORY_FRACTION = 0.25
-#: GKE's multi-tier checkpointing CSI driver: an inline volume of the node's in-memory
-#: checkpoint storage, which the CheckpointConfiguration of the pool sets up
-#: (AI-Hypercomputer/xpk src/xpk/core/workload.py, `mtc_enabled`; GKE's multi-tier
-#: checkpointing page).
+#: The node's in-memory checkpoint volume (AI-Hypercomputer/xpk src/xpk/core/workload.py,
+#: `mtc_enabled`; GKE's multi-tier checkpointing page).
 CHECKPOINT_CSI_DRIVER = "multitier-checkpoint.csi.storage.gke.io"
 CHECKPOINT_VOLUME = "checkpoint"
 #: What the workers read for Orbax's emergency CheckpointManager(local_directory=...,
@@ -146,10 +144,8 @@ def model_volumes(
     return volumes or None
 
 
-#: The GCS FUSE sidecar without its default CPU, memory and ephemeral storage limits ("0":
-#: none), as GKE's vLLM TPU sample runs it to read a large model
-#: (GoogleCloudPlatform/kubernetes-engine-samples ai-ml/vllm-tpu/vllm-llama3-70b.yaml; the
-#: annotations: GKE "Configure the Cloud Storage FUSE CSI driver sidecar container",
+#: No sidecar limits, as GKE's vLLM sample reads a large model
+#: (GoogleCloudPlatform/kubernetes-engine-samples ai-ml/vllm-tpu/vllm-llama3-70b.yaml;
 #: https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-storage-fuse-csi-driver-sidecar).
 UNLIMITED_GCS_FUSE_SIDECAR = {
     "gke-gcsfuse/cpu-limit": "0",

@@ -1,8 +1,5 @@
-"""What a VllmServingDeployment decides, and the rules its arguments must pass. Pure: no Pulumi.
-
-Each rule names the arguments it reads, and the shared runner (`gke_tpu.problems.rules`) skips
-the rules after one that refused what they read, so one bad argument is one problem.
-"""
+"""What a VllmServingDeployment decides, and the rules its arguments must pass (one bad
+argument is one problem: `gke_tpu.problems.rules`)."""
 
 from __future__ import annotations
 
