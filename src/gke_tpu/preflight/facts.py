@@ -11,9 +11,8 @@ from gke_tpu.catalog.quotas import Quota
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.reservation import ReservationAffinity, ReservationRef
 
-#: What preflight reads with, besides the deployer's roles (`roles/container.admin` reads GKE's
-#: versions): reservations (compute.reservations.get, on the project that owns a shared one)
-#: and Cloud Quotas (cloudquotas.quotas.get).
+#: Reservations (on the project that owns a shared one) and Cloud Quotas; container.admin
+#: already reads GKE's versions.
 PREFLIGHT_ROLES = ("roles/compute.viewer", "roles/cloudquotas.viewer")
 UNREADABLE = (
     f"preflight reads with {' and '.join(PREFLIGHT_ROLES)} besides the deployer's roles; "

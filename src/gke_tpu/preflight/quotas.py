@@ -98,15 +98,9 @@ def _need(
 def quota_needs(
     cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], *, private_nodes: bool
 ) -> tuple[QuotaNeed, ...]:
-    """What the stack spends of each quota at its largest, folding `config.stack.demand`: every node
-    of the CPU pool and of each TPU pool at its most, with the nodes upgrades add beside them
-    (surge VMs take quota as any VM does), in the region and in each zone (a pool's nodes
-    spread evenly over its zones, as GKE places them). Private nodes take no in-use (external)
-    IP address. TPU chips count on-demand, Spot, flex-start and queued pools (the last two
-    spend the preemptible quota, `catalog.quotas.chip_quotas`, regional and per zone); a
-    reservation holds its own quota. The node pools GKE creates for a pool's ComputeClass, and
-    every node on Autopilot, are created per workload: the stack itself spends nothing for
-    them (as the report's quota table counts it)."""
+    """What the stack spends of each quota at its largest, in the region and each zone, folding
+    `config.stack.demand` with surge (surge VMs take quota too). A reservation holds its own
+    quota; nodes GKE creates per workload are not the stack's to spend."""
     shares: dict[Quota, dict[tuple[str | None, str], int]] = defaultdict(lambda: defaultdict(int))
     surges: dict[Quota, dict[tuple[str | None, str], int]] = defaultdict(lambda: defaultdict(int))
     addresses = 0 if private_nodes else 1
@@ -186,12 +180,9 @@ def _not_checked(need: QuotaNeed, why: str) -> str:
 
 
 def check_quota(need: QuotaNeed, found: QuotaInfo | str | None, region: str) -> QuotaCheck:
-    """A quota's need against its value, by the dimensions its QuotaInfo says it is defined on:
-    per region, the region's need; per zone, each zone's need against that zone's value. A
-    quota it cannot read, or defined on a dimension preflight cannot place the stack's need by
-    (another, or a zone for nodes in zones GKE picks), is a warning and not checked: an id the
-    project does not know (Compute Engine renames quotas) must not block a deploy that GKE
-    would accept."""
+    """A quota's need against its value, by the dimensions its QuotaInfo is defined on. One it
+    cannot read or place the need by only warns: Compute Engine renames quotas, and an unknown
+    id must not block a deploy GKE would accept."""
     if isinstance(found, str):
         why = f"cannot read it ({found}); {UNREADABLE}"
         return QuotaCheck((QuotaRow(need, found),), warnings=(_not_checked(need, why),))
@@ -229,11 +220,8 @@ def check_quota(need: QuotaNeed, found: QuotaInfo | str | None, region: str) -> 
 def _exceeded(
     need: QuotaNeed, limit: int | None, where: str
 ) -> tuple[tuple[Problem, ...], tuple[str, ...]]:
-    """A need over the quota is a problem; one over it only by upgrades' surge nodes is a
-    warning: GKE upgrades fewer nodes at once, or fails the upgrade, when the quota does not
-    hold the surge ("If the available resources are less than the number of nodes specified in
-    maxSurge, then the number of parallel upgrades is less than maxSurge plus maxUnavailable",
-    https://cloud.google.com/kubernetes-engine/docs/how-to/node-upgrades-quota), and the quota
+    """Over only by surge nodes is a warning: GKE then upgrades fewer nodes at once
+    (https://cloud.google.com/kubernetes-engine/docs/how-to/node-upgrades-quota), and the quota
     can be raised before an upgrade."""
     if limit is None or limit == UNLIMITED or need.amount <= limit:
         return (), ()

@@ -15,9 +15,8 @@ from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
 from gke_tpu.config.platform import PlatformSpec
 from gke_tpu.contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_outputs
 
-# A component a stack does not use is not imported: each optional one is imported where it is
-# built, so that a plan pays only for the SDK modules its resources need (the Kubernetes SDK's
-# object types alone take longer to import than the GCP resources of a small stack to plan).
+# Optional components are imported where built: the Kubernetes SDK alone takes longer to import
+# than a small stack takes to plan.
 if TYPE_CHECKING:
     from gke_tpu.components.autopilot_cluster import AutopilotCluster
     from gke_tpu.components.checkpoint_bucket import CheckpointBucket

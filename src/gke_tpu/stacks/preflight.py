@@ -55,10 +55,8 @@ def _reservation(result: compute.AwaitableGetReservationResult) -> Reservation:
         count=int(specific.count or 0) if specific else 0,
         in_use=int(specific.in_use_count or 0) if specific else 0,
         specific_required=bool(result.specific_reservation_required),
-        # Compute Engine's Reservation holds a specificReservation or an aggregateReservation
-        # (compute/docs/reference/rest/v1/reservations: vmFamily, reservedResources[] and
-        # inUseResources[] of accelerators), and the provider's result has only the former: a
-        # reservation without one is aggregate.
+        # The provider returns only specificReservation: without one, it is aggregate
+        # (compute/docs/reference/rest/v1/reservations).
         aggregate=specific is None,
         maintenance_interval=(properties.maintenance_interval if properties else "") or None,
     )
