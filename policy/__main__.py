@@ -1,8 +1,6 @@
-"""The policy pack's entry point: `pulumi preview --policy-pack policy` runs this file.
-
-Building the PolicyPack starts the analyzer's gRPC server and blocks, so this is the only place
-that builds it. The policies are gke_tpu's (`gke_tpu.policy`), installed into the pack's own
-virtualenv (README.md).
+"""The policy pack's entry point: `pulumi preview --policy-pack policy` runs this file. Building
+the PolicyPack starts the analyzer's gRPC server and blocks, so only this file builds it
+(README.md).
 """
 
 from pulumi_policy import EnforcementLevel, PolicyPack

@@ -1,12 +1,7 @@
-"""The budget guardrail's rule: what the node pools and clusters a stack registers cost a month
-at the most, from the catalog's dated price tables, held against a budget. Pure: no policy SDK.
-
-It reads resources as registered, not the stack's config, so it also holds a stack of another
-program (or a hand edit) to the budget. What it can see: node pools (a TPU pool's chips, by its
-machine type, at its autoscaling maximum or fixed size in each of its zones; Spot, flex-start or
-queued, else the list price; a reservation at the list price) and each cluster's fee. Node
-pools that GKE creates for a ComputeClass or on Autopilot are not resources of the stack: the
-plan's cost (src/gke_tpu/config/stack/cost.py) counts them.
+"""The budget guardrail's rule: the most a stack's registered node pools and clusters cost a
+month, from the catalog's price tables. It reads resources, not config, so it also holds another
+program (or a hand edit) to the budget. Node pools GKE creates (ComputeClass, Autopilot) are not
+the stack's resources: the plan's cost (src/gke_tpu/config/stack/cost.py) counts them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""The gke-tpu guardrails as data: each one's name, what it requires, the resource types it
-reads and its rule in `rules.py`. Nothing here imports the policy SDK, so the offline plan's
-report runs the very same guardrails on a plan (`verdicts`) that `pack.py` turns into the
-CrossGuard pack `pulumi preview --policy-pack policy` runs.
+"""The gke-tpu guardrails as data, with no policy SDK import, so the offline plan's report runs the
+very guardrails (`verdicts`) that `pack.py` turns into the CrossGuard pack.
 """
 
 from __future__ import annotations
@@ -137,9 +135,8 @@ PROD_CLUSTER_DELETION_PROTECTION = Guardrail(
     lambda r: deletion_protection_problems(r.urn, r.props),
 )
 
-# Mandatory: a production TPU host with an external address is open to the internet on whatever
-# its workloads listen on (the TPU runtime's ports among them), and the platform makes private
-# nodes one config section away, so no production stack has a reason to run without them.
+# Mandatory: an external address exposes whatever a TPU host listens on, and private nodes are
+# one config section away.
 PROD_CLUSTER_PRIVATE_NODES = Guardrail(
     "prod-cluster-private-nodes",
     f"GKE clusters of stacks whose name starts with {PROD_STACK_PREFIX!r} (read from the URN)"
@@ -149,11 +146,8 @@ PROD_CLUSTER_PRIVATE_NODES = Guardrail(
     lambda r: private_nodes_problems(r.urn, r.props),
 )
 
-# Advisory: the control plane still demands Google credentials (IAM), and many pipelines run on
-# hosted runners without fixed addresses to authorize; failing every preview of those teams would
-# push them to authorize 0.0.0.0/0, so the gap is reported on every preview instead. Such
-# pipelines reach the DNS endpoint by IAM (cluster.dnsEndpoint), which authorized networks do
-# not restrict.
+# Advisory: IAM still guards the control plane, and hosted runners have no fixed addresses;
+# failing them would push teams to authorize 0.0.0.0/0. They use the DNS endpoint instead.
 CLUSTER_MASTER_AUTHORIZED_NETWORKS = Guardrail(
     "cluster-master-authorized-networks",
     "GKE clusters restrict their control plane's endpoint to authorized networks"

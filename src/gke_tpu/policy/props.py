@@ -1,9 +1,6 @@
-"""Reading resource properties as the policy analyzer hands them over.
-
-The analyzer wraps props in read-only Mapping/Sequence proxies (not dicts and lists) that raise
-`UnknownValueError` when a value is unknown during preview; the SDK turns that into an advisory
-"can't run during preview" note. So test for `Mapping`/`Sequence`, never `dict`/`list`.
-Props use the engine's wire names (camelCase), and numbers arrive as floats.
+"""Reading resource properties as the policy analyzer hands them over: read-only Mapping and
+Sequence proxies (test for those, never `dict`/`list`) that raise `UnknownValueError` during
+preview; camelCase wire names; numbers as floats.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The gke-tpu guardrails' rules: what every stack of this platform must respect.
-
-Each rule is a pure function from resource props (or a stack's resources) to violation messages,
-each naming the property, its value and how to fix it. Nothing here imports the policy SDK:
-`pack.py` routes resource types to these rules, and `__main__.py` builds the pack.
+"""The gke-tpu guardrails' rules: pure functions from resource props (or a stack's resources) to
+violation messages that name the property, its value and the fix. No policy SDK import.
 """
 
 from __future__ import annotations
@@ -101,10 +98,8 @@ def bucket_problems(props: Mapping[str, Any]) -> list[str]:
             " nothing in the bucket can be made public"
         )
     if get(props, "hierarchicalNamespace.enabled") is True:
-        # A bucket with hierarchical namespace (multi-tier checkpointing's) keeps no object
-        # versions: Cloud Storage's overview lists Object Versioning among what such buckets do
-        # not support (https://cloud.google.com/storage/docs/hns-overview). Soft delete, on by
-        # default, still restores a deleted object for its retention: it must not be off.
+        # Hierarchical namespace buckets take no versioning
+        # (https://cloud.google.com/storage/docs/hns-overview); soft delete must stay on.
         retention = get(props, "softDeletePolicy.retentionDurationSeconds")
         if retention == 0:
             problems.append(
@@ -155,15 +150,9 @@ def tpu_pool_problems(props: Mapping[str, Any]) -> list[str]:
 
 def tpu_placement_problems(props: Mapping[str, Any]) -> list[str]:
     """Multi-host pools are placed as one slice with a valid topology; single-host pools set no
-    topology.
-
-    A pool is multi-host when its `placementPolicy.tpuTopology` spans more than one VM. Without
-    a topology each node is a single-host slice of its own, however many nodes the pool has
-    (a serving pool autoscales such nodes), so node counts do not make a pool multi-host.
-    Multi-host slices of most generations need COMPACT placement. A tpu7x slice is placed by a
-    workload policy instead (`placementPolicy.policyName`; GKE refuses plain COMPACT placement
-    for it), and GKE stores its topology beside the policy name and no placement type.
-    """
+    topology. Multi-host means a topology spanning several VMs, not a node count (a serving pool
+    autoscales single-host nodes). tpu7x is placed by a workload policy, not COMPACT, which GKE
+    refuses for it."""
     tpu = tpu_machine(props)
     if tpu is None:
         return []
@@ -236,13 +225,8 @@ def reservation_problems(props: Mapping[str, Any]) -> list[str]:
 
 
 def privileged_refusal_reason(resources: Sequence[Resource]) -> str | None:
-    """Why this stack refuses privileged containers, or None if every cluster is below 1.28.
-
-    The version is each cluster's `minMasterVersion`. A stack without a cluster (an app stack)
-    or a cluster without a minMasterVersion (it follows a release channel) counts as 1.28 or
-    newer: every GKE release channel is far past 1.28. So does a version GKE resolves itself
-    ("latest", "-").
-    """
+    """Why this stack refuses privileged containers, or None if every cluster is below 1.28. No
+    cluster, no `minMasterVersion` or "latest" count as newer: every channel is far past 1.28."""
     newer = f"GKE {UNPRIVILEGED_TPU_VERSION} or newer"
     clusters = [r for r in resources if r.resource_type == CLUSTER]
     if not clusters:
@@ -352,10 +336,8 @@ def authorized_networks_problems(props: Mapping[str, Any]) -> list[str]:
 
 # 10. Alert policies -----------------------------------------------------------------------------
 
-#: Condition kinds Google has retired: MQL is deprecated, and since 2025-07-22 the console creates
-#: no MQL dashboard or alert and Google Cloud support for it has ended; existing MQL policies still
-#: run (https://cloud.google.com/stackdriver/docs/deprecations/mql), PromQL is what Google points
-#: to instead.
+#: MQL: no support since 2025-07-22; PromQL replaces it
+#: (https://cloud.google.com/stackdriver/docs/deprecations/mql).
 RETIRED_CONDITIONS = {"conditionMonitoringQueryLanguage": "MQL"}
 
 
