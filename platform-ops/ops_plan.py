@@ -1,9 +1,7 @@
-"""What platform-ops registers, decided from its config: pure, no Pulumi import.
-
-Per managed stack: its deployment settings (the repository and branch, GCP OIDC through the
-workload identity pool: https://www.pulumi.com/docs/deployments/guides/oidc/gcp/), its drift
-schedule, a refresh schedule if asked, and the ESC environment its stack file imports; one shared
-environment every stack environment imports; and a TTL schedule per open review stack.
+"""What platform-ops registers, decided from its config: pure, no Pulumi import. Per managed
+stack: deployment settings (GCP OIDC: https://www.pulumi.com/docs/deployments/guides/oidc/gcp/),
+drift and refresh schedules, its ESC environment; one shared environment; a TTL schedule per
+review stack.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The component package: gke-tpu's public components hosted for every Pulumi language.
-
-`packages/gke-tpu/` is a source-based component package (`PulumiPlugin.yaml`, runtime python)
-whose entry hosts COMPONENTS with Pulumi's component provider; Pulumi's analyzer infers the
-schema from the components' Args and output annotations, and `pulumi package add` generates an
-SDK from it in TypeScript, Go, C# or Java (docs/api.md). `packages/gke-tpu/schema.json` is that
-schema, committed so that every change of the API is reviewed (a test regenerates it).
+"""The component package: gke-tpu's public components hosted for every Pulumi language
+(`packages/gke-tpu/`). `packages/gke-tpu/schema.json`, the schema Pulumi's analyzer infers, is
+committed so every API change is reviewed (docs/api.md).
 """
 
 import json

@@ -1,10 +1,6 @@
-"""A component's arguments as its Args dataclass, from the dict another language sends.
-
-Pulumi's component provider (`pulumi.provider.experimental`) calls a component with its inputs as
-nested dicts keyed by the Args' field names; a Python program passes the dataclasses themselves.
-`from_inputs` turns the first into the second, field by field along the type hints, and reports
-every missing or unknown key at its argument path at once; the values themselves are the
-component's to check, with the same rules either way. Pure: no Pulumi import.
+"""A component's arguments as its Args dataclass, from the nested dicts Pulumi's component
+provider sends for another language; every missing or unknown key is reported at once. The
+values are the component's to check, the same either way.
 """
 
 from __future__ import annotations

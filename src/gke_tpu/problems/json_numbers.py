@@ -1,8 +1,5 @@
-"""JSON read so that a number no config value can hold is kept as what was written, to be
-refused at its own key: `NaN`, `Infinity` (Python's json reads them; JSON has neither, RFC 8259
-section 6) and a number beyond a 64-bit float's range (`1e400`, which Python's json reads as
-infinity). Go's encoding/json, which the Pulumi CLI writes config with, produces none of them.
-
+"""JSON read so that `NaN`, `Infinity` and numbers beyond a float (`1e400`) are kept as written,
+to be refused at their own key: Python's json reads them, JSON has none (RFC 8259 section 6).
 Standard library only, as the rest of `problems`.
 """
 

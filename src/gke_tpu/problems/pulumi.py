@@ -1,8 +1,6 @@
 """Problems as the one error a Pulumi program raises for bad input: every problem, no traceback.
-
-`reject`, `reported` and `gke_tpu.problems.config_error` are the only places that make an
-InvalidInput, so every program, component and app reports bad input the same way, before the
-resources concerned are registered.
+Only `reject`, `reported` and `gke_tpu.problems.config_error` make one, so every program reports
+bad input the same way.
 """
 
 from __future__ import annotations

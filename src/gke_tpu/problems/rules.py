@@ -1,14 +1,8 @@
-"""Rules across config fields as flat lists, in the spirit of Terraform's `precondition`
-blocks: each rule names the fields it reads and returns its problems, and one runner skips a
-rule whose fields did not parse (their own problems are reported already). A bad field then
-hides no rule that does not read it, and no rule is threaded with "did this parse?" flags.
-
-Fields are named by config path (`cluster.mode`, `network.nodesCidr`, `tpuPools.fallback`). A
-rule that reads a path is skipped when that path, a part of it or a field under it did not
-parse: reading `cluster` asks for the whole section, reading `cluster.cpuPool` skips when
-`cluster` is not an object at all. A rule may also refuse what it reads (a TPU generation the
-catalog does not have): once it finds a problem, the rules after it that read those fields are
-skipped too, as if they had not parsed. Standard library only, as the rest of `problems`.
+"""Rules across config fields as flat lists, in the spirit of Terraform's `precondition` blocks:
+each rule names the config paths it reads, and the runner skips it when one of them (or a part
+or a field under it) did not parse, or when an earlier rule refused it. So a bad field hides no
+rule that does not read it, and no rule carries "did this parse?" flags. Standard library only,
+as the rest of `problems`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""pydantic's error kinds in the tool's words: what the value is, what the key takes, and the fix
-(unquote a number, write a list), never the validator's phrase ("input should be a valid
-tuple"). Every kind the config models can produce has its words here; a kind without them is a
-test failure (tests/problems/test_wording.py walks every model's fields with bad values).
-
-Standard library only, as the rest of `problems`.
+"""pydantic's error kinds in the tool's words: the value, what the key takes and the fix, never the
+validator's phrase. A kind without words fails tests/problems/test_wording.py. Standard library
+only, as the rest of `problems`.
 """
 
 from __future__ import annotations
