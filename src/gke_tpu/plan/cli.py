@@ -118,10 +118,9 @@ def plan_checked(
 
 
 def program_results(plan: Preview) -> tuple[PlatformSpec | None, Checked | None]:
-    """What the platform's `__main__.py` decided, read from the names it defined: the config it
-    parsed (`spec`; the document's cost and quota are the program's, not a second parse's) and
-    what its preflight asked and found (`checked`). None for what it did not reach: a config
-    that did not parse, preflight turned off or refusing."""
+    """The config the program parsed (`spec`) and its preflight (`checked`), read from its
+    globals so cost and quota are the program's, not a second parse's. None where it did not
+    get that far."""
     # The program's own modules, imported only for a plan of the platform.
     from gke_tpu.config.platform import PlatformSpec
     from gke_tpu.stacks.preflight import Checked

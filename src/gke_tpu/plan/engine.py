@@ -66,9 +66,8 @@ class Preview:
     #: The platform's `PlatformSpec.demand` rows, for the report's quota and network tables.
     #: Not in the plan document.
     demand: tuple[Any, ...] = ()
-    #: The globals `__main__.py` defined (from runpy), so the plan reads the program's parsed
-    #: config and preflight without parsing again. Empty for a function or a program that raised.
-    #: Not in the plan document.
+    #: `__main__.py`'s globals, so the plan reads the program's config and preflight without a
+    #: second parse. Not in the plan document.
     program_globals: dict[str, Any] = field(default_factory=dict)
     quota: list[dict[str, Any]] = field(default_factory=list)
     """The Compute Engine quota the platform stack spends at its most (`gke_tpu.plan.quota_list`);

@@ -1,7 +1,5 @@
-"""A deterministic stand-in for Google Cloud and Kubernetes: fills the outputs the program reads.
-
-Values are obviously fake (documentation IP range, `fake-` ids) so that nobody mistakes a plan
-for a deployment.
+"""A deterministic stand-in for Google Cloud and Kubernetes: fills the outputs the program reads,
+with obviously fake values so nobody mistakes a plan for a deployment.
 """
 
 from __future__ import annotations
@@ -78,10 +76,8 @@ ANY_STACK = "*"
 
 
 class FakeCloud(pulumi.runtime.Mocks):
-    """Answers every registration with its inputs plus fake computed outputs, stack references
-    with the outputs it was given for them, and provider function calls from a recorded cloud
-    snapshot: without one, a call fails.
-    """
+    """Answers registrations with fake computed outputs, stack references with the outputs
+    given, and provider functions from a cloud snapshot (without one, a call fails)."""
 
     def __init__(
         self,
@@ -122,7 +118,6 @@ class FakeCloud(pulumi.runtime.Mocks):
         try:
             return self.snapshot.answer(args.token, args.args), []
         except NotInCloud as error:
-            # As the engine reports a provider's error: a failure of the call, which the SDK
-            # raises to the caller. An exception raised here would instead be an unhandled
-            # failure of the monitor, which fails the program even when the caller catches it.
+            # As the engine reports a provider's error, so the caller can catch it; raising here
+            # would fail the monitor, and the program, regardless.
             return {}, [(error.argument, str(error))]

@@ -1,7 +1,6 @@
-"""What the fleet plan checks across stacks, from their plans and the cloud snapshots given:
-the same cluster name in one project and region, the same bucket name anywhere (bucket names
-are global: https://cloud.google.com/storage/docs/buckets#naming), one reservation claimed by
-several stacks beyond its size; and a quota's value in a project and location."""
+"""What the fleet plan checks across stacks: clashing cluster and bucket names (bucket names are
+global: https://cloud.google.com/storage/docs/buckets#naming), reservations overclaimed, and
+quota against its value."""
 
 from __future__ import annotations
 

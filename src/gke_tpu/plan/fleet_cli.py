@@ -1,6 +1,5 @@
 """`gke-tpu-plan --fleet [--stacks a,b] [--json F] [--markdown F] [--cloud-snapshot S ...]`:
 every stack of the project (or those named) planned in one process (`fleet.py`).
-
 Exit codes: 0 every stack planned, 2 bad input or any stack invalid (each stack's problems on
 stderr, all of them in --json), 1 anything else.
 """

@@ -275,11 +275,8 @@ def _count(value: Any, seen: dict[int, int], path: list[int]) -> int:
 
 
 def load(data: bytes) -> Any:
-    """The document of a YAML file as yaml.v3 decodes it into untyped Go values.
-
-    StackFileError (one line, with the line and column where known) for anything the CLI would
-    refuse and for the limits above.
-    """
+    """The document of a YAML file as yaml.v3 decodes it into untyped Go values; StackFileError
+    (one line) for anything the CLI would refuse and for the limits above."""
     if _FastLoader is not None:
         try:
             fast = _FastLoader(data)

@@ -1,7 +1,5 @@
-"""A JSON document a flag names (a baseline plan, a cloud snapshot, a stack reference's plan),
-read with what keeps it from being read said in the tool's words, not the interpreter's: no
-errno, no codec name, a JSON error by its line and column, and a NaN, an infinity or a number
-beyond 64 bits (which Python's json reads, and JSON has not) by its path."""
+"""A JSON document a flag names, with what keeps it from being read said in the tool's words,
+not the interpreter's (a JSON error by line and column, a NaN or infinity by its path)."""
 
 import json
 from pathlib import Path

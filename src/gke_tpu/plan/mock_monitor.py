@@ -1,7 +1,5 @@
-"""The mock resource monitor of the offline plan: it answers the program's registrations as
-Pulumi's stock `MockMonitor` does and keeps each one as it reached the engine (inputs in their
-wire form, camelCase; parents, dependencies, provider and options), secrets masked, with the
-provider functions the program called and what components gave `register_outputs`.
+"""The mock resource monitor of the offline plan: it answers as Pulumi's stock `MockMonitor`
+does and keeps each registration as it reached the engine, secrets masked.
 """
 
 from __future__ import annotations
@@ -104,12 +102,8 @@ def _options(request: Any) -> dict[str, Any]:
 
 
 def at_once(coroutine: Any) -> Any:
-    """Run a monitor answer's serialization to its end at once, in place of `_sync_await`.
-
-    The stock monitor serializes a mock's state with `_sync_await`, which on the program's own
-    thread would pump the running event loop from inside a monitor call. Plain values await
-    nothing: the coroutine finishes on its first step.
-    """
+    """In place of `_sync_await`, which would pump the running loop from inside a monitor call:
+    plain values await nothing, so the coroutine finishes on its first step."""
     try:
         coroutine.send(None)
     except StopIteration as done:
@@ -122,11 +116,8 @@ def at_once(coroutine: Any) -> Any:
 
 
 class RecordingMonitor(mocks.MockMonitor):
-    """A mock resource monitor that keeps every registration request.
-
-    It answers registrations and reads as the stock `MockMonitor` does, without pumping the event
-    loop, since its calls run on the program's own thread (see `_OnTheCallingThread` in engine.py).
-    """
+    """A mock resource monitor that keeps every registration request. It never pumps the event
+    loop: its calls run on the program's own thread (`_OnTheCallingThread` in engine.py)."""
 
     def __init__(self, cloud: pulumi.runtime.Mocks) -> None:
         super().__init__(cloud)

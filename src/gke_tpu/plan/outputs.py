@@ -1,7 +1,5 @@
 """Where the offline plan writes: a file, a directory of manifests, or standard output (`-`).
-
-Every path is checked before the program runs, so a plan is not spent on a path it cannot
-write, and a write that fails all the same is one line, never a traceback.
+Paths are checked before the program runs, so no plan is spent on a path it cannot write.
 """
 
 from __future__ import annotations

@@ -72,10 +72,8 @@ def _qualify(key: str, project: str, path: Path) -> str:
 
 
 def _unsecured(value: Any) -> tuple[Any, bool]:
-    """`value` with every `{secure: ...}` replaced by a placeholder, and whether it had one.
-
-    Encrypted values cannot be read offline: the program sees a marked placeholder instead.
-    """
+    """`value` with every `{secure: ...}`, unreadable offline, replaced by a placeholder, and
+    whether it had one."""
     if isinstance(value, dict):
         if set(value) == {"secure"} and isinstance(value["secure"], str):
             return SECRET_PLACEHOLDER, True
@@ -222,10 +220,8 @@ SKIPPED = (
 def offline_config(
     project: str, config: Mapping[str, str], snapshot: CloudSnapshot | None
 ) -> tuple[dict[str, str], list[str]]:
-    """The config the offline plan runs with: the platform's preflight off when there is no
-    snapshot to answer it, with one warning saying so (none when the config turns it off
-    itself, and none for another Pulumi project, such as an app, which has no preflight). A
-    value that is not an object is left for the program to report."""
+    """The config the offline plan runs with: the platform's preflight off, with a warning, when
+    no snapshot answers it. A value that is not an object is left for the program to report."""
     values = dict(config)
     if snapshot is not None or project != NAMESPACE:
         return values, []

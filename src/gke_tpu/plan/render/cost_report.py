@@ -1,8 +1,5 @@
-"""The report's Cost section, and what a change does against a baseline: the base branch's plan
-document, so that a pull request's comment says what the change costs ("+$7,008/month").
-
-Both read plan documents only (the `cost` object and the resources), so a baseline planned by
-an older version of the code is compared as far as it can be: without `cost`, only resources.
+"""The report's Cost section, and the change against the base branch's plan ("+$7,008/month").
+Both read plan documents only, so an older baseline without `cost` compares its resources.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""The fleet plan as Markdown, for a pull-request comment: stacks that cannot be planned and
-conflicts between stacks first, then cost per stack and in all, quota needed per project and
-location summed over the stacks (against the quota's value where a cloud snapshot of that
-project and region was given), and GKE versions and channels side by side."""
+"""The fleet plan as Markdown, for a pull-request comment: failures and conflicts first, then
+cost, quota summed per project and location, and versions side by side."""
 
 from __future__ import annotations
 

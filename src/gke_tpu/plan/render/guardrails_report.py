@@ -1,8 +1,6 @@
-"""The report's Guardrails section: the policy pack's verdicts on the plan, offline.
-
-The guardrails of `src/gke_tpu/policy/guardrails.py` are the ones `pulumi preview --policy-pack policy`
-runs, as pure rules; here they read the plan's recorded resources, so a prod stack without
-deletion protection is flagged in the pull request, not only by a later preview.
+"""The report's Guardrails section: the policy pack's own rules
+(`src/gke_tpu/policy/guardrails.py`) on the plan's resources, so a violation shows in the pull
+request, not only at a later preview.
 """
 
 from __future__ import annotations

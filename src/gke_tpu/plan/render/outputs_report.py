@@ -1,7 +1,5 @@
-"""The report's Outputs section: what app repos read with `StackReference` (docs/outputs.md),
-and, against the base branch's plan document, every output key added, changed or removed, the
-pools and queues apps name included. A removed key, pool or queue breaks the apps that read it:
-the section says so."""
+"""The report's Outputs section: what app repos read (docs/outputs.md), and what changed
+against the base branch, since a removed key, pool or queue breaks the apps that read it."""
 
 from collections.abc import Mapping
 from typing import Any

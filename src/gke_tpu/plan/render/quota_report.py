@@ -1,8 +1,6 @@
-"""The report's Quota needs section: what the stack spends of each quota at the most, per zone and
-in the region, folding the program's demand rows (config.stack.demand, as preflight and the range
-check do), with a column per kind of chip: Spot and on-demand TPU chips spend two quotas
-(catalog.quotas.chip_kind, as preflight splits them), each with its quota per zone beside it
-where Compute Engine has one (the zone's row; the region's total row is the regional quota's).
+"""The report's Quota needs section: what the stack spends of each quota at the most, per zone
+and in the region, from the same demand rows as preflight (config.stack.demand), a column per
+kind of chip (catalog.quotas.chip_kind).
 """
 
 from __future__ import annotations
@@ -57,10 +55,8 @@ class Reserved:
 
 
 def quota_needs(plan: Preview) -> tuple[dict[str | None, Need], dict[str, Reserved]]:
-    """Needs by zone (None: zones GKE picks), and VMs and TPU chips by reservation, folding the
-    program's demand rows (`config.stack.demand`) as preflight's quota check does: every node of our
-    node pools at its most, with the nodes upgrades add beside them. The node pools GKE creates
-    for a pool's ComputeClass are per workload (`_per_workload_needs`)."""
+    """Needs by zone (None: zones GKE picks), and VMs and chips by reservation, as preflight
+    folds them; node pools GKE creates are apart (`_per_workload_needs`)."""
     needs: dict[str | None, Need] = defaultdict(Need)
     reservations: dict[str, Reserved] = defaultdict(Reserved)
     # Private nodes have no external address: Cloud NAT's (static) addresses stand for them.

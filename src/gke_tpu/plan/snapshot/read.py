@@ -112,11 +112,9 @@ def reservation_result(reservation: Mapping[str, Any]) -> dict[str, Any]:
 def engine_versions_result(
     server_config: Mapping[str, Any], location: str, project: str, prefix: str = ""
 ) -> dict[str, Any]:
-    """GKE's ServerConfig as `gcp.container.get_engine_versions` returns it (terraform-provider-
-    google google/services/container/data_source_google_container_engine_versions.go): the
-    valid versions that start with `prefix` (its `version_prefix`), the first (newest) of them
-    as the latest, each channel's default, and each channel's first valid version with the
-    prefix as its latest (no entry for a channel that has none)."""
+    """GKE's ServerConfig as `gcp.container.get_engine_versions` returns it, `prefix` being its
+    `version_prefix` (terraform-provider-google
+    google/services/container/data_source_google_container_engine_versions.go)."""
     masters = [v for v in server_config.get("validMasterVersions", []) if v.startswith(prefix)]
     nodes = [v for v in server_config.get("validNodeVersions", []) if v.startswith(prefix)]
     channels = server_config.get("channels", [])
@@ -215,11 +213,9 @@ def _dimensions_info(dimensions: Mapping[str, str], value: Any, locations: list[
 def quota_info_result(
     quota_id: str, project: str, info: Mapping[str, Any] | None, regions: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """A Cloud Quotas QuotaInfo as `gcp.cloudquota.get_s_quota_info` returns it (its `details`
-    a list of one), from `quotas info describe` or, for a quota the region's listing carries,
-    from the regions' `quotas` (limit by region, so defined on the region). `dimensions` is what
-    the quota is defined on; protobuf's JSON leaves an empty list out, as gcloud prints a quota
-    defined on none."""
+    """A QuotaInfo as `gcp.cloudquota.get_s_quota_info` returns it, from `quotas info describe`
+    or the region's listing (defined on the region). A missing `dimensions` is an empty list:
+    protobuf's JSON leaves it out."""
     if info is not None:
         dimensions = list(info.get("dimensions", []))
         infos = [

@@ -86,10 +86,9 @@ def _cluster(
 def record(
     config: dict[str, str], project: str | None, region: str | None, gcloud: Gcloud
 ) -> tuple[dict[str, Any], list[str]]:
-    """The snapshot of what the stack's preflight asks, and notes on what was left out; the
-    project and region default to the stack's. SnapshotMismatch when they are not the stack's:
-    the plan would ask for another project's reservations and another region's versions and
-    quota."""
+    """The snapshot of what the stack's preflight asks, and notes on what was left out.
+    SnapshotMismatch for another project or region than the stack's, which its plan would not
+    ask about."""
     spec = load_platform(config)
     project = project or spec.project
     region = region or spec.cluster.region
