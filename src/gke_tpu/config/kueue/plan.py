@@ -1,7 +1,5 @@
-"""What `gke-tpu:kueue` becomes: a ResourceFlavor per pool in a queue, a ClusterQueue per queue
-whose TPU quota is its share of those pools' chips, a LocalQueue per namespace of a queue, and
-GKE's queued provisioning check on the flavors of pools whose nodes only come through a
-ProvisioningRequest. `plan_kueue` checks the section against the pools that planned."""
+"""What `gke-tpu:kueue` becomes: flavors, ClusterQueues with their share of the pools' chips,
+LocalQueues, and the queued provisioning check, checked against the pools that planned."""
 
 from __future__ import annotations
 

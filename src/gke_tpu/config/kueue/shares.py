@@ -16,10 +16,8 @@ def beyond_auto_provisioning(
     pools: Mapping[str, TpuPoolPlan],
     limits: Mapping[str, int],
 ) -> list[Problem]:
-    """Queue shares of pools whose node pools auto-provisioning creates (a fallback in a
-    Standard cluster): GKE creates no TPU nodes past `maxTpuChips` of their generation, which
-    the cluster's own node pools take first. A quota beyond that admits workloads that wait for
-    nodes that never come."""
+    """Queue shares of auto-provisioned pools beyond `maxTpuChips` (which our own node pools take
+    first): such quota admits workloads that wait for nodes that never come."""
     problems: list[Problem] = []
     generations = sorted({p.generation.name for p in pools.values() if p.fallback})
     for generation in generations:

@@ -105,13 +105,10 @@ def idle_chips(alert: Any, scope: Scope) -> str:
 
 
 def queue_starvation(alert: Any, scope: Scope) -> str:
-    """Workloads that wait while their queue holds no quota for any workload. Not `inadmissible
-    > 0`: under Kueue's default BestEffortFIFO a workload that waits for quota a running one
-    holds is requeued as inadmissible until that one ends (kubernetes-sigs/kueue
-    pkg/cache/queue/cluster_queue.go, RequeueIfNotPresent; the metric's help in
-    pkg/metrics/metrics.go), so that alert paged for every queue doing its job. A queue with
-    workloads pending and none reserving its quota for the alert's duration is one that admits
-    nothing: too big a request, a flavor no pool offers, or capacity GKE cannot get."""
+    """Workloads pending while none holds their queue's quota: a queue that admits nothing. Not
+    `inadmissible > 0`, which BestEffortFIFO sets on any workload waiting for a running one's
+    quota (kubernetes-sigs/kueue pkg/cache/queue/cluster_queue.go, RequeueIfNotPresent;
+    pkg/metrics/metrics.go), so it paged for every queue doing its job."""
     pending = scope.series.prometheus(m.KUEUE_PENDING_WORKLOADS)
     reserving = scope.series.prometheus(m.KUEUE_RESERVING_ACTIVE_WORKLOADS)
     return (

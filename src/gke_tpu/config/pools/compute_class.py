@@ -49,10 +49,8 @@ def priority(step: Step, pool: TpuPoolPlan) -> dict[str, Any]:
 
 
 def compute_class(pool: TpuPoolPlan) -> KubeObject:
-    """The ComputeClass of a pool with a fallback (cluster-scoped, named after the pool):
-    workloads select it by the `cloud.google.com/compute-class` label of its entry. Each step
-    of the chain in order, node pools created by GKE, and no node of another shape when every
-    step is out of capacity (a TPU workload cannot use one)."""
+    """The ComputeClass of a pool with a fallback, named after the pool. No node of another shape
+    when every step is out of capacity: a TPU workload cannot use one."""
     if pool.compute_class is None:
         raise ValueError(f"{pool.name}: only a pool with a fallback has a ComputeClass")
     spec = {

@@ -51,10 +51,8 @@ class ReservationRef:
 
     @classmethod
     def parse(cls, reservation: str) -> ReservationRef:
-        """Also what a node pool's affinity holds as the cloud reports it, which config's rules
-        never checked: Compute Engine's zonal path (`projects/<p>/zones/<z>/reservations/<name>`)
-        reads as its reservation, and a path too short to name a project's reservation
-        (`projects/<p>`) as a name, which matches none, instead of failing."""
+        """Leniently, as the cloud reports a node pool's affinity: a zonal path reads as its
+        reservation, and a path too short (`projects/<p>`) as a name that matches none."""
         parts = reservation.split("/")
         project = parts[1] if parts[0] == "projects" and len(parts) > 3 else None
         rest = parts if project is None else parts[3:]

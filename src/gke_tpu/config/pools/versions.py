@@ -144,10 +144,9 @@ def version_warnings(cluster: ClusterSpec, plans: tuple[TpuPoolPlan, ...]) -> li
 
 
 def channel_version_warnings(cluster: ClusterSpec) -> list[str]:
-    """A cluster of a release channel runs one of the channel's versions (GKE "Release
-    channels": https://cloud.google.com/kubernetes-engine/docs/concepts/release-channels).
-    Offline, only the catalog's dated floor of each channel is known: a minMasterVersion below
-    it is likely no longer in the channel. Preflight holds it against the channel's versions."""
+    """A minMasterVersion below the catalog's dated floor of its channel is likely no longer in
+    it (https://cloud.google.com/kubernetes-engine/docs/concepts/release-channels); preflight
+    checks the channel's real versions."""
     version, channel = cluster.min_master_version, cluster.release_channel
     if version is None or channel == "NONE":
         return []
