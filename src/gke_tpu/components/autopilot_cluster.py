@@ -28,12 +28,9 @@ class AutopilotClusterArgs:
 
 
 class AutopilotCluster(ClusterComponent):
-    """A regional Autopilot cluster with Workload Identity and the GCS FUSE CSI driver, as
-    always, and no node pools of ours. Its nodes run as the least-privilege node account.
-
-    Autopilot decides what a Standard cluster sets by hand (Dataplane V2, shielded nodes,
-    VPC-native networking, the node pools): those are left to GKE, which would otherwise report
-    them back as a change.
+    """A regional Autopilot cluster with Workload Identity and the GCS FUSE CSI driver, its nodes
+    running as the least-privilege node account. What Autopilot decides itself (Dataplane V2,
+    node pools...) is left to GKE, which would otherwise report it back as a change.
     """
 
     def __init__(

@@ -33,16 +33,13 @@ class CheckpointBucketArgs:
 
 
 class CheckpointBucket(pulumi.ComponentResource):
-    """A bucket with hierarchical namespace in the cluster's region (GKE's page: without it
-    "backups will fail"), the role GKE's replicator needs on it, and a service account with the
-    same role on this bucket only for the training Pods' persistent checkpoints, bound to their
-    Kubernetes ServiceAccount by Workload Identity.
+    """A bucket with hierarchical namespace in the cluster's region (GKE: without it "backups
+    will fail"), the replicator's role on it, and the training Pods' service account with the
+    same role on this bucket only, bound by Workload Identity.
 
-    Checkpoints are rewritten every few steps and a run restarts from the newest one: the bucket
-    keeps no object versions (they would keep every checkpoint ever written, and Cloud Storage's
-    hierarchical namespace overview lists Object Versioning among the features its buckets do
-    not support, https://cloud.google.com/storage/docs/hns-overview; NOT VERIFIED in the page's
-    text here, and the safe side either way). It is protected and retained like the models'.
+    No object versions: they would keep every checkpoint ever written, and hierarchical
+    namespace buckets do not support them (https://cloud.google.com/storage/docs/hns-overview;
+    NOT VERIFIED in the page's text here). Protected and retained like the models' bucket.
     """
 
     bucket_name: pulumi.Output[str]

@@ -24,12 +24,9 @@ class CloudNatArgs:
 
 
 class CloudNat(pulumi.ComponentResource):
-    """A Cloud Router and a Cloud NAT gateway for every subnet range of the network (node
-    addresses and the Pods' secondary range), with NAT addresses allocated automatically.
-
-    Ports are allocated dynamically from `minPortsPerVm` up to `maxPortsPerVm` per node, since
-    TPU hosts open many connections at once when they pull large images; endpoint-independent
-    mapping is off, as dynamic allocation requires. Logging, when on, records errors only.
+    """A Cloud Router and a Cloud NAT gateway for every subnet range of the network. Ports are
+    allocated dynamically, since TPU hosts open many connections when they pull large images;
+    endpoint-independent mapping is off, as dynamic allocation requires.
     """
 
     router: compute.Router

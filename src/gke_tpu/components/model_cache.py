@@ -19,11 +19,9 @@ class ModelCacheArgs:
 
 
 class ModelCache(pulumi.ComponentResource):
-    """A cache of the model bucket in each zone where TPU pools read it, with the plan's TTL.
-
-    Admission is left unset: pulumi_gcp marks `admission_policy` deprecated, and Cloud Storage
-    admits on the first miss whatever is sent. A cache holds no data of its own (the bucket
-    does), so it is neither protected nor retained.
+    """A cache of the model bucket in each zone where TPU pools read it. Admission is unset
+    (deprecated in pulumi_gcp). It holds no data of its own, so it is neither protected nor
+    retained.
     """
 
     zones: list[str]

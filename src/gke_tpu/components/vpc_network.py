@@ -19,10 +19,8 @@ class VpcNetworkArgs:
 
 
 class VpcNetwork(pulumi.ComponentResource):
-    """A custom-mode VPC (no subnet in every region) and one subnet in the cluster's region:
-    nodes in its primary range, Pods and Services in named secondary ranges, and Private Google
-    Access so that nodes without external addresses reach Artifact Registry and Cloud Storage
-    without Cloud NAT.
+    """A custom-mode VPC and one subnet in the cluster's region, with Private Google Access so
+    nodes without external addresses reach Artifact Registry and Cloud Storage without NAT.
     """
 
     network: compute.Network
