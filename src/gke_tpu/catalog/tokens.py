@@ -1,7 +1,5 @@
-"""Type tokens of the resources the program registers and the tools read, each defined once.
-
-Pure data: the program, the report, the fake cloud and the guardrails match resources by these.
-"""
+"""Type tokens of the resources the program registers and the tools read, each defined once, so
+the program, report, fake cloud and guardrails match resources alike."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The platform's outputs contract (docs/outputs.md), both ways, pure Python.
-
-The platform stack writes its outputs with `platform_outputs` and `TpuPoolRef.entry`; app
-programs read them with `StackReference` and parse them here once (`PlatformOutputs.parse`,
-`TpuPoolRef.parse`), so every later decision works on checked values and a missing pool or a
-contract of another version is one clear error. The keys live only in this module.
+"""The platform's outputs contract (docs/outputs.md), both ways: written by the platform, parsed
+once by apps, so a missing pool or another contract version is one clear error. The keys live
+only here.
 """
 
 from collections.abc import Callable, Mapping, Sequence
@@ -87,9 +84,7 @@ def _upgrade(upgrade: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 
 def per_workload(autopilot: bool, fallback: bool) -> bool:
-    """Whether GKE creates a pool's nodes for each workload that asks for them (on Autopilot, or
-    from the ComputeClass of a pool with a capacity fallback), so that no node pools of ours
-    bound them."""
+    """Whether GKE creates a pool's nodes per workload (Autopilot, or a fallback's ComputeClass)."""
     return autopilot or fallback
 
 
@@ -167,11 +162,8 @@ class TpuPoolRef:
 
     @property
     def surge_nodes_per_node_pool(self) -> int:
-        """Nodes an upgrade adds beside one of its node pools at the most. By its `upgrade`: a
-        whole second pool for BLUE_GREEN; for SURGE a whole slice when a slice's `maxSurge` is
-        above 0 (GKE recreates a slice whole), else `maxSurge` VMs (never more than the pool
-        has). Node pools GKE creates get GKE's surge of one node (a slice for a slice); flex-start
-        and queued nodes (short-lived upgrades) none."""
+        """Nodes an upgrade adds beside one of its node pools at the most: a slice's surge is a
+        whole slice (GKE recreates it whole), BLUE_GREEN a whole pool; short-lived nodes none."""
         per_pool = self.max_nodes_per_node_pool
         if self.per_workload:
             return per_pool if self.multi_host else 1
@@ -241,8 +233,7 @@ class PoolKey:
     first release, or null), and reads as its fields' defaults."""
 
 
-#: Every key of a `tpuPools` entry, in the order the output writes them: `parse` and `entry`
-#: both read this table, so the two directions cannot drift apart.
+#: `parse` and `entry` both read this table, so the two directions cannot drift apart.
 POOL_KEYS: tuple[PoolKey, ...] = (
     PoolKey("nodePools", ("node_pools",), _one(_tuple), list),
     PoolKey("generation", ("generation",)),
@@ -365,8 +356,7 @@ def platform_outputs(
         "dashboardUrl": dashboard_url,
         "alertPolicies": alert_policies if alert_policies is not None else {},
         "jobsetVersion": jobset_version,
-        # Multi-tier checkpointing's bucket and the Kubernetes ServiceAccount that may write it
-        # (`gke-tpu:checkpointing`); null without it.
+        # Null without `gke-tpu:checkpointing`.
         "checkpointBucket": checkpoint_bucket,
         "checkpointKubernetesServiceAccount": checkpoint_service_account,
     }

@@ -101,8 +101,7 @@ def plan_checked(
     plan.quota = quota_list(spec) if spec is not None and not plan.errors else []
     # Preflight is skipped for a stack that plans; one that does not would not reach it.
     plan.warnings = [*config.warnings, *([] if plan.errors else skipped), *plan.warnings]
-    # Like the CLI, a key Pulumi.yaml declares without a default must be set. The program ran
-    # anyway, so that its own problems are reported in the same run; it may name the key too.
+    # As the CLI requires; checked after the program ran, so its problems come in the same run.
     missing = [
         f"{key}: required: Pulumi.yaml declares it without a default; set it in the stack file"
         for key in config.missing

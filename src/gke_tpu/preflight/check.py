@@ -51,10 +51,8 @@ def preflight_requests(
 
 
 def _regional_read(quota: Quota, facts: CloudFacts) -> bool:
-    """Whether a per-zone TPU quota's regional quota was read: then a project without the
-    per-zone id (no Google page lists these ids, and many projects have none) is checked by
-    the regional one, and its unread per-zone id is only the report's row, not a warning on
-    every preview."""
+    """Whether a per-zone TPU quota's regional quota was read: then the unread per-zone id, which
+    many projects lack, is a report row, not a warning on every preview."""
     regional = regional_quota(quota)
     return regional is not None and isinstance(facts.quota_infos.get(regional.quota_id), QuotaInfo)
 

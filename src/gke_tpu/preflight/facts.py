@@ -42,10 +42,9 @@ def reservation_key(reservation: str, project: str, zone: str) -> ReservationKey
 
 @dataclass(frozen=True)
 class QuotaInfo:
-    """A quota as Cloud Quotas defines it (its QuotaInfo: cloudquotas/docs/reference/rest/v1/
-    projects.locations.services.quotaInfos): the dimensions it is defined on (`region`, `zone`,
-    or a service's own, such as `tpu_family`), and each value with the dimensions it applies
-    to, most specific first (a value without a dimension applies wherever no other does)."""
+    """A quota's QuotaInfo (cloudquotas/docs/reference/rest/v1/
+    projects.locations.services.quotaInfos): its dimensions, and each value with those it applies
+    to, most specific first."""
 
     dimensions: tuple[str, ...]
     values: tuple[tuple[Mapping[str, str], int], ...]

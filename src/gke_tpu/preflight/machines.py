@@ -1,6 +1,5 @@
-"""The CPU pool's machine type against the machine types the project can create in each zone
-the pool names (Compute Engine's machineTypes.list, through the provider's `getMachineTypes`):
-the catalog (catalog.machine_types) knows series and sizes, not which zone offers them."""
+"""The CPU pool's machine type against what each of its zones offers (`getMachineTypes`): the
+catalog knows series and sizes, not which zone offers them."""
 
 from __future__ import annotations
 

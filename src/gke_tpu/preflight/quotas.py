@@ -146,10 +146,8 @@ def _spent(row: PoolDemand, nodes: int, addresses: int) -> list[tuple[Quota, int
 
 
 def unchecked_chips(cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...]) -> tuple[str, ...]:
-    """A warning for each pool whose chips spend a quota the catalog has no id for (v4 and
-    tpu7x chips: `catalog.quotas.TPU_QUOTAS`): preflight cannot check them, and says so rather
-    than pass them in silence. A reservation holds its own quota, and GKE creates the nodes of a
-    ComputeClass or of Autopilot per workload, as quota_needs counts them."""
+    """A warning for each pool whose chips' quota has no id in the catalog (v4, tpu7x), rather
+    than pass them in silence."""
     return tuple(
         f"{row.path}: up to {row.most * row.chips_per_node} {row.generation} chips not checked "
         f"against a quota: the catalog knows no Cloud Quotas id for {row.generation} chips "

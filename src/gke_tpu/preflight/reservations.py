@@ -57,9 +57,8 @@ class Consumer:
 
     @property
     def nodes(self) -> int:
-        """What the pool can take of it: every slice at its most, or one slice of a pool whose
-        nodes GKE creates per workload; and, through its own reservation, the surge nodes its
-        upgrade settings add beside each node pool (GKE creates them with the same affinity)."""
+        """What the pool can take of it, with surge through its own reservation (GKE creates surge
+        nodes with the same affinity)."""
         row = tpu_pool_demand(self.path, self.pool)
         return row.nodes if ".fallback[" in self.path else row.most
 
@@ -135,9 +134,8 @@ DEFAULT_MAINTENANCE_INTERVAL = "AS_NEEDED"
 
 
 def _interval_problem(user: Consumer, found: Reservation) -> Problem | None:
-    """A pool's VMs must ask for the reservation's host maintenance interval to consume it, as
-    xpk checks its `--host-maintenance-interval` against the reservation's. Only the pool's own
-    capacity: the nodes GKE creates for a fallback step take the default interval."""
+    """A pool must ask for its reservation's host maintenance interval to consume it, as xpk
+    checks. Own capacity only: GKE's fallback nodes take the default."""
     if found.maintenance_interval is None or ".fallback[" in user.path:
         return None
     asked = user.pool.maintenance_interval
@@ -208,10 +206,8 @@ def reservation_use(
     pools: tuple[ClusterPool, ...],
     in_use: int,
 ) -> ReservationUse:
-    """Which of the VMs in use of a reservation are the stack's own: the nodes of the cluster's
-    node pools that consume it and that the pools naming it declare (their node pools by name, or
-    those GKE creates for their ComputeClass, by its node label), at most what is in use (nodes
-    still being created hold none). Any other node pool that consumes it is others' use."""
+    """Which VMs in use of a reservation are the stack's own (its pools' node pools, by name or
+    ComputeClass label), so they are not counted against it as others' use."""
     names = {name for u in users for name in u.pool.node_pool_names}
     classes = {u.pool.compute_class for u in users if u.pool.compute_class}
     own = 0

@@ -36,9 +36,8 @@ def _is_valid_version(version: str, valid: tuple[str, ...]) -> bool:
 
 
 def channel_version_prefix(cluster: ClusterSpec) -> str | None:
-    """The `version_prefix` that finds the versions `minMasterVersion` names, and only those:
-    the provider matches by string prefix, so `1.33` asks for `1.33.` (not 1.330) and `1.33.5`
-    for `1.33.5-` (not 1.33.50). None without a channel or a minMasterVersion."""
+    """The `version_prefix` for `minMasterVersion`: the provider matches strings, so `1.33` asks
+    for `1.33.` (not 1.330). None without a channel or a minMasterVersion."""
     version = cluster.min_master_version
     if version is None or cluster.release_channel == "NONE":
         return None
@@ -47,9 +46,8 @@ def channel_version_prefix(cluster: ClusterSpec) -> str | None:
 
 
 def _channel_problem(cluster: ClusterSpec, given: str, versions: EngineVersions) -> Problem | None:
-    """A cluster in a release channel runs a version of that channel (GKE "Release channels":
-    https://cloud.google.com/kubernetes-engine/docs/concepts/release-channels), so GKE refuses
-    a minMasterVersion the channel does not carry, though another channel may."""
+    """GKE refuses a minMasterVersion its channel does not carry
+    (https://cloud.google.com/kubernetes-engine/docs/concepts/release-channels)."""
     channel = cluster.release_channel
     if versions.channel_newest is None or channel == "NONE" or channel in versions.channel_newest:
         return None

@@ -63,9 +63,8 @@ def _reservation(result: compute.AwaitableGetReservationResult) -> Reservation:
 
 
 def _cluster_pools(result: container.AwaitableGetClusterResult) -> tuple[ClusterPool, ...]:
-    """The cluster's node pools that consume a specific reservation, at their node count now
-    (the provider's `nodeCount`: the average size of the pool's instance groups, one a zone),
-    with their node labels (a ComputeClass's node pools carry its name)."""
+    """The cluster's node pools that consume a specific reservation, with their node count now
+    and labels."""
     found: list[ClusterPool] = []
     for pool in result.node_pools or ():
         config = (pool.node_configs or [None])[0]
@@ -188,9 +187,9 @@ def ask_cloud(requests: Requests) -> CloudFacts:
 
 
 def run_preflight(spec: PlatformSpec) -> Checked | None:
-    """Check the stack against the project, unless `gke-tpu:preflight` turns it off (None); raise
-    one InvalidInput with every problem found, and warn through Pulumi's warning channel. What it
-    asked and found is returned, for the offline plan's report (src/gke_tpu/plan/render/preflight_report.py)."""
+    """Check the stack against the project unless turned off (None); one InvalidInput with every
+    problem. What it asked and found is returned for the offline plan's report
+    (src/gke_tpu/plan/render/preflight_report.py)."""
     if not spec.preflight.enabled:
         return None
     private = spec.private_nodes

@@ -188,8 +188,7 @@ class VllmServingDeployment(pulumi.ComponentResource):
             if plan.autoscaling
             else None
         )
-        # Evictions (a drain, an upgrade, the cluster autoscaler) ask this budget first; host
-        # maintenance and Spot preemption do not (see TpuServingDeployment).
+        # Host maintenance and Spot preemption ignore it (see TpuServingDeployment).
         self.disruption_budget = disruption_budget(
             self, name, args.namespace, labels, args.max_unavailable
         )

@@ -50,9 +50,8 @@ class NoDnsEndpoint(Exception):
 def dns_name(
     config: container.outputs.ClusterControlPlaneEndpointsConfig | None, cluster: str
 ) -> str:
-    """The DNS name in a cluster's `controlPlaneEndpointsConfig`; an error that says what to do
-    when GKE gave none, rather than a kubeconfig at `https://None` that fails every Kubernetes
-    object with a connection error."""
+    """The cluster's DNS endpoint; an error that says what to do when GKE gave none, rather than
+    a kubeconfig at `https://None`."""
     dns = config.dns_endpoint_config if config else None
     endpoint = dns.endpoint if dns else None
     if not endpoint:
@@ -77,9 +76,7 @@ def dns_endpoint_of(plan: ClusterPlan, cluster: container.Cluster) -> pulumi.Out
 def kubeconfig_of(
     plan: ClusterPlan, cluster: container.Cluster, dns_endpoint: pulumi.Output[str | None]
 ) -> pulumi.Output[str]:
-    """A secret kubeconfig of the cluster with an exec user (no static credentials), as gcloud
-    writes it: at the DNS endpoint when the plan opens it (no CA: its certificate is publicly
-    trusted), else at the IP endpoint with the cluster's CA."""
+    """A secret kubeconfig with an exec user (no static credentials), as gcloud writes it."""
     context = plan.kube_context
     if plan.dns_endpoint:
         document = dns_endpoint.apply(lambda name: gke_kubeconfig(context, str(name), None))

@@ -54,10 +54,7 @@ def node_config(
 
 
 def maintenance_policies(plan: TpuPoolPlan) -> list[container.NodePoolMaintenancePolicyArgs] | None:
-    """The node pool's exclusion until its version's end of support (pulumi-gcp
-    `NodePool.maintenance_policies[].exclusion_until_end_of_supports`: "When true, the node pool
-    will not be automatically upgraded by GKE until the node pool version's end of support
-    date")."""
+    """pulumi-gcp `NodePool.maintenance_policies[].exclusion_until_end_of_supports`."""
     if not plan.no_upgrades_until_end_of_support:
         return None
     held = container.NodePoolMaintenancePolicyExclusionUntilEndOfSupportArgs(enabled=True)
@@ -85,10 +82,8 @@ def autoscaling(plan: TpuPoolPlan) -> container.NodePoolAutoscalingArgs | None:
 
 
 def fixed_size(plan: TpuPoolPlan) -> tuple[int | None, int | None]:
-    """(initial node count, node count). A slice is created whole: its size is its topology, and
-    a new size is a new slice (the initial count replaces the pool). A fixed single-host pool
-    keeps its count under Pulumi's control and resizes in place. An autoscaled pool starts at
-    its minimum and leaves the count to the autoscaler."""
+    """(initial node count, node count). A slice's size is its topology, so a new size is a new
+    slice; a fixed single-host pool resizes in place; an autoscaled one leaves it to GKE."""
     if plan.autoscaling is not None or plan.multi_host:
         return plan.initial_node_count, None
     return None, plan.node_count
@@ -153,9 +148,8 @@ def pool_options(other_type: str, opts: pulumi.ResourceOptions | None) -> pulumi
 
 
 def _slice_aliases(args: PlannedTpuPool, index: int) -> list[pulumi.Alias]:
-    """One slice is `<name>`, several are `<name>-0`, `<name>-1`...: the first slice keeps the
-    other form's identity, so going from one slice to several (or back) replaces it, old one
-    first, rather than creating every new slice before the old one is gone."""
+    """`<name>` and `<name>-0` share an identity, so going from one slice to several (or back)
+    replaces it old one first."""
     plan = args.plan
     if index:
         return []
@@ -263,6 +257,5 @@ class TpuPoolComponent(pulumi.ComponentResource):
         self.ref = plan.ref
         self.node_pool_names = pulumi.Output.from_input(list(plan.node_pool_names))
         self.pool = pulumi.Output.from_input(pool_input(plan.ref))
-        # The names, known at plan time: the pool's whole entry is the `tpuPools` output's, and
-        # registering it again per pool would double what a large plan serializes.
+        # Names only: the whole entry again would double what a large plan serializes.
         self.register_outputs({"nodePools": list(plan.node_pool_names)})

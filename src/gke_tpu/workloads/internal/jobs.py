@@ -11,15 +11,13 @@ from gke_tpu.contract.workloads import needs_privileged
 from gke_tpu.workloads.args import TpuJobArgs
 from gke_tpu.workloads.internal.pods import NODE_POOL_LABEL, container, tpu_pod_template
 
-#: Jobs run for hours: `pulumi up` creates them and does not wait for them to complete (the
-#: provider's default await would fail the update after 10 minutes).
+#: Jobs run for hours; the provider's await would fail the update after 10 minutes.
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
 
 #: Set on a Pod Kubernetes stops for its own reasons, GKE's included (Kubernetes "Pod disruption
 #: conditions").
 DISRUPTION_TARGET = "DisruptionTarget"
-#: The reason of a Job that a `FailJob` rule of its podFailurePolicy failed (batch/v1
-#: JobReasonPodFailurePolicy); a Job that ran out of `backoffLimit` fails with the other.
+#: batch/v1 JobReasonPodFailurePolicy.
 JOB_FAILED_BY_POLICY = "PodFailurePolicy"
 JOB_OUT_OF_RETRIES = "BackoffLimitExceeded"
 
@@ -143,11 +141,8 @@ def slice_job_spec(
 
 
 def one_job_per_slice(label: str, job: str) -> k8s.core.v1.AffinityArgs:
-    """Keep a job's Pods on one node pool, and other jobs' Pods off it.
-
-    Without this, two multi-host jobs can each take part of two slices and wait for each other
-    forever. `Exists` limits the repulsion to Pods of other TPU jobs, so daemons do not block.
-    """
+    """Keep a job's Pods on one node pool and other jobs' off it: else two multi-host jobs can
+    each take part of two slices and wait forever. `Exists` spares daemons."""
     return k8s.core.v1.AffinityArgs(
         pod_affinity=k8s.core.v1.PodAffinityArgs(
             required_during_scheduling_ignored_during_execution=[

@@ -21,8 +21,7 @@ from gke_tpu.workloads.args import (
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
 MODEL_VOLUME = "models"
-#: The share of a TPU VM's memory a read-only model volume may cache in: the rest is the
-#: model server's, which loads the model into host memory on its way to the chips.
+#: The rest is the model server's, which loads the model through host memory.
 FUSE_CACHE_MEMORY_FRACTION = 0.25
 #: The node's in-memory checkpoint volume (AI-Hypercomputer/xpk src/xpk/core/workload.py,
 #: `mtc_enabled`; GKE's multi-tier checkpointing page).
@@ -152,16 +151,13 @@ UNLIMITED_GCS_FUSE_SIDECAR = {
     "gke-gcsfuse/memory-limit": "0",
     "gke-gcsfuse/ephemeral-storage-limit": "0",
 }
-#: The volume the GCS FUSE sidecar keeps its file cache in, when the Pod has one by this name
-#: (the same GKE page, "custom read cache volume").
+#: The same GKE page, "custom read cache volume".
 GCS_FUSE_CACHE_VOLUME = "gke-gcsfuse-cache"
 
 
 def fuse_cache_volume(pool: TpuPoolRef, model: ModelMount | None) -> list[k8s.core.v1.VolumeArgs]:
-    """A read-only model mount's file cache (GCS_FUSE_CACHE_VOLUME): the platform's reader
-    volume caches as much as this volume holds (`file-cache:max-size-mb:-1`), a share of the
-    VM's memory, since TPU VMs have no Local SSD; none where the catalog does not know the
-    machine's memory, or the mount writes."""
+    """A read-only mount's file cache, in memory (TPU VMs have no Local SSD); none where the
+    machine's memory is unknown or the mount writes."""
     if model is None or model.read_only is False:
         return []
     known = machine_type(pool.machine_type)
