@@ -86,7 +86,6 @@ class PlatformSpec:
     project: str
     cluster: ClusterSpec
     cluster_plan: ClusterPlan
-    """What the cluster components register (config.stack.cluster_plan.plan_cluster)."""
     tpu_pools: tuple[TpuPoolPlan, ...] = ()
     storage: StoragePlan | None = None
     network: NetworkPlan | None = None
@@ -94,12 +93,10 @@ class PlatformSpec:
     preflight: PreflightSpec = field(default_factory=PreflightSpec)
     kueue: KueuePlan | None = None
     cost: CostEstimate | None = None
-    """What the stack costs a month, from the dated price tables (the plan's `cost`)."""
     observability: ObservabilityPlan | None = None
-    """Monitoring components, dashboard and alerts; None with `observability.enabled: false`."""
+    """None with `observability.enabled: false`."""
     warnings: tuple[str, ...] = field(default=())
     checkpointing: CheckpointingPlan | None = None
-    """Multi-tier checkpointing of the training pools (`gke-tpu:checkpointing`); None: off."""
 
     @property
     def autoscaling(self) -> bool:
@@ -128,8 +125,7 @@ class Section:
     required: bool
     each: bool = False  # a list whose entries are parsed one by one
     rules: tuple[Rule[Parsed[Any]], ...] = ()
-    """Rules across the section's own fields (problems.rules); those across sections are in
-    config.stack.rules."""
+    """Across the section's own fields; across sections: config.stack.rules."""
 
 
 # A new section is one entry here, read from `parsed.specs` into PlatformSpec; its rules across

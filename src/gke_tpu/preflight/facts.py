@@ -62,8 +62,7 @@ class Requests:
     """The stack's cluster, read for its node pools' use of the reservations; None when no
     reservation is checked."""
     channel_version: str | None = None
-    """The versions of the release channel asked for: the prefix of `minMasterVersion` when the
-    cluster is in a channel (`gke_tpu.preflight.versions.channel_version_prefix`), else None."""
+    """`gke_tpu.preflight.versions.channel_version_prefix`."""
     machine_type: str | None = None
     """The CPU pool's machine type, asked for in each of `machine_zones`."""
     machine_zones: tuple[str, ...] = ()
@@ -80,9 +79,8 @@ class Reservation:
     in_use: int
     specific_required: bool
     aggregate: bool = False
-    """A reservation of no specific VM shape: Compute Engine's aggregate reservation (as for
-    TPUs, by VM family and accelerator count), of which the provider's `getReservation` returns
-    neither shape nor counts: its `machine_type`, `count` and `in_use` are not known."""
+    """An aggregate reservation (by VM family and accelerator count): `getReservation` returns
+    neither its shape nor its counts."""
     maintenance_interval: str | None = None
     """The host maintenance interval of the VMs it reserves
     (`specificReservation.instanceProperties.maintenanceInterval`); None: not set."""
@@ -139,11 +137,10 @@ class EngineVersions:
     default_version: str
     valid_master_versions: tuple[str, ...]
     channel_newest: Mapping[str, str] | None = None
-    """Each channel's newest version of `Requests.channel_version`, as the provider's
-    `release_channel_latest_version` gives it when asked with that `version_prefix`: the first
-    of the channel's `validVersions` that starts with it (terraform-provider-google
-    google/services/container/data_source_google_container_engine_versions.go). A channel that
-    carries no such version is missing. None when not asked."""
+    """Each channel's newest version with `Requests.channel_version`'s prefix, as
+    `release_channel_latest_version` gives it (terraform-provider-google
+    google/services/container/data_source_google_container_engine_versions.go); a channel with
+    none is missing. None when not asked."""
 
 
 @dataclass(frozen=True)
@@ -162,8 +159,7 @@ class CloudFacts:
     machine_types: Mapping[str, tuple[str, ...] | str] = field(
         default_factory=dict[str, tuple[str, ...] | str]
     )
-    """By zone, the machine types of `Requests.machine_type`'s name the project can create
-    there: the type itself, or none."""
+    """By zone, whether the project can create `Requests.machine_type` there (it, or none)."""
 
 
 def pool_paths(pools: tuple[TpuPoolPlan, ...]) -> list[tuple[str, TpuPoolPlan]]:

@@ -27,9 +27,8 @@ class ReservationUse:
     own: int = 0
     """The nodes of the node pools the stack declares (or GKE creates for its ComputeClasses)."""
     undeclared: tuple[tuple[str, int], ...] = ()
-    """The cluster's node pools that consume it but the stack does not declare (renamed,
-    dropped or made by hand), with their nodes: part of others' use, as they keep their VMs
-    until deleted, and `pulumi up` creates new node pools before it deletes old ones."""
+    """Node pools consuming it that the stack does not declare (renamed, dropped, by hand): they
+    keep their VMs until deleted, and `pulumi up` creates new node pools first."""
 
 
 @dataclass(frozen=True)

@@ -176,11 +176,9 @@ class StoragePlan:
     mount_options: tuple[str, ...]
     identities: tuple[Identity, ...]
     cache: AnywhereCachePlan | None = None
-    """The Anywhere Cache in front of the bucket; None: none."""
     version_floor: str | None = None
-    """The lowest GKE version the cluster may run (its minMasterVersion, else its channel's
-    oldest the catalog knows), which gates GCS FUSE options (config.storage.gcsfuse); None:
-    unknown, nothing gated is used."""
+    """The lowest GKE version the cluster may run, which gates GCS FUSE options; None: unknown,
+    nothing gated is used."""
 
     @property
     def reader(self) -> Identity:
