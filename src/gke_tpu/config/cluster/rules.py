@@ -1,6 +1,5 @@
-"""The rules across the fields of `gke-tpu:cluster` that no single field can check, as a flat
-list: each names the fields it reads, and problems.rules.run_rules skips it when one of them
-did not parse."""
+"""The rules across the fields of `gke-tpu:cluster` that no single field can check
+(problems.rules)."""
 
 from __future__ import annotations
 

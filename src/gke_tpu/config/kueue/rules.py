@@ -1,6 +1,5 @@
-"""The rules of `gke-tpu:kueue`, as flat lists: each names the fields it reads, and
-problems.rules.run_rules skips it when one of them did not parse. KUEUE_RULES hold the section's
-own fields; QUEUED_POOL_RULES hold the queues against the pools that planned."""
+"""The rules of `gke-tpu:kueue` (problems.rules): KUEUE_RULES on the section's own fields,
+QUEUED_POOL_RULES on the queues against the pools that planned."""
 
 from __future__ import annotations
 
@@ -131,8 +130,6 @@ def queued_provisioning_pools_are_queued(queued: QueuedPools) -> Iterator[Proble
             )
 
 
-#: The rules that hold the queues against the pools (those of the queues alone are
-#: config.kueue.rules').
 QUEUED_POOL_RULES: tuple[Rule[QueuedPools], ...] = (
     shares_fit_their_pools,
     shares_fit_auto_provisioning,

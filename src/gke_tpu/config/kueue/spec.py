@@ -1,6 +1,5 @@
 """The `gke-tpu:kueue` config object: TPU chips shared between teams through Kueue queues, and
-the ProvisioningRequests that bring up the nodes of queued-provisioning pools. What it becomes
-is config.kueue.plan."""
+queued provisioning."""
 
 from __future__ import annotations
 

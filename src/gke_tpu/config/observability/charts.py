@@ -1,6 +1,5 @@
-"""The dashboard's charts, in sections: one per TPU pool with node pools of ours, and the chips,
-JobSets, data path, storage and queues of the cluster, each a PromQL query
-(`timeSeriesQuery.prometheusQuery`). Laid out as JSON by config.observability.dashboard."""
+"""The dashboard's charts, in sections (one per TPU pool with node pools of ours, then the
+cluster's), each a PromQL query."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""One `tpuPools` entry as its rules see it: the model from the fields that parsed, the keys
-written, the cluster's facts, and what the entry works out before its rules (config.pools.derive).
-Frozen: rules read it and write nothing on it."""
+"""One `tpuPools` entry as its rules see it. Frozen: rules read it and write nothing on it."""
 
 from __future__ import annotations
 

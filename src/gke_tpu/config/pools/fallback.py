@@ -1,6 +1,5 @@
-"""A TPU pool's capacity fallback chain: the rules of `fallback` and the steps it becomes,
-each a capacity to try in order. The custom ComputeClass the chain becomes is built in
-config.pools.compute_class."""
+"""A TPU pool's capacity fallback chain: the rules of `fallback` and the steps it becomes
+(the ComputeClass: config.pools.compute_class)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The rules of a `tpuPools` entry whose nodes GKE creates per workload (on Autopilot, or from
-the ComputeClass of a pool with a fallback): the keys that only mean something for node pools
-of ours are refused there, each with its reason. Listed in config.pools.rules.POOL_RULES."""
+"""The rules of a `tpuPools` entry whose nodes GKE creates per workload: keys that only mean
+something for node pools of ours are refused, each with its reason."""
 
 from __future__ import annotations
 

@@ -86,9 +86,8 @@ def plan_pool(
 def plan_tpu_pools(
     cluster: ClusterFacts, pools: Sequence[tuple[int, TpuPoolSpec, frozenset[str]]]
 ) -> tuple[tuple[TpuPoolPlan, ...], list[Problem], list[str]]:
-    """The plans of the entries (with their index in the list and the fields that did not
-    parse), every problem of the list, and the warnings. The plans are complete only when there
-    are no problems."""
+    """The entries' plans, every problem of the list, and the warnings; the plans are complete
+    only without problems."""
     problems = name_problems([(i, pool) for i, pool, invalid in pools if "name" not in invalid])
     warnings: list[str] = []
     plans: list[TpuPoolPlan] = []

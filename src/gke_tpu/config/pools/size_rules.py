@@ -1,6 +1,5 @@
-"""The rules of a `tpuPools` entry's size: a whole slice or a fixed number of single-host VMs,
-or an autoscaled range of them, and multislice only of multi-host slices. Listed in
-config.pools.rules.POOL_RULES."""
+"""The rules of a `tpuPools` entry's size: a whole slice, a fixed number or an autoscaled range
+of single-host VMs, and multislice only of multi-host slices."""
 
 from __future__ import annotations
 

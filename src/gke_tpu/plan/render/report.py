@@ -282,9 +282,8 @@ def plan_markdown(
     preflight: PreflightReport | None = None,
     baseline: Mapping[str, Any] | None = None,
 ) -> str:
-    """The report of a plan; its Preflight section shows `preflight`, what the program's
-    preflight found against a cloud snapshot (none: not checked offline), and a section what
-    the change does against `baseline`, the base branch's plan document (none: no section)."""
+    """The report of a plan, with what preflight found (None: not checked offline) and the change
+    against `baseline`, the base branch's plan document."""
     lines = [f"# Plan of stack `{plan.stack}` (Pulumi project {plan.project})", ""]
     found = plan_verdicts(plan)
     lines += guardrail_caution(found)
