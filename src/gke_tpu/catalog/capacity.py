@@ -1,9 +1,10 @@
 """Every kind of capacity GKE offers a TPU node pool, what each asks of the pool, and whether
 a fallback chain may try it. Sources: GKE's "About GPU and TPU provisioning"
-(kubernetes-engine/docs/concepts/tpus), flex-start (kubernetes-engine/docs/concepts/dws), queued provisioning
-(kubernetes-engine/docs/how-to/provisioningrequest), Spot VMs (kubernetes-engine/docs/concepts/
-spot-vms), consuming reservations (kubernetes-engine/docs/how-to/consuming-reservations), and
-custom ComputeClass priorities (kubernetes-engine/docs/concepts/about-custom-compute-classes).
+(kubernetes-engine/docs/concepts/tpus), flex-start (kubernetes-engine/docs/concepts/dws),
+queued provisioning (kubernetes-engine/docs/how-to/provisioningrequest), Spot VMs
+(kubernetes-engine/docs/concepts/spot-vms), consuming reservations
+(kubernetes-engine/docs/how-to/consuming-reservations), and custom ComputeClass priorities
+(kubernetes-engine/docs/concepts/about-custom-compute-classes).
 """
 
 from __future__ import annotations

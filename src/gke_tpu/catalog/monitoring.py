@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# GKE system metrics, written without an agent (https://cloud.google.com/monitoring/api/metrics_kubernetes).
+# GKE system metrics, written without an agent
+# (https://cloud.google.com/monitoring/api/metrics_kubernetes).
 MULTI_HOST_AVAILABLE = "kubernetes.io/node_pool/multi_host/available"
 """BOOL per multi-host TPU node pool; label `unavailability_reason` when False."""
 NODE_POOL_STATUS = "kubernetes.io/node_pool/status"
@@ -38,7 +39,8 @@ DCN_TRANSFER_LATENCIES = "kubernetes.io/container/multislice/network/dcn_transfe
 GCSFUSE_FILE_CACHE_READS = "kubernetes.io/gcsfusecsi/file_cache_read_count"
 """BETA, cumulative per Pod and volume, label `cache_hit`."""
 
-# Selected in PromQL by `monitored_resource` (https://cloud.google.com/monitoring/promql/promql-mapping, "Specify a monitored resource").
+# Selected in PromQL by `monitored_resource` (https://cloud.google.com/monitoring/promql/
+# promql-mapping, "Specify a monitored resource").
 K8S_NODE_POOL = "k8s_node_pool"
 K8S_NODE = "k8s_node"
 K8S_CONTAINER = "k8s_container"
@@ -149,8 +151,8 @@ TPU_DEVICE_PLUGIN_NAMESPACE = "kube-system"
 TPU_DEVICE_PLUGIN_SELECTOR = {"k8s-app": "tpu-device-plugin"}
 TPU_DEVICE_PLUGIN_PORT = 2112
 
-# The collector reads a scrape credential Secret only when granted (https://cloud.google.com/stackdriver/docs/
-# managed-prometheus/setup-managed, "Scraping with authorization").
+# The collector reads a scrape credential Secret only when granted (https://cloud.google.com/
+# stackdriver/docs/managed-prometheus/setup-managed, "Scraping with authorization").
 GMP_COLLECTOR_NAMESPACE = "gmp-system"
 GMP_COLLECTOR_SERVICE_ACCOUNT = "collector"
 POD_MONITORING_API = "monitoring.googleapis.com/v1"

@@ -17,7 +17,8 @@ SUBNET_RESERVED_ADDRESSES = 4
 WIDEST_PREFIX = 8
 NARROWEST_SUBNET_PREFIX = 29
 
-# The Services range (kubernetes-engine/docs/concepts/alias-ips#cluster_sizing_secondary_range_svcs).
+# The Services range
+# (kubernetes-engine/docs/concepts/alias-ips#cluster_sizing_secondary_range_svcs).
 NARROWEST_SERVICES_PREFIX = 27
 WIDEST_SERVICES_PREFIX = 16
 

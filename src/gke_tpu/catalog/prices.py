@@ -46,9 +46,10 @@ to count (https://cloud.google.com/kubernetes-engine/pricing)."""
 GKE_CLUSTER_FEE_SOURCE = "https://cloud.google.com/kubernetes-engine/pricing"
 GKE_CLUSTER_FEE_AS_OF = "2026-12-03"
 
-#: Anywhere Cache (now Rapid Cache) per GiB, us-central1, from https://cloud.google.com/storage/pricing
-#: (api-evangelist/gcp-cloud-storage plans/gcp-cloud-storage-plans-pricing.yml). Other regions
-#: differ: NOT VERIFIED for a stack's region, and the cost says so.
+#: Anywhere Cache (now Rapid Cache) per GiB, us-central1, from
+#: https://cloud.google.com/storage/pricing (api-evangelist/gcp-cloud-storage
+#: plans/gcp-cloud-storage-plans-pricing.yml). Other regions differ: NOT VERIFIED for a stack's
+#: region, and the cost says so.
 ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR = 0.0001233
 ANYWHERE_CACHE_INGEST_USD_PER_GIB = 0.0032
 ANYWHERE_CACHE_SOURCE = "https://cloud.google.com/storage/pricing"

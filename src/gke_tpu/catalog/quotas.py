@@ -23,7 +23,7 @@ class Quota:
     dimensions: tuple[tuple[str, str], ...] = field(default=())
     """Dimensions besides the region or zone that pick this quota's value (`tpu_family`)."""
     per_zone: bool = False
-    """Its id ends `-per-project-zone` (a report label; preflight follows QuotaInfo's dimensions)."""
+    """Its id ends `-per-project-zone` (a report label: preflight follows the QuotaInfo)."""
 
 
 SSD_TOTAL_GB = Quota("SSD-TOTAL-GB-per-project-region", "Persistent Disk SSD (GB)", "SSD_TOTAL_GB")
@@ -133,8 +133,9 @@ TPU_QUOTAS: dict[str, TpuQuotas] = {
 
 
 #: How a TPU VM spends chip quota (https://cloud.google.com/tpu/docs/quota): a reservation holds
-#: its own; flex-start and queued spend the preemptible quota, as Spot does ("you must have enough
-#: preemptible quota to use flex-start": https://cloud.google.com/tpu/docs/request-using-flex-start).
+#: its own; flex-start and queued spend the preemptible quota, as Spot does ("you must have
+#: enough preemptible quota to use flex-start":
+#: https://cloud.google.com/tpu/docs/request-using-flex-start).
 ON_DEMAND, SPOT, RESERVED, WAITING = "on-demand", "Spot", "reserved", "flex-start/queued"
 CHIP_KINDS = (ON_DEMAND, SPOT, RESERVED, WAITING)
 

@@ -4,7 +4,8 @@ Opening an environment needs Pulumi Cloud, so the plan takes what `esc env open`
 `--esc-values [ENV=]FILE` (`environment:` as in
 https://github.com/pulumi/pulumi/blob/master/sdk/go/common/workspace/project.go). Environments
 merge in listed order, later over earlier, and the stack file's own keys win
-(https://www.pulumi.com/docs/esc/guides/pulumi-iac/, https://www.pulumi.com/docs/esc/concepts/imports/).
+(https://www.pulumi.com/docs/esc/guides/pulumi-iac/,
+https://www.pulumi.com/docs/esc/concepts/imports/).
 Without `--esc-values`, the plan warns rather than plan as if there were no environment.
 """
 

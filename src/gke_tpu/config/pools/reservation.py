@@ -1,7 +1,8 @@
 """A Compute Engine reservation as a `tpuPools` entry names it: its name, or
 `projects/<project>/reservations/<name>` when shared, optionally with
 `/reservationBlocks/<block>[/reservationSubBlocks/<sub>]`, as xpk's `--reservation` takes it
-(AI-Hypercomputer/xpk: src/xpk/core/capacity.py; https://cloud.google.com/compute/docs/naming-resources)."""
+(AI-Hypercomputer/xpk: src/xpk/core/capacity.py;
+https://cloud.google.com/compute/docs/naming-resources)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 TPU VMs have no Local SSD) and metadata; the writer gets no file cache, since others read what
 it writes. Mount options over volume attributes, as GKE recommends
 (https://cloud.google.com/kubernetes-engine/docs/reference/cloud-storage-fuse-csi-driver/
-volume-attr; https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-storage-fuse-csi-driver-perf).
+volume-attr; https://cloud.google.com/kubernetes-engine/docs/how-to/
+cloud-storage-fuse-csi-driver-perf).
 """
 
 from __future__ import annotations
