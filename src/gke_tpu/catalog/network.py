@@ -11,7 +11,7 @@ GKE_DEFAULT_MAX_PODS_PER_NODE = 110
 MIN_PODS_PER_NODE = 8
 MAX_PODS_PER_NODE = 256
 
-# vpc/docs/subnets#unusable-ip-addresses-in-every-subnet.
+# Lost in every IPv4 subnet range (vpc/docs/subnets#unusable-ip-addresses-in-every-subnet).
 SUBNET_RESERVED_ADDRESSES = 4
 #: Prefix lengths of a subnet's primary and secondary IPv4 ranges (vpc/docs/subnets).
 WIDEST_PREFIX = 8
@@ -26,7 +26,7 @@ WIDEST_SERVICES_PREFIX = 16
 # GKE 1.29+ uses Private Service Connect.
 CONTROL_PLANE_PREFIX = 28
 
-# kubernetes-engine/docs/how-to/authorized-networks.
+# GKE's limit (kubernetes-engine/docs/how-to/authorized-networks).
 MAX_AUTHORIZED_NETWORKS = 50
 
 # Cloud NAT (nat/docs/ports-and-addresses): ports 1024 to 65535 per address; dynamic per-VM

@@ -3,7 +3,7 @@
 The tables (`tpu_prices.csv`, `machine_prices.csv`) sit beside this module so `make prices` can
 refresh them from the Cloud Billing Catalog API; each row names its source and `as_of`. A bad row
 stops the import, so a bad refresh cannot ship. A missing price is unknown (None), never 0.
-Spot prices may change every 30 days (https://cloud.google.com/spot-vms/pricing).
+Spot prices may change up to once every 30 days (https://cloud.google.com/spot-vms/pricing).
 
 Sources: SkyPilot's catalog, from the Billing API (github.com/skypilot-org/skypilot-catalog,
 catalogs/v8/gcp/vms.csv, a TPU type's hour divided by its chips); v6e commitments from Google's
