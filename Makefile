@@ -32,7 +32,7 @@ help:
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
 	@echo "make schema            rewrite packages/gke-tpu/schema.json after reviewing an API change"
 	@echo "make docs              rewrite the generated parts of README.md and docs/"
-	@echo "make mutants [MODULES=planning|<files>] [BASE=main] [SAMPLE=60] [SEED=26] [BUDGET=900]"
+	@echo "make mutants [MODULES=planning|<files>] [BASE=main] [SAMPLE=60] [SEED=<new each pass>] [BUDGET=900]"
 	@echo "                       a sampled mutation pass over the modules changed against BASE;"
 	@echo "                       RERUN=build/mutants-survivors.txt runs the last pass's survivors"
 	@echo "make prices [WRITE=1]  (online, GCP_BILLING_API_KEY) the price tables from the Cloud"

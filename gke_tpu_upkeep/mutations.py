@@ -1,13 +1,16 @@
 """Single-token mutations of a module's lines of logic, for the mutation pass (`mutants.py`): a
 comparison turned to its neighbour, `and` and `or` swapped, a `not` dropped, `True` and `False`
-swapped, an arithmetic operator turned to its opposite, an integer constant one up or one down.
-Docstrings, annotations, decorators, f-strings and `if TYPE_CHECKING:` blocks are not logic
-and are left alone; a mutant that would not compile is left out."""
+swapped, an arithmetic operator turned to its opposite, an integer constant one up or one down,
+a literal key or default misspelt (`"enabled"` to `"enabledX"`), a returned value dropped
+(`return x` to `return None`). Docstrings, annotations, decorators, f-strings and
+`if TYPE_CHECKING:` blocks are not logic and are left alone; a mutant that would not compile is
+left out."""
 
 from __future__ import annotations
 
 import ast
 import tokenize
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from io import StringIO
 
@@ -35,6 +38,13 @@ _COMPARE_TEXT = {
     ast.Is: "is",
     ast.IsNot: "is not",
 }
+#: Calls whose string argument is a key: `d.get("k")`, `getattr(o, "k")`, `s.startswith("k")`.
+_KEY_METHODS = frozenset(
+    {"get", "pop", "setdefault", "startswith", "endswith", "removeprefix", "removesuffix"}
+)
+_KEY_FUNCTIONS = frozenset({"getattr", "hasattr"})
+#: Keyword arguments whose string value is a key or a default: `Field(alias="k", default="d")`.
+_KEY_KEYWORDS = frozenset({"alias", "default", "validation_alias", "serialization_alias"})
 _ARITHMETIC = {
     ast.Add: ("+", "-"),
     ast.Sub: ("-", "+"),
@@ -152,10 +162,16 @@ class _Finder:
 
     def visit(self, tree: ast.AST) -> None:
         skipped = _skipped_nodes(tree)
+        keys = {id(k): k for k in _literal_keys(tree)}
         for node in ast.walk(tree):
             if id(node) in skipped:
                 continue
-            if isinstance(node, ast.Compare):
+            if id(node) in keys:
+                self.literal_key(keys[id(node)])
+            if isinstance(node, ast.Return) and _returns_a_value(node):
+                assert node.value is not None
+                self.add(self.before(node.value), self.after(node.value), "None")
+            elif isinstance(node, ast.Compare):
                 self.compare(node)
             elif isinstance(node, ast.BoolOp):
                 self.boolean(node)
@@ -165,6 +181,9 @@ class _Finder:
                 self.add(self.before(node), self.before(node.operand), "")
             elif isinstance(node, ast.Constant):
                 self.constant(node)
+
+    def literal_key(self, node: ast.Constant) -> None:
+        self.add(self.before(node), self.after(node), repr(f"{node.value}X"))
 
     def compare(self, node: ast.Compare) -> None:
         left = node.left
@@ -199,6 +218,46 @@ class _Finder:
             for value in (node.value + 1, node.value - 1):
                 if value >= 0:
                     self.add(self.before(node), self.after(node), str(value))
+
+
+def _returns_a_value(node: ast.Return) -> bool:
+    """`return x` where x is not a constant (constants have mutants of their own)."""
+    return node.value is not None and not isinstance(node.value, ast.Constant)
+
+
+def _strings(nodes: Iterable[ast.expr | None]) -> Iterator[ast.Constant]:
+    """String constants among the nodes, and inside the tuples, lists and sets among them."""
+    for node in nodes:
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            yield from _strings(node.elts)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node
+
+
+def _literal_keys(tree: ast.AST) -> Iterator[ast.Constant]:
+    """String constants that name a key or give a default: dict keys, subscripts, what a value
+    is compared with, the key of `.get()` and its kin, parameter and field defaults, and the
+    `alias=` and `default=` of a field."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            yield from _strings(node.keys)
+        elif isinstance(node, ast.Subscript):
+            yield from _strings([node.slice])
+        elif isinstance(node, ast.Compare):
+            yield from _strings([node.left, *node.comparators])
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _KEY_METHODS:
+                yield from _strings(node.args[:1])
+            elif isinstance(func, ast.Name) and func.id in _KEY_FUNCTIONS:
+                yield from _strings(node.args[1:2])
+            yield from _strings(k.value for k in node.keywords if k.arg in _KEY_KEYWORDS)
+        elif isinstance(node, ast.arguments):
+            yield from _strings([*node.defaults, *node.kw_defaults])
+        elif isinstance(node, ast.ClassDef):
+            yield from _strings(
+                s.value for s in node.body if isinstance(s, ast.AnnAssign | ast.Assign)
+            )
 
 
 def find_mutants(path: str, source: str) -> list[Mutant]:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ def test_every_kind_of_single_token_change_is_found_but_in_docstrings_and_annota
         (6, "and", "or"),
         (6, ">", ">="),
         (7, "False", "True"),
+        (8, 'len(value) + 1 <= LIMIT * 2 and value not in ("x",)', "None"),
         (8, "+", "-"),
         (8, "1", "0"),
         (8, "1", "2"),
@@ -38,6 +40,46 @@ def test_every_kind_of_single_token_change_is_found_but_in_docstrings_and_annota
         (8, "2", "3"),
         (8, "and", "or"),
         (8, "not in", "in"),
+        (8, '"x"', "'xX'"),
+    ]
+
+
+KEYS = '''class Args:
+    """A docstring."""
+
+    mount: str = "/data"
+    name = "kept"
+
+
+def read(spec: dict, key: str = "size", *, kind: "Literal['a']" = "a") -> object:
+    if spec["pools"] and getattr(spec, "zone") == "us-east5-b":
+        return Field(alias="queuedProvisioning", description="not a key")
+    message = f"a {key!r} that is {'in' if key else 'out'}"
+    return spec.get("budget", "none").startswith("x"), message, ("plain", {"k": "v"})
+'''
+
+
+def test_a_literal_key_or_default_is_misspelt_and_a_returned_value_dropped() -> None:
+    found = [
+        (m.line, m.original, m.replacement)
+        for m in mutations.find_mutants("k.py", KEYS)
+        if m.replacement.endswith(("X'", 'X"')) or m.replacement == "None"
+    ]
+
+    assert found == [
+        (4, '"/data"', "'/dataX'"),
+        (5, '"kept"', "'keptX'"),
+        (8, '"size"', "'sizeX'"),
+        (8, '"a"', "'aX'"),
+        (9, '"pools"', "'poolsX'"),
+        (9, '"zone"', "'zoneX'"),
+        (9, '"us-east5-b"', "'us-east5-bX'"),
+        (10, 'Field(alias="queuedProvisioning", description="not a key")', "None"),
+        (10, '"queuedProvisioning"', "'queuedProvisioningX'"),
+        (12, 'spec.get("budget", "none").startswith("x"), message, ("plain", {"k": "v"})', "None"),
+        (12, '"budget"', "'budgetX'"),
+        (12, '"x"', "'xX'"),
+        (12, '"k"', "'kX'"),
     ]
 
 
@@ -85,10 +127,12 @@ def test_a_pass_kills_what_the_tests_pin_and_reports_the_rest(tmp_path: Path) ->
         (6, ">", ">="): "survived",
         (6, "100", "99"): "survived",
         (6, "100", "101"): "equivalent",
+        (2, "n <= 18", "None"): "killed",
+        (6, "'big' if n > 100 else 'small'", "None"): "killed",
     }
     assert lines[-1] == (
-        "killed 3 / survived 2 / equivalent-or-timeout 1 (1 equivalent, 0 timeout) of 6: "
-        "60.0% of non-equivalent mutants caught"
+        "killed 5 / survived 2 / equivalent-or-timeout 1 (1 equivalent, 0 timeout) of 8: "
+        "62.5% killed raw, 71.4% of non-equivalent mutants caught"
     )
     # The repository itself is never mutated: the pass runs in a copy.
     assert (
@@ -118,6 +162,17 @@ def test_a_seeded_sample_is_the_same_sample(tmp_path: Path) -> None:
     chosen = [mutants.choose(mutations.find_mutants("m.py", SOURCE), 3, 7) for _ in range(2)]
     assert chosen[0] == chosen[1]
     assert len(chosen[0]) == 3
+
+
+def test_unless_told_each_pass_draws_a_new_seed_and_prints_it(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    headers: list[str] = []
+    for _ in range(3):
+        mutants.run_pass(tmp_path, ["m.py"], sample=3, budget=0.0, out=headers.append)
+
+    seeds = [re.search(r"\(seed (\d+),", h) for h in headers if h.startswith("mutants of")]
+    assert all(seeds) and len(seeds) == 3
+    assert len({m.group(1) for m in seeds if m}) > 1
 
 
 CONFTEST = """import pytest
