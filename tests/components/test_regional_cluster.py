@@ -210,6 +210,33 @@ def test_without_the_dns_endpoint_the_provider_reaches_the_ip_with_the_clusters_
     ]
 
 
+def test_the_kubeconfig_names_one_context_whose_user_runs_gcloud_s_auth_plugin() -> None:
+    document = _provider_kubeconfig()
+    context = "gke_gke-tpu-test_us-central2_tpu-test"
+    # The document `gcloud container clusters get-credentials` writes, without static keys.
+    assert {k: v for k, v in document.items() if k != "clusters"} == {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "contexts": [{"name": context, "context": {"cluster": context, "user": context}}],
+        "current-context": context,
+        "users": [
+            {
+                "name": context,
+                "user": {
+                    "exec": {
+                        "apiVersion": "client.authentication.k8s.io/v1beta1",
+                        "command": "gke-gcloud-auth-plugin",
+                        "installHint": "Install gke-gcloud-auth-plugin: https://cloud.google.com/"
+                        "kubernetes-engine/docs/how-to/cluster-access-for-kubectl",
+                        "provideClusterInfo": True,
+                        "interactiveMode": "Never",
+                    }
+                },
+            }
+        ],
+    }
+
+
 def test_the_dns_endpoint_is_an_output_when_it_is_on(run_plan: PlanRunner) -> None:
     on = run_plan(network=NETWORK)
     assert on.outputs["clusterDnsEndpoint"] == fake_dns_endpoint("tpu-test", "us-central2")

@@ -182,3 +182,23 @@ def test_a_cluster_without_gcs_fuse_or_workload_identity_is_refused() -> None:
     ]
     on = CheckpointedStack(stack.spec, stack.cluster, stack.pools, stack.entry_names, True, True)
     assert list(cluster_prerequisites.check(on)) == []
+
+
+def test_a_fraction_of_memory_under_one_gb_is_refused_unless_the_pool_s_size_is_set() -> None:
+    problems = config_problems(_config({"bucket": "tpu-test-ckpt", "memoryFraction": 0.002}))
+    assert problems == [
+        "checkpointing.memoryFraction: 0.002 of ct5p-hightpu-4t's memory (448 GB) is under 1 GB "
+        "for pool 'train': set inMemoryVolumeSizes.train"
+    ]
+    # 0.003 of 448 GB is 1.3 GB: one whole GB, the least that is not refused.
+    least = load_platform(_config({"bucket": "tpu-test-ckpt", "memoryFraction": 0.003}))
+    assert least.checkpointing is not None
+    assert least.checkpointing.configurations[0].in_memory_volume_size == "1G"
+    sized = {
+        "bucket": "tpu-test-ckpt",
+        "memoryFraction": 0.002,
+        "inMemoryVolumeSizes": {"train": "1G"},
+    }
+    configured = load_platform(_config(sized)).checkpointing
+    assert configured is not None
+    assert configured.configurations[0].in_memory_volume_size == "1G"
