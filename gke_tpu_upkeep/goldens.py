@@ -1,5 +1,5 @@
-"""Golden plans of the fixture stacks (tests/stacks/), their dashboards, and the shape of the
-outputs contract.
+"""Golden plans of the fixture stacks (tests/stacks/), their dashboards, what each of their
+components registers as its outputs, and the shape of the outputs contract.
 
 `make goldens` (python -m gke_tpu_upkeep.goldens) rewrites them; the tests fail on any difference, showing
 it, so every change to what a stack creates or exports is reviewed. A change that breaks the
@@ -35,6 +35,16 @@ def golden_path(stack: str) -> Path:
 
 def dashboard_path(stack: str) -> Path:
     return GOLDENS / f"{stack}.dashboard.json"
+
+
+def components_path(stack: str) -> Path:
+    return GOLDENS / f"{stack}.components.json"
+
+
+def components_golden(plan: Preview) -> str:
+    """What each component gave `register_outputs`, by URN: what `pulumi stack --show-urns` and
+    the console show of a component, which the plan document leaves out."""
+    return json.dumps(plan.component_outputs, indent=2, sort_keys=True) + "\n"
 
 
 def dashboard_golden(plan: Preview) -> str | None:
@@ -141,6 +151,8 @@ def main() -> int:
     for stack, plan in plans.items():
         golden_path(stack).write_text(plan_json(plan))
         print(f"wrote {golden_path(stack).relative_to(ROOT)}")
+        components_path(stack).write_text(components_golden(plan))
+        print(f"wrote {components_path(stack).relative_to(ROOT)}")
         dashboard = dashboard_golden(plan)
         if dashboard is not None:
             dashboard_path(stack).write_text(dashboard)

@@ -24,6 +24,7 @@ from gke_tpu.problems.pulumi import InvalidInput
 from gke_tpu.provider import COMPONENTS, PACKAGE, provider, schema_text
 from gke_tpu.workloads import TpuTrainingJob
 from gke_tpu_upkeep import ROOT
+from gke_tpu_upkeep.fixture_stacks import STACKS, app_plan, platform_plan
 
 PLUGIN = ROOT / "packages" / "gke-tpu"
 CLUSTER = {
@@ -281,3 +282,26 @@ def test_a_bad_bucket_name_is_refused_at_its_argument() -> None:
     }
     problems = _refused("StorageBucket", "models", inputs)
     assert [p.split(":")[0] for p in problems] == ["StorageBucket 'models'.bucket"]
+
+
+def test_each_component_registers_its_outputs_by_the_names_the_sdks_read() -> None:
+    """What a component registers (the state and console's view of it) uses the schema's output
+    names; a missing one is an output that is None (not registered at all)."""
+    recorded: dict[str, set[str]] = {}
+    container = {"image": "us-docker.pkg.dev/acme-ml/train/jax:1.0"}
+    jobset = _construct(
+        "MultisliceJobSet",
+        "llm",
+        {"pool": _train_pool(), "namespace": "ml", "container": container},
+    )
+    plans = [platform_plan(s) for s in STACKS] + [app_plan("dev"), app_plan("prod"), jobset]
+    for plan in plans:
+        for urn, outputs in plan.component_outputs.items():
+            recorded.setdefault(urn.split("::")[2], set()).update(outputs)
+    resources = json.loads(schema_text())["resources"]
+
+    for token, keys in recorded.items():
+        if token in resources:
+            assert keys <= set(resources[token]["properties"]), token
+    # Every public component is in a shipped stack or app.
+    assert {f"{PACKAGE}:index:{c.__name__}" for c in COMPONENTS} <= set(recorded)

@@ -343,7 +343,7 @@ def test_component_outputs(run_plan: PlanRunner) -> None:
         "endpoint": FAKE_ENDPOINT,
         "workloadPool": "gke-tpu-test.svc.id.goog",
         "kubeconfig": SECRET,
-        "nodeServiceAccount": plan.one(SERVICE_ACCOUNT).inputs["accountId"]
+        "nodeServiceAccountEmail": plan.one(SERVICE_ACCOUNT).inputs["accountId"]
         + "@gke-tpu-test.iam.gserviceaccount.com",
     }
 

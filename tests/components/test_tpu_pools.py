@@ -465,7 +465,7 @@ def test_a_multi_host_pool_component_from_a_plan() -> None:
     (pool,) = components
     assert pool.ref == plan.ref
     assert pool.node_pools and all(isinstance(p, container.NodePool) for p in pool.node_pools)
-    assert recorded.component_outputs[component.urn] == {"nodePools": ["train-0", "train-1"]}
+    assert recorded.component_outputs[component.urn] == {"nodePoolNames": ["train-0", "train-1"]}
     assert (pool.ref.nodes_per_slice, pool.ref.chips_per_node, pool.ref.slices) == (4, 4, 2)
     assert pool.ref.node_pools == ("train-0", "train-1")
 
@@ -486,7 +486,7 @@ def test_a_single_host_pool_component_from_a_plan() -> None:
     (component,) = components
     assert component.ref.node_count == 2 and component.ref.max_node_count == 2
     urn = recorded.one("gke-tpu:index:SingleHostTpuPool").urn
-    assert recorded.component_outputs[urn] == {"nodePools": ["serve"]}
+    assert recorded.component_outputs[urn] == {"nodePoolNames": ["serve"]}
 
 
 def test_a_workload_runs_on_a_pool_component_of_the_same_program() -> None:

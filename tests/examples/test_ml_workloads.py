@@ -593,3 +593,25 @@ def test_the_apps_readme_plans_with_the_projects_virtualenv() -> None:
     readme = (APP / "README.md").read_text()
     assert "venv/bin/gke-tpu-plan --project-dir examples/ml-workloads" in readme
     assert "`python -m" not in readme
+
+
+def test_each_workload_registers_its_names_and_counts(app: Preview) -> None:
+    by_name = {urn.rsplit("::", 1)[1]: outputs for urn, outputs in app.component_outputs.items()}
+    assert by_name == {
+        "convert-bert": {"jobName": "convert-bert"},
+        "bert-deployment": {
+            "deploymentName": "bert-deployment",
+            "replicas": 3,
+            "serviceName": "bert-deployment",
+        },
+        "tpu-job-diffusion": {
+            "jobName": "tpu-job-diffusion",
+            "serviceName": "tpu-job-diffusion-workers",
+            "workers": 4,
+        },
+        "tpu-job-gpt": {
+            "jobName": "tpu-job-gpt",
+            "serviceName": "tpu-job-gpt-workers",
+            "workers": 4,
+        },
+    }

@@ -12,6 +12,8 @@ from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
 from gke_tpu_upkeep.goldens import (
     CONTRACT,
     breaking_changes,
+    components_golden,
+    components_path,
     contract,
     dashboard_golden,
     dashboard_path,
@@ -29,6 +31,13 @@ def test_plan_matches_its_golden(stack: str) -> None:
     actual = plan_json(platform_plan(stack))
     expected = golden_path(stack).read_text()
     assert actual == expected, f"{HINT}\n{diff(expected, actual, golden_path(stack).name)}"
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_component_outputs_match_their_golden(stack: str) -> None:
+    actual = components_golden(platform_plan(stack))
+    expected = components_path(stack).read_text()
+    assert actual == expected, f"{HINT}\n{diff(expected, actual, components_path(stack).name)}"
 
 
 @pytest.mark.parametrize("stack", STACKS)

@@ -170,5 +170,5 @@ class StorageBucket(pulumi.ComponentResource):
         self.reader_email = self.emails["reader"]
         self.writer_email = pulumi.Output.from_input(self.emails.get("writer"))
         self.register_outputs(
-            {"bucket": self.bucket_name, **{f"{k}Email": v for k, v in self.emails.items()}}
+            {"bucketName": self.bucket_name, **{f"{k}Email": v for k, v in self.emails.items()}}
         )

@@ -154,6 +154,6 @@ class ClusterComponent(pulumi.ComponentResource):
                 "dnsEndpoint": self.dns_endpoint,
                 "workloadPool": self.workload_pool,
                 "kubeconfig": self.kubeconfig,
-                "nodeServiceAccount": self.node_service_account_email,
+                "nodeServiceAccountEmail": self.node_service_account_email,
             }
         )

@@ -258,4 +258,4 @@ class TpuPoolComponent(pulumi.ComponentResource):
         self.node_pool_names = pulumi.Output.from_input(list(plan.node_pool_names))
         self.pool = pulumi.Output.from_input(pool_input(plan.ref))
         # Names only: the whole entry again would double what a large plan serializes.
-        self.register_outputs({"nodePools": list(plan.node_pool_names)})
+        self.register_outputs({"nodePoolNames": list(plan.node_pool_names)})
