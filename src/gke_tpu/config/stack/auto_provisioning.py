@@ -29,10 +29,10 @@ class LeastLimits:
 
 
 def tpu_machine_size(name: str) -> MachineSize:
-    """A TPU machine type's vCPUs and memory, as the catalog states them."""
+    """A TPU machine type's vCPUs and memory, as the catalog states them: a pool plan's machine
+    is always the catalog's (the pool rules refuse any other)."""
     found = machine_type(name)
-    if found is None:
-        return MachineSize(None, None)
+    assert found is not None, name
     return MachineSize(found[1].vcpus, found[1].memory_gb)
 
 
