@@ -159,6 +159,18 @@ def _workloads() -> None:
             ),
         ),
     )
+    agent = k8s.core.v1.ContainerArgs(name="agent", image="gcr.io/acme/agent:3.2")
+    selector = k8s.meta.v1.LabelSelectorArgs(match_labels={"app": "agent"})
+    k8s.apps.v1.DaemonSet(
+        "agent", spec=k8s.apps.v1.DaemonSetSpecArgs(selector=selector, template=_pod(agent))
+    )
+    k8s.apps.v1.StatefulSet(
+        "cache",
+        spec=k8s.apps.v1.StatefulSetSpecArgs(
+            selector=selector, service_name="cache", template=_pod(agent)
+        ),
+    )
+    k8s.core.v1.Pod("debug", spec=k8s.core.v1.PodSpecArgs(containers=[agent]))
     worker = {"name": "worker", "image": f"us-docker.pkg.dev/gke-tpu-dev/ml/trainer@{DIGEST}"}
     k8s.apiextensions.CustomResource(  # registers as kubernetes:jobset.x-k8s.io/v1alpha2:JobSet
         "slices",

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pulumi_policy import EnforcementLevel, StackValidationArgs
 
-from gke_tpu.catalog.prices import HOURS_PER_MONTH
+from gke_tpu.catalog.prices import HOURS_PER_MONTH, PriceKind, chip_price
 from gke_tpu.catalog.tokens import NODE_POOL
 from gke_tpu.plan.engine import Preview, RecordedResource
 from gke_tpu.policy.cost_rules import node_pool_monthly_max
@@ -56,6 +56,34 @@ def test_node_pools_are_priced_at_their_most_from_what_gke_is_asked_for(
     assert node_pool_monthly_max(cpu.urn, cpu.inputs).monthly_max == _month(0.26805 * 3)
     unknown = changed(serve, {"nodeConfig.machineType": "tpu7x-standard-4t"})
     assert node_pool_monthly_max(unknown.urn, unknown.inputs).monthly_max is None
+
+
+@pytest.mark.parametrize(
+    ("capacity", "kind"),
+    [
+        ({}, "on-demand"),
+        ({"nodeConfig.spot": True}, "spot"),
+        ({"nodeConfig.preemptible": True}, "spot"),
+        ({"nodeConfig.flexStart": True}, "flex-start"),
+        ({"queuedProvisioning.enabled": True}, "flex-start"),
+        ({"queuedProvisioning.enabled": False}, "on-demand"),
+    ],
+)
+def test_a_pool_is_priced_at_the_capacity_its_wire_props_ask_for(
+    plans: dict[str, Preview], capacity: dict[str, Any], kind: PriceKind
+) -> None:
+    serve = changed(_pool(plans["prod"], "tpu-prod-v6e-serve"), capacity)  # 32 chips at most
+    assert serve.inputs["location"] == "us-east5"
+    price = chip_price("v6e", "us-east5", kind)
+    expected = None if price is None else _month(price.usd_per_chip_hour * 32)
+    assert node_pool_monthly_max(serve.urn, serve.inputs).monthly_max == expected
+
+
+def test_the_capacities_are_told_apart_by_their_prices_in_the_serving_pool_s_region() -> None:
+    """On-demand and Spot have different prices there, and flex-start none: a pool priced at
+    the wrong capacity would be seen above."""
+    prices = [chip_price("v6e", "us-east5", k) for k in ("on-demand", "spot", "flex-start")]
+    assert [p and p.usd_per_chip_hour for p in prices] == [2.7, 1.35, None]
 
 
 def test_a_stack_over_its_budget_is_advised_with_its_dearest_pools(

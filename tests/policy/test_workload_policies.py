@@ -23,6 +23,9 @@ pinned_container_images = policy_of(PINNED_CONTAINER_IMAGES)
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 JOB = "kubernetes:batch/v1:Job"
 CRON_JOB = "kubernetes:batch/v1:CronJob"
+DAEMON_SET = "kubernetes:apps/v1:DaemonSet"
+STATEFUL_SET = "kubernetes:apps/v1:StatefulSet"
+POD = "kubernetes:core/v1:Pod"
 
 PIN = "name a version tag or, better, a digest (image@sha256:...)"
 NO_TAG = "it has no tag, so it means latest"
@@ -30,7 +33,16 @@ LATEST = "its tag is latest, which moves"
 
 
 def test_the_recorded_workloads_pass(workloads: Preview) -> None:
-    assert {r.type for r in workloads.resources} == {CLUSTER, DEPLOYMENT, JOB, CRON_JOB, JOBSET}
+    assert {r.type for r in workloads.resources} == {
+        CLUSTER,
+        DEPLOYMENT,
+        JOB,
+        CRON_JOB,
+        JOBSET,
+        DAEMON_SET,
+        STATEFUL_SET,
+        POD,
+    }
     assert stack_violations(no_privileged_containers, workloads.resources) == []
     assert [m for r in workloads.resources for m in violations(pinned_container_images, r)] == []
 
@@ -107,6 +119,35 @@ def test_unpinned_images_are_refused(
     recorded = workloads.one(type_, name)
     assert violations(pinned_container_images, recorded) == []
     assert violations(pinned_container_images, changed(recorded, {path: image})) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("type_", "name", "spec"),
+    [
+        (POD, "debug", "spec"),
+        (DEPLOYMENT, "web", "spec.template.spec"),
+        (STATEFUL_SET, "cache", "spec.template.spec"),
+        (DAEMON_SET, "agent", "spec.template.spec"),
+        (JOB, "train", "spec.template.spec"),
+        (CRON_JOB, "cleanup", "spec.jobTemplate.spec.template.spec"),
+    ],
+)
+def test_every_kind_of_workload_is_read_where_the_kubernetes_api_keeps_its_pod(
+    workloads: Preview, type_: str, name: str, spec: str
+) -> None:
+    recorded = workloads.one(type_, name)
+    unpinned = changed(recorded, {f"{spec}.containers.0.image": "nginx"})
+    privileged = changed(recorded, {f"{spec}.containers.0.securityContext.privileged": True})
+    others = [r for r in workloads.resources if r.type != CLUSTER and r.urn != recorded.urn]
+
+    (message,) = violations(pinned_container_images, unpinned)
+    assert message.startswith(f"{spec}.containers[0] (")
+    assert message.endswith(f"runs the image nginx, which is not pinned: {NO_TAG}; {PIN}")
+    ((refused, urn),) = stack_violations(no_privileged_containers, [privileged, *others])
+    assert (refused.split(" sets ")[0].split(" (")[0], urn) == (
+        f"{spec}.containers[0]",
+        recorded.urn,
+    )
 
 
 @pytest.mark.parametrize(
