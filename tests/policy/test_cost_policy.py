@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pytest
+from jsonschema import Draft7Validator
 from pulumi_policy import EnforcementLevel, StackValidationArgs
 
 from gke_tpu.catalog.prices import HOURS_PER_MONTH, PriceKind, chip_price
@@ -14,7 +15,7 @@ from gke_tpu.catalog.tokens import NODE_POOL
 from gke_tpu.plan.engine import Preview, RecordedResource
 from gke_tpu.policy.cost_rules import node_pool_monthly_max
 from gke_tpu.policy.guardrails import TPU_MONTHLY_BUDGET
-from gke_tpu.policy.pack import policy_of
+from gke_tpu.policy.pack import POLICIES, policy_of
 from tests.policy.conftest import changed, stack_args
 
 tpu_monthly_budget = policy_of(TPU_MONTHLY_BUDGET)
@@ -106,3 +107,25 @@ def test_a_budget_that_is_not_a_positive_number_checks_nothing(
     plans: dict[str, Preview], budget: Any
 ) -> None:
     assert _advice(plans["prod"].resources, {"monthlyBudgetUsd": budget}) == []
+
+
+@pytest.mark.parametrize(
+    ("config", "valid"),
+    [
+        ({"monthlyBudgetUsd": 50_000}, True),
+        ({"monthlyBudgetUsd": 0.5}, True),
+        ({}, True),
+        ({"monthlyBudgetUsd": 0}, False),
+        ({"monthlyBudgetUsd": -1}, False),
+        ({"monthlyBudgetUsd": "50000"}, False),
+    ],
+)
+def test_the_pack_config_takes_only_a_positive_budget(config: dict[str, Any], valid: bool) -> None:
+    """The schema Pulumi checks `--policy-pack-config` against before any policy runs."""
+    schema = tpu_monthly_budget.config_schema
+    assert schema is not None
+    document = {"type": "object", "properties": schema.properties}
+    errors = list(Draft7Validator(document).iter_errors(config))
+    assert (errors == []) is valid, errors
+    assert schema.properties == {"monthlyBudgetUsd": {"type": "number", "exclusiveMinimum": 0}}
+    assert [p.name for p in POLICIES if p.config_schema] == [tpu_monthly_budget.name]
