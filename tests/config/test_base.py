@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 import pytest
-from pydantic import Field, StrictInt, ValidationError
+from pydantic import Field, StrictInt, ValidationError, field_validator
 
 from gke_tpu.config.base import Parsed, Spec, innermost_model, keys_of, parse, problems_from
 from gke_tpu.problems import Problem
@@ -77,6 +77,33 @@ def test_a_value_that_is_not_an_object_is_named() -> None:
         "section.inner: expected a mapping of keys, got 'x'"
     ]
     assert _problems(["x"]) == ['section: expected a mapping of keys, got ["x"]']
+
+
+class Checked(Spec):
+    even: StrictInt = 0
+    odd: StrictInt = 1
+
+    @field_validator("even")
+    @classmethod
+    def _even(cls, value: int) -> int:
+        if value % 2:
+            raise ValueError("must be even")
+        return value
+
+    @field_validator("odd")
+    @classmethod
+    def _odd(cls, value: int) -> int:
+        assert value % 2, "must be odd"
+        return value
+
+
+def test_a_validator_s_refusal_is_its_own_words_after_the_value() -> None:
+    with pytest.raises(ValidationError) as caught:
+        Checked.model_validate({"even": 3, "odd": 4})
+    assert [str(p) for p in problems_from(caught.value, "section", Checked)] == [
+        "section.even: 3: must be even",
+        "section.odd: 4: must be odd",
+    ]
 
 
 def test_valid_data_parses_whole() -> None:

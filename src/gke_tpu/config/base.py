@@ -87,7 +87,8 @@ def problems_from(error: ValidationError, base: str, model: type[BaseModel]) -> 
             message = f"{show(value)} is not allowed; expected one of {', '.join(choices)}"
             message += did_you_mean(str(value), choices)
         elif kind in {"value_error", "assertion_error"}:
-            message = f"{show(value)}: {err['msg'].removeprefix('Value error, ')}"
+            said = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
+            message = f"{show(value)}: {said.splitlines()[0]}"
         elif kind in {"model_type", "model_attributes_type", "dict_type"}:
             message = f"expected a mapping of keys, got {show(value)}"
         elif (words := worded(kind, value, ctx)) is not None:
