@@ -391,6 +391,18 @@ def test_only_tpu7x_slices_are_placed_by_a_workload_policy() -> None:
     assert placed == ["tpu7x"]
 
 
+def test_the_zones_of_each_generation_s_flex_start_vms() -> None:
+    """As GKE's flex-start page lists them; a zone there is one the pool rules take for
+    flex-start without allowUndocumentedZone."""
+    assert {g.name: g.flex_start_zones for g in GENERATIONS.values()} == {
+        "v4": (),
+        "v5e": ("us-west4-a",),
+        "v5p": ("us-east5-a",),
+        "v6e": ("asia-northeast1-b", "us-east5-a", "us-east5-b"),
+        "tpu7x": (),
+    }
+
+
 def test_every_flex_start_zone_is_a_zone_of_its_generation() -> None:
     """GKE offers flex-start VMs of a generation only where the generation is: a zone on the
     flex-start page is one the pool rules must take without allowUndocumentedZone."""

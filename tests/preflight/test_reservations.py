@@ -69,7 +69,9 @@ def test_own_use_is_the_nodes_of_the_node_pools_the_pools_declare_at_most_what_i
     assert reservation_use(APP_KEY, "app-project", users, pools, 20) == ReservationUse(
         20, (("old-0", 8),)
     )
-    assert reservation_use(APP_KEY, "app-project", users, (), 20) == ReservationUse()
+    # Without the cluster's node pools, nothing is known to be the stack's: no use at all.
+    assert reservation_use(APP_KEY, "app-project", users, (), 20) == ReservationUse(0, ())
+    assert (ReservationUse().own, ReservationUse().undeclared) == (0, ())
 
 
 def test_a_compute_class_s_own_node_pools_are_known_by_its_node_label() -> None:
