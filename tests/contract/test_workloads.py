@@ -175,6 +175,7 @@ def test_autopilot_serving_is_bounded_by_no_node_pool_and_defaults_to_one_replic
     assert SERVE.autopilot is False  # a platform from before the key: node pools
     assert AUTOPILOT_SERVE.autopilot is True
     assert check_serving(AUTOPILOT_SERVE, replicas=40, chips=1, topology="1x1") == []
+    assert check_serving(AUTOPILOT_SERVE, replicas=1, chips=1, topology="1x1") == []
     assert default_replicas(AUTOPILOT_SERVE) == 1
     assert [
         str(p) for p in check_serving(AUTOPILOT_SERVE, replicas=0, chips=None, topology=None)

@@ -309,6 +309,10 @@ def test_other_spellings_are_strings(text: str) -> None:
         ("1_000", 1000),
         ("1_000.5", 1000.5),
         ("0x_1F", 31),
+        ("0B101", 5),
+        ("0o17", 15),
+        ("017", 15),
+        ("-0x10", -16),
     ],
 )
 def test_numbers_at_the_64_bit_bounds_and_with_underscores(text: str, value: object) -> None:

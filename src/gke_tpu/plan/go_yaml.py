@@ -57,8 +57,8 @@ _SPECIAL_FLOATS = frozenset(
 _INT = re.compile(r"[-+]?(0[bB][01]+|0[oO][0-7]+|0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)", re.ASCII)
 # yaml.v3's yamlStyleFloat.
 _FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?", re.ASCII)
-_INT64 = range(-(2**63), 2**63)
-_UINT64 = range(2**64)
+# What ParseInt (int64) or, for a number without a sign, ParseUint (uint64) takes.
+_INTEGERS = range(-(2**63), 2**64)
 _TAGS_ALLOWED = {f"{_TAG}{name}" for name in ("str", "int", "float", "bool", "null", "seq", "map")}
 
 
@@ -75,9 +75,8 @@ def go_int(text: str) -> int | None:
     digits = plain.lstrip("+-")
     prefixes = {"0b": 2, "0o": 8, "0x": 16}
     base = prefixes.get(digits[:2].lower(), 8 if len(digits) > 1 and digits[0] == "0" else 10)
-    body = digits[2:] if digits[:2].lower() in prefixes else digits
-    value = sign * int(body, base)
-    return value if value in _INT64 or (sign > 0 and value in _UINT64) else None
+    value = sign * int(digits, base)  # int() takes the 0b, 0o and 0x of its base
+    return value if value in _INTEGERS else None
 
 
 def _plain_tag(value: str) -> str:
