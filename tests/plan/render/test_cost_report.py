@@ -82,11 +82,25 @@ def test_the_cost_section_lists_every_item_and_the_total() -> None:
 
 
 def test_resources_are_compared_by_urn_with_the_keys_that_differ() -> None:
-    base = {"resources": [_resource(URN + "a", size=1), _resource(URN + "b"), _resource(URN + "c")]}
-    plan = {"resources": [_resource(URN + "a", size=2), _resource(URN + "c"), _resource(URN + "d")]}
+    base = {
+        "resources": [
+            _resource(URN + "a", size=1, zone="z"),
+            _resource(URN + "b"),
+            _resource(URN + "c", zone="z"),
+            {**_resource(URN + "e", zone="z"), "options": {"protect": True}},
+        ]
+    }
+    plan = {
+        "resources": [
+            _resource(URN + "a", size=2, zone="z"),
+            _resource(URN + "c", zone="z"),
+            _resource(URN + "d"),
+            _resource(URN + "e", zone="z"),
+        ]
+    }
     changes = resource_changes(plan, base)
     assert (changes.added, changes.removed) == ((URN + "d",), (URN + "b",))
-    assert changes.changed == {URN + "a": ("size",)}
+    assert changes.changed == {URN + "a": ("size",), URN + "e": ("options.protect",)}
 
 
 def test_the_baseline_section_says_what_the_change_costs() -> None:
