@@ -87,7 +87,7 @@ def test_prod_report_sections(prod: Preview) -> None:
         "`HYPERDISK-BALANCED-TOTAL-GB-per-project-region`, not Persistent Disk SSD." in report
     )
     assert "| tpu-v5p-train | 32 ct5p-hightpu-4t | 128 |" in report
-    assert "```mermaid\nflowchart LR\n" in report
+    assert '```mermaid\nflowchart LR\n  cluster["GKE cluster tpu-prod<br/>us-east5"]\n' in report
     # The CPU pool at its most: a node in each of the 3 zones GKE picks (cpuPool.nodesPerZone 1).
     assert 'pool_cpu["CPU pool cpu<br/>e2-standard-8, up to 3 nodes"]' in report
     assert 'np_v5p_train_1["slice v5p-train-1<br/>16 x ct5p-hightpu-4t"]' in report
