@@ -149,6 +149,29 @@ def test_a_rule_too_frequent_to_list_for_a_year_is_checked_over_the_periods_it_l
     assert (joined, apart) == (timedelta(days=32), timedelta(0))
 
 
+def test_a_rule_listing_less_than_a_period_is_judged_by_the_share_it_covers() -> None:
+    # Every minute: 1,440 occurrences a day, so the occurrences listed span under 32 days.
+    every_minute = (
+        "FREQ=DAILY;BYHOUR=" + ",".join(map(str, range(24))) + ";BYMINUTE="
+        + ",".join(map(str, range(60)))
+    )  # fmt: skip
+    joined = least_availability(SAT_2AM, SAT_2AM + timedelta(minutes=1), every_minute)
+    assert joined == (timedelta(days=32), SAT_2AM)
+    # Half-minute windows never join into 4 hours: no availability, however many there are.
+    apart = least_availability(SAT_2AM, SAT_2AM + timedelta(seconds=30), every_minute)
+    assert apart == (timedelta(0), SAT_2AM)
+    # Each minute of 00:00 to 06:00: 360 a day, 10,000 by day 29's 00:39. From Saturday 02:00,
+    # day 1's 4 hours count, then 27 days of 6; day 29's 40 minutes do not.
+    early = "FREQ=DAILY;BYHOUR=0,1,2,3,4,5;BYMINUTE=" + ",".join(map(str, range(60)))
+    share = least_availability(SAT_2AM, SAT_2AM + timedelta(minutes=1), early)
+    covered, listed = timedelta(hours=4 + 27 * 6), timedelta(days=27, hours=22, minutes=40)
+    assert share == (timedelta(days=32) * (covered / listed), SAT_2AM)
+    assert availability_problem(SAT_2AM, SAT_2AM + timedelta(seconds=30), every_minute) == (
+        "makes windows of 0.00833333 hours that never join into 4 contiguous hours, the "
+        "shortest GKE counts; it needs 48 hours of such windows in every 32 days"
+    )
+
+
 def test_a_recurrence_that_ends_leaves_no_availability_after_it() -> None:
     problem = availability_problem(SAT_2AM, SAT_2AM + timedelta(hours=8), "FREQ=DAILY;COUNT=30")
     assert problem is not None and problem.startswith("allows 0 hours of maintenance")

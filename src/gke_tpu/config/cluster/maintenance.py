@@ -117,14 +117,17 @@ def least_availability(
     last_end = horizon_end + period
     until = last_end + shortest
     occurrences = [o for o in islice(rule.xafter(start, inc=True), _MOST_OCCURRENCES) if o < until]
+    windows = _merged([(o, o + duration) for o in occurrences])
+    windows = [(s, e) for s, e in windows if e - s >= shortest]
     if len(occurrences) == _MOST_OCCURRENCES and not _stops_before(recurrence, last_end):
         # A rule this frequent repeats well within the occurrences generated: check the periods
         # they cover in full.
         horizon_end = min(horizon_end, occurrences[-1] - period)
         if horizon_end < start:
-            return period, start
-    windows = _merged([(o, o + duration) for o in occurrences])
-    windows = [(s, e) for s, e in windows if e - s >= shortest]
+            # Not one period listed: the share of the listed span its counted windows cover is
+            # the share of any period (all of it when they join into one).
+            span = occurrences[-1] + duration - start
+            return period * (sum((e - s for s, e in windows), timedelta(0)) / span), start
     starts = [s for s, _ in windows]
     # Time covered up to each window's start, for sums over any span in O(log n).
     covered_before = [timedelta(0)]
