@@ -1,10 +1,9 @@
-"""Every limit a config key has is tried at the limit and one past it.
+"""Every limit a config key has is pinned, and every number's is tried at the limit and one past.
 
-LIMITS pins each bounded key of every section (a number's range, a list's or a string's length):
-the value at each bound is accepted and the one past it refused, through the key's own type. A
-bounded key missing from the table fails, and so does a docstring whose range ("1 to 100")
-differs from the key's.
-"""
+LIMITS pins each bounded key of every section (a number's range, a list's or a string's
+length): a bounded key missing from the table fails, and so does a changed bound or a docstring
+whose range ("1 to 100") differs from the key's. A number at each bound is accepted and one past
+it refused, through the key's own type."""
 
 from __future__ import annotations
 
