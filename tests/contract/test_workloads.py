@@ -95,6 +95,11 @@ def test_serving_fit() -> None:
 
 def test_multislice_fit() -> None:
     assert check_multislice(SLICE, slices=2, chips=None, topology=None) == []
+    assert check_multislice(SLICE, slices=1, chips=None, topology=None) == []
+    for slices in (0, 3):
+        assert [
+            str(p) for p in check_multislice(SLICE, slices=slices, chips=None, topology=None)
+        ] == [f"slices: {slices} slices do not fit pool 'train', which has 2"]
     assert [str(p) for p in check_multislice(SERVE, slices=3, chips=None, topology=None)] == [
         "pool: 'serve' is a single-host pool; multislice runs on multi-host slices",
         "slices: 3 slices do not fit pool 'serve', which has 1",

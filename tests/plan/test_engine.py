@@ -6,6 +6,7 @@ import asyncio
 import gc
 import json
 import logging
+import os
 import threading
 
 import pulumi
@@ -340,3 +341,22 @@ def test_assets_and_archives_are_recorded_as_data() -> None:
         }
     }
     assert json.loads(plan_json(plan))["resources"][0]["inputs"]["source"]["archive"]
+
+
+def test_config_in_the_environment_does_not_reach_the_program_and_is_put_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Pulumi SDK reads a key the stack does not set from PULUMI_CONFIG and
+    PULUMI_CONFIG_<KEY>: an offline plan is the stack file's config alone."""
+    monkeypatch.setenv("PULUMI_CONFIG", json.dumps({"proj:region": "from-the-bag"}))
+    monkeypatch.setenv("PULUMI_CONFIG_PROJ_ZONE", "from-the-variable")
+
+    def program() -> None:
+        config = pulumi.Config("proj")
+        pulumi.export("read", [config.get("region"), config.get("zone"), config.get("name")])
+
+    plan = run_program(program, project="proj", stack="dev", config={"proj:name": "n"})
+
+    assert plan.outputs == {"read": [None, None, "n"]}
+    assert os.environ["PULUMI_CONFIG_PROJ_ZONE"] == "from-the-variable"
+    assert json.loads(os.environ["PULUMI_CONFIG"]) == {"proj:region": "from-the-bag"}
