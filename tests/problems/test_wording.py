@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from gke_tpu.config.base import innermost_model, problems_from
 from gke_tpu.config.platform import SECTIONS
 from gke_tpu.problems.json_numbers import OutOfRange, loads
+from gke_tpu.problems.wording import worded
 from tests.config.pools.entries import cluster_entry, pools_config, tpu_pool
 from tests.conftest import config_problems
 
@@ -143,3 +144,27 @@ def test_a_value_no_member_of_a_union_takes_is_one_problem_at_its_key() -> None:
     assert config_problems(config) == [
         "observability.alerts.idleChips.threshold: '10' is text, not a number: unquote it (10)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "takes"),
+    [
+        ("int_type", "an integer"),
+        ("int_from_float", "an integer"),
+        ("int_parsing", "an integer"),
+        ("float_type", "a number"),
+        ("float_parsing", "a number"),
+        ("finite_number", "a finite number"),
+        ("bool_type", "true or false"),
+        ("bool_parsing", "true or false"),
+        ("string_type", "text (a string)"),
+        ("tuple_type", "a list"),
+        ("list_type", "a list"),
+        ("set_type", "a list"),
+        ("frozen_set_type", "a list"),
+    ],
+)
+def test_each_kind_of_wrong_value_says_what_the_key_takes(kind: str, takes: str) -> None:
+    """Every kind pydantic reports a value of the wrong kind by, including those no config key
+    produces today (a lax float's `float_parsing`), says what the key takes."""
+    assert worded(kind, {"a": 1}, {}) == f'expected {takes}, got {{"a": 1}}'
