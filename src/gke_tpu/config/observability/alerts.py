@@ -6,7 +6,7 @@ log-match condition for stockouts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from gke_tpu.catalog import monitoring as m
@@ -58,7 +58,7 @@ class AlertPlan:
     """At most one notification per this period (log-match policies need one)."""
     threshold: str = ""
     """The threshold and duration, as the documentation and the report state them."""
-    cluster: str = ""
+    cluster: str = field(kw_only=True)
 
     @property
     def documentation(self) -> str:
