@@ -73,3 +73,19 @@ def test_a_named_output_that_is_not_a_mapping_is_one_key() -> None:
     )
     lines = outputs_section({"outputs": {"tpuPools": None}}, {"outputs": {"tpuPools": {"a": {}}}})
     assert "| `tpuPools` | added |" in lines
+
+
+def test_a_change_of_one_kind_alone_is_listed() -> None:
+    """Added only, changed only, removed only: each is a change of the contract to list."""
+    base = NOW["outputs"]
+    added = {"outputs": {**base, "modelBucket": "b"}}
+    changed = {"outputs": {**base, "clusterName": "other"}}
+    removed = {"outputs": {k: v for k, v in base.items() if k != "jobsetVersion"}}
+    for plan, baseline, row in (
+        (added, NOW, "| `modelBucket` | added |"),
+        (changed, NOW, "| `clusterName` | changed |"),
+        (removed, NOW, "| `jobsetVersion` | **removed"),
+    ):
+        lines = outputs_section(plan, baseline)
+        assert "Against the base branch:" in lines
+        assert any(line.startswith(row) for line in lines), row
