@@ -168,3 +168,18 @@ def test_each_kind_of_wrong_value_says_what_the_key_takes(kind: str, takes: str)
     """Every kind pydantic reports a value of the wrong kind by, including those no config key
     produces today (a lax float's `float_parsing`), says what the key takes."""
     assert worded(kind, {"a": 1}, {}) == f'expected {takes}, got {{"a": 1}}'
+
+
+@pytest.mark.parametrize(
+    ("kind", "ctx", "expected"),
+    [
+        ("greater_than", {"gt": 0.0}, "0 is too small; more than 0 is allowed"),
+        ("greater_than_equal", {"ge": 1}, "0 is too small; at least 1 is allowed"),
+        ("less_than", {"lt": 0.5}, "0 is too large; less than 0.5 is allowed"),
+        ("less_than_equal", {"le": 100}, "0 is too large; at most 100 is allowed"),
+    ],
+)
+def test_each_bound_says_which_side_and_how_far(
+    kind: str, ctx: dict[str, Any], expected: str
+) -> None:
+    assert worded(kind, 0, ctx) == expected
