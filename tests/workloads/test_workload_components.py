@@ -201,6 +201,22 @@ def test_serving_has_a_disruption_budget_of_one_replica_by_default(pools: Pools)
     kubernetes_validate.validate(budget.inputs, KUBERNETES_VERSION, strict=True)
 
 
+def test_serving_is_ready_when_its_port_answers_and_alive_after_loading(pools: Pools) -> None:
+    plan = run_app(lambda: _serving(pools))
+    pod = plan.one("kubernetes:apps/v1:Deployment").inputs["spec"]["template"]["spec"]
+    (server,) = pod["containers"]
+    # Loading a model onto the TPU takes minutes: liveness waits five of them.
+    assert (server["readinessProbe"], server["livenessProbe"]) == (
+        {"tcpSocket": {"port": 8500}, "periodSeconds": 10, "failureThreshold": 3},
+        {
+            "tcpSocket": {"port": 8500},
+            "initialDelaySeconds": 300,
+            "periodSeconds": 30,
+            "failureThreshold": 3,
+        },
+    )
+
+
 def test_serving_budget_takes_a_percentage_or_none(pools: Pools) -> None:
     budget = run_app(lambda: _serving(pools, max_unavailable="25%")).one(
         "kubernetes:policy/v1:PodDisruptionBudget"
