@@ -10,6 +10,7 @@ from pydantic import Field, StrictInt, ValidationError, field_validator
 
 from gke_tpu.config.base import Parsed, Spec, innermost_model, keys_of, parse, problems_from
 from gke_tpu.problems import Problem
+from gke_tpu.problems.json_numbers import loads
 
 
 class Inner(Spec):
@@ -103,6 +104,20 @@ def test_a_validator_s_refusal_is_its_own_words_after_the_value() -> None:
     assert [str(p) for p in problems_from(caught.value, "section", Checked)] == [
         "section.even: 3: must be even",
         "section.odd: 4: must be odd",
+    ]
+
+
+def test_a_number_past_what_a_float_holds_at_an_unknown_or_missing_key_is_that_key_s_problem() -> (
+    None
+):
+    """A key that is not allowed, or is missing, is told so whatever its value."""
+    assert _problems(loads('{"poolName": "a", "inner": {"maxNodes": 2, "extra": 1e400}}')) == [
+        "section.inner.extra: unknown key. Allowed keys: maxNodes"
+    ]
+    assert _problems(loads('{"inner": {"maxNodes": 1e400}}')) == [
+        "section.poolName: required key is missing",
+        "section.inner.maxNodes: 1e400 is beyond the largest number JSON and YAML carry "
+        "(about 1.8e308); expected an integer",
     ]
 
 
