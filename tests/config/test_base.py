@@ -107,10 +107,8 @@ def test_a_validator_s_refusal_is_its_own_words_after_the_value() -> None:
     ]
 
 
-def test_a_number_past_what_a_float_holds_at_an_unknown_or_missing_key_is_that_key_s_problem() -> (
-    None
-):
-    """A key that is not allowed, or is missing, is told so whatever its value."""
+def test_an_unknown_key_is_told_so_whatever_its_value() -> None:
+    """Even a number past what a float holds, which elsewhere is told as such."""
     assert _problems(loads('{"poolName": "a", "inner": {"maxNodes": 2, "extra": 1e400}}')) == [
         "section.inner.extra: unknown key. Allowed keys: maxNodes"
     ]
