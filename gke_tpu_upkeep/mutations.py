@@ -2,9 +2,9 @@
 comparison turned to its neighbour, `and` and `or` swapped, a `not` dropped, `True` and `False`
 swapped, an arithmetic operator turned to its opposite, an integer constant one up or one down,
 a literal key or default misspelt (`"enabled"` to `"enabledX"`), a returned value dropped
-(`return x` to `return None`). Docstrings, annotations, decorators, f-strings and
-`if TYPE_CHECKING:` blocks are not logic and are left alone; a mutant that would not compile is
-left out."""
+(`return x` to `return None`). Docstrings, annotations, `Literal[...]` types, decorators,
+f-strings and `if TYPE_CHECKING:` blocks are not logic and are left alone; a mutant that would
+not compile is left out."""
 
 from __future__ import annotations
 
@@ -116,7 +116,16 @@ def _skipped_nodes(tree: ast.AST) -> set[int]:
             and node.test.id == "TYPE_CHECKING"
         ):
             skip(node)
+        elif isinstance(node, ast.Subscript) and _names_literal(node.value):
+            # A type alias (`Kind = Literal["a", "b"]`) is a type, as an annotation is.
+            skip(node)
     return skipped
+
+
+def _names_literal(node: ast.expr) -> bool:
+    """`Literal` or `typing.Literal`."""
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return name == "Literal"
 
 
 class _Finder:

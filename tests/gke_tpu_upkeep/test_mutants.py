@@ -56,6 +56,9 @@ def read(spec: dict, key: str = "size", *, kind: "Literal['a']" = "a") -> object
         return Field(alias="queuedProvisioning", description="not a key")
     message = f"a {key!r} that is {'in' if key else 'out'}"
     return spec.get("budget", "none").startswith("x"), message, ("plain", {"k": "v"})
+
+
+Kind = Literal["on-demand", "spot"]
 '''
 
 

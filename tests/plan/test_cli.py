@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gke_tpu.plan.cli import main
+from gke_tpu.plan.cli import main, read_stack_references
+from gke_tpu.plan.go_yaml import StackFileError
 from gke_tpu.plan.stack_config import SKIPPED
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import fixture_file
@@ -341,3 +342,24 @@ def test_a_stack_reference_that_is_no_plan_document_is_one_line(
     assert capsys.readouterr().err == (
         f"error: --stack-reference acme/gke-tpu/dev: {message.format(path=reference)}\n"
     )
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [["=x.json"], ["a/b/dev="], ["a/b/dev=x.json", "a/b/dev=y.json"], ["x.json", "y.json"]],
+    ids=["no-name", "no-path", "a-name-twice", "two-bare-plans"],
+)
+def test_a_stack_reference_pair_names_one_stack_and_one_plan_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pairs: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for plan in ("x.json", "y.json"):
+        (tmp_path / plan).write_text('{"outputs": {"clusterName": "tpu"}}')
+    with pytest.raises(StackFileError, match=r"expected NAME=PLAN\.json, or one PLAN\.json"):
+        read_stack_references(pairs)
+    # Two stacks, each once, are read.
+    outputs = {"clusterName": "tpu"}
+    assert read_stack_references(["a/b/dev=x.json", "a/b/prod=y.json"]) == {
+        "a/b/dev": outputs,
+        "a/b/prod": outputs,
+    }

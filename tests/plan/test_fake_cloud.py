@@ -16,7 +16,13 @@ from gke_tpu.plan.fake_cloud import (
 
 
 def _program() -> None:
-    cluster = container.Cluster("c", name="tpu", project="acme", location="us-east5")
+    cluster = container.Cluster(
+        "c",
+        name="tpu",
+        project="acme",
+        location="us-east5",
+        control_plane_endpoints_config={"dns_endpoint_config": {"allow_external_traffic": True}},
+    )
     account = serviceaccount.Account("a", account_id="nodes", project="acme")
     bucket = storage.Bucket("b", name="acme-models", location="US-EAST5", project="acme")
     pulumi.export(
@@ -26,6 +32,9 @@ def _program() -> None:
             "selfLink": cluster.self_link,
             "ca": cluster.master_auth.cluster_ca_certificate,
             "dns": cluster.control_plane_endpoints_config.dns_endpoint_config.endpoint,
+            "external": cluster.control_plane_endpoints_config.dns_endpoint_config.apply(
+                lambda dns: dns.allow_external_traffic if dns else None
+            ),
         },
     )
     pulumi.export(
@@ -54,6 +63,8 @@ def test_each_resource_the_program_reads_gets_the_outputs_its_provider_computes(
             "clusters/tpu",
             "ca": FAKE_CA_CERTIFICATE,
             "dns": fake_dns_endpoint("tpu", "us-east5"),
+            # GKE keeps what the program set beside the endpoint it adds.
+            "external": True,
         },
         "account": {
             "email": "nodes@acme.iam.gserviceaccount.com",

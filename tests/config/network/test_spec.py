@@ -255,6 +255,13 @@ def test_ranges_must_not_overlap(change: dict[str, Any], problems: list[str]) ->
     assert _problems({**RANGES, **change}) == problems
 
 
+def test_public_nodes_ranges_still_must_not_overlap() -> None:
+    """Only the control plane's range is unused without private nodes."""
+    assert _problems({**RANGES, "privateNodes": False, "podsCidr": "10.0.0.0/16"}) == [
+        f"network.podsCidr: '10.0.0.0/16' overlaps nodesCidr '10.0.0.0/22'; {OVERLAP}"
+    ]
+
+
 def test_adjacent_ranges_and_a_separate_control_plane_are_fine() -> None:
     network = {
         "nodesCidr": "10.0.0.0/24",

@@ -489,3 +489,15 @@ def test_the_duty_cycle_charts_draw_the_idle_threshold_and_no_other_chart_draws_
         "Duty cycle of allocated chips per Pod": line,
     }
     assert len(charts) > 2
+
+
+@pytest.mark.parametrize(("mode", "planned"), [("autopilot", True), ("standard", False)])
+def test_the_stockout_alert_watches_an_autopilot_cluster_even_without_tpu_pools(
+    mode: str, planned: bool
+) -> None:
+    """Autopilot creates every node on demand; a Standard cluster's fixed CPU pool never asks
+    the autoscaler for one."""
+    cluster = {"name": "tpu-test", "region": "us-east5", "mode": mode}
+    spec = load_platform(stack_config(cluster=cluster, tpuPools=[], observability={}))
+    assert spec.observability is not None
+    assert ("stockout" in [a.key for a in spec.observability.alerts]) is planned
