@@ -11,6 +11,7 @@ import threading
 
 import pulumi
 import pytest
+from pulumi.runtime import rpc
 from pulumi_gcp import storage
 
 from gke_tpu.plan import engine
@@ -360,3 +361,8 @@ def test_config_in_the_environment_does_not_reach_the_program_and_is_put_back(
     assert plan.outputs == {"read": [None, None, "n"]}
     assert os.environ["PULUMI_CONFIG_PROJ_ZONE"] == "from-the-variable"
     assert json.loads(os.environ["PULUMI_CONFIG"]) == {"proj:region": "from-the-bag"}
+
+
+def test_a_signed_value_that_is_neither_secret_nor_resource_keeps_its_fields() -> None:
+    signed = {rpc._special_sig_key: "an-asset-signature", "path": "a.txt", "size": 2.0}
+    assert mask_secrets(signed) == {"path": "a.txt", "size": 2}

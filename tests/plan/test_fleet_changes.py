@@ -78,6 +78,10 @@ def test_the_report_opens_with_the_cost_and_quota_change_against_the_base(
     assert f"| dev | {usd(old)} | {usd(new)} | -{usd(round(old - new, 2))} |" in text
     prod = document["stacks"]["prod"]["monthlyUsd"]
     assert f"| prod | - | {usd(prod)} | new stack |" in text
+    total, old_total = document["totals"]["monthlyUsd"], before["totals"]["monthlyUsd"]
+    assert total == round(new + prod, 2) and old_total == old
+    grown = usd(round(total - old_total, 2))
+    assert f"| **all** | {usd(old_total)} | {usd(total)} | **+{grown}** |" in text
     # v5e-serve at its most with its surge node: 3 + 1 VMs, now 5 + 1, of one chip each.
     assert (
         "| gke-tpu-dev | us-east5 | `TPU-LITE-PODSLICE-V5-per-project-region` | 4 | 6 | +2 |"

@@ -272,3 +272,13 @@ def test_a_baseline_of_an_older_version_without_cost_or_new_keys_still_compares(
     argv = ["--stack", "dev", "--config-file", dev, "--markdown", str(report)]
     assert main([*argv, "--baseline", str(base)]) == 0
     assert "Cost: not compared (the baseline has no cost)." in report.read_text()
+
+
+def test_at_most_forty_resources_are_named_and_the_rest_counted() -> None:
+    base: dict[str, Any] = {"resources": []}
+    for count, more in ((40, None), (41, "- ... and 1 more")):
+        plan = {"resources": [_resource(f"{URN}p{i:02}") for i in range(count)]}
+        lines = baseline_section(plan, base)
+        named = [line for line in lines if line.startswith("- `gcp:container/nodePool:NodePool` p")]
+        assert len(named) == 40
+        assert (more in lines) if more else not any("more" in line for line in lines)

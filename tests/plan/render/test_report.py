@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from gke_tpu.config.platform import load_platform
 from gke_tpu.plan.cli import main, plan_checked, plan_stack
 from gke_tpu.plan.engine import Preview
 from gke_tpu.plan.render.quota_report import Need, Reserved, quota_needs
-from gke_tpu.plan.render.report import plan_markdown
+from gke_tpu.plan.render.report import _step, plan_markdown  # pyright: ignore[reportPrivateUsage]
 from gke_tpu.plan.snapshot.read import read_snapshot, snapshot_of
 from gke_tpu.plan.stack_config import read_stack_config
 from gke_tpu.preflight.quotas import quota_needs as preflight_quota_needs
@@ -513,3 +514,23 @@ def test_with_the_dns_endpoint_off_the_report_says_pulumi_up_needs_an_authorized
         "| tpu-test | standard | us-east5 | RAPID | on | IP endpoint: 1 authorized network |"
         in report
     )
+
+
+@pytest.mark.parametrize(
+    ("priority", "step"),
+    [
+        ({"reservations": {"affinity": "Specific", "specific": [{"name": "r"}]}}, "reservation r"),
+        (
+            {"reservations": {"specific": [{"name": "r", "project": "shared",
+                                            "reservationBlock": {"name": "b1"}}]}},
+            "reservation projects/shared/reservations/r/reservationBlocks/b1",
+        ),
+        ({"flexStart": {"enabled": True}}, "flex-start"),
+        ({"spot": True}, "spot"),
+        ({"reservations": {"specific": []}}, "on-demand"),
+    ],
+)  # fmt: skip
+def test_a_compute_class_priority_reads_as_the_capacity_it_asks_for(
+    priority: dict[str, Any], step: str
+) -> None:
+    assert _step(priority) == step

@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gke_tpu.plan.snapshot.read import read_snapshot
-from gke_tpu.plan.snapshot.record import main
+from gke_tpu.plan.snapshot.record import main, run_gcloud
 from gke_tpu_upkeep.fixture_stacks import fixture_file
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -234,3 +236,19 @@ def test_the_cpu_pool_s_named_zones_have_their_machine_types_recorded(tmp_path: 
     assert read_snapshot(out).machine_types == {
         "us-east5-a": tuple(recorded["machineTypes"]["us-east5-a"])
     }
+
+
+def test_gcloud_s_json_is_read_and_its_failure_is_one_message(tmp_path: Path) -> None:
+    gcloud = tmp_path / "gcloud"
+    gcloud.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = ok ]; then echo \'{"name": "r"}\'; exit 0; fi\n'
+        "echo 'ERROR: (gcloud) denied' >&2; exit 1\n"
+    )
+    gcloud.chmod(0o755)
+    run = run_gcloud(str(gcloud))
+
+    assert run(["ok"]) == {"name": "r"}
+    with pytest.raises(RuntimeError) as failed:
+        run(["compute", "reservations", "describe"])
+    assert str(failed.value) == "gcloud compute reservations describe: ERROR: (gcloud) denied"
