@@ -183,3 +183,9 @@ def test_each_bound_says_which_side_and_how_far(
     kind: str, ctx: dict[str, Any], expected: str
 ) -> None:
     assert worded(kind, 0, ctx) == expected
+
+
+@pytest.mark.parametrize("text", ["inf", "-Infinity", "+inf", "nan", "NaN"])
+def test_infinity_or_nan_in_quotes_is_text_not_a_number_to_unquote(text: str) -> None:
+    """float() reads them, but no config number holds them: they are not told to be unquoted."""
+    assert worded("float_parsing", text, {}) == f"expected a number, got '{text}'"
