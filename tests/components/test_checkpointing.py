@@ -135,4 +135,3 @@ def test_shares_the_namespace_model_storage_creates(run_plan: PlanRunner) -> Non
     writer = next(k for k in plan.of_type(KSA) if k.name == "tpu-test-checkpoints-ksa")
     assert namespaces[0].urn in writer.dependencies
     assert namespaces[0].urn in plan.one(CPC).dependencies
-
