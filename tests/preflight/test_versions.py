@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from gke_tpu.catalog.tokens import GET_ENGINE_VERSIONS, GET_RESERVATION
-from tests.conftest import PlanRunner
+from gke_tpu.config.platform import load_platform
+from gke_tpu.preflight.facts import EngineVersions
+from gke_tpu.preflight.versions import VersionRow, version_checks
+from tests.conftest import BASE_CLUSTER, PlanRunner, stack_config
 from tests.preflight.prod_project import (
     CLUSTER,
     PROJECT,
@@ -203,3 +206,23 @@ def test_a_cluster_in_no_channel_without_a_minimum_is_held_to_gkes_default_versi
         "which is below 1.33.0-gke.1712000, the lowest GKE version for TPU flex-start "
         "(tpuPools[0].flexStart); set minMasterVersion to 1.33.0-gke.1712000 or newer"
     ]
+
+
+def test_a_set_minimum_is_the_version_each_need_is_held_to() -> None:
+    cluster = {**BASE_CLUSTER, "region": "us-east5", "minMasterVersion": "1.34.1-gke.1000000"}
+    flex = {"name": "serve", "tpu": "v6e", "topology": "2x2", "zone": "us-east5-b",
+            "flexStart": True, "autoscaling": {"minNodes": 0, "maxNodes": 2}}  # fmt: skip
+    spec = load_platform(stack_config(cluster=cluster, tpuPools=[flex]))
+    versions = EngineVersions(
+        channel_defaults={"RAPID": "1.35.0-gke.1"},
+        default_version="1.34.0-gke.1",
+        valid_master_versions=("1.35.0-gke.1", "1.34.1-gke.1000000"),
+        channel_newest={"RAPID": "1.34.1-gke.1000000"},
+    )
+    assert version_checks(spec.cluster, spec.tpu_pools, versions) == (
+        [],
+        [
+            VersionRow("TPU flex-start", "1.33.0-gke.1712000", "1.34.1-gke.1000000"),
+            VersionRow("v6e", "1.31.2-gke.1115000", "1.34.1-gke.1000000"),
+        ],
+    )

@@ -201,6 +201,28 @@ def test_serving_has_a_disruption_budget_of_one_replica_by_default(pools: Pools)
     kubernetes_validate.validate(budget.inputs, KUBERNETES_VERSION, strict=True)
 
 
+def test_a_conversion_job_s_container_is_never_privileged() -> None:
+    """It runs on CPU nodes: no TPU device to reach, whatever the cluster's version."""
+    plan = run_app(
+        lambda: ModelConversionJob(
+            "c",
+            ModelConversionJobArgs(
+                namespace="ns",
+                container=ContainerSpec(image="conv:1.0"),
+                model=ModelMount("models-rw", read_only=False),
+                service_account="model-writer",
+            ),
+        )
+    )
+    (converter,) = plan.one("kubernetes:batch/v1:Job").inputs["spec"]["template"]["spec"][
+        "containers"
+    ]
+    assert converter["securityContext"] == {
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["NET_RAW"]},
+    }
+
+
 def test_serving_is_ready_when_its_port_answers_and_alive_after_loading(pools: Pools) -> None:
     plan = run_app(lambda: _serving(pools))
     pod = plan.one("kubernetes:apps/v1:Deployment").inputs["spec"]["template"]["spec"]
