@@ -89,7 +89,7 @@ def problems_from(error: ValidationError, base: str, model: type[BaseModel]) -> 
         elif kind in {"value_error", "assertion_error"}:
             said = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
             message = f"{show(value)}: {said.splitlines()[0]}"
-        elif kind in {"model_type", "model_attributes_type", "dict_type"}:
+        elif kind in {"model_type", "dict_type"}:
             message = f"expected a mapping of keys, got {show(value)}"
         elif (words := worded(kind, value, ctx)) is not None:
             message = words

@@ -7,9 +7,11 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from gke_tpu.catalog.prices import HOURS_PER_MONTH, PriceKind, chip_price
 from gke_tpu.config.platform import PlatformSpec, load_platform
+from gke_tpu.config.stack.cost import CostSpec
 from gke_tpu.config.stack.cost_items import CostItem
 from tests.conftest import config_problems
 
@@ -379,3 +381,11 @@ def test_a_chain_with_one_unknown_price_has_no_range_at_all() -> None:
     assert (batch.capacity, batch.chips) == ("on-demand, flex-start", 8)
     assert (batch.usd_per_chip_hour, batch.monthly_min, batch.monthly_max) == (None, None, None)
     assert "range over the chain (on-demand $4.20, flex-start unknown per chip-hour)" in batch.note
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan")])
+def test_a_budget_is_a_finite_number(value: float) -> None:
+    """A YAML stack file cannot carry them (the loader refuses `.inf`), but a program giving the
+    section as an object can."""
+    with pytest.raises(ValidationError, match="finite number"):
+        CostSpec.model_validate({"monthlyBudgetUsd": value})

@@ -41,6 +41,13 @@ def test_the_cost_has_a_row_per_zone() -> None:
     # 100 GiB x $0.0001233 x 730 h = $9.00; one fill $0.32; a fill a day: 30.4 fills, $9.73.
     assert (rows[0].monthly_min, rows[0].monthly_max) == (9.32, 18.73)
     assert "as of 2026-09-20" in rows[0].note
+    # 37 GiB: storage $3.33 (to the cent, not $3.3), one fill $0.12, a fill a day $3.60.
+    small = load_platform(
+        stack_config(cluster=CLUSTER, tpuPools=POOLS, modelStorage=_storage(cachedGib=37))
+    ).cost
+    assert small is not None
+    cache = next(i for i in small.items if i.kind == "cache")
+    assert (cache.monthly_min, cache.monthly_max) == (3.45, 6.93)
 
 
 def test_named_zones_and_the_default_ttl() -> None:
