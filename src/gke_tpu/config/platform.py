@@ -337,7 +337,8 @@ def _check(config: Mapping[str, str]) -> _Checked:
             spec=checkpointing,
             cluster=cluster,
             pools=pools,
-            entry_names=frozenset(p.name for _, p, invalid in entries if "name" not in invalid),
+            # Its rules read tpuPools, so they are skipped when any entry's name did not parse.
+            entry_names=frozenset(p.name for _, p, _ in entries),
             gcs_fuse_csi_driver=GCS_FUSE_CSI_DRIVER,
             workload_identity=WORKLOAD_IDENTITY,
         )
