@@ -28,7 +28,7 @@ def _cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     # GKE gives every cluster a DNS endpoint, whether user traffic may use it or not.
     endpoints = inputs.get("controlPlaneEndpointsConfig") or {}
     dns = endpoints.get("dnsEndpointConfig") or {}
-    dns_endpoint = fake_dns_endpoint(inputs.get("name") or name, str(inputs.get("location")))
+    dns_endpoint = fake_dns_endpoint(name, str(inputs.get("location")))
     return {
         "endpoint": FAKE_ENDPOINT,
         "controlPlaneEndpointsConfig": {
