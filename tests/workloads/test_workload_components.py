@@ -221,6 +221,11 @@ def test_a_conversion_job_s_container_is_never_privileged() -> None:
         "allowPrivilegeEscalation": False,
         "capabilities": {"drop": ["NET_RAW"]},
     }
+    # Conversion needs memory, not TPUs: a CPU node's share.
+    assert converter["resources"] == {
+        "requests": {"cpu": "2", "memory": "12Gi"},
+        "limits": {"cpu": "4", "memory": "14Gi"},
+    }
 
 
 def test_serving_is_ready_when_its_port_answers_and_alive_after_loading(pools: Pools) -> None:
