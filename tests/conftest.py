@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.base import innermost_model
+from gke_tpu.config.platform import SECTIONS, load_platform
 from gke_tpu.plan.cli import program_results
 from gke_tpu.plan.engine import Preview, run_program
 from gke_tpu.plan.snapshot.read import CloudSnapshot
@@ -75,3 +77,17 @@ def run_plan() -> PlanRunner:
         return plan
 
     return run
+
+
+def config_models() -> Iterator[type[BaseModel]]:
+    """Every model of every stack config section, each once: the sections' and those nested in
+    their fields."""
+    seen: set[type[BaseModel]] = set()
+    todo = [section.model for section in SECTIONS.values()]
+    while todo:
+        model = todo.pop()
+        if model in seen:
+            continue
+        seen.add(model)
+        yield model
+        todo += [m for f in model.model_fields.values() if (m := innermost_model(f.annotation))]

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import annotated_types as at
 import pytest
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 import gke_tpu.config.checkpointing.spec
@@ -28,7 +28,7 @@ import gke_tpu.config.pools.upgrades
 import gke_tpu.config.stack.cost
 import gke_tpu.config.storage.anywhere_cache
 import gke_tpu.config.storage.spec
-from gke_tpu.config.platform import SECTIONS
+from tests.conftest import config_models
 
 #: (model, key): (least, most), of the number or of the length; None where there is no bound.
 LIMITS: dict[tuple[str, str], tuple[float | None, float | None]] = {
@@ -118,27 +118,7 @@ def _metadata(annotation: Any) -> Iterator[Any]:
             yield from _metadata(argument)
 
 
-def _models(model: type[BaseModel], seen: dict[str, type[BaseModel]]) -> None:
-    if model.__name__ in seen:
-        return
-    seen[model.__name__] = model
-    for info in model.model_fields.values():
-        stack = [info.annotation]
-        while stack:
-            annotation = stack.pop()
-            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-                _models(annotation, seen)
-            stack.extend(typing.get_args(annotation))
-
-
-def _models_of_every_section() -> dict[str, type[BaseModel]]:
-    seen: dict[str, type[BaseModel]] = {}
-    for section in SECTIONS.values():
-        _models(section.model, seen)
-    return seen
-
-
-MODELS = _models_of_every_section()
+MODELS = {model.__name__: model for model in config_models()}
 
 
 def _field(model: str, key: str) -> FieldInfo:

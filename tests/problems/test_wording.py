@@ -7,14 +7,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from gke_tpu.config.base import innermost_model, problems_from
-from gke_tpu.config.platform import SECTIONS
+from gke_tpu.config.base import problems_from
 from gke_tpu.problems.json_numbers import OutOfRange, loads
 from gke_tpu.problems.wording import worded
 from tests.config.pools.entries import cluster_entry, pools_config, tpu_pool
-from tests.conftest import config_problems
+from tests.conftest import config_models, config_problems
 
 #: A value of every kind a user may write where another belongs.
 WRONG = [
@@ -26,20 +25,8 @@ WRONG = [
 VALIDATOR_WORDS = ("input should", "should have", "value error", "field required", "valid tuple")
 
 
-def _models() -> Iterator[type[BaseModel]]:
-    seen: set[type[BaseModel]] = set()
-    todo = [section.model for section in SECTIONS.values()]
-    while todo:
-        model = todo.pop()
-        if model in seen:
-            continue
-        seen.add(model)
-        yield model
-        todo += [m for f in model.model_fields.values() if (m := innermost_model(f.annotation))]
-
-
 def _messages() -> Iterator[tuple[str, str]]:
-    for model in _models():
+    for model in config_models():
         for name, field in model.model_fields.items():
             key = field.alias or name
             for bad in WRONG:
