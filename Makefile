@@ -87,7 +87,7 @@ GCLOUD ?= gcloud
 SNAPSHOT_WHERE := $(if $(PROJECT),--project $(PROJECT),) $(if $(REGION),--region $(REGION),)
 
 snapshot: $(VENV)/.runtime
-	$(PY) -m gke_tpu.plan.snapshot.record --stack $(STACK) $(SNAPSHOT_WHERE) --gcloud $(GCLOUD)
+	$(PY) -m gke_tpu.preview.snapshot.record --stack $(STACK) $(SNAPSHOT_WHERE) --gcloud $(GCLOUD)
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .

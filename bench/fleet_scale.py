@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "stacks"
+FIXTURES = ROOT / "tests" / "fixtures" / "stacks"
 PLAN = Path(sys.executable).parent / "gke-tpu-plan"
 KINDS = ("dev", "prod", "autopilot")
 COPIES = 4

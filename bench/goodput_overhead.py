@@ -37,7 +37,7 @@ def before_checkpointing() -> str:
 
 
 def _plan(tree: Path, output: Path) -> list[str]:
-    return [sys.executable, "-m", "gke_tpu.plan", "--stack", "prod", "--json", str(output)]
+    return [sys.executable, "-m", "gke_tpu.preview", "--stack", "prod", "--json", str(output)]
 
 
 def _best(tree: Path, repeat: int) -> tuple[float, int]:

@@ -4,7 +4,7 @@ For 1, 16, 64, 256 and 512 pools, each figure the fastest of --repeat runs (as `
 on a shared machine the slower runs measure the neighbours, not the code):
 
   platform s   the real program (`__main__.py`: config parsing, validation, components) planned
-               through `gke_tpu.plan.engine.run_program`, as `make plan` does
+               through `gke_tpu.preview.engine.run_program`, as `make plan` does
   stock s      the same number of NodePools, with the same inputs, registered raw (plus the
                cluster and service account they refer to) on the SDK's stock mock runtime:
                `pulumi.runtime.set_mocks` with a plain `Mocks` that returns the inputs and a
@@ -18,7 +18,7 @@ on a shared machine the slower runs measure the neighbours, not the code):
   ms/pool      platform s per pool, in milliseconds
 
 Then whole processes, from the interpreter's start to its exit, at 1 and 512 pools: `python -m
-gke_tpu.plan` of a stack file of those pools beside `bench/stock_program.py`, the stock column's
+gke_tpu.preview` of a stack file of those pools beside `bench/stock_program.py`, the stock column's
 program alone in a process of its own, and the imports that program needs. Two targets, each PASS
 or MISS: the whole plan process at 512 pools costs at most the stock process (ratio at most 1.0),
 and ms/pool at 512 pools over ms/pool at 64 is at most 1.2 (the plan grows linearly with the
@@ -48,7 +48,7 @@ from pathlib import Path
 from stock_program import pools, raw_pools
 from stock_program import stock as stock_run
 
-from gke_tpu.plan.engine import run_program
+from gke_tpu.preview.engine import run_program
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -135,7 +135,7 @@ def _whole_processes(repeat: int) -> float:
     with tempfile.TemporaryDirectory() as folder:
         for size in PROCESS_SIZES:
             stack = _stack_file(Path(folder), size)
-            plan_argv = ["-m", "gke_tpu.plan", "--project-dir", str(ROOT), "--stack", "bench"]
+            plan_argv = ["-m", "gke_tpu.preview", "--project-dir", str(ROOT), "--stack", "bench"]
             plan_argv += ["--config-file", str(stack)]
             runs = [
                 _process(plan_argv),

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.problems import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent

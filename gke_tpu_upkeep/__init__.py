@@ -1,6 +1,6 @@
 """Repo upkeep: the golden plans, the generated parts of README and docs/, the security scan of
 the rendered manifests, and the registry of test fixture stacks. The program and the offline plan
-(`gke_tpu.plan`) never import this package; tests and `make goldens|docs|scan` do."""
+(`gke_tpu.preview`) never import this package; tests and `make goldens|docs|scan` do."""
 
 from pathlib import Path
 

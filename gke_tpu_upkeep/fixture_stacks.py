@@ -10,11 +10,11 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from gke_tpu.plan.cli import plan_stack
-from gke_tpu.plan.engine import Preview
+from gke_tpu.preview.cli import plan_stack
+from gke_tpu.preview.engine import Preview
 from gke_tpu_upkeep import ROOT
 
-FIXTURES = ROOT / "tests" / "stacks"
+FIXTURES = ROOT / "tests" / "fixtures" / "stacks"
 #: The platform stacks with a fixture, a golden plan and an app fixture of the same name.
 STACKS = ("dev", "prod", "autopilot")
 APP = ROOT / "examples" / "ml-workloads"

@@ -29,9 +29,9 @@ from gke_tpu.catalog.services import (
     required_apis,
 )
 from gke_tpu.config.base import innermost_model
-from gke_tpu.config.platform import SECTIONS
+from gke_tpu.config.platform.sections import SECTIONS
 from gke_tpu.contract.outputs import OUTPUT_MEANINGS
-from gke_tpu.plan.engine import SECRET
+from gke_tpu.preview.engine import SECRET
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS
 from gke_tpu_upkeep.goldens import golden_path

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from gke_tpu.catalog.tokens import DASHBOARD
-from gke_tpu.plan.engine import Preview
-from gke_tpu.plan.render.text import plan_json
+from gke_tpu.preview.engine import Preview
+from gke_tpu.preview.render.text import plan_json
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
 

@@ -139,7 +139,7 @@ def _texts(root: Path, folders: Iterable[str]) -> dict[str, str]:
 #: re-exports it and the composition of the program (stacks/, `__main__.py`) not counting as a
 #: step.
 IMPORT_STEPS = 2
-#: The program: what the plan runner (`gke_tpu.plan.engine.run_program`) executes.
+#: The program: what the plan runner (`gke_tpu.preview.engine.run_program`) executes.
 PROGRAM = "__main__.py"
 #: Composition passes every module it composes on unchanged: no step of its own.
 COMPOSITION = (f"{PACKAGE}/stacks/", PROGRAM)

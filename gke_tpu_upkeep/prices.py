@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gke_tpu.catalog.cpu_machines import machine_size
 from gke_tpu.catalog.gcp import REGIONS
-from gke_tpu.catalog.machines import machine_size
 from gke_tpu.catalog.prices import (
     MACHINE_COLUMNS,
     MACHINE_PRICES_FILE,

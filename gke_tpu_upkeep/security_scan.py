@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from gke_tpu.plan.render.manifests import write_manifests
+from gke_tpu.preview.render.manifests import write_manifests
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS, app_plan, platform_plan
 

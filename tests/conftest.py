@@ -11,11 +11,12 @@ import pytest
 from pydantic import BaseModel
 
 from gke_tpu.config.base import innermost_model
-from gke_tpu.config.platform import SECTIONS, load_platform
-from gke_tpu.plan.cli import program_results
-from gke_tpu.plan.engine import Preview, run_program
-from gke_tpu.plan.snapshot.read import CloudSnapshot
-from gke_tpu.plan.stack_config import offline_config
+from gke_tpu.config.platform.load import load_platform
+from gke_tpu.config.platform.sections import SECTIONS
+from gke_tpu.preview.cli import program_results
+from gke_tpu.preview.engine import Preview, run_program
+from gke_tpu.preview.snapshot.read import CloudSnapshot
+from gke_tpu.preview.stack_config import offline_config
 from gke_tpu.problems import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,7 +72,7 @@ def run_plan() -> PlanRunner:
         plan = run_program(
             MAIN, project=PROJECT, stack=stack, config=values, cloud_snapshot=cloud_snapshot
         )
-        # As the offline plan does (gke_tpu.plan.cli.plan_checked), for the report's tables.
+        # As the offline plan does (gke_tpu.preview.cli.plan_checked), for the report's tables.
         spec, _ = program_results(plan)
         plan.demand = spec.demand if spec is not None else ()
         return plan

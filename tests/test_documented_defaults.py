@@ -28,19 +28,19 @@ import gke_tpu.components.storage_bucket
 import gke_tpu.config.checkpointing.spec
 import gke_tpu.config.cluster.spec
 import gke_tpu.config.kueue.spec
+import gke_tpu.config.model_storage.anywhere_cache
+import gke_tpu.config.model_storage.spec
 import gke_tpu.config.network.spec
 import gke_tpu.config.observability.spec
-import gke_tpu.config.platform
+import gke_tpu.config.platform.spec
 import gke_tpu.config.pools.spec
-import gke_tpu.config.storage.anywhere_cache
-import gke_tpu.config.storage.spec
 import gke_tpu.workloads.args
 import gke_tpu.workloads.model_conversion_job
 import gke_tpu.workloads.multislice_jobset
 import gke_tpu.workloads.tpu_serving_deployment
 import gke_tpu.workloads.vllm_args
 
-PACKAGE = Path(gke_tpu.config.platform.__file__).resolve().parent.parent
+PACKAGE = Path(gke_tpu.__file__).resolve().parent
 #: The modules whose fields document a default (a test below keeps the list whole), imported
 #: by name above so that the mutation pass runs this file for each of them.
 MODULES: tuple[ModuleType, ...] = (
@@ -55,10 +55,10 @@ MODULES: tuple[ModuleType, ...] = (
     gke_tpu.config.kueue.spec,
     gke_tpu.config.network.spec,
     gke_tpu.config.observability.spec,
-    gke_tpu.config.platform,
+    gke_tpu.config.platform.spec,
     gke_tpu.config.pools.spec,
-    gke_tpu.config.storage.anywhere_cache,
-    gke_tpu.config.storage.spec,
+    gke_tpu.config.model_storage.anywhere_cache,
+    gke_tpu.config.model_storage.spec,
     gke_tpu.workloads.args,
     gke_tpu.workloads.model_conversion_job,
     gke_tpu.workloads.multislice_jobset,

@@ -23,8 +23,8 @@ NOT_DISTRIBUTED = {
     "catalog", "config", "contract", "components", "stacks", "problems", "policy",
     "gke_tpu_plan", "gke_tpu_preflight",
 }  # fmt: skip
-#: The offline plan: the program (its components, config and stacks) does not import it.
-PLAN = "gke_tpu.plan"
+#: The offline preview: the program (its components, config and stacks) does not import it.
+PREVIEW = "gke_tpu.preview"
 UPKEEP_AND_ABOVE = {"gke_tpu_upkeep", "tests", "bench", "examples"}
 #: What the workload components may import of the package: nothing that reads platform config.
 WORKLOADS_MAY_IMPORT = {
@@ -54,7 +54,7 @@ def imported(path: Path, depth: int = 1) -> Iterator[str]:
 
 def program_files() -> list[Path]:
     """The program's files: `__main__.py` and the package but for the offline plan."""
-    inside = (f for f in _files(PACKAGE) if f.relative_to(PACKAGE).parts[0] != "plan")
+    inside = (f for f in _files(PACKAGE) if f.relative_to(PACKAGE).parts[0] != "preview")
     return [ROOT / "__main__.py", *inside]
 
 
@@ -73,10 +73,10 @@ def test_the_package_imports_nothing_that_is_not_distributed(path: Path) -> None
 
 @pytest.mark.parametrize("path", program_files(), ids=_ids)
 def test_the_program_imports_no_offline_plan(path: Path) -> None:
-    assert {m for m in imported(path, 2) if m == PLAN} == set()
+    assert {m for m in imported(path, 2) if m == PREVIEW} == set()
 
 
-@pytest.mark.parametrize("path", _files(PACKAGE / "plan"), ids=_ids)
+@pytest.mark.parametrize("path", _files(PACKAGE / "preview"), ids=_ids)
 def test_the_offline_plan_never_imports_upkeep(path: Path) -> None:
     assert set(imported(path)) & UPKEEP_AND_ABOVE == set()
 
@@ -109,7 +109,7 @@ def test_the_engine_runs_any_program_and_imports_none_of_this_one() -> None:
     what the report needs from the program's run reaches it by the names its __main__.py defined."""
     program = ["gke_tpu.config", "gke_tpu.stacks", "gke_tpu.components", "gke_tpu.contract"]
     program += ["gke_tpu.policy", "gke_tpu_upkeep"]
-    assert _loaded("import gke_tpu.plan.engine", program) == []
+    assert _loaded("import gke_tpu.preview.engine", program) == []
 
 
 #: The most lines a file of the package or upkeep has: one sitting's reading.

@@ -19,7 +19,7 @@ from pulumi.provider.server import ComponentInitError
 import gke_tpu
 from gke_tpu.components.internal.node_pools import pool_input
 from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool, MultiHostTpuPoolArgs
-from gke_tpu.plan.engine import Preview, run_program
+from gke_tpu.preview.engine import Preview, run_program
 from gke_tpu.problems.pulumi import InvalidInput
 from gke_tpu.provider import COMPONENTS, PACKAGE, provider, schema_text
 from gke_tpu.workloads import TpuTrainingJob

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from gke_tpu.catalog.tokens import CLUSTER
-from gke_tpu.plan import go_yaml
-from gke_tpu.plan.cli import plan_stack
+from gke_tpu.preview import go_yaml
+from gke_tpu.preview.cli import plan_stack
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import APP
 

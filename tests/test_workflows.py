@@ -183,7 +183,7 @@ def test_the_fleet_job_plans_every_stack_against_the_base_and_names_the_touched_
     scripts = "\n".join(str(step.get("run", "")) for step in steps(fleet))
     # The base branch's fleet document by the base's own code, then the change's against it,
     # with the files the change touches.
-    assert "gke_tpu.plan --fleet" in scripts
+    assert "gke_tpu.preview --fleet" in scripts
     assert 'git diff --name-only "$BASE_SHA" HEAD > build/changed-files.txt' in scripts
     assert (
         "venv/bin/gke-tpu-plan --fleet --changed-files build/changed-files.txt $baseline" in scripts

@@ -1,6 +1,6 @@
 """gke-tpu: a GKE platform for Cloud TPU, as a Pulumi program and a library of components
 (`gke_tpu.workloads` and `gke_tpu.contract` for app repos, `gke_tpu.components` and
-`gke_tpu.stacks` for platform teams, `gke_tpu.plan` for the offline plan). Importing it imports
+`gke_tpu.stacks` for platform teams, `gke_tpu.preview` for the offline plan). Importing it imports
 nothing else.
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_tpu.plan.engine import Preview
+from gke_tpu.preview.engine import Preview
 from tests.conftest import BASE_CLUSTER, PlanRunner
 
 CLUSTER = "gcp:container/cluster:Cluster"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gke_tpu.plan.engine import Preview, RecordedResource
+from gke_tpu.preview.engine import Preview, RecordedResource
 from tests.conftest import PlanRunner
 from tests.crd import validate_custom_resource
 

@@ -11,8 +11,8 @@ import pytest
 from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs, kueue_manifest_url
 from gke_tpu.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from gke_tpu.config.kueue.plan import KueuePlan
-from gke_tpu.config.platform import load_platform
-from gke_tpu.plan.engine import Preview, RecordedResource, run_program
+from gke_tpu.config.platform.load import load_platform
+from gke_tpu.preview.engine import Preview, RecordedResource, run_program
 from tests.conftest import PlanRunner
 from tests.crd import validate_custom_resource
 

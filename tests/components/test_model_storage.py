@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.plan.engine import Preview
+from gke_tpu.preview.engine import Preview
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 from tests.conftest import BASE_CLUSTER, PlanRunner
 

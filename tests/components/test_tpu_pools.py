@@ -16,7 +16,7 @@ from gke_tpu.config.cluster.spec import ClusterFacts
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.planner import plan_pool
 from gke_tpu.config.pools.spec import TpuPoolSpec
-from gke_tpu.plan.engine import run_program
+from gke_tpu.preview.engine import run_program
 from gke_tpu.workloads.args import ContainerSpec
 from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from tests.conftest import BASE_CLUSTER, PlanRunner

@@ -16,7 +16,8 @@ from gke_tpu.config.kueue.objects import (
     provisioning_request_config,
     resource_flavor,
 )
-from gke_tpu.config.platform import PlatformSpec, load_platform
+from gke_tpu.config.platform.load import load_platform
+from gke_tpu.config.platform.spec import PlatformSpec
 from gke_tpu.config.pools.compute_class import compute_class
 
 MANAGED = {"app.kubernetes.io/managed-by": "gke-tpu"}

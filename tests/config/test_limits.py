@@ -20,14 +20,14 @@ from pydantic.fields import FieldInfo
 import gke_tpu.config.checkpointing.spec
 import gke_tpu.config.cluster.spec
 import gke_tpu.config.kueue.spec
+import gke_tpu.config.model_storage.anywhere_cache
+import gke_tpu.config.model_storage.spec
 import gke_tpu.config.network.spec
 import gke_tpu.config.observability.fields
 import gke_tpu.config.observability.spec
+import gke_tpu.config.platform.cost
 import gke_tpu.config.pools.spec
 import gke_tpu.config.pools.upgrades
-import gke_tpu.config.stack.cost
-import gke_tpu.config.storage.anywhere_cache
-import gke_tpu.config.storage.spec
 from tests.conftest import config_models
 
 #: (model, key): (least, most), of the number or of the length; None where there is no bound.
@@ -98,9 +98,9 @@ MODULES = (
     gke_tpu.config.observability.spec,
     gke_tpu.config.pools.spec,
     gke_tpu.config.pools.upgrades,
-    gke_tpu.config.stack.cost,
-    gke_tpu.config.storage.anywhere_cache,
-    gke_tpu.config.storage.spec,
+    gke_tpu.config.platform.cost,
+    gke_tpu.config.model_storage.anywhere_cache,
+    gke_tpu.config.model_storage.spec,
 )
 _RANGE = re.compile(r"\b(\d[\d,_]*(?:\.\d+)?) to (\d[\d,_]*(?:\.\d+)?)\b")
 _BOUNDS = (at.Ge, at.Le, at.Gt, at.Lt, at.MinLen, at.MaxLen)

@@ -13,9 +13,9 @@ from gke_tpu.config.cluster.rules import CLUSTER_RULES
 from gke_tpu.config.kueue.rules import KUEUE_RULES, QUEUED_POOL_RULES
 from gke_tpu.config.network.rules import NETWORK_RULES
 from gke_tpu.config.observability.plan import OBSERVABILITY_RULES
-from gke_tpu.config.platform import SECTIONS
+from gke_tpu.config.platform.rules import STACK_RULES
+from gke_tpu.config.platform.sections import SECTIONS
 from gke_tpu.config.pools.rules import POOL_RULES
-from gke_tpu.config.stack.rules import STACK_RULES
 from gke_tpu.problems.rules import Rule
 from tests.conftest import config_problems, stack_config
 

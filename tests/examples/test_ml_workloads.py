@@ -1,5 +1,5 @@
 """The app project: the product document's tutorials, planned offline from the platform's fixture
-stacks (tests/stacks/ml-workloads/ on tests/stacks/)."""
+stacks (tests/fixtures/stacks/ml-workloads/ on tests/stacks/)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from gke_tpu.plan.cli import main, plan_stack
-from gke_tpu.plan.engine import Preview, RecordedResource
-from gke_tpu.plan.render.manifests import manifests, write_manifests
+from gke_tpu.preview.cli import main, plan_stack
+from gke_tpu.preview.engine import Preview, RecordedResource
+from gke_tpu.preview.render.manifests import manifests, write_manifests
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import APP, app_plan, app_reference, fixture_file, platform_plan
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gke_tpu.contract.outputs import OUTPUTS_VERSION
-from gke_tpu.plan.render.text import plan_json
+from gke_tpu.preview.render.text import plan_json
 from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
 from gke_tpu_upkeep.goldens import (
     CONTRACT,

@@ -216,8 +216,8 @@ def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_nearest_fi
         "tests/stacks/test_platform.py": "from gke_tpu.stacks.platform import build\n",
         "tests/stacks/test_program.py": "def test_pools(run_plan):\n    run_plan()\n",
         "tests/stacks/test_autouse.py": "def test_pools(tmp_path):\n    assert tmp_path\n",
-        "tests/plan/test_engine.py": "from gke_tpu.config import cluster, network\n",
-        "tests/plan/test_package.py": "from gke_tpu.config import plan_network\n",
+        "tests/preview/test_engine.py": "from gke_tpu.config import cluster, network\n",
+        "tests/preview/test_package.py": "from gke_tpu.config import plan_network\n",
     }.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
@@ -226,8 +226,8 @@ def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_nearest_fi
         "tests/config/test_network.py",
         "tests/config/test_other.py",
         # Importing it, or the package that re-exports it (no step of its own).
-        "tests/plan/test_engine.py",
-        "tests/plan/test_package.py",
+        "tests/preview/test_engine.py",
+        "tests/preview/test_package.py",
         "tests/stacks/test_stack.py",
         # A module importing it, or a test helper; the stack composing such a module (no step).
         "tests/components/test_vpc.py",

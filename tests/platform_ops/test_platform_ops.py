@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.plan.cli import main, plan_stack
-from gke_tpu.plan.engine import Preview
+from gke_tpu.preview.cli import main, plan_stack
+from gke_tpu.preview.engine import Preview
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import fixture_file
 

@@ -26,7 +26,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import unknown_checking_proxy
 
-from gke_tpu.plan.engine import Preview, RecordedResource, run_program
+from gke_tpu.preview.engine import Preview, RecordedResource, run_program
 from gke_tpu_upkeep.fixture_stacks import STACKS, platform_plan
 
 DELETE = object()  # a change that removes the property

@@ -12,10 +12,10 @@ from pulumi_policy import EnforcementLevel, StackValidationArgs
 
 from gke_tpu.catalog.prices import HOURS_PER_MONTH, PriceKind, chip_price
 from gke_tpu.catalog.tokens import NODE_POOL
-from gke_tpu.plan.engine import Preview, RecordedResource
 from gke_tpu.policy.cost_rules import node_pool_monthly_max
 from gke_tpu.policy.guardrails import TPU_MONTHLY_BUDGET
 from gke_tpu.policy.pack import POLICIES, policy_of
+from gke_tpu.preview.engine import Preview, RecordedResource
 from tests.policy.conftest import changed, stack_args
 
 tpu_monthly_budget = policy_of(TPU_MONTHLY_BUDGET)

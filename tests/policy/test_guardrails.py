@@ -7,8 +7,6 @@ import pytest
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationArgs
 
 from gke_tpu.catalog.tokens import CLUSTER, JOBSET
-from gke_tpu.plan.engine import Preview, RecordedResource
-from gke_tpu.plan.render.guardrails_report import PlanResource, plan_verdicts
 from gke_tpu.policy.guardrails import (
     GUARDRAILS,
     TPU_MONTHLY_BUDGET,
@@ -17,6 +15,8 @@ from gke_tpu.policy.guardrails import (
     verdicts,
 )
 from gke_tpu.policy.pack import POLICIES, policy_of
+from gke_tpu.preview.engine import Preview, RecordedResource
+from gke_tpu.preview.render.guardrails_report import PlanResource, plan_verdicts
 from tests.policy.conftest import changed, stack_args, stack_violations, violations
 
 tpu_monthly_budget = policy_of(TPU_MONTHLY_BUDGET)

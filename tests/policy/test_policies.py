@@ -21,7 +21,6 @@ from gke_tpu.catalog.tokens import (
     PROJECT_IAM_MEMBER,
     PROJECT_IAM_POLICY,
 )
-from gke_tpu.plan.engine import Preview
 from gke_tpu.policy.guardrails import (
     ALERT_POLICIES_IN_PROMQL,
     CLUSTER_MASTER_AUTHORIZED_NETWORKS,
@@ -35,6 +34,7 @@ from gke_tpu.policy.guardrails import (
 )
 from gke_tpu.policy.pack import POLICIES, policy_of
 from gke_tpu.policy.props import stack_of
+from gke_tpu.preview.engine import Preview
 from tests.conftest import PlanRunner
 from tests.policy.conftest import DELETE, changed, stack_violations, violations
 

@@ -12,9 +12,9 @@ import pytest
 
 from gke_tpu.catalog.tokens import CLUSTER, JOBSET
 from gke_tpu.contract.workloads import unpinned_reason
-from gke_tpu.plan.engine import Preview
 from gke_tpu.policy.guardrails import NO_PRIVILEGED_CONTAINERS, PINNED_CONTAINER_IMAGES
 from gke_tpu.policy.pack import policy_of
+from gke_tpu.preview.engine import Preview
 from tests.policy.conftest import DELETE, DIGEST, changed, stack_violations, violations
 
 no_privileged_containers = policy_of(NO_PRIVILEGED_CONTAINERS)

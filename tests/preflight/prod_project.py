@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gke_tpu.catalog.tokens import GET_QUOTA_INFO
-from gke_tpu.plan.snapshot.read import snapshot_of
+from gke_tpu.preview.snapshot.read import snapshot_of
 from tests.conftest import PlanRunner, stack_config
 
 ROOT = Path(__file__).resolve().parents[2]

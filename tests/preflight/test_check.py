@@ -3,7 +3,7 @@ the config names it."""
 
 from __future__ import annotations
 
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.preflight.check import check_preflight, preflight_requests
 from gke_tpu.preflight.facts import CloudFacts, Reservation, ReservationKey
 from tests.conftest import stack_config

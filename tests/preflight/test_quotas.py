@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gke_tpu.catalog.quotas import SSD_TOTAL_GB, TPU_QUOTAS, Quota, cpu_quota
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.preflight.facts import QuotaInfo
 from gke_tpu.preflight.quotas import QuotaNeed, QuotaRow, check_quota, quota_needs, quota_value
 from tests.conftest import PlanRunner

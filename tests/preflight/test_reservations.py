@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gke_tpu.catalog.tokens import GET_RESERVATION
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.preflight.facts import ClusterPool, Reservation, ReservationKey
 from gke_tpu.preflight.reservations import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gke_tpu.catalog.tokens import GET_ENGINE_VERSIONS, GET_RESERVATION
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.preflight.facts import EngineVersions
 from gke_tpu.preflight.versions import VersionRow, version_checks
 from tests.conftest import BASE_CLUSTER, PlanRunner, stack_config

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gke_tpu.catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_RESERVATION
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.preflight.check import preflight_requests
 from gke_tpu.stacks import preflight
 from tests.conftest import PlanRunner, stack_config

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gke_tpu.plan.engine import Preview, run_program
+from gke_tpu.preview.engine import Preview, run_program
 from gke_tpu.problems.pulumi import InvalidInput
 
 

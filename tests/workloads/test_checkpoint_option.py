@@ -15,7 +15,7 @@ from gke_tpu.workloads.multislice_jobset import MultisliceJobSet, MultisliceJobS
 from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 from tests.crd import validate_custom_resource
-from tests.plan.render.test_manifests import KUBERNETES_VERSION
+from tests.preview.render.test_manifests import KUBERNETES_VERSION
 from tests.workloads.helpers import refused, run_app
 
 IMAGE = ContainerSpec(image="us-docker.pkg.dev/p/train/jax:2026.11.0")

@@ -22,7 +22,7 @@ from gke_tpu.workloads import (
 from gke_tpu.workloads.internal.vllm_plan import startup_failure_threshold
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 from tests.crd import validate_custom_resource
-from tests.plan.render.test_manifests import KUBERNETES_VERSION
+from tests.preview.render.test_manifests import KUBERNETES_VERSION
 from tests.workloads.helpers import refused, run_app
 
 IMAGE = "docker.io/vllm/vllm-tpu:v0.11.1"

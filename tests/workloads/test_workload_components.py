@@ -19,7 +19,7 @@ from gke_tpu.workloads.tpu_serving_deployment import TpuServingDeployment, TpuSe
 from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 from tests.crd import validate_custom_resource
-from tests.plan.render.test_manifests import KUBERNETES_VERSION
+from tests.preview.render.test_manifests import KUBERNETES_VERSION
 from tests.workloads.helpers import refused, run_app
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gke_tpu.catalog.machines import machine_size
+from gke_tpu.catalog.cpu_machines import machine_size
 
 QUOTA_SERVICE = "compute.googleapis.com"
 

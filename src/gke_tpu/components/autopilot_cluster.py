@@ -15,13 +15,13 @@ from gke_tpu.components.internal.clusters import (
     ClusterComponent,
     node_identity,
 )
-from gke_tpu.config.stack.cluster_plan import ClusterPlan
+from gke_tpu.config.platform.cluster_plan import ClusterPlan
 
 
 @dataclass(frozen=True)
 class AutopilotClusterArgs:
     plan: ClusterPlan
-    """The cluster's plan (config.stack.cluster_plan.plan_cluster), with `mode: autopilot`."""
+    """The cluster's plan (config.platform.cluster_plan.plan_cluster), with `mode: autopilot`."""
     network: ClusterNetworkArgs | None = None
     """The VPC the program creates; None: the plan's `network` and `subnetwork` (or the
     project's default network)."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pulumi
 from pulumi_gcp import storage
 
-from gke_tpu.config.storage.anywhere_cache import AnywhereCachePlan
+from gke_tpu.config.model_storage.anywhere_cache import AnywhereCachePlan
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gke_tpu.catalog.gke import MANAGED_BY
-from gke_tpu.config.storage.gcsfuse import TUNING_ANNOTATION, tune_volume
-from gke_tpu.config.storage.spec import VOLUME_CAPACITY, Identity, StoragePlan
+from gke_tpu.config.model_storage.gcsfuse import TUNING_ANNOTATION, tune_volume
+from gke_tpu.config.model_storage.spec import VOLUME_CAPACITY, Identity, StoragePlan
 
 GCS_FUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
 GSA_ANNOTATION = "iam.gke.io/gcp-service-account"
@@ -32,7 +32,7 @@ def persistent_volume_spec(
     plan: StoragePlan, identity: Identity, bucket: pulumi.Input[str]
 ) -> k8s.core.v1.PersistentVolumeSpecArgs:
     """A static GCS FUSE volume bound to exactly one claim, tuned for its role: the reader's
-    reads models, the writer's writes them (config.storage.gcsfuse)."""
+    reads models, the writer's writes them (config.model_storage.gcsfuse)."""
     tuning = tune_volume(
         "read" if identity.read_only else "write", plan.mount_options, plan.version_floor
     )

@@ -15,7 +15,7 @@ from gke_tpu.components.internal.clusters import (
     node_identity,
 )
 from gke_tpu.components.internal.public_args import plan_cluster_args
-from gke_tpu.config.stack.cluster_plan import ClusterPlan
+from gke_tpu.config.platform.cluster_plan import ClusterPlan
 from gke_tpu.problems.args import NoneMeansDefault, from_inputs
 from gke_tpu.problems.pulumi import reject
 
@@ -77,7 +77,7 @@ class RegionalClusterArgs(NoneMeansDefault):
 @dataclass(frozen=True)
 class PlannedCluster:
     plan: ClusterPlan
-    """The cluster's plan (config.stack.cluster_plan.plan_cluster), with `mode: standard`."""
+    """The cluster's plan (config.platform.cluster_plan.plan_cluster), with `mode: standard`."""
     network: ClusterNetworkArgs | None = None
     """The VPC the program creates; None: the plan's `network` and `subnetwork` (or the
     project's default network)."""

@@ -7,7 +7,7 @@ import pulumi
 from pulumi_gcp import serviceaccount, storage
 
 from gke_tpu.components.internal.public_args import plan_storage_args
-from gke_tpu.config.storage.spec import StoragePlan
+from gke_tpu.config.model_storage.spec import StoragePlan
 from gke_tpu.problems.args import NoneMeansDefault, from_inputs
 from gke_tpu.problems.pulumi import reject
 

@@ -1,7 +1,7 @@
 """The budget guardrail's rule: the most a stack's registered node pools and clusters cost a
 month, from the catalog's price tables. It reads resources, not config, so it also holds another
 program (or a hand edit) to the budget. Node pools GKE creates (ComputeClass, Autopilot) are not
-the stack's resources: the plan's cost (src/gke_tpu/config/stack/cost.py) counts them.
+the stack's resources: the plan's cost (src/gke_tpu/config/platform/cost.py) counts them.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from gke_tpu.catalog.quotas import (
     vcpus_of,
 )
 from gke_tpu.config.cluster.spec import ClusterSpec
+from gke_tpu.config.platform.demand import PoolDemand, node_pool_demand
 from gke_tpu.config.pools.plan import TpuPoolPlan
-from gke_tpu.config.stack.demand import PoolDemand, node_pool_demand
 from gke_tpu.preflight.facts import UNLIMITED, UNREADABLE, QuotaInfo
 from gke_tpu.problems import Problem
 
@@ -99,7 +99,7 @@ def quota_needs(
     cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], *, private_nodes: bool
 ) -> tuple[QuotaNeed, ...]:
     """What the stack spends of each quota at its largest, in the region and each zone, folding
-    `config.stack.demand` with surge (surge VMs take quota too). A reservation holds its own
+    `config.platform.demand` with surge (surge VMs take quota too). A reservation holds its own
     quota; nodes GKE creates per workload are not the stack's to spend."""
     shares: dict[Quota, dict[tuple[str | None, str], int]] = defaultdict(lambda: defaultdict(int))
     surges: dict[Quota, dict[tuple[str | None, str], int]] = defaultdict(lambda: defaultdict(int))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from gke_tpu.config.platform.demand import tpu_pool_demand
 from gke_tpu.config.pools.plan import TpuPoolPlan
-from gke_tpu.config.stack.demand import tpu_pool_demand
 from gke_tpu.preflight.facts import (
     READY,
     UNREADABLE,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from gke_tpu.config.platform import NAMESPACE, PROJECT_KEY, PlatformSpec, load_platform
+from gke_tpu.config.platform.load import load_platform
+from gke_tpu.config.platform.sections import NAMESPACE, PROJECT_KEY
+from gke_tpu.config.platform.spec import PlatformSpec
 from gke_tpu.problems.pulumi import reported
 
 

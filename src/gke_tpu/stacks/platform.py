@@ -12,7 +12,7 @@ from gke_tpu.components.args import ClusterNetworkArgs, PlannedTpuPool
 from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
 from gke_tpu.components.regional_cluster import PlannedCluster, RegionalCluster
 from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
-from gke_tpu.config.platform import PlatformSpec
+from gke_tpu.config.platform.spec import PlatformSpec
 from gke_tpu.contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_outputs
 
 # Optional components are imported where built: the Kubernetes SDK alone takes longer to import
@@ -127,7 +127,7 @@ def _tpu_pools(spec: PlatformSpec, platform: Platform) -> Platform:
 
 
 def _storage(spec: PlatformSpec, platform: Platform) -> Platform:
-    """The model bucket of `gke-tpu:storage` and its volumes on the cluster."""
+    """The model bucket of `gke-tpu:modelStorage` and its volumes on the cluster."""
     if spec.storage is None:
         return platform
     from gke_tpu.components.model_volumes import ModelVolumes, ModelVolumesArgs

@@ -11,7 +11,7 @@ import pulumi
 from pulumi_gcp import cloudquota, compute, container
 
 from gke_tpu.catalog.quotas import QUOTA_SERVICE
-from gke_tpu.config.platform import PlatformSpec
+from gke_tpu.config.platform.spec import PlatformSpec
 from gke_tpu.config.pools.reservation import ReservationAffinity
 from gke_tpu.preflight.check import Preflight, check_preflight, preflight_requests
 from gke_tpu.preflight.facts import (
@@ -189,7 +189,7 @@ def ask_cloud(requests: Requests) -> CloudFacts:
 def run_preflight(spec: PlatformSpec) -> Checked | None:
     """Check the stack against the project unless turned off (None); one InvalidInput with every
     problem. What it asked and found is returned for the offline plan's report
-    (src/gke_tpu/plan/render/preflight_report.py)."""
+    (src/gke_tpu/preview/render/preflight_report.py)."""
     if not spec.preflight.enabled:
         return None
     private = spec.private_nodes

@@ -8,7 +8,7 @@ import pytest
 
 from gke_tpu.config.checkpointing.rules import CheckpointedStack, cluster_prerequisites
 from gke_tpu.config.checkpointing.spec import CheckpointConfigurationPlan, CheckpointingSpec
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from tests.conftest import BASE_CLUSTER, config_problems, stack_config
 
 SLICES = {"name": "train", "tpu": "v5p", "topology": "4x4x4", "zone": "us-east5-a", "slices": 2}

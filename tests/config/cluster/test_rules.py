@@ -8,7 +8,7 @@ from typing import Any
 from gke_tpu.config.base import Parsed, parse
 from gke_tpu.config.cluster.rules import CLUSTER_RULES
 from gke_tpu.config.cluster.spec import ClusterSpec
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.problems.rules import run_rules
 from tests.conftest import config_problems, stack_config
 

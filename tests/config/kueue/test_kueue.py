@@ -10,7 +10,7 @@ import pytest
 from gke_tpu.config.kueue.plan import KueuePlan
 from gke_tpu.config.kueue.shares import pool_chips
 from gke_tpu.config.kueue.spec import DEFAULT_KUEUE_VERSION
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.problems import ConfigError
 from tests.conftest import config_problems
 

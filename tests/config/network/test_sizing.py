@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gke_tpu.config.network.sizing import NodeGroup, node_groups
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from tests.conftest import BASE_CLUSTER, stack_config
 
 

@@ -18,8 +18,8 @@ from gke_tpu.catalog.network import (
     usable_node_addresses,
 )
 from gke_tpu.config.network.spec import AuthorizedNetwork, NetworkSpec
-from gke_tpu.config.platform import load_platform
-from gke_tpu.plan.cli import main
+from gke_tpu.config.platform.load import load_platform
+from gke_tpu.preview.cli import main
 from gke_tpu.problems import ConfigError
 
 CLUSTER = {"name": "tpu-net", "region": "us-east5"}

@@ -19,7 +19,8 @@ from gke_tpu.config.observability.dashboard import CHART_HEIGHT, CHART_WIDTH, ev
 from gke_tpu.config.observability.plan import ObservabilityPlan
 from gke_tpu.config.observability.queries import gate_met
 from gke_tpu.config.observability.spec import Alerts
-from gke_tpu.config.platform import PlatformSpec, load_platform
+from gke_tpu.config.platform.load import load_platform
+from gke_tpu.config.platform.spec import PlatformSpec
 from tests.conftest import ROOT, stack_config
 
 CLUSTER = {"name": "tpu-test", "region": "us-east5"}

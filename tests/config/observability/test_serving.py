@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gke_tpu.config.observability.plan import ObservabilityPlan
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.problems import ConfigError
 from tests.conftest import stack_config
 

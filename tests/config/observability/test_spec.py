@@ -8,7 +8,7 @@ import pytest
 
 from gke_tpu.config.observability.fields import duration_seconds
 from gke_tpu.config.observability.spec import DEFAULT_COMPONENTS, ObservabilitySpec
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.problems import show
 from tests.conftest import BASE_CLUSTER, config_problems, stack_config
 

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from gke_tpu.catalog import GENERATIONS
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.config.pools.plan import TpuPoolPlan
 
 ALLOWED_KEYS = (

@@ -10,7 +10,7 @@ import pytest
 
 from gke_tpu.catalog import FLEX_START_MIN_VERSION, GENERATIONS
 from gke_tpu.catalog.gke import COMPUTE_CLASS_TPU_MIN_VERSION
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.config.pools.compute_class import compute_class
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.reservation import ReservationRef

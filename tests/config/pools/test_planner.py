@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.config.platform import PlatformSpec, load_platform
+from gke_tpu.config.platform.load import load_platform
+from gke_tpu.config.platform.spec import PlatformSpec
 from tests.config.pools.entries import (
     ALLOWED_KEYS,
     BAD_NAME,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gke_tpu.catalog import GENERATIONS
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.config.pools.derive import allowed_topologies
 from tests.config.pools.entries import (
     BAD_NAME,

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from gke_tpu.catalog import GENERATIONS
-from gke_tpu.config.platform import load_platform
+from gke_tpu.config.platform.load import load_platform
 from gke_tpu.config.pools.upgrades import (
     MULTI_HOST_UPGRADE,
     RESERVATION_UPGRADE,

@@ -12,7 +12,12 @@ from gke_tpu.components.internal.cluster_network import (
     master_authorized_networks_config,
     private_cluster_config,
 )
-from gke_tpu.config.stack.cluster_plan import ClusterPlan, Exclusion, MaintenancePolicy, Monitoring
+from gke_tpu.config.platform.cluster_plan import (
+    ClusterPlan,
+    Exclusion,
+    MaintenancePolicy,
+    Monitoring,
+)
 
 
 def _exclusion(e: Exclusion) -> container.ClusterMaintenancePolicyMaintenanceExclusionArgs:

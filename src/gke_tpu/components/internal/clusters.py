@@ -9,7 +9,7 @@ from pulumi_gcp import container, projects, serviceaccount
 
 from gke_tpu.catalog.gke import NODE_SERVICE_ACCOUNT_ROLES
 from gke_tpu.components.kubeconfig import gke_kubeconfig
-from gke_tpu.config.stack.cluster_plan import ClusterPlan
+from gke_tpu.config.platform.cluster_plan import ClusterPlan
 
 #: Access is governed by IAM, not by legacy access scopes.
 NODE_OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)

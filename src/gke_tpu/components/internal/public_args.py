@@ -11,12 +11,13 @@ from typing import Any, cast
 
 from gke_tpu.config.base import parse
 from gke_tpu.config.cluster.spec import ClusterFacts, region_problems
-from gke_tpu.config.platform import NAMESPACE, PROJECT_KEY, load_platform
+from gke_tpu.config.model_storage.spec import ModelStorageSpec, StoragePlan, plan_model_storage
+from gke_tpu.config.platform.cluster_plan import ClusterPlan
+from gke_tpu.config.platform.load import load_platform
+from gke_tpu.config.platform.sections import NAMESPACE, PROJECT_KEY
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.planner import plan_pool
 from gke_tpu.config.pools.spec import TpuPoolSpec
-from gke_tpu.config.stack.cluster_plan import ClusterPlan
-from gke_tpu.config.storage.spec import ModelStorageSpec, StoragePlan, plan_model_storage
 from gke_tpu.problems import ConfigError, Problem
 
 #: The entry's path in the rules' problems, and the cluster facts' paths, as argument names.

@@ -15,14 +15,14 @@ from pydantic import AfterValidator, Field, StrictFloat, StrictStr
 from gke_tpu.catalog import TPU_TAINT
 from gke_tpu.catalog.gke import POOL_LABEL
 from gke_tpu.config.base import Spec
-from gke_tpu.config.names import derived_name
-from gke_tpu.config.pools.plan import TpuPoolPlan
-from gke_tpu.config.storage.spec import (
+from gke_tpu.config.model_storage.spec import (
     DEFAULT_NAMESPACE,
     SERVICE_ACCOUNT_ID_MAX,
     BucketName,
     KubernetesName,
 )
+from gke_tpu.config.names import derived_name
+from gke_tpu.config.pools.plan import TpuPoolPlan
 
 PATH = "checkpointing"
 #: GKE's lowest cluster version with multi-tier checkpointing ("Requirements" of the page above).

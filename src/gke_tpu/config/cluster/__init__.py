@@ -1,2 +1,2 @@
 """The `gke-tpu:cluster` section. Its plan reads the pools' plans, so it is at the stack level
-(config.stack.cluster_plan)."""
+(config.platform.cluster_plan)."""

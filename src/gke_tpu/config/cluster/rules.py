@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from gke_tpu.catalog.cpu_machines import check_machine_type, default_cpu_machine_type
 from gke_tpu.catalog.gcp import zone_region
 from gke_tpu.catalog.gke import MAX_NO_UPGRADES_EXCLUSIONS, NO_UPGRADES_LONGEST_DAYS
-from gke_tpu.catalog.machine_types import check_machine_type, default_cpu_machine_type
 from gke_tpu.config.base import Parsed
 from gke_tpu.config.cluster.maintenance import availability_problem, parse_utc
 from gke_tpu.config.cluster.spec import ClusterSpec, MaintenanceExclusion, region_problems
@@ -69,7 +69,7 @@ def cpu_zones_are_in_the_region(cluster: Cluster) -> Iterator[Problem]:
 @rule("cluster.mode", "cluster.region", "cluster.cpuPool")
 def cpu_machine_type_exists(cluster: Cluster) -> Iterator[Problem]:
     """The CPU pool's machine type against the catalog of series and sizes, and of what the
-    region lacks (catalog.machine_types); a series the catalog does not know is a warning."""
+    region lacks (catalog.cpu_machines); a series the catalog does not know is a warning."""
     if cluster.spec.mode == "autopilot":
         return
     pool, region = cluster.spec.cpu_pool, cluster.spec.region

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, StrictBool, StrictInt, model_validator
 
-from gke_tpu.catalog import machine_types
+from gke_tpu.catalog import cpu_machines
 from gke_tpu.catalog.gcp import REGIONS
 from gke_tpu.catalog.gke import (
     DEFAULT_REGIONAL_ZONES,
@@ -40,8 +40,8 @@ DEFAULT_MODE: Mode = "standard"
 #: TPU features land in the RAPID channel first.
 DEFAULT_RELEASE_CHANNEL: ReleaseChannel = "RAPID"
 #: 4 vCPU and 16 GB: enough for system pods and for model conversion jobs (an N2 type where the
-#: region has no E2 machines: catalog.machine_types).
-DEFAULT_CPU_MACHINE_TYPE = machine_types.DEFAULT_CPU_MACHINE_TYPE
+#: region has no E2 machines: catalog.cpu_machines).
+DEFAULT_CPU_MACHINE_TYPE = cpu_machines.DEFAULT_CPU_MACHINE_TYPE
 DEFAULT_CPU_NODES_PER_ZONE = 1
 #: GKE's own default.
 DEFAULT_BOOT_DISK_GB = GKE_DEFAULT_BOOT_DISK_GB
@@ -177,9 +177,9 @@ class ClusterSpec(Spec):
 
     @model_validator(mode="after")
     def _cpu_machine_of_the_region(self) -> ClusterSpec:
-        """The CPU pool's default machine type follows the region (catalog.machine_types)."""
+        """The CPU pool's default machine type follows the region (catalog.cpu_machines)."""
         if "machine_type" not in self.cpu_pool.model_fields_set:
-            machine = machine_types.default_cpu_machine_type(self.region)
+            machine = cpu_machines.default_cpu_machine_type(self.region)
             if machine != self.cpu_pool.machine_type:
                 pool = self.cpu_pool.model_copy(update={"machine_type": machine})
                 object.__setattr__(self, "cpu_pool", pool)  # frozen: set once, while validating

@@ -22,7 +22,7 @@ def beyond_auto_provisioning(
     generations = sorted({p.generation.name for p in pools.values() if p.fallback})
     for generation in generations:
         if generation not in limits:
-            continue  # the missing limit is its own problem (config.stack.auto_provisioning)
+            continue  # the missing limit is its own problem (config.platform.auto_provisioning)
         own = sum(
             pool_chips(p)
             for p in pools.values()

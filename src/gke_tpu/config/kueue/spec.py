@@ -16,7 +16,7 @@ from gke_tpu.catalog.kueue import (
 )
 from gke_tpu.catalog.versions import is_release_tag
 from gke_tpu.config.base import Spec
-from gke_tpu.config.storage.spec import KubernetesName
+from gke_tpu.config.model_storage.spec import KubernetesName
 
 #: A Kueue release serving `kueue.x-k8s.io/v1beta2`; pinned, never `latest`. The tests check the
 #: rendered objects against this release's CRDs (third_party/kueue).

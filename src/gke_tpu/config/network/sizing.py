@@ -1,5 +1,5 @@
 """Whether the network's ranges hold every node the cluster can have, and the Pods they run:
-the node pools' demand rows (config.stack.demand) folded into groups of nodes."""
+the node pools' demand rows (config.platform.demand) folded into groups of nodes."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from gke_tpu.catalog.network import (
 )
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.network.spec import NetworkSpec
+from gke_tpu.config.platform.demand import node_pool_demand
 from gke_tpu.config.pools.plan import TpuPoolPlan
-from gke_tpu.config.stack.demand import node_pool_demand
 from gke_tpu.problems import Problem
 
 #: Autopilot creates nodes as workloads ask for them: no node count to size the ranges from.
@@ -42,7 +42,7 @@ class NodeGroup:
 def node_groups(
     cluster: ClusterSpec, pools: Sequence[TpuPoolPlan], default_max_pods: int
 ) -> list[NodeGroup]:
-    """Every node the cluster can have, with surge, as `config.stack.demand` counts them."""
+    """Every node the cluster can have, with surge, as `config.platform.demand` counts them."""
     return [
         NodeGroup(
             row.name,

@@ -11,6 +11,7 @@ from typing import Any
 from gke_tpu.catalog import monitoring as m
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.kueue.plan import KueuePlan
+from gke_tpu.config.model_storage.spec import StoragePlan
 from gke_tpu.config.observability.alerts import AlertPlan
 from gke_tpu.config.observability.charts import (
     Section,
@@ -27,7 +28,6 @@ from gke_tpu.config.observability.queries import ClusterSeries, Gates, gate_met,
 from gke_tpu.config.observability.serving import serves, serving_section
 from gke_tpu.config.observability.spec import ObservabilitySpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
-from gke_tpu.config.storage.spec import StoragePlan
 from gke_tpu.problems import Problem
 from gke_tpu.problems.rules import rule
 

@@ -1,0 +1,211 @@
+"""Record a snapshot of a project for the offline plan's preflight, with gcloud:
+`python -m gke_tpu.preview.snapshot.record --stack dev [--project ID] [--region R] [--out PATH]
+[--gcloud PATH]` (`make snapshot`); the project and region default to the stack's own.
+
+It asks what the stack's preflight would ask. What gcloud cannot find is left out, as the cloud
+would answer; any other gcloud failure stops the recording.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from gke_tpu.config.platform.load import load_platform
+from gke_tpu.preflight.check import preflight_requests
+from gke_tpu.preview.go_yaml import StackFileError
+from gke_tpu.preview.snapshot.read import instance_group_key
+from gke_tpu.preview.stack_config import read_stack_config
+from gke_tpu.problems import ConfigError
+
+NOT_FOUND = ("was not found", "NOT_FOUND", "404")
+INSTALL_GCLOUD = "https://cloud.google.com/sdk/docs/install"
+
+Gcloud = Callable[[Sequence[str]], Any]
+
+
+class SnapshotMismatch(ValueError):
+    """A project or region that is not the stack's."""
+
+
+def missing_gcloud(gcloud: str) -> str:
+    return (
+        f"gcloud is not installed, or not at {gcloud!r}: install the Google Cloud CLI "
+        f"({INSTALL_GCLOUD}), sign in with `gcloud auth login`, or name it with --gcloud PATH "
+        "(make snapshot GCLOUD=PATH)"
+    )
+
+
+def run_gcloud(gcloud: str) -> Gcloud:
+    """gcloud's JSON output of a command; RuntimeError with its message when it fails."""
+
+    def run(args: Sequence[str]) -> Any:
+        try:
+            done = subprocess.run(
+                [gcloud, *args, "--format=json"], capture_output=True, text=True, check=False
+            )
+        except FileNotFoundError:
+            raise RuntimeError(missing_gcloud(gcloud)) from None
+        if done.returncode != 0:
+            raise RuntimeError(f"gcloud {' '.join(args)}: {done.stderr.strip()}")
+        return json.loads(done.stdout)
+
+    return run
+
+
+def _cluster(
+    found: Callable[[str, list[str]], Any | None],
+    name: str | None,
+    region: str,
+    region_args: list[str],
+) -> tuple[dict[str, Any], list[Any]]:
+    """The stack's cluster (none before its first deploy) and the managed instance groups of
+    its node pools that consume a reservation."""
+    if name is None:
+        return {}, []
+    cluster = found(
+        f"cluster {region}/{name}", ["container", "clusters", "describe", name, *region_args]
+    )
+    if cluster is None:
+        return {}, []
+    managers: list[Any] = []
+    for url in _reservation_instance_groups(cluster):
+        owner, zone, manager = instance_group_key(url)
+        args = ["compute", "instance-groups", "managed", "describe", manager]
+        described = found(url, [*args, f"--zone={zone}", f"--project={owner}"])
+        if described is not None:
+            managers.append(described)
+    return {f"{region}/{name}": cluster}, managers
+
+
+def record(
+    config: dict[str, str], project: str | None, region: str | None, gcloud: Gcloud
+) -> tuple[dict[str, Any], list[str]]:
+    """The snapshot of what the stack's preflight asks, and notes on what was left out.
+    SnapshotMismatch for another project or region than the stack's, which its plan would not
+    ask about."""
+    spec = load_platform(config)
+    project = project or spec.project
+    region = region or spec.cluster.region
+    if (spec.project, spec.cluster.region) != (project, region):
+        raise SnapshotMismatch(
+            f"the stack is in project {spec.project!r}, region {spec.cluster.region!r}; a snapshot "
+            f"of project {project!r}, region {region!r} would not answer its preflight. Set the "
+            "stack's own (`pulumi config set gcp:project <id>`, cluster.region) or record those"
+        )
+    requests = preflight_requests(
+        project, spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
+    )
+    notes: list[str] = []
+
+    def found(what: str, args: list[str]) -> Any | None:
+        try:
+            return gcloud(args)
+        except RuntimeError as error:
+            if not any(marker in str(error) for marker in NOT_FOUND):
+                raise
+            notes.append(f"{what}: not found, left out")
+            return None
+
+    reservations = []
+    for key in requests.reservations:
+        args = ["compute", "reservations", "describe", key.name, f"--zone={key.zone}"]
+        reservation = found(str(key), [*args, f"--project={key.project}"])
+        if reservation is not None:
+            reservations.append(reservation)
+    region_args = [f"--region={region}", f"--project={project}"]
+    clusters, managers = _cluster(found, requests.cluster, region, region_args)
+    snapshot: dict[str, Any] = {
+        "reservations": reservations,
+        "clusters": clusters,
+        "instanceGroupManagers": managers,
+        "serverConfig": {region: gcloud(["container", "get-server-config", *region_args])},
+        "regions": {
+            region: gcloud(["compute", "regions", "describe", region, f"--project={project}"])
+        },
+        "quotaInfos": {},
+    }
+    if requests.machine_zones:  # the CPU pool names its zones: preflight asks for its type there
+        snapshot["machineTypes"] = {
+            zone: gcloud(
+                [
+                    "compute",
+                    "machine-types",
+                    "list",
+                    f"--filter=zone:{zone}",
+                    f"--project={project}",
+                ]
+            )
+            for zone in requests.machine_zones
+        }
+    for quota in requests.quotas:
+        if quota.metric is None:
+            info = found(
+                f"quota {quota.quota_id}",
+                [
+                    "beta",
+                    "quotas",
+                    "info",
+                    "describe",
+                    quota.quota_id,
+                    "--service=compute.googleapis.com",
+                    f"--project={project}",
+                ],
+            )
+            if info is not None:
+                snapshot["quotaInfos"][quota.quota_id] = info
+    return snapshot, notes
+
+
+def _reservation_instance_groups(cluster: dict[str, Any]) -> list[str]:
+    """The instance groups of the cluster's node pools that consume a specific reservation."""
+    return [
+        url
+        for pool in cluster.get("nodePools", [])
+        if (pool.get("config", {}).get("reservationAffinity") or {}).get("consumeReservationType")
+        == "SPECIFIC_RESERVATION"
+        for url in pool.get("instanceGroupUrls", [])
+    ]
+
+
+def main(argv: list[str] | None = None, gcloud: Gcloud | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m gke_tpu.preview.snapshot.record", description=__doc__
+    )
+    parser.add_argument("--stack", required=True, help="the stack whose preflight to record")
+    parser.add_argument("--config-file", type=Path, help="a stack file to read instead")
+    parser.add_argument(
+        "--project-dir", type=Path, default=Path(), help="the platform project (default: here)"
+    )
+    parser.add_argument("--project", help="the project to read; default: the stack's")
+    parser.add_argument("--region", help="the region of the cluster; default: the stack's")
+    parser.add_argument("--out", type=Path, help="default: build/snapshots/<stack>.json")
+    parser.add_argument("--gcloud", default="gcloud", help="the gcloud to run")
+    args = parser.parse_args(argv)
+    out = args.out or args.project_dir / "build" / "snapshots" / f"{args.stack}.json"
+    try:
+        config = read_stack_config(args.project_dir, args.stack, args.config_file)
+        snapshot, notes = record(
+            dict(config.values), args.project, args.region, gcloud or run_gcloud(args.gcloud)
+        )
+    except (StackFileError, RuntimeError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except (ConfigError, SnapshotMismatch) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(snapshot, indent=2, sort_keys=True) + "\n")
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

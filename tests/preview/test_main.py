@@ -1,0 +1,57 @@
+"""`gke-tpu-plan` as a process: its output, files and exit codes are those of
+`cli.main`, though the process skips the interpreter's teardown (src/gke_tpu/preview/__main__.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gke_tpu.preview.cli import main
+from gke_tpu_upkeep import ROOT
+from gke_tpu_upkeep.fixture_stacks import fixture_file
+
+#: The console script the package installs, beside the interpreter of its environment.
+CONSOLE_SCRIPT = str(Path(sys.executable).parent / "gke-tpu-plan")
+COMMANDS = {"module": [sys.executable, "-m", "gke_tpu.preview"], "script": [CONSOLE_SCRIPT]}
+
+
+def _run(*argv: str, command: str = "module") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*COMMANDS[command], *argv], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_the_process_writes_what_main_writes_and_exits_0(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stack = ["--stack", "dev", "--config-file", str(fixture_file("dev"))]
+    result = _run(*stack, "--json", str(tmp_path / "process.json"), command=command)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert main([*stack, "--json", str(tmp_path / "main.json")]) == 0
+    assert result.stdout == capsys.readouterr().out
+    assert (tmp_path / "process.json").read_text() == (tmp_path / "main.json").read_text()
+
+
+def test_the_process_exits_2_with_the_error_on_stderr(tmp_path: Path) -> None:
+    result = _run("--stack", "missing", "--project-dir", str(tmp_path), command="script")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"error: {tmp_path}/Pulumi.yaml")
+
+
+def test_ctrl_c_ends_the_process_with_one_line_and_exit_130(tmp_path: Path) -> None:
+    """A SIGINT while the plan runs: the shell's code for it, and no traceback."""
+    script = (
+        "import sys, gke_tpu.preview.cli as cli\n"
+        "def interrupted(argv=None):\n    raise KeyboardInterrupt\n"
+        "cli.main = interrupted\n"
+        "from gke_tpu.preview.__main__ import run\nrun()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (130, "", "\ninterrupted\n")
