@@ -13,8 +13,8 @@ from gke_tpu.components.args import PlannedTpuPool
 from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
 from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
 from gke_tpu.config.cluster.spec import ClusterFacts
-from gke_tpu.config.pools.plan import TpuPoolPlan
-from gke_tpu.config.pools.planner import plan_pool
+from gke_tpu.config.pools.derive import derive
+from gke_tpu.config.pools.plan import TpuPoolPlan, plan_pool
 from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.preview.engine import run_program
 from gke_tpu.workloads.args import ContainerSpec
@@ -427,9 +427,9 @@ def test_long_tpu7x_pool_names_get_distinct_workload_policies(run_plan: PlanRunn
 
 def _plan_of(entry: dict[str, Any], region: str = "us-central2") -> TpuPoolPlan:
     cluster = ClusterFacts(name="lib", region=region, min_master_version="1.34")
-    warnings: list[str] = []
-    result = plan_pool(0, TpuPoolSpec.model_validate(entry), cluster, warnings)
-    assert isinstance(result, TpuPoolPlan), result
+    facts = derive(0, TpuPoolSpec.model_validate(entry), cluster, set(entry), (), [])
+    result = plan_pool(facts)
+    assert isinstance(result, TpuPoolPlan), facts
     return result
 
 

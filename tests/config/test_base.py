@@ -8,7 +8,7 @@ from typing import Literal
 import pytest
 from pydantic import Field, StrictInt, ValidationError, field_validator
 
-from gke_tpu.config.base import Parsed, Spec, innermost_model, keys_of, parse, problems_from
+from gke_tpu.config.base import Spec, given_keys, innermost_model, keys_of, parse, problems_from
 from gke_tpu.problems import Problem
 from gke_tpu.problems.json_numbers import loads
 
@@ -144,8 +144,5 @@ def test_a_parsed_section_knows_its_keys_as_written_parsed_or_not() -> None:
     data = {"poolName": "a", "inner": {"maxNodes": 0}, "channel": "STABLE"}
     model, _, _ = parse(Outer, data, "s")
     assert model is not None
-    warnings: list[str] = []
-    parsed = Parsed.of(model, data, warnings)
-    assert parsed.given == {"poolName", "inner", "channel"}
-    assert parsed.warnings is warnings
-    assert Parsed.of(Outer(pool_name="a"), {"pool_name": "a"}, []).given == {"poolName"}
+    assert given_keys(Outer, data) == {"poolName", "inner", "channel"}
+    assert given_keys(Outer, {"pool_name": "a"}) == {"poolName"}

@@ -1,33 +1,23 @@
-"""The rule lists of config/: each rule reads fields the config has, so that a field that did
-not parse skips exactly the rules that read it; and one bad field hides no other rule."""
+"""The rules of config/, one registry of every wing's: each rule reads fields the config has,
+so that a field that did not parse skips exactly the rules that read it; and one bad field hides
+no other rule."""
 
 from __future__ import annotations
 
-from typing import Any
+import ast
+from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
 
+import gke_tpu.config
 from gke_tpu.config.base import innermost_model, keys_of
-from gke_tpu.config.cluster.rules import CLUSTER_RULES
-from gke_tpu.config.kueue.rules import KUEUE_RULES, QUEUED_POOL_RULES
-from gke_tpu.config.network.rules import NETWORK_RULES
-from gke_tpu.config.observability.plan import OBSERVABILITY_RULES
-from gke_tpu.config.platform.rules import STACK_RULES
 from gke_tpu.config.platform.sections import SECTIONS
-from gke_tpu.config.pools.rules import POOL_RULES
+from gke_tpu.config.rules import RULES, WINGS
 from gke_tpu.problems.rules import Rule
 from tests.conftest import config_problems, stack_config
 
-RULE_LISTS: dict[str, tuple[Rule[Any], ...]] = {
-    "cluster": CLUSTER_RULES,
-    "network": NETWORK_RULES,
-    "stack": STACK_RULES,
-    "pool": POOL_RULES,
-    "kueue": KUEUE_RULES,
-    "queued pools": QUEUED_POOL_RULES,
-    "observability": OBSERVABILITY_RULES,
-}
+CONFIG = Path(gke_tpu.config.__file__).parent
 CLUSTER = {"name": "tpu-test", "region": "us-central2"}
 RANGES = {"nodesCidr": "10.0.0.0/22", "podsCidr": "10.4.0.0/16", "servicesCidr": "10.8.0.0/20"}
 
@@ -46,13 +36,8 @@ def _resolves(path: str) -> bool:
     return True
 
 
-@pytest.mark.parametrize(
-    "listed",
-    [(name, each) for name, rules in RULE_LISTS.items() for each in rules],
-    ids=lambda listed: f"{listed[0]}-{listed[1].name}",
-)
-def test_every_rule_reads_fields_the_config_has(listed: tuple[str, Rule[Any]]) -> None:
-    _, each = listed
+@pytest.mark.parametrize("each", RULES, ids=lambda each: each.name)
+def test_every_rule_reads_fields_the_config_has(each: Rule[object]) -> None:
     assert [path for path in each.reads if not _resolves(path)] == []
     # A rule refuses only what it reads: the fields whose values its problem is about.
     assert set(each.refuses) <= set(each.reads)
@@ -61,13 +46,28 @@ def test_every_rule_reads_fields_the_config_has(listed: tuple[str, Rule[Any]]) -
 def test_only_presence_rules_read_nothing() -> None:
     """A rule that reads no field could never be skipped: only those that ask whether a key is
     written at all (parsed or not) may."""
-    unread = [each.name for rules in RULE_LISTS.values() for each in rules if not each.reads]
-    assert unread == ["autopilot_has_no_node_pool_keys"]
+    assert [each.name for each in RULES if not each.reads] == ["autopilot_has_no_node_pool_keys"]
 
 
-def test_the_sections_own_rules_read_only_their_section() -> None:
-    for key, section in SECTIONS.items():
-        assert {path.split(".")[0] for each in section.rules for path in each.reads} <= {key}
+def test_the_registry_holds_every_rule_of_every_wing() -> None:
+    """Each wing's rules.py exports RULES, and the registry takes each wing's once: a rule
+    defined in a wing (in any of its files) and left out of its list would never run."""
+    wings = sorted(p.parent.name for p in CONFIG.glob("*/rules.py"))
+    assert sorted(WINGS) == wings
+    for wing in wings:
+        defined = {
+            node.name
+            for path in (CONFIG / wing).glob("*.py")
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.FunctionDef)
+            and any(
+                isinstance(d, ast.Call) and getattr(d.func, "id", None) == "rule"
+                for d in node.decorator_list
+            )
+        }
+        listed = {each.check.__name__ for each in WINGS[wing]}
+        assert defined <= listed, wing
+    assert len(RULES) == len({id(each) for each in RULES})
 
 
 def test_a_path_that_is_not_a_config_key_does_not_resolve() -> None:

@@ -26,7 +26,7 @@ class PlannedTpuPool:
     node_service_account: pulumi.Input[str]
     """Email of the nodes' service account."""
     plan: TpuPoolPlan
-    """The decision for this `tpuPools` entry (config.pools.planner.plan_pool)."""
+    """The decision for this `tpuPools` entry (config.pools.plan.plan_pool)."""
 
 
 @dataclass(frozen=True)

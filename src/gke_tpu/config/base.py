@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from dataclasses import field as dataclass_field
 from functools import cache
-from typing import Annotated, Any, Generic, TypeVar, cast
+from typing import Annotated, Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
@@ -126,46 +124,40 @@ def _field_adapter(model: type[BaseModel], name: str) -> TypeAdapter[Any]:
     return TypeAdapter(annotation)
 
 
-def parse(model: type[M], data: Any, base: str) -> tuple[M | None, frozenset[str], list[Problem]]:
+def parse(
+    model: type[M], data: Any, base: str, by_name: bool = False
+) -> tuple[M | None, frozenset[str], list[Problem]]:
     """`data` as `model`; when it is not valid, the model of the fields that are, the keys of
-    those that are not, and the problems, so one bad field hides no other problem. None when
-    `data` is not a mapping."""
+    those that are not (as the stack file spells them), and the problems, so one bad field hides
+    no other problem. None when `data` is not a mapping. `by_name`: `data` names the fields as
+    Python does (a component's arguments), and so do the problems' paths."""
     try:
         return model.model_validate(data), frozenset(), []
     except ValidationError as error:
         problems = problems_from(error, base, model)
     if not isinstance(data, Mapping):
         return None, frozenset(), problems
+    given = cast("Mapping[str, Any]", data)
     fields: dict[str, Any] = {}
     invalid: set[str] = set()
     for name, field in model.model_fields.items():
         key = field.alias or name
-        if key not in data:
+        if (name if by_name else key) not in given:
             if field.is_required():
                 invalid.add(key)
             continue
         try:
-            fields[name] = _field_adapter(model, name).validate_python(data[key])
+            fields[name] = _field_adapter(model, name).validate_python(
+                given[name if by_name else key]
+            )
         except ValidationError:
             invalid.add(key)
     return model.model_construct(**fields), frozenset(invalid), problems
 
 
-@dataclass(frozen=True)
-class Parsed(Generic[M]):
-    """A section as the rules across its fields see it: the model built from the fields that
-    parsed (see `parse`), the keys written in it, parsed or not, and the stack's warnings, which
-    a rule may add to."""
-
-    spec: M
-    given: frozenset[str] = frozenset()
-    warnings: list[str] = dataclass_field(default_factory=list[str])
-
-    @classmethod
-    def of(cls, spec: M, data: Any, warnings: list[str]) -> Parsed[M]:
-        """`spec` as parse made it from `data`; its keys as users write them (camelCase, even
-        where `data` spells a field by its Python name)."""
-        fields = type(spec).model_fields
-        keys: Iterable[Any] = cast("Mapping[Any, Any]", data) if isinstance(data, Mapping) else ()
-        given = frozenset((fields[k].alias or k) if k in fields else str(k) for k in keys)
-        return cls(spec, given, warnings)
+def given_keys(model: type[BaseModel], data: Any) -> frozenset[str]:
+    """The keys written in `data`, parsed or not, as the stack file spells them (camelCase,
+    even where `data` names a field as Python does)."""
+    fields = model.model_fields
+    keys: Iterable[Any] = cast("Mapping[Any, Any]", data) if isinstance(data, Mapping) else ()
+    return frozenset((fields[k].alias or k) if k in fields else str(k) for k in keys)

@@ -25,18 +25,23 @@ class Rule(Generic[S]):
     reads: tuple[str, ...]
     check: Callable[[S], Iterable[Problem]]
     refuses: tuple[str, ...] = ()
+    each: bool = False
+    """Run once per entry of a list (the stack's `tpuPools`), with the entry's own unparsed
+    fields and refusals: one entry's bad field hides no rule of another."""
 
     @property
     def name(self) -> str:
         return getattr(self.check, "__name__", repr(self.check))
 
 
-def rule(*reads: str, refuses: tuple[str, ...] = ()) -> Callable[[Check[S]], Rule[S]]:
+def rule(
+    *reads: str, refuses: tuple[str, ...] = (), each: bool = False
+) -> Callable[[Check[S]], Rule[S]]:
     """Make `check` a rule that reads the fields at `reads` (and, with a problem, leaves those
-    of `refuses` to no rule after it)."""
+    of `refuses` to no rule after it); `each`: once per entry of a list."""
 
     def make(check: Check[S]) -> Rule[S]:
-        return Rule(reads, check, refuses)
+        return Rule(reads, check, refuses, each)
 
     return make
 
@@ -50,7 +55,7 @@ def covers(path: str, other: str) -> bool:
 
 def skipped(reads: Iterable[str], unparsed: Collection[str]) -> bool:
     """Whether a rule that reads `reads` must wait: one of them did not parse."""
-    return any(covers(read, bad) for read in reads for bad in unparsed)
+    return bool(unparsed) and any(covers(read, bad) for read in reads for bad in unparsed)
 
 
 def run_rules(rules: Sequence[Rule[S]], subject: S, unparsed: Collection[str]) -> list[Problem]:

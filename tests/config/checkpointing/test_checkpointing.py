@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.config.checkpointing.rules import CheckpointedStack, cluster_prerequisites
-from gke_tpu.config.checkpointing.spec import CheckpointConfigurationPlan, CheckpointingSpec
+from gke_tpu.config.checkpointing import rules
+from gke_tpu.config.checkpointing.spec import CheckpointConfigurationPlan
 from gke_tpu.config.platform.load import load_platform
 from tests.conftest import BASE_CLUSTER, config_problems, stack_config
 
@@ -164,24 +164,17 @@ def test_old_channel_default_is_a_warning() -> None:
     )
 
 
-def test_a_cluster_without_gcs_fuse_or_workload_identity_is_refused() -> None:
-    spec = load_platform(_config({"bucket": "tpu-test-ckpt"}))
-    assert spec.checkpointing is not None
-    stack = CheckpointedStack(
-        spec=CheckpointingSpec(bucket="tpu-test-ckpt"),
-        cluster=spec.cluster,
-        pools=spec.tpu_pools,
-        entry_names=frozenset({"train", "serve"}),
-        gcs_fuse_csi_driver=False,
-        workload_identity=False,
-    )
-    assert [str(p) for p in cluster_prerequisites.check(stack)] == [
+def test_a_cluster_without_gcs_fuse_or_workload_identity_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert load_platform(_config({"bucket": "tpu-test-ckpt"})).checkpointing is not None
+    monkeypatch.setattr(rules, "GCS_FUSE_CSI_DRIVER", False)
+    monkeypatch.setattr(rules, "WORKLOAD_IDENTITY", False)
+    assert config_problems(_config({"bucket": "tpu-test-ckpt"})) == [
         "checkpointing: multi-tier checkpointing needs the GCS FUSE CSI driver and Workload "
         "Identity on the cluster, which this cluster leaves off; turn them on or remove the "
         "section"
     ]
-    on = CheckpointedStack(stack.spec, stack.cluster, stack.pools, stack.entry_names, True, True)
-    assert list(cluster_prerequisites.check(on)) == []
 
 
 def test_a_fraction_of_memory_under_one_gb_is_refused_unless_the_pool_s_size_is_set() -> None:

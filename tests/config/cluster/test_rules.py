@@ -1,27 +1,20 @@
-"""The cluster section's rule list, run on parsed sections directly: which rule a field that did
+"""The cluster wing's rules, run on a view of the section alone: which rule a field that did
 not parse skips, and what each finds."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from gke_tpu.config.base import Parsed, parse
-from gke_tpu.config.cluster.rules import CLUSTER_RULES
-from gke_tpu.config.cluster.spec import ClusterSpec
+from gke_tpu.config.cluster.rules import RULES
 from gke_tpu.config.platform.load import load_platform
-from gke_tpu.problems.rules import run_rules
+from tests.config.helpers import run_rules_of
 from tests.conftest import config_problems, stack_config
 
 BASE = {"name": "tpu-test", "region": "us-central2"}
 
 
 def _run(data: dict[str, Any]) -> tuple[list[str], list[str]]:
-    spec, invalid, _ = parse(ClusterSpec, data, "cluster")
-    assert spec is not None
-    warnings: list[str] = []
-    found = run_rules(
-        CLUSTER_RULES, Parsed.of(spec, data, warnings), {f"cluster.{k}" for k in invalid}
-    )
+    found, warnings = run_rules_of(RULES, cluster=data)
     return [p.path for p in found], warnings
 
 

@@ -1,24 +1,17 @@
-"""The network section's rule list, run on parsed sections directly."""
+"""The network wing's rules, run on a view of the section alone."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from gke_tpu.config.base import Parsed, parse
-from gke_tpu.config.network.rules import NETWORK_RULES
-from gke_tpu.config.network.spec import NetworkSpec
-from gke_tpu.problems.rules import run_rules
+from gke_tpu.config.network.rules import RULES
+from tests.config.helpers import run_rules_of
 
 RANGES = {"nodesCidr": "10.0.0.0/22", "podsCidr": "10.4.0.0/16", "servicesCidr": "10.8.0.0/20"}
 
 
 def _run(data: dict[str, Any]) -> tuple[list[str], list[str]]:
-    spec, invalid, _ = parse(NetworkSpec, data, "network")
-    assert spec is not None
-    warnings: list[str] = []
-    found = run_rules(
-        NETWORK_RULES, Parsed.of(spec, data, warnings), {f"network.{k}" for k in invalid}
-    )
+    found, warnings = run_rules_of(RULES, network=data)
     return [str(p) for p in found], warnings
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from gke_tpu.catalog import GENERATIONS
 from gke_tpu.config.platform.load import load_platform
-from gke_tpu.config.pools.derive import allowed_topologies
+from gke_tpu.config.pools.shape import allowed_topologies
 from tests.config.pools.entries import (
     BAD_NAME,
     GENERATION_NAMES,

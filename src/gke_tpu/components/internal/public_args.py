@@ -9,15 +9,18 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from gke_tpu.config.base import parse
+from gke_tpu.config.base import given_keys, parse
 from gke_tpu.config.cluster.spec import ClusterFacts, region_problems
 from gke_tpu.config.model_storage.spec import ModelStorageSpec, StoragePlan, plan_model_storage
 from gke_tpu.config.platform.cluster_plan import ClusterPlan
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.config.platform.sections import NAMESPACE, PROJECT_KEY
-from gke_tpu.config.pools.plan import TpuPoolPlan
-from gke_tpu.config.pools.planner import plan_pool
+from gke_tpu.config.pools.derive import derive
+from gke_tpu.config.pools.plan import TpuPoolPlan, plan_pool
+from gke_tpu.config.pools.rules import RULES as POOL_RULES
 from gke_tpu.config.pools.spec import TpuPoolSpec
+from gke_tpu.config.rules import check
+from gke_tpu.config.view import StackView
 from gke_tpu.problems import ConfigError, Problem
 
 #: The entry's path in the rules' problems, and the cluster facts' paths, as argument names.
@@ -103,9 +106,12 @@ def plan_pool_args(
         project=cluster["project"],
     )
     if spec is not None:
-        planned = plan_pool(0, spec, facts, warnings, invalid)
-        if isinstance(planned, list):
-            problems += planned
+        entry = derive(0, spec, facts, given_keys(TpuPoolSpec, data) | invalid, invalid, warnings)
+        view = StackView(facts=facts, entries=(entry,), entry_count=1, warnings=warnings)
+        found = check(view, POOL_RULES[1:-1])  # the entry's own rules
+        planned = None if found else plan_pool(entry)
+        if planned is None:
+            problems += found
         elif planned.fallback:
             problems.append(Problem(f"{_ENTRY}.fallback", "a fallback is a TpuComputeClass's"))
         elif planned.multi_host != multi_host:

@@ -1,44 +1,28 @@
 """The rules of `gke-tpu:checkpointing` against the cluster and the pools, as a flat list
-(problems.rules): each refusal at the config path that has to change."""
+(config.rules runs them): each refusal at the config path that has to change."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from gke_tpu.catalog import version_at_least
 from gke_tpu.catalog.gke import CHANNEL_FLOORS
 from gke_tpu.config.checkpointing.spec import (
     MIN_VERSION,
     PATH,
-    CheckpointingSpec,
     checkpointed_pools,
     in_memory_size,
 )
 from gke_tpu.config.cluster.spec import ClusterSpec
-from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.config.platform.cluster_plan import GCS_FUSE_CSI_DRIVER, WORKLOAD_IDENTITY
+from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem, did_you_mean, show
 from gke_tpu.problems.rules import Rule, rule
 
 _PAGE = "GKE's multi-tier checkpointing page"
 
 
-@dataclass(frozen=True)
-class CheckpointedStack:
-    """What the rules read: the section, the cluster, the pools that planned, the names of the
-    `tpuPools` entries (planned or not), and whether the cluster runs the GCS FUSE CSI driver
-    and Workload Identity, which the feature needs besides its own addon."""
-
-    spec: CheckpointingSpec
-    cluster: ClusterSpec
-    pools: tuple[TpuPoolPlan, ...]
-    entry_names: frozenset[str]
-    gcs_fuse_csi_driver: bool
-    workload_identity: bool
-
-
 @rule(PATH, "cluster.mode")
-def standard_only(stack: CheckpointedStack) -> list[Problem]:
-    if stack.cluster.mode != "autopilot":
+def standard_only(view: StackView) -> list[Problem]:
+    if view.cluster.mode != "autopilot":
         return []
     return [
         Problem(
@@ -51,8 +35,8 @@ def standard_only(stack: CheckpointedStack) -> list[Problem]:
 
 
 @rule(PATH, "cluster.minMasterVersion")
-def recent_enough(stack: CheckpointedStack) -> list[Problem]:
-    version = stack.cluster.min_master_version
+def recent_enough(view: StackView) -> list[Problem]:
+    version = view.cluster.min_master_version
     if version is None or version_at_least(version, MIN_VERSION):
         return []
     return [
@@ -65,13 +49,13 @@ def recent_enough(stack: CheckpointedStack) -> list[Problem]:
 
 
 @rule(PATH)
-def cluster_prerequisites(stack: CheckpointedStack) -> list[Problem]:
+def cluster_prerequisites(view: StackView) -> list[Problem]:
     """The page creates the cluster with the GcsFuseCsiDriver addon and a workload pool."""
     missing = [
         what
         for what, on in (
-            ("the GCS FUSE CSI driver", stack.gcs_fuse_csi_driver),
-            ("Workload Identity", stack.workload_identity),
+            ("the GCS FUSE CSI driver", GCS_FUSE_CSI_DRIVER),
+            ("Workload Identity", WORKLOAD_IDENTITY),
         )
         if not on
     ]
@@ -87,22 +71,23 @@ def cluster_prerequisites(stack: CheckpointedStack) -> list[Problem]:
 
 
 @rule(f"{PATH}.pools", "tpuPools")
-def known_pools(stack: CheckpointedStack) -> list[Problem]:
-    names = stack.spec.pools or ()
+def known_pools(view: StackView) -> list[Problem]:
+    names = view.checkpointing.pools or ()
+    entry_names = frozenset(view.indices)
     return [
         Problem(
             f"{PATH}.pools[{i}]",
-            f"{show(name)} is no tpuPools entry{did_you_mean(name, stack.entry_names) or '.'}"
-            f" Entries: {', '.join(sorted(stack.entry_names)) or 'none'}",
+            f"{show(name)} is no tpuPools entry{did_you_mean(name, entry_names) or '.'}"
+            f" Entries: {', '.join(sorted(entry_names)) or 'none'}",
         )
         for i, name in enumerate(names)
-        if name not in stack.entry_names
+        if name not in entry_names
     ]
 
 
 @rule(PATH, "tpuPools")
-def something_to_checkpoint(stack: CheckpointedStack) -> list[Problem]:
-    if stack.spec.pools is not None or checkpointed_pools(stack.spec, stack.pools):
+def something_to_checkpoint(view: StackView) -> list[Problem]:
+    if view.checkpointing.pools is not None or checkpointed_pools(view.checkpointing, view.plans):
         return []
     return [
         Problem(
@@ -113,9 +98,9 @@ def something_to_checkpoint(stack: CheckpointedStack) -> list[Problem]:
 
 
 @rule(f"{PATH}.inMemoryVolumeSizes", f"{PATH}.pools", f"{PATH}.memoryFraction", "tpuPools")
-def sizes_of_checkpointed_pools(stack: CheckpointedStack) -> list[Problem]:
-    spec = stack.spec
-    pools = checkpointed_pools(spec, stack.pools)
+def sizes_of_checkpointed_pools(view: StackView) -> list[Problem]:
+    spec = view.checkpointing
+    pools = checkpointed_pools(spec, view.plans)
     chosen = {p.name for p in pools}
     problems = [
         Problem(
@@ -140,7 +125,7 @@ def sizes_of_checkpointed_pools(stack: CheckpointedStack) -> list[Problem]:
     return problems
 
 
-CHECKPOINTING_RULES: tuple[Rule[CheckpointedStack], ...] = (
+RULES: tuple[Rule[StackView], ...] = (
     standard_only,
     recent_enough,
     cluster_prerequisites,

@@ -1,25 +1,24 @@
 """The rules across the fields of `gke-tpu:cluster` that no single field can check
-(problems.rules)."""
+(config.rules runs them)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gke_tpu.catalog.cpu_machines import check_machine_type, default_cpu_machine_type
 from gke_tpu.catalog.gcp import zone_region
 from gke_tpu.catalog.gke import MAX_NO_UPGRADES_EXCLUSIONS, NO_UPGRADES_LONGEST_DAYS
-from gke_tpu.config.base import Parsed
 from gke_tpu.config.cluster.maintenance import availability_problem, parse_utc
-from gke_tpu.config.cluster.spec import ClusterSpec, MaintenanceExclusion, region_problems
+from gke_tpu.config.cluster.spec import MaintenanceExclusion, region_problems
+from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem, show
 from gke_tpu.problems.rules import Rule, rule
 
-Cluster = Parsed[ClusterSpec]
-
 
 @rule("cluster.mode")
-def autopilot_has_no_cpu_pool(cluster: Cluster) -> Iterator[Problem]:
-    if cluster.spec.mode == "autopilot" and "cpuPool" in cluster.given:
+def autopilot_has_no_cpu_pool(view: StackView) -> Iterator[Problem]:
+    if view.cluster.mode == "autopilot" and "cpuPool" in view.keys("cluster"):
         yield Problem(
             "cluster.cpuPool",
             "not allowed with mode: autopilot: an Autopilot cluster has no node pools of "
@@ -29,8 +28,8 @@ def autopilot_has_no_cpu_pool(cluster: Cluster) -> Iterator[Problem]:
 
 
 @rule("cluster.mode")
-def autopilot_has_no_auto_provisioning(cluster: Cluster) -> Iterator[Problem]:
-    if cluster.spec.mode == "autopilot" and "autoProvisioning" in cluster.given:
+def autopilot_has_no_auto_provisioning(view: StackView) -> Iterator[Problem]:
+    if view.cluster.mode == "autopilot" and "autoProvisioning" in view.keys("cluster"):
         yield Problem(
             "cluster.autoProvisioning",
             "not allowed with mode: autopilot: GKE provisions an Autopilot cluster's nodes "
@@ -39,8 +38,8 @@ def autopilot_has_no_auto_provisioning(cluster: Cluster) -> Iterator[Problem]:
 
 
 @rule("cluster.mode", "cluster.releaseChannel")
-def autopilot_is_in_a_channel(cluster: Cluster) -> Iterator[Problem]:
-    if cluster.spec.mode == "autopilot" and cluster.spec.release_channel == "NONE":
+def autopilot_is_in_a_channel(view: StackView) -> Iterator[Problem]:
+    if view.cluster.mode == "autopilot" and view.cluster.release_channel == "NONE":
         yield Problem(
             "cluster.releaseChannel",
             "'NONE' is not allowed with mode: autopilot: an Autopilot cluster is always in "
@@ -49,15 +48,15 @@ def autopilot_is_in_a_channel(cluster: Cluster) -> Iterator[Problem]:
 
 
 @rule("cluster.region", "cluster.allowUndocumentedRegion")
-def region_is_known(cluster: Cluster) -> list[Problem]:
-    spec = cluster.spec
-    return region_problems(spec.region, spec.allow_undocumented_region, cluster.warnings)
+def region_is_known(view: StackView) -> list[Problem]:
+    spec = view.cluster
+    return region_problems(spec.region, spec.allow_undocumented_region, view.warnings)
 
 
 @rule("cluster.region", "cluster.cpuPool")
-def cpu_zones_are_in_the_region(cluster: Cluster) -> Iterator[Problem]:
-    region = cluster.spec.region
-    for i, zone in enumerate(cluster.spec.cpu_pool.zones or ()):
+def cpu_zones_are_in_the_region(view: StackView) -> Iterator[Problem]:
+    region = view.cluster.region
+    for i, zone in enumerate(view.cluster.cpu_pool.zones or ()):
         if zone_region(zone) != region:
             yield Problem(
                 f"cluster.cpuPool.zones[{i}]",
@@ -67,12 +66,12 @@ def cpu_zones_are_in_the_region(cluster: Cluster) -> Iterator[Problem]:
 
 
 @rule("cluster.mode", "cluster.region", "cluster.cpuPool")
-def cpu_machine_type_exists(cluster: Cluster) -> Iterator[Problem]:
+def cpu_machine_type_exists(view: StackView) -> Iterator[Problem]:
     """The CPU pool's machine type against the catalog of series and sizes, and of what the
     region lacks (catalog.cpu_machines); a series the catalog does not know is a warning."""
-    if cluster.spec.mode == "autopilot":
+    if view.cluster.mode == "autopilot":
         return
-    pool, region = cluster.spec.cpu_pool, cluster.spec.region
+    pool, region = view.cluster.cpu_pool, view.cluster.region
     # A cluster section with a bad field is built without its validators: the default is the
     # region's here too.
     given = "machine_type" in pool.model_fields_set
@@ -82,13 +81,13 @@ def cpu_machine_type_exists(cluster: Cluster) -> Iterator[Problem]:
     if checked.problem:
         yield Problem("cluster.cpuPool.machineType", checked.problem)
     if checked.warning:
-        cluster.warnings.append(f"cluster.cpuPool.machineType: {checked.warning}")
+        view.warnings.append(f"cluster.cpuPool.machineType: {checked.warning}")
 
 
 @rule("cluster.cpuPool")
-def cpu_zones_are_named_once(cluster: Cluster) -> Iterator[Problem]:
+def cpu_zones_are_named_once(view: StackView) -> Iterator[Problem]:
     seen: set[str] = set()
-    for i, zone in enumerate(cluster.spec.cpu_pool.zones or ()):
+    for i, zone in enumerate(view.cluster.cpu_pool.zones or ()):
         if zone in seen:
             yield Problem(
                 f"cluster.cpuPool.zones[{i}]", f"{zone!r} is listed twice; name each zone once"
@@ -97,8 +96,8 @@ def cpu_zones_are_named_once(cluster: Cluster) -> Iterator[Problem]:
 
 
 @rule("cluster.maintenanceWindow")
-def window_is_long_enough(cluster: Cluster) -> Iterator[Problem]:
-    window = cluster.spec.maintenance_window
+def window_is_long_enough(view: StackView) -> Iterator[Problem]:
+    window = view.cluster.maintenance_window
     if window is None:
         return
     start, end = parse_utc(window.start_time), parse_utc(window.end_time)
@@ -112,11 +111,11 @@ def window_is_long_enough(cluster: Cluster) -> Iterator[Problem]:
 
 
 @rule("cluster.maintenanceExclusions")
-def exclusions_fit_gke(cluster: Cluster) -> Iterator[Problem]:
+def exclusions_fit_gke(view: StackView) -> Iterator[Problem]:
     """At most 3 NO_UPGRADES exclusions, each with its end, under a name of its own."""
     names: set[str] = set()
     no_upgrades = 0
-    for i, exclusion in enumerate(cluster.spec.maintenance_exclusions):
+    for i, exclusion in enumerate(view.cluster.maintenance_exclusions):
         path = f"cluster.maintenanceExclusions[{i}]"
         if exclusion.scope == "NO_UPGRADES":
             no_upgrades += 1
@@ -136,10 +135,10 @@ def exclusions_fit_gke(cluster: Cluster) -> Iterator[Problem]:
 
 
 @rule("cluster.maintenanceExclusions", "cluster.releaseChannel")
-def exclusion_scopes_need_a_channel(cluster: Cluster) -> Iterator[Problem]:
-    if cluster.spec.release_channel != "NONE":
+def exclusion_scopes_need_a_channel(view: StackView) -> Iterator[Problem]:
+    if view.cluster.release_channel != "NONE":
         return
-    for i, exclusion in enumerate(cluster.spec.maintenance_exclusions):
+    for i, exclusion in enumerate(view.cluster.maintenance_exclusions):
         if exclusion.scope != "NO_UPGRADES":
             yield Problem(
                 f"cluster.maintenanceExclusions[{i}].scope",
@@ -149,10 +148,10 @@ def exclusion_scopes_need_a_channel(cluster: Cluster) -> Iterator[Problem]:
 
 
 @rule("cluster.maintenanceExclusions", "cluster.maintenanceWindow")
-def exclusions_need_a_window(cluster: Cluster) -> Iterator[Problem]:
+def exclusions_need_a_window(view: StackView) -> Iterator[Problem]:
     # The provider's maintenance_policy takes exactly one of a daily or a recurring window
     # (ExactlyOneOf in google_container_cluster), so exclusions alone fail there.
-    if cluster.spec.maintenance_exclusions and cluster.spec.maintenance_window is None:
+    if view.cluster.maintenance_exclusions and view.cluster.maintenance_window is None:
         yield Problem(
             "cluster.maintenanceExclusions",
             "need a maintenanceWindow: the provider refuses a maintenance policy without "
@@ -202,8 +201,20 @@ def _exclusion_end_problems(path: str, exclusion: MaintenanceExclusion) -> Itera
         )
 
 
+@rule("cluster.subnetwork", "cluster.region")
+def subnetwork_is_in_the_region(view: StackView) -> Iterator[Problem]:
+    cluster = view.cluster
+    region = re.search(r"/regions/([^/]+)/", cluster.subnetwork or "")
+    if region and region.group(1) != cluster.region:
+        yield Problem(
+            "cluster.subnetwork",
+            f"{show(cluster.subnetwork)} is in region {region.group(1)!r}, not in the "
+            f"cluster's region {cluster.region!r}; a cluster's subnetwork is in its region",
+        )
+
+
 #: In the order their problems are listed.
-CLUSTER_RULES: tuple[Rule[Cluster], ...] = (
+RULES: tuple[Rule[StackView], ...] = (
     autopilot_has_no_cpu_pool,
     autopilot_has_no_auto_provisioning,
     autopilot_is_in_a_channel,
@@ -215,4 +226,5 @@ CLUSTER_RULES: tuple[Rule[Cluster], ...] = (
     exclusions_fit_gke,
     exclusion_scopes_need_a_channel,
     exclusions_need_a_window,
+    subnetwork_is_in_the_region,
 )

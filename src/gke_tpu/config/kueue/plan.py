@@ -1,18 +1,15 @@
 """What `gke-tpu:kueue` becomes: flavors, ClusterQueues with their share of the pools' chips,
-LocalQueues, and the queued provisioning check, checked against the pools that planned."""
+and LocalQueues."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gke_tpu.config.kueue.rules import QUEUED_POOL_RULES
-from gke_tpu.config.kueue.shares import QueuedPools, QueueShare, queue_shares
+from gke_tpu.config.kueue.shares import QueueShare, queue_shares_of
 from gke_tpu.config.kueue.spec import KueueSpec, Preemption
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.contract.outputs import QueueRef
-from gke_tpu.problems import Problem
-from gke_tpu.problems.rules import run_rules, skipped
 
 
 @dataclass(frozen=True)
@@ -61,40 +58,18 @@ class KueuePlan:
         return any(q.provisioning_pools for q in self.queues)
 
 
-def plan_kueue(
-    spec: KueueSpec | None,
-    pools: Sequence[tuple[int, TpuPoolPlan]],
-    unplanned: frozenset[str] = frozenset(),
-    unparsed: Collection[str] = frozenset(),
-    tpu_chip_limits: Mapping[str, int] | None = None,
-) -> tuple[KueuePlan | None, list[Problem]]:
-    """The queues, or the problems of the section and of queued-provisioning pools no queue
-    covers. Rules that read `unplanned` entries or `unparsed` paths are skipped: their problems
-    are reported already. `tpu_chip_limits` bound the shares of pools with a fallback."""
-    by_name = {pool.name: pool for _, pool in pools}
-    problems: list[Problem] = []
-    queues: list[QueuePlan] = []
-    claims: dict[str, list[tuple[str, str, int]]] = {}
-    for i, queue in enumerate(spec.queues if spec else ()):
-        path = f"kueue.queues[{i}]"
-        shares, share_problems = queue_shares(queue, path, by_name, unplanned)
-        problems += share_problems
-        for share, at in shares:
-            claims.setdefault(share.pool.name, []).append((queue.name, at, share.chips))
-        plan = QueuePlan(
+def plan_kueue(spec: KueueSpec, pools: Mapping[str, TpuPoolPlan]) -> KueuePlan:
+    """The queues of a section whose rules found no problem (config.kueue.rules)."""
+    shares = queue_shares_of(spec, pools, frozenset())
+    queues = tuple(
+        QueuePlan(
             name=queue.name,
             namespaces=queue.namespaces,
-            shares=tuple(share for share, _ in shares),
+            shares=queue_shares,
             cohort=queue.cohort,
             borrowing_limit=queue.borrowing_limit,
             preemption=queue.preemption,
         )
-        queues.append(plan)
-    queued = QueuedPools(pools, claims, tpu_chip_limits)
-    problems += run_rules(QUEUED_POOL_RULES, queued, unparsed)
-    if spec is None or problems or skipped(["kueue"], unparsed):
-        return None, problems
-    kueue = KueuePlan(
-        version=spec.version, queues=tuple(queues), create_namespaces=spec.create_namespaces
+        for queue, queue_shares in zip(spec.queues, shares.shares, strict=True)
     )
-    return kueue, []
+    return KueuePlan(version=spec.version, queues=queues, create_namespaces=spec.create_namespaces)

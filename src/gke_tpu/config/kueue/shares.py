@@ -3,10 +3,10 @@ and the checks of the shares against the pools and node auto-provisioning's limi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gke_tpu.config.kueue.spec import QueueSpec
+from gke_tpu.config.kueue.spec import KueueSpec, QueueSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.problems import Problem, did_you_mean, show
 
@@ -151,17 +151,29 @@ def oversubscribed(
 
 
 @dataclass(frozen=True)
-class QueuedPools:
-    """The queues' shares of the pools that planned, as the rules across them read them."""
+class QueueShares:
+    """Every queue's shares of the pools that planned, the claims on each pool, and the
+    problems of the shares."""
 
-    pools: Sequence[tuple[int, TpuPoolPlan]]
-    """The planned pools with their `tpuPools` index."""
+    shares: tuple[tuple[QueueShare, ...], ...]
+    """Each queue's shares, in queue order."""
     claims: Mapping[str, list[tuple[str, str, int]]]
     """By pool name: each queue's name, the config path of its share and its chips."""
-    tpu_chip_limits: Mapping[str, int] | None
-    """The chips node auto-provisioning may create per generation (none: nothing of ours
-    bounds them)."""
+    problems: list[Problem]
 
-    @property
-    def by_name(self) -> dict[str, TpuPoolPlan]:
-        return {pool.name: pool for _, pool in self.pools}
+
+def queue_shares_of(
+    spec: KueueSpec, pools: Mapping[str, TpuPoolPlan], unplanned: frozenset[str]
+) -> QueueShares:
+    """The queues' shares of `pools`; shares of an `unplanned` pool are left out (its own
+    problems are reported at its entry)."""
+    shares: list[tuple[QueueShare, ...]] = []
+    claims: dict[str, list[tuple[str, str, int]]] = {}
+    problems: list[Problem] = []
+    for i, queue in enumerate(spec.queues):
+        found, found_problems = queue_shares(queue, f"kueue.queues[{i}]", pools, unplanned)
+        problems += found_problems
+        for share, at in found:
+            claims.setdefault(share.pool.name, []).append((queue.name, at, share.chips))
+        shares.append(tuple(share for share, _ in found))
+    return QueueShares(tuple(shares), claims, problems)

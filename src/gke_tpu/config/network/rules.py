@@ -1,5 +1,5 @@
-"""The rules across the fields of `gke-tpu:network`, as a flat list: each names the fields it
-reads, and problems.rules.run_rules skips it when one of them did not parse."""
+"""The rules of `gke-tpu:network`: across its fields, and its ranges and Pods per node against
+the cluster and the pools (config.rules runs them)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,10 @@ from gke_tpu.catalog.network import (
     PRIVATE_RANGES,
     WIDEST_SERVICES_PREFIX,
 )
-from gke_tpu.config.base import Parsed
-from gke_tpu.config.network.spec import NetworkSpec
+from gke_tpu.config.network.sizing import AUTOPILOT_SIZING_WARNING, node_groups, sizing_problems
+from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem, show
 from gke_tpu.problems.rules import Rule, rule
-
-Network = Parsed[NetworkSpec]
 
 #: The ranges of the network, by key, in the order their rules run.
 RANGE_KEYS = ("nodesCidr", "podsCidr", "servicesCidr", "controlPlaneCidr")
@@ -28,17 +26,17 @@ _ATTRIBUTES = {
 }
 
 
-def _range(network: Network, key: str) -> ipaddress.IPv4Network | None:
+def _range(view: StackView, key: str) -> ipaddress.IPv4Network | None:
     """A range as it is used: the control plane's only with private nodes."""
-    if key == "controlPlaneCidr" and not network.spec.private_nodes:
+    if key == "controlPlaneCidr" and not view.network.private_nodes:
         return None
-    value = getattr(network.spec, _ATTRIBUTES[key])
+    value = getattr(view.network, _ATTRIBUTES[key])
     return None if value is None else ipaddress.IPv4Network(value)
 
 
 @rule("network.privateNodes", "network.controlPlaneCidr")
-def control_plane_range_needs_private_nodes(network: Network) -> Iterator[Problem]:
-    spec = network.spec
+def control_plane_range_needs_private_nodes(view: StackView) -> Iterator[Problem]:
+    spec = view.network
     if not spec.private_nodes and spec.control_plane_cidr is not None:
         yield Problem(
             "network.controlPlaneCidr",
@@ -48,8 +46,8 @@ def control_plane_range_needs_private_nodes(network: Network) -> Iterator[Proble
 
 
 @rule("network.privateNodes", "network.nat")
-def nat_needs_private_nodes(network: Network) -> Iterator[Problem]:
-    if not network.spec.private_nodes and "nat" in network.spec.model_fields_set:
+def nat_needs_private_nodes(view: StackView) -> Iterator[Problem]:
+    if not view.network.private_nodes and "nat" in view.network.model_fields_set:
         yield Problem(
             "network.nat",
             "Cloud NAT serves private nodes only, and privateNodes is false; remove nat or set "
@@ -57,10 +55,10 @@ def nat_needs_private_nodes(network: Network) -> Iterator[Problem]:
         )
 
 
-def _disjoint(key: str, other: str) -> Rule[Network]:
+def _disjoint(key: str, other: str) -> Rule[StackView]:
     @rule(f"network.{key}", f"network.{other}")
-    def ranges_are_disjoint(network: Network) -> Iterator[Problem]:
-        first, second = _range(network, key), _range(network, other)
+    def ranges_are_disjoint(view: StackView) -> Iterator[Problem]:
+        first, second = _range(view, key), _range(view, other)
         if first is not None and second is not None and first.overlaps(second):
             yield Problem(
                 f"network.{key}",
@@ -71,12 +69,12 @@ def _disjoint(key: str, other: str) -> Rule[Network]:
     return ranges_are_disjoint
 
 
-def _private_space(key: str) -> Rule[Network]:
+def _private_space(key: str) -> Rule[StackView]:
     @rule(f"network.{key}")
-    def range_is_private_space(network: Network) -> Iterator[Problem]:
-        found = _range(network, key)
+    def range_is_private_space(view: StackView) -> Iterator[Problem]:
+        found = _range(view, key)
         if found is not None and not any(found.subnet_of(r) for r in PRIVATE_RANGES):
-            network.warnings.append(
+            view.warnings.append(
                 f"network.{key}: '{found}' is public address space used privately: hosts on "
                 "the internet in that range become unreachable from the cluster"
             )
@@ -86,8 +84,8 @@ def _private_space(key: str) -> Rule[Network]:
 
 
 @rule("network.servicesCidr")
-def services_range_fits_gke(network: Network) -> Iterator[Problem]:
-    services = _range(network, "servicesCidr")
+def services_range_fits_gke(view: StackView) -> Iterator[Problem]:
+    services = _range(view, "servicesCidr")
     if services is not None and not (
         WIDEST_SERVICES_PREFIX <= services.prefixlen <= NARROWEST_SERVICES_PREFIX
     ):
@@ -99,9 +97,9 @@ def services_range_fits_gke(network: Network) -> Iterator[Problem]:
 
 
 @rule("network.masterAuthorizedNetworks")
-def authorized_ranges_are_listed_once(network: Network) -> Iterator[Problem]:
+def authorized_ranges_are_listed_once(view: StackView) -> Iterator[Problem]:
     seen: dict[str, int] = {}
-    for i, entry in enumerate(network.spec.master_authorized_networks):
+    for i, entry in enumerate(view.network.master_authorized_networks):
         if entry.cidr_block in seen:
             yield Problem(
                 f"network.masterAuthorizedNetworks[{i}].cidrBlock",
@@ -112,8 +110,8 @@ def authorized_ranges_are_listed_once(network: Network) -> Iterator[Problem]:
 
 
 @rule("network.nat")
-def nat_ports_grow(network: Network) -> Iterator[Problem]:
-    nat = network.spec.nat
+def nat_ports_grow(view: StackView) -> Iterator[Problem]:
+    nat = view.network.nat
     if nat.max_ports_per_vm <= nat.min_ports_per_vm:
         yield Problem(
             "network.nat.maxPortsPerVm",
@@ -121,8 +119,37 @@ def nat_ports_grow(network: Network) -> Iterator[Problem]:
         )
 
 
+def _gke_sets_pods_per_node_on_autopilot(key: str, attribute: str) -> Rule[StackView]:
+    @rule("cluster.mode", f"network.{key}")
+    def autopilot_pods_per_node_are_gkes(view: StackView) -> Iterator[Problem]:
+        if view.cluster.mode == "autopilot" and attribute in view.network.model_fields_set:
+            yield Problem(
+                f"network.{key}",
+                "not allowed with cluster.mode autopilot: GKE sets the Pods per node of the "
+                "nodes it creates; remove it",
+            )
+
+    return autopilot_pods_per_node_are_gkes
+
+
+@rule(
+    "cluster.mode",
+    "cluster.cpuPool",
+    "network.nodesCidr",
+    "network.podsCidr",
+    "network.maxPodsPerNode",
+)
+def ranges_hold_every_node(view: StackView) -> list[Problem]:
+    """The ranges hold every node at its most, with surge; on Autopilot GKE decides the nodes."""
+    cluster, network = view.cluster, view.network
+    if cluster.mode == "autopilot":
+        view.warnings.append(AUTOPILOT_SIZING_WARNING)
+        return []
+    return sizing_problems(network, node_groups(cluster, view.plans, network.max_pods_per_node))
+
+
 #: In the order their problems are listed.
-NETWORK_RULES: tuple[Rule[Network], ...] = (
+RULES: tuple[Rule[StackView], ...] = (
     control_plane_range_needs_private_nodes,
     nat_needs_private_nodes,
     *(_disjoint(key, other) for i, key in enumerate(RANGE_KEYS) for other in RANGE_KEYS[:i]),
@@ -130,4 +157,7 @@ NETWORK_RULES: tuple[Rule[Network], ...] = (
     services_range_fits_gke,
     authorized_ranges_are_listed_once,
     nat_ports_grow,
+    _gke_sets_pods_per_node_on_autopilot("maxPodsPerNode", "max_pods_per_node"),
+    _gke_sets_pods_per_node_on_autopilot("tpuMaxPodsPerNode", "tpu_max_pods_per_node"),
+    ranges_hold_every_node,
 )

@@ -28,8 +28,6 @@ from gke_tpu.config.observability.queries import ClusterSeries, Gates, gate_met,
 from gke_tpu.config.observability.serving import serves, serving_section
 from gke_tpu.config.observability.spec import ObservabilitySpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
-from gke_tpu.problems import Problem
-from gke_tpu.problems.rules import rule
 
 PATH = "observability"
 #: Names of the objects that let Managed Service for Prometheus scrape Kueue (kueue-system).
@@ -58,54 +56,6 @@ class ObservabilityPlan:
     kueue_metrics: bool
     """Scrape Kueue's controller with a PodMonitoring (and what its endpoint needs)."""
     tpu_device_plugin_metrics: bool
-
-
-@dataclass(frozen=True)
-class ObservedStack:
-    """What the section's rules read: the section (its defaults when absent) and the cluster."""
-
-    spec: ObservabilitySpec
-    cluster: ClusterSpec | None
-
-
-@rule("observability", "cluster.mode")
-def fits_the_cluster(stack: ObservedStack) -> list[Problem]:
-    """Managed Service for Prometheus where the section needs it or the cluster runs it."""
-    spec, cluster = stack.spec, stack.cluster
-    if not spec.enabled or cluster is None:
-        return []
-    problems: list[Problem] = []
-    if cluster.mode == "autopilot" and not spec.managed_prometheus:
-        problems.append(
-            Problem(
-                f"{PATH}.managedPrometheus",
-                "false is not allowed on Autopilot, which always runs Managed Service for "
-                "Prometheus' managed collection; remove the key",
-            )
-        )
-    kube_state = [c for c in spec.components if c in m.KUBE_STATE_COMPONENTS]
-    if not spec.managed_prometheus and kube_state:
-        problems.append(
-            Problem(
-                f"{PATH}.components",
-                f"{', '.join(kube_state)} are kube state metrics, which Managed Service for "
-                "Prometheus collects: leave managedPrometheus true or remove them",
-            )
-        )
-    if not spec.managed_prometheus and spec.tpu_device_plugin_metrics:
-        problems.append(
-            Problem(
-                f"{PATH}.tpuDevicePluginMetrics",
-                "true needs managedPrometheus: a PodMonitoring is scraped by its managed "
-                "collection",
-            )
-        )
-    return problems
-
-
-#: The rules across the section and the cluster (problems.rules), skipped while either did not
-#: parse; the section's own fields are checked by its model.
-OBSERVABILITY_RULES = (fits_the_cluster,)
 
 
 def _components(

@@ -1,78 +1,50 @@
-"""The whole stack config, parsed once: `gcp:project` plus the project's own `gke-tpu:*` keys.
-Rules across sections use what did parse, so one run reports every problem.
+"""The whole stack config, loaded once: `gcp:project` plus the project's own `gke-tpu:*` keys
+are parsed and derived into the view (config.platform.sections), every rule runs over it
+(config.rules), and a stack with no problem is planned. Rules use what did parse, so one run
+reports every problem.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from gke_tpu.catalog.gcp import project_id_warning
 from gke_tpu.catalog.gke import CHANNEL_FLOORS
-from gke_tpu.config.checkpointing.rules import (
-    CHECKPOINTING_RULES,
-    CheckpointedStack,
-    checkpointing_warnings,
-)
+from gke_tpu.config.checkpointing.rules import checkpointing_warnings
 from gke_tpu.config.checkpointing.spec import PATH as CHECKPOINTING_KEY
-from gke_tpu.config.checkpointing.spec import (
-    CheckpointingSpec,
-    plan_checkpointing,
-)
-from gke_tpu.config.cluster.spec import ClusterFacts, ClusterSpec
-from gke_tpu.config.kueue.plan import KueuePlan, plan_kueue
-from gke_tpu.config.model_storage.anywhere_cache import anywhere_cache_problems, plan_anywhere_cache
+from gke_tpu.config.checkpointing.spec import CheckpointingSpec, plan_checkpointing
+from gke_tpu.config.kueue.plan import plan_kueue
+from gke_tpu.config.kueue.spec import KueueSpec
+from gke_tpu.config.model_storage.anywhere_cache import plan_anywhere_cache
 from gke_tpu.config.model_storage.spec import ModelStorageSpec, plan_model_storage
 from gke_tpu.config.network.plan import plan_network
 from gke_tpu.config.network.spec import NetworkSpec
-from gke_tpu.config.observability.plan import (
-    OBSERVABILITY_RULES,
-    ObservedStack,
-    plan_observability,
-)
+from gke_tpu.config.observability.plan import plan_observability
 from gke_tpu.config.observability.spec import ObservabilitySpec
 from gke_tpu.config.platform.cluster_plan import (
-    GCS_FUSE_CSI_DRIVER,
-    WORKLOAD_IDENTITY,
     Monitoring,
     dns_endpoint_warnings,
     node_pools_scale,
     plan_cluster,
 )
 from gke_tpu.config.platform.cost import COST_KEY, estimate_cost
-from gke_tpu.config.platform.rules import STACK_RULES, Stack
 from gke_tpu.config.platform.sections import (
     NAMESPACE,
     PROJECT_KEY,
-    ParsedSections,
-    parse_sections,
     project_problems,
     section_values,
     unknown_keys,
+    view_of,
 )
 from gke_tpu.config.platform.spec import PlatformSpec, PreflightSpec
 from gke_tpu.config.pools.list_rules import maintenance_warnings
-from gke_tpu.config.pools.plan import TpuPoolPlan
-from gke_tpu.config.pools.planner import plan_tpu_pools
 from gke_tpu.config.pools.versions import channel_version_warnings, version_warnings
+from gke_tpu.config.rules import check
+from gke_tpu.config.view import StackView
 from gke_tpu.problems import ConfigError, Problem, show
-from gke_tpu.problems.rules import run_rules, skipped
-
-
-@dataclass(frozen=True)
-class _Checked:
-    """A stack config with no problem: the parsed sections and the pools' and queues' plans."""
-
-    project: str
-    cluster: ClusterSpec
-    parsed: ParsedSections
-    pools: tuple[TpuPoolPlan, ...]
-    paths: Mapping[str, str]
-    """Each planned pool's `tpuPools[<i>]`, by name."""
-    kueue: KueuePlan | None
-    observability: ObservabilitySpec
-    warnings: list[str]
+from gke_tpu.problems.rules import skipped
 
 
 def load_platform(config: Mapping[str, str]) -> PlatformSpec:
@@ -80,32 +52,12 @@ def load_platform(config: Mapping[str, str]) -> PlatformSpec:
 
     `config` maps fully qualified keys to strings (objects as JSON), as Pulumi hands them over.
     """
-    return _plan(_check(config))
+    return plan_platform(check_stack(config))
 
 
-def _cluster_facts(cluster: ClusterSpec | None, project: str | None) -> ClusterFacts:
-    """What the pools need of the cluster, from those of its fields that parsed."""
-    if cluster is None:
-        return ClusterFacts(project=project)
-    fields = {k: getattr(cluster, k) for k in cluster.model_fields_set}
-    return replace(ClusterFacts.of(fields), project=project)
-
-
-def _with_pods_per_node(
-    pools: tuple[TpuPoolPlan, ...], parsed: ParsedSections, autopilot: bool
-) -> tuple[TpuPoolPlan, ...]:
-    """Pools without their own `maxPodsPerNode` take the network's `tpuMaxPodsPerNode` (on a
-    Standard cluster: Autopilot sets its nodes' Pods)."""
-    network: NetworkSpec | None = parsed.specs.get("network")
-    if network is None or autopilot or skipped(["network.tpuMaxPodsPerNode"], parsed.unparsed):
-        return pools
-    default = network.tpu_max_pods_per_node
-    return tuple(replace(p, max_pods_per_node=p.max_pods_per_node or default) for p in pools)
-
-
-def _check(config: Mapping[str, str]) -> _Checked:
-    """Every section parsed and checked on its own, the pools and queues planned, and the rules
-    across sections; one ConfigError with every problem if there is any."""
+def check_stack(config: Mapping[str, str]) -> StackView:
+    """The stack config parsed, derived and checked by every rule: the view of a stack with no
+    problem, or one ConfigError with every problem, in config order."""
     project = config.get(PROJECT_KEY)
     problems = project_problems(project)
     valid_project = None if problems else project
@@ -115,76 +67,20 @@ def _check(config: Mapping[str, str]) -> _Checked:
     ours = {k.split(":", 1)[1]: v for k, v in config.items() if k.startswith(f"{NAMESPACE}:")}
     problems += unknown_keys(ours)
     values = section_values(ours, problems)
-    parsed = parse_sections(values, ours, problems, warnings)
-    unparsed = parsed.unparsed
-
-    cluster: ClusterSpec | None = parsed.specs.get("cluster")
-    facts = _cluster_facts(cluster, valid_project)
-    entries = parsed.entries
-    pools, pool_problems, pool_warnings = plan_tpu_pools(facts, entries)
-    problems += pool_problems
-    warnings += pool_warnings
-    autopilot = not skipped(["cluster.mode"], unparsed) and facts.mode == "autopilot"
-    pools = _with_pods_per_node(pools, parsed, autopilot)
-    stack = Stack(
-        cluster=cluster,
-        facts=facts,
-        network=parsed.specs.get("network"),
-        storage=parsed.specs.get("modelStorage"),
-        entries=tuple(entries),
-        entry_count=len(values.get("tpuPools", ())),
-        pools=pools,
-        given=frozenset(values),
-        warnings=warnings,
-    )
-    problems += run_rules(STACK_RULES, stack, unparsed)
-    observability: ObservabilitySpec = parsed.specs.get("observability", ObservabilitySpec())
-    problems += run_rules(OBSERVABILITY_RULES, ObservedStack(observability, cluster), unparsed)
-    storage_spec: ModelStorageSpec | None = parsed.specs.get("modelStorage")
-    cached = ["modelStorage.anywhereCache", "modelStorage.location", "cluster.region", "tpuPools"]
-    if (
-        storage_spec is not None
-        and storage_spec.anywhere_cache is not None
-        and cluster is not None
-        and not skipped(cached, unparsed)
-    ):
-        problems += anywhere_cache_problems(
-            storage_spec.anywhere_cache, cluster.region, storage_spec.location, pools
-        )
-    checkpointing: CheckpointingSpec | None = parsed.specs.get(CHECKPOINTING_KEY)
-    if checkpointing is not None and cluster is not None:
-        checkpointed = CheckpointedStack(
-            spec=checkpointing,
-            cluster=cluster,
-            pools=pools,
-            # Its rules read tpuPools, so they are skipped when any entry's name did not parse.
-            entry_names=frozenset(p.name for _, p, _ in entries),
-            gcs_fuse_csi_driver=GCS_FUSE_CSI_DRIVER,
-            workload_identity=WORKLOAD_IDENTITY,
-        )
-        problems += run_rules(CHECKPOINTING_RULES, checkpointed, unparsed)
-
-    index = {pool.name: i for i, pool, invalid in entries if "name" not in invalid}
-    kueue, kueue_problems = plan_kueue(
-        parsed.specs.get("kueue"),
-        [(index[p.name], p) for p in pools if p.name in index],
-        unplanned=frozenset(index) - {p.name for p in pools},
-        # A section written but not an object has its queues unknown, and its own problem.
-        unparsed=unparsed if "kueue" in ours else unparsed - {"kueue"},
-        tpu_chip_limits=_auto_provisioned_chips(cluster),
-    )
-    problems += kueue_problems
-
-    if problems or project is None or cluster is None or skipped(["cluster"], unparsed):
+    view, parse_problems = view_of(values, project=valid_project, written=ours, warnings=warnings)
+    problems += parse_problems + check(view)
+    if problems or project is None or skipped(["cluster"], view.unparsed):
         raise ConfigError(sorted(problems, key=_path_order))
-    paths = {p.name: f"tpuPools[{index[p.name]}]" for p in pools}
-    return _Checked(project, cluster, parsed, pools, paths, kueue, observability, warnings)
+    return replace(view, project=project)
 
 
-def _plan(checked: _Checked) -> PlatformSpec:
-    """What a checked stack becomes: each section's plan, and the warnings of the whole."""
-    project, cluster, pools, kueue = checked.project, checked.cluster, checked.pools, checked.kueue
-    specs, warnings = checked.parsed.specs, checked.warnings
+def plan_platform(view: StackView) -> PlatformSpec:
+    """What a stack with no problem becomes: each section's plan, and the warnings of the
+    whole."""
+    project, cluster, pools = view.project or "", view.cluster, view.plans
+    specs, warnings = view.sections, view.warnings
+    kueue_spec: KueueSpec | None = specs.get("kueue")
+    kueue = plan_kueue(kueue_spec, view.planned) if kueue_spec else None
     warnings += version_warnings(cluster, pools) + maintenance_warnings(cluster, pools)
     warnings += channel_version_warnings(cluster)
     storage_spec: ModelStorageSpec | None = specs.get("modelStorage")
@@ -215,7 +111,7 @@ def _plan(checked: _Checked) -> PlatformSpec:
             storage.namespace if storage else None,
         )
     monitoring, monitoring_warnings = plan_observability(
-        checked.observability,
+        specs.get("observability", ObservabilitySpec()),
         cluster,
         pools,
         kueue=kueue,
@@ -245,14 +141,6 @@ def _plan(checked: _Checked) -> PlatformSpec:
         warnings=tuple(warnings),
         checkpointing=checkpointing,
     )
-
-
-def _auto_provisioned_chips(cluster: ClusterSpec | None) -> Mapping[str, int] | None:
-    """The TPU chips node auto-provisioning may create per generation, in a Standard cluster
-    with limits; None where nothing of ours bounds them (Autopilot: the project's quota)."""
-    if cluster is None or cluster.mode == "autopilot" or cluster.auto_provisioning is None:
-        return None
-    return cluster.auto_provisioning.max_tpu_chips
 
 
 _SECTION_ORDER = (

@@ -1,36 +1,35 @@
-"""The stack config's sections: each key of `gke-tpu:*`, its model and its own rules, parsed
-one by one so that one bad field hides no other problem."""
+"""The stack config's sections, parsed and derived into the view every rule reads
+(config.view): each key of `gke-tpu:*` and its model, parsed one by one so that one bad field
+hides no other problem; then what the `tpuPools` entries work out, and their plans."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from pydantic import BaseModel
 
 from gke_tpu.catalog.gcp import project_id_problem
 from gke_tpu.catalog.tokens import PLATFORM_PROJECT
-from gke_tpu.config.base import Parsed, parse
+from gke_tpu.config.base import given_keys, parse
 from gke_tpu.config.checkpointing.spec import PATH as CHECKPOINTING_KEY
-from gke_tpu.config.checkpointing.spec import (
-    CheckpointingSpec,
-)
-from gke_tpu.config.cluster.rules import CLUSTER_RULES
-from gke_tpu.config.cluster.spec import ClusterSpec
-from gke_tpu.config.kueue.rules import KUEUE_RULES
+from gke_tpu.config.checkpointing.spec import CheckpointingSpec
+from gke_tpu.config.cluster.spec import ClusterFacts, ClusterSpec
 from gke_tpu.config.kueue.spec import KueueSpec
 from gke_tpu.config.model_storage.spec import ModelStorageSpec
-from gke_tpu.config.network.rules import NETWORK_RULES
 from gke_tpu.config.network.spec import NetworkSpec
 from gke_tpu.config.observability.spec import ObservabilitySpec
 from gke_tpu.config.platform.cost import COST_KEY, CostSpec
-from gke_tpu.config.platform.rules import Entry
 from gke_tpu.config.platform.spec import PreflightSpec
+from gke_tpu.config.pools.derive import PoolFacts, derive
+from gke_tpu.config.pools.list_rules import name_problems
+from gke_tpu.config.pools.plan import plan_pool
 from gke_tpu.config.pools.spec import TpuPoolSpec
+from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem, did_you_mean, json_numbers, show
-from gke_tpu.problems.rules import Rule, run_rules
+from gke_tpu.problems.rules import skipped
 
 NAMESPACE = PLATFORM_PROJECT
 PROJECT_KEY = "gcp:project"
@@ -41,19 +40,17 @@ class Section:
     model: type[BaseModel]  # parses the value (or each entry) and names its keys in errors
     required: bool
     each: bool = False  # a list whose entries are parsed one by one
-    rules: tuple[Rule[Parsed[Any]], ...] = ()
-    """Across the section's own fields; across sections: config.platform.rules."""
 
 
-# A new section is one entry here, read from `parsed.specs` into PlatformSpec; its rules across
-# sections go in config.platform.rules.
+# A new section is one entry here, read from the view's `sections` into PlatformSpec; its rules
+# go in its wing's rules.py (config.rules).
 SECTIONS: dict[str, Section] = {
-    "cluster": Section(ClusterSpec, required=True, rules=CLUSTER_RULES),
-    "network": Section(NetworkSpec, required=False, rules=NETWORK_RULES),
+    "cluster": Section(ClusterSpec, required=True),
+    "network": Section(NetworkSpec, required=False),
     "tpuPools": Section(TpuPoolSpec, required=False, each=True),
     "modelStorage": Section(ModelStorageSpec, required=False),
     "preflight": Section(PreflightSpec, required=False),
-    "kueue": Section(KueueSpec, required=False, rules=KUEUE_RULES),
+    "kueue": Section(KueueSpec, required=False),
     COST_KEY: Section(CostSpec, required=False),
     "observability": Section(ObservabilitySpec, required=False),
     CHECKPOINTING_KEY: Section(CheckpointingSpec, required=False),
@@ -89,49 +86,89 @@ def unknown_keys(ours: Mapping[str, str]) -> list[Problem]:
     ]
 
 
-@dataclass
-class ParsedSections:
-    """Every section parsed: each object section's model from the fields that parsed (absent:
-    not given, or not an object), the `tpuPools` entries, and the config paths no rule may read:
-    fields that did not parse, and sections that are absent or not of their shape."""
-
-    specs: dict[str, Any] = field(default_factory=dict[str, Any])
-    entries: list[Entry] = field(default_factory=list[Entry])
-    unparsed: set[str] = field(default_factory=set[str])
+def cluster_facts(cluster: ClusterSpec | None, project: str | None) -> ClusterFacts:
+    """What the pools need of the cluster, from those of its fields that parsed."""
+    if cluster is None:
+        return ClusterFacts(project=project)
+    fields = {k: getattr(cluster, k) for k in cluster.model_fields_set}
+    return replace(ClusterFacts.of(fields), project=project)
 
 
-def parse_sections(
-    values: Mapping[str, Any], given: Collection[str], problems: list[Problem], warnings: list[str]
-) -> ParsedSections:
-    """Each section on its own, then the rules across its fields. `given`: the sections set,
-    of their shape or not."""
-    parsed = ParsedSections()
+def _pods_per_node(view: StackView) -> int | None:
+    """The network's `tpuMaxPodsPerNode`, which pools without their own take, on a Standard
+    cluster (Autopilot sets its nodes' Pods)."""
+    network: NetworkSpec | None = view.sections.get("network")
+    if network is None or view.autopilot or skipped(["network.tpuMaxPodsPerNode"], view.unparsed):
+        return None
+    return network.tpu_max_pods_per_node
+
+
+def _names(entries: tuple[PoolFacts, ...]) -> dict[int, tuple[Problem, ...]]:
+    named = [(e.index, e.pool) for e in entries if "tpuPools.name" not in e.unparsed]
+    found: dict[int, tuple[Problem, ...]] = {}
+    for problem in name_problems(named):
+        index = int(problem.path.split("[", 1)[1].split("]", 1)[0])
+        found[index] = (*found.get(index, ()), problem)
+    return found
+
+
+def view_of(
+    values: Mapping[str, Any],
+    *,
+    project: str | None,
+    written: Collection[str],
+    warnings: list[str],
+    by_name: bool = False,
+) -> tuple[StackView, list[Problem]]:
+    """The sections parsed (each from the fields that parsed), the entries derived and planned,
+    and every problem of parsing. `values`: each section's value of its shape; `written`: the
+    sections set, of their shape or not; `by_name`: the values name fields as Python does."""
+    problems: list[Problem] = []
+    sections: dict[str, Any] = {}
+    given: dict[str, frozenset[str]] = {}
+    unparsed: set[str] = set()
+    parsed_entries: list[tuple[int, TpuPoolSpec, frozenset[str], frozenset[str]]] = []
     for key, section in SECTIONS.items():
         if key not in values:
-            if key in given or not section.each:  # an absent list is an empty one
-                parsed.unparsed.add(key)
+            if key in written or not section.each:  # an absent list is an empty one
+                unparsed.add(key)
             continue
         if section.each:
-            # Entries are parsed one by one: one entry's typo hides no other problem, and a bad
-            # field of an entry hides none of that entry's other rules.
             for i, entry in enumerate(values[key]):
-                pool, invalid, entry_problems = parse(section.model, entry, f"{key}[{i}]")
-                problems += entry_problems
+                pool, invalid, found = parse(section.model, entry, f"{key}[{i}]", by_name)
+                problems += found
                 if pool is not None:
-                    parsed.entries.append((i, cast(TpuPoolSpec, pool), invalid))
-                    parsed.unparsed.update(f"{key}.{k}" for k in invalid)
+                    keys = given_keys(section.model, entry) | invalid
+                    parsed_entries.append((i, cast(TpuPoolSpec, pool), keys, invalid))
+                    unparsed.update(f"{key}.{k}" for k in invalid)
             continue
-        spec, invalid, section_problems = parse(section.model, values[key], key)
-        problems += section_problems
+        spec, invalid, found = parse(section.model, values[key], key, by_name)
+        problems += found
         if spec is None:
-            parsed.unparsed.add(key)
+            unparsed.add(key)
             continue
-        parsed.specs[key] = spec
-        unparsed = {f"{key}.{k}" for k in invalid}
-        parsed.unparsed |= unparsed
-        parsed_section = Parsed[Any].of(spec, values[key], warnings)
-        problems += run_rules(section.rules, parsed_section, unparsed)
-    return parsed
+        sections[key] = spec
+        given[key] = given_keys(section.model, values[key])
+        unparsed |= {f"{key}.{k}" for k in invalid}
+    facts = cluster_facts(sections.get("cluster"), project)
+    entries = tuple(
+        derive(i, pool, facts, keys, invalid, warnings) for i, pool, keys, invalid in parsed_entries
+    )
+    view = StackView(
+        project=project,
+        sections=sections,
+        given=given,
+        written=frozenset(written),
+        facts=facts,
+        entries=entries,
+        entry_count=len(values.get("tpuPools", ())),
+        unparsed=frozenset(unparsed),
+        warnings=warnings,
+        name_problems=_names(entries),
+    )
+    pods = _pods_per_node(view)
+    plans = {entry.index: plan_pool(entry, pods) for entry in entries}
+    return replace(view, entry_plans={i: p for i, p in plans.items() if p}), problems
 
 
 def section_values(ours: Mapping[str, str], problems: list[Problem]) -> dict[str, Any]:

@@ -1,28 +1,19 @@
-"""What a `tpuPools` entry works out before its rules run (capacity, steps, zone, machine,
-upgrade, maintenance). Each derivation's problems are reported by the rule at its place in
-`POOL_RULES`; one that reads a field that did not parse finds nothing."""
+"""What a `tpuPools` entry works out before the rules run (capacity, fallback steps, zone,
+machine, upgrade, host maintenance), as one frozen `PoolFacts`. A derivation's problems are
+kept beside it and reported by the rule at its place (config.pools.rules); one that reads a
+field that did not parse finds nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import dataclass
-from itertools import permutations
-from typing import Generic, TypeVar, cast
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
-from gke_tpu.catalog import (
-    GENERATIONS,
-    Generation,
-    MachineType,
-    default_machine_type,
-    is_multi_host,
-    machine_type,
-    parse_topology,
-    topologies_for,
-)
-from gke_tpu.catalog.gcp import zone_region
+from gke_tpu.catalog import GENERATIONS, Generation, MachineType, is_multi_host, nodes_for
 from gke_tpu.config.cluster.spec import ClusterFacts
-from gke_tpu.config.pools.capacity import CAPACITY_KEYS, Capacity, capacity_of
+from gke_tpu.config.pools.capacity import CAPACITY_KEYS, Capacity, capacity_of, flex_start_key
 from gke_tpu.config.pools.fallback import Step, fallback_chain
+from gke_tpu.config.pools.shape import named_machine, pool_zone, shape_machine
 from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.config.pools.upgrades import (
     MaintenanceInterval,
@@ -31,196 +22,162 @@ from gke_tpu.config.pools.upgrades import (
     plan_host_maintenance,
     plan_upgrade,
 )
-from gke_tpu.problems import Problem, did_you_mean, show
+from gke_tpu.contract.outputs import per_workload
+from gke_tpu.problems import Problem
 from gke_tpu.problems.rules import skipped
 
 T = TypeVar("T")
 
-
-@dataclass(frozen=True)
-class Derived(Generic[T]):
-    """A value an entry works out, and the problems that kept it from being worked out."""
-
-    value: T | None = None
-    problems: tuple[Problem, ...] = ()
+#: The config paths the rules read: what chooses the pool's capacity, and its shape.
+CAPACITY_FIELDS = tuple(f"tpuPools.{key}" for key in CAPACITY_KEYS)
+SHAPE_FIELDS = ("tpuPools.tpu", "tpuPools.machineType", "tpuPools.topology")
 
 
 @dataclass(frozen=True)
-class Derivations:
-    """Everything a `tpuPools` entry works out, once, before its rules."""
+class PoolFacts:
+    """One `tpuPools` entry, its cluster's facts and what it works out; `found` holds, by
+    derivation, the problems that kept a value from being worked out."""
 
-    capacity: Derived[Capacity] = Derived()
-    steps: Derived[tuple[Step, ...]] = Derived()
-    zone: Derived[str] = Derived()
-    named_machine: Derived[MachineType] = Derived()
+    index: int
+    pool: TpuPoolSpec
+    cluster: ClusterFacts
+    given: frozenset[str] = frozenset()
+    """Its keys as written, parsed or not."""
+    unparsed: frozenset[str] = frozenset()
+    """The config paths (`tpuPools.<key>`) of its fields that did not parse."""
+    capacity: Capacity | None = None
+    steps: tuple[Step, ...] = ()
+    zone: str | None = None
+    named_machine: MachineType | None = None
     """The machine type as `machineType` names it."""
-    machine: Derived[MachineType] = Derived()
+    machine: MachineType | None = None
     """The machine type once the topology fits: as named, or the generation's default."""
-    upgrade: Derived[UpgradePlan] = Derived()
-    interval: Derived[MaintenanceInterval] = Derived()
+    upgrade: UpgradePlan | None = None
+    interval: MaintenanceInterval | None = None
+    found: Mapping[str, tuple[Problem, ...]] = field(default_factory=dict[str, tuple[Problem, ...]])
 
+    @property
+    def path(self) -> str:
+        return f"tpuPools[{self.index}]"
 
-def _fields(*keys: str) -> tuple[str, ...]:
-    return tuple(f"tpuPools.{key}" for key in keys)
+    def problems(self, derivation: str) -> tuple[Problem, ...]:
+        """What kept `derivation` (a field's name: `zone`, `machine`...) from being worked out."""
+        return self.found.get(derivation, ())
 
+    @property
+    def autopilot(self) -> bool:
+        return self.cluster.mode == "autopilot"
 
-def _documented_zones_in(generation: Generation, region: str) -> list[str]:
-    return [z for z in generation.zones if zone_region(z) == region]
+    @property
+    def has_fallback(self) -> bool:
+        """A fallback that did not parse is empty."""
+        return bool(self.pool.fallback)
 
+    @property
+    def per_workload(self) -> bool:
+        """GKE creates the nodes for each workload (contract.outputs.per_workload)."""
+        return per_workload(self.autopilot, self.has_fallback)
 
-def derive_zone(
-    path: str, pool: TpuPoolSpec, generation: Generation, region: str, warnings: list[str]
-) -> Derived[str]:
-    """The pool's zone: as configured, or the generation's one documented zone in the region."""
-    documented = _documented_zones_in(generation, region)
-    if pool.zone is None:
-        if len(documented) == 1:
-            return Derived(documented[0])
-        where = (
-            f"choose one of {', '.join(documented)}"
-            if documented
-            else f"no {pool.tpu} zone is documented in region {region!r} "
-            f"(documented: {', '.join(generation.zones)}); set zone and allowUndocumentedZone: true"
-        )
-        return Derived(problems=(Problem(f"{path}.zone", f"required: {where}"),))
-    if zone_region(pool.zone) != region:
-        there = f"; {pool.tpu} zones there: {', '.join(documented)}" if documented else ""
-        message = f"{pool.zone!r} is not in the cluster's region {region!r}{there}"
-        return Derived(problems=(Problem(f"{path}.zone", message),))
-    if pool.zone not in generation.zones:
-        message = (
-            f"{pool.zone!r} is not a documented {pool.tpu} zone "
-            f"(documented: {', '.join(generation.zones)})"
-        )
-        if not pool.allow_undocumented_zone:
-            fix = f"set allowUndocumentedZone: true if {pool.tpu} is offered there"
-            return Derived(problems=(Problem(f"{path}.zone", f"{message}; {fix}"),))
-        warnings.append(f"{path}.zone: {message}; used because allowUndocumentedZone is true")
-    return Derived(pool.zone)
+    @property
+    def generation(self) -> Generation:
+        """Read only by rules after `tpu_is_a_generation`, which refuses an unknown one."""
+        return GENERATIONS[self.pool.tpu]
 
+    @property
+    def flex_start(self) -> str | None:
+        """Where the entry asks for flex-start VMs (config.pools.capacity.flex_start_key)."""
+        key = flex_start_key(self.capacity, self.steps, self.pool.fallback)
+        return f"{self.path}.{key}" if key else None
 
-def derive_named_machine(
-    path: str, pool: TpuPoolSpec, generation: Generation
-) -> Derived[MachineType]:
-    """The machine type `machineType` names, if it is one of the generation's."""
-    if pool.machine_type is None:
-        return Derived()
-    found = machine_type(pool.machine_type)
-    names = [m.name for m in generation.machine_types]
-    if found is None:
-        message = (
-            f"{pool.machine_type!r} is not a TPU machine type; {pool.tpu} machine types: "
-            f"{', '.join(names)}{did_you_mean(pool.machine_type, names)}"
-        )
-    elif found[0] is not generation:
-        message = (
-            f"{pool.machine_type!r} is a {found[0].name} machine type, not {pool.tpu}; "
-            f"{pool.tpu} machine types: {', '.join(names)}"
-        )
-    else:
-        return Derived(found[1])
-    return Derived(problems=(Problem(f"{path}.machineType", message),))
+    @property
+    def shape_machine(self) -> MachineType:
+        """The machine type, read only by rules after `topology_fits_the_machine`, which
+        refuses a shape that has none."""
+        if self.machine is None:
+            raise LookupError(f"{self.path}: the machine type asked for before it is known")
+        return self.machine
 
+    @property
+    def nodes(self) -> int:
+        return nodes_for(self.shape_machine, self.pool.topology)
 
-def topology_hint(generation: Generation, topology: str) -> str:
-    """The valid shape with the same dimensions in another order, if any (4x2x2 -> 2x2x4)."""
-    dims = parse_topology(topology)
-    for order in sorted(set(permutations(dims or ()))):
-        shape = "x".join(map(str, order))
-        if shape != topology and shape in generation.topologies:
-            return f"; did you mean {shape!r}?"
-    return ""
-
-
-def allowed_topologies(generation: Generation) -> str:
-    shapes = generation.topologies
-    if len(shapes) <= 12:
-        return ", ".join(shapes)
-    return f"{', '.join(shapes[:8])}, ... {shapes[-1]} ({len(shapes)} shapes: from 64 chips up, every dimension a multiple of 4, in non-decreasing order)"
-
-
-def derive_machine(
-    path: str, pool: TpuPoolSpec, generation: Generation, named: MachineType | None
-) -> Derived[MachineType]:
-    """The machine type of the pool's shape: the named one if the topology fits it, else the
-    generation's default for the topology."""
-    if pool.topology not in generation.topologies:
-        message = (
-            f"{show(pool.topology)} is not a {pool.tpu} topology; expected one of "
-            f"{allowed_topologies(generation)}{topology_hint(generation, pool.topology)}"
-        )
-        return Derived(problems=(Problem(f"{path}.topology", message),))
-    if named is not None:
-        fits = topologies_for(generation, named)
-        if pool.topology not in fits:
-            message = (
-                f"{pool.topology!r} does not fit {named.name}; topologies on {named.name}: "
-                f"{', '.join(fits)}"
-            )
-            return Derived(problems=(Problem(f"{path}.topology", message),))
-        return Derived(named)
-    machine = default_machine_type(generation, pool.topology)
-    if machine is None:  # a valid topology always has a default machine type
-        raise AssertionError(f"catalog: no machine type for {pool.tpu} {pool.topology}")
-    return Derived(machine)
-
-
-def _planned(found: T | list[Problem] | None) -> Derived[T]:
-    if isinstance(found, list):
-        return Derived[T](problems=tuple(cast(list[Problem], found)))
-    return Derived[T](found)
+    @property
+    def multi_host(self) -> bool:
+        return is_multi_host(self.shape_machine, self.pool.topology)
 
 
 def derive(
-    path: str,
+    index: int,
     pool: TpuPoolSpec,
     cluster: ClusterFacts,
-    unparsed: Collection[str],
+    given: Collection[str],
+    invalid: Collection[str],
     warnings: list[str],
-) -> Derivations:
-    """Everything the entry works out, each from the fields that parsed."""
+) -> PoolFacts:
+    """Everything entry `index` works out, each from the fields that parsed (`invalid`: the
+    keys of those that did not); warnings are appended."""
+    path = f"tpuPools[{index}]"
+    unparsed = frozenset(f"tpuPools.{key}" for key in invalid)
+    found: dict[str, tuple[Problem, ...]] = {}
+    capacity: Capacity | None = None
+    steps: tuple[Step, ...] = ()
+    zone: str | None = None
+    named: MachineType | None = None
+    machine: MachineType | None = None
+    upgrade: UpgradePlan | None = None
+    interval: MaintenanceInterval | None = None
 
     def parsed(*keys: str) -> bool:
-        return not skipped(_fields(*keys), unparsed)
+        return not skipped([f"tpuPools.{key}" for key in keys], unparsed)
 
-    capacity = Derived[Capacity]()
+    def done() -> PoolFacts:
+        return PoolFacts(
+            index, pool, cluster, frozenset(given), unparsed,
+            capacity, steps, zone, named, machine, upgrade, interval,
+            {name: problems for name, problems in found.items() if problems},
+        )  # fmt: skip
+
     if parsed(*CAPACITY_KEYS):
-        found, problems = capacity_of(path, pool)
-        capacity = Derived(found, tuple(problems))
+        capacity, problems = capacity_of(path, pool)
+        found["capacity"] = tuple(problems)
     generation = GENERATIONS.get(pool.tpu) if parsed("tpu") else None
     if generation is None:
-        return Derivations(capacity=capacity)
+        return done()
     autopilot = cluster.mode == "autopilot"
-    steps = Derived[tuple[Step, ...]](())
     if parsed("fallback") and pool.fallback:
-        label = capacity.value.label if capacity.value else None
+        label = capacity.label if capacity else None
         chain, problems = fallback_chain(
             path, label, pool.reservation, pool.fallback, generation, autopilot, cluster.project
         )
-        steps = Derived(chain, tuple(problems))
-    zone = Derived[str]()
+        steps, found["steps"] = chain or (), tuple(problems)
     if parsed("zone", "allowUndocumentedZone") and cluster.region:
-        zone = derive_zone(path, pool, generation, cluster.region, warnings)
-    named = Derived[MachineType]()
+        zone, problems = pool_zone(path, pool, generation, cluster.region, warnings)
+        found["zone"] = tuple(problems)
     if parsed("machineType"):
-        named = derive_named_machine(path, pool, generation)
-    machine = Derived[MachineType]()
-    if parsed("machineType", "topology") and not named.problems:
-        machine = derive_machine(path, pool, generation, named.value)
-    derivations = Derivations(capacity, steps, zone, named, machine)
-    if machine.value is None or capacity.value is None or autopilot or pool.fallback:
-        return derivations  # no node pools of ours to upgrade or maintain
+        named, problems = named_machine(path, pool, generation)
+        found["named_machine"] = tuple(problems)
+    if parsed("machineType", "topology") and not found.get("named_machine"):
+        machine, problems = shape_machine(path, pool, generation, named)
+        found["machine"] = tuple(problems)
+    if machine is None or capacity is None or autopilot or pool.fallback:
+        return done()  # no node pools of ours to upgrade or maintain
     kind = PoolKind(
-        multi_host=is_multi_host(machine.value, pool.topology),
+        multi_host=is_multi_host(machine, pool.topology),
         reservation=pool.reservation,
-        short_lived=capacity.value.dynamic_workload_scheduler,
+        short_lived=capacity.dynamic_workload_scheduler,
         generation=generation,
     )
-    upgrade = Derived[UpgradePlan]()
     if parsed("upgrade"):
-        upgrade = _planned(plan_upgrade(path, pool.upgrade, kind))
-    interval: Derived[MaintenanceInterval] = Derived()
+        planned = plan_upgrade(path, pool.upgrade, kind)
+        upgrade, found["upgrade"] = _split(planned)
     if parsed("hostMaintenance"):
-        found_interval = plan_host_maintenance(path, pool.host_maintenance, kind)
-        interval = _planned(found_interval)
-    return Derivations(capacity, steps, zone, named, machine, upgrade, interval)
+        planned_interval = plan_host_maintenance(path, pool.host_maintenance, kind)
+        interval, found["interval"] = _split(planned_interval)
+    return done()
+
+
+def _split(planned: T | list[Problem] | None) -> tuple[T | None, tuple[Problem, ...]]:
+    """A value worked out, or its problems (config.pools.upgrades returns either)."""
+    if isinstance(planned, list):
+        return None, tuple(cast(list[Problem], planned))
+    return planned, ()

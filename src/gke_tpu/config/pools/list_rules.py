@@ -1,15 +1,18 @@
-"""The rules across the `tpuPools` list: names unique across entries, and the warning for
-multi-host pools that a channel upgrade could recreate at any time."""
+"""The rules across the `tpuPools` list: names unique across entries, every node within the
+cluster's limit, and the warning for multi-host pools that a channel upgrade could recreate at
+any time."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from gke_tpu.catalog.gke import CPU_POOL_NAME, gke_name_problem
+from gke_tpu.catalog.gke import CPU_POOL_NAME, MAX_NODES_PER_CLUSTER, gke_name_problem
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan, node_pool_names
 from gke_tpu.config.pools.spec import TpuPoolSpec
+from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem
+from gke_tpu.problems.rules import rule
 
 
 def name_problems(pools: Sequence[tuple[int, TpuPoolSpec]]) -> list[Problem]:
@@ -54,6 +57,31 @@ def name_problems(pools: Sequence[tuple[int, TpuPoolSpec]]) -> list[Problem]:
                 break
             owner[name] = i
     return problems
+
+
+@rule("tpuPools.name", each=True)
+def pool_names_are_unique(view: StackView) -> tuple[Problem, ...]:
+    """Worked out across the list before the rules (`name_problems`), reported at each entry."""
+    return view.name_problems.get(view.pool.index, ())
+
+
+@rule("cluster")
+def cluster_holds_every_node(view: StackView) -> Iterator[Problem]:
+    """GKE's limit of nodes in a Standard cluster, at the most every pool can hold."""
+    cluster = view.cluster
+    if cluster.mode == "autopilot":
+        return
+    cpu_nodes = cluster.cpu_pool.node_count
+    tpu_nodes = sum(p.ref.max_node_count for p in view.plans)
+    if cpu_nodes + tpu_nodes <= MAX_NODES_PER_CLUSTER:
+        return
+    biggest = sorted(view.plans, key=lambda p: -p.ref.max_node_count)[:3]
+    shares = ", ".join(f"{p.name} {p.ref.max_node_count}" for p in biggest)
+    yield Problem(
+        "tpuPools",
+        f"up to {cpu_nodes + tpu_nodes} nodes in the cluster ({cpu_nodes} CPU, {tpu_nodes} "
+        f"TPU; the most: {shares}); a GKE Standard cluster has at most {MAX_NODES_PER_CLUSTER}",
+    )
 
 
 #: Exclusion scopes that keep nodes, and so slices, as they are.

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 
-from gke_tpu.config.pools.entry import PoolEntry
+from gke_tpu.config.pools.derive import PoolFacts
 from gke_tpu.config.pools.reservation import ReservationRef
+from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem
 from gke_tpu.problems.rules import rule
 
@@ -37,7 +38,7 @@ _NODE_POOL_KEYS = {
 FALLBACK_TAKES = frozenset({"diskType"})
 
 
-def _node_pool_keys(entry: PoolEntry, why: str, takes: Collection[str] = ()) -> list[Problem]:
+def _node_pool_keys(entry: PoolFacts, why: str, takes: Collection[str] = ()) -> list[Problem]:
     """Keys written (parsed or not) that make no sense without node pools of ours, each with
     its reason (`takes`: those that still make sense)."""
     return [
@@ -47,13 +48,15 @@ def _node_pool_keys(entry: PoolEntry, why: str, takes: Collection[str] = ()) -> 
     ]
 
 
-@rule()
-def autopilot_has_no_node_pool_keys(entry: PoolEntry) -> list[Problem]:
+@rule(each=True)
+def autopilot_has_no_node_pool_keys(view: StackView) -> list[Problem]:
+    entry = view.pool
     return _node_pool_keys(entry, AUTOPILOT_WHY) if entry.autopilot else []
 
 
-@rule("tpuPools.queuedProvisioning")
-def autopilot_queues_no_provisioning(entry: PoolEntry) -> Iterator[Problem]:
+@rule("tpuPools.queuedProvisioning", each=True)
+def autopilot_queues_no_provisioning(view: StackView) -> Iterator[Problem]:
+    entry = view.pool
     if entry.autopilot and entry.pool.queued_provisioning:
         yield Problem(
             f"{entry.path}.queuedProvisioning",
@@ -63,8 +66,9 @@ def autopilot_queues_no_provisioning(entry: PoolEntry) -> Iterator[Problem]:
         )
 
 
-@rule("tpuPools.reservation")
-def autopilot_selects_no_reservation_block(entry: PoolEntry) -> Iterator[Problem]:
+@rule("tpuPools.reservation", each=True)
+def autopilot_selects_no_reservation_block(view: StackView) -> Iterator[Problem]:
+    entry = view.pool
     reservation = entry.pool.reservation
     if entry.autopilot and reservation and ReservationRef.parse(reservation).block:
         yield Problem(
@@ -75,8 +79,9 @@ def autopilot_selects_no_reservation_block(entry: PoolEntry) -> Iterator[Problem
         )
 
 
-@rule("tpuPools.fallback")
-def fallback_has_no_node_pool_keys(entry: PoolEntry) -> list[Problem]:
+@rule("tpuPools.fallback", each=True)
+def fallback_has_no_node_pool_keys(view: StackView) -> list[Problem]:
+    entry = view.pool
     if entry.autopilot or not entry.has_fallback:
         return []
     return _node_pool_keys(entry, FALLBACK_WHY, FALLBACK_TAKES)

@@ -1,4 +1,6 @@
-"""What one `tpuPools` entry becomes (`TpuPoolPlan`), and the names and lifecycle it decides."""
+"""What one `tpuPools` entry becomes (`TpuPoolPlan`, `plan_pool`): one pure pass from the
+entry's facts (config.pools.derive), so every decision is made once and the components only
+turn the plan into resources; and the names and lifecycle it decides."""
 
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ from gke_tpu.catalog.gke import (
 )
 from gke_tpu.config.names import derived_name
 from gke_tpu.config.pools.capacity import Capacity, flex_start_key
+from gke_tpu.config.pools.derive import PoolFacts
 from gke_tpu.config.pools.fallback import OWN_KIND, Step
 from gke_tpu.config.pools.reservation import ReservationAffinity, ReservationRef
-from gke_tpu.config.pools.spec import Autoscaling, TpuPoolSpec
+from gke_tpu.config.pools.spec import DEFAULT_NODE_COUNT, Autoscaling, TpuPoolSpec
 from gke_tpu.config.pools.upgrades import MaintenanceInterval, UpgradePlan
 from gke_tpu.contract.outputs import TpuPoolRef, per_workload
 
@@ -216,3 +219,53 @@ def workload_policy_name(cluster_name: str, pool_name: str) -> str:
     """Policies are per project and region, so the cluster name keeps clusters' apart; a long
     name gets a digest so two pools sharing a prefix still get two."""
     return derived_name(f"{cluster_name}-{pool_name}", "ht", POLICY_NAME_MAX)
+
+
+def plan_pool(facts: PoolFacts, pods_per_node: int | None = None) -> TpuPoolPlan | None:
+    """What the entry becomes, once every field parsed and everything it works out is known
+    (the rules report what kept it from being known); `pods_per_node`: the network's default
+    for a pool without its own `maxPodsPerNode`."""
+    zone, capacity, machine = facts.zone, facts.capacity, facts.machine
+    if facts.unparsed or facts.found or zone is None or capacity is None or machine is None:
+        return None
+    cluster, pool = facts.cluster, facts.pool
+    if cluster.name is None:
+        return None
+    per_workload, multi_host, nodes = facts.per_workload, facts.multi_host, facts.nodes
+    generation = facts.generation
+    scaling = None if per_workload else pool.autoscaling
+    workload_policy = multi_host and generation.workload_policy_placement and not per_workload
+    return TpuPoolPlan(
+        name=pool.name,
+        node_pool_names=() if per_workload else node_pool_names(pool),
+        generation=generation,
+        machine=machine,
+        topology=pool.topology,
+        zone=zone,
+        nodes_per_slice=nodes,
+        multi_host=multi_host,
+        capacity=capacity,
+        reservation=pool.reservation,
+        autoscaling=scaling,
+        node_count=None
+        if scaling or per_workload
+        else nodes
+        if multi_host
+        else pool.node_count or DEFAULT_NODE_COUNT,
+        auto_upgrade=cluster.release_channel != "NONE",
+        workload_policy_name=workload_policy_name(cluster.name, pool.name)
+        if workload_policy
+        else None,
+        lifecycle=Lifecycle(
+            ignore_changes=(AUTOSCALER_OWNED if scaling else ()) + GKE_REPORTED,
+            replace_on_changes=SLICE_REPLACED_ON if multi_host else (),
+        ),
+        autopilot=facts.autopilot,
+        max_pods_per_node=pool.max_pods_per_node or pods_per_node,
+        fallback=facts.steps,
+        upgrade=facts.upgrade,
+        maintenance_interval=facts.interval,
+        boot_disk_type=pool.disk_type or generation.boot_disk_types[0],
+        max_run_seconds=pool.max_run_seconds,
+        no_upgrades_until_end_of_support=pool.no_upgrades_until_end_of_support,
+    )

@@ -1,14 +1,16 @@
-"""The rules of one `tpuPools` entry, in the order their problems are listed. A rule is skipped
-when a field it reads did not parse, or when an earlier rule refused the generation, machine
-type or topology: the rules after it would only repeat that."""
+"""The pools wing's rules: those of each `tpuPools` entry, in the order their problems are
+listed, and those across the list. A rule of an entry is skipped when a field of that entry it
+reads did not parse, or when an earlier rule refused the generation, machine type or topology:
+the rules after it would only repeat that."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from gke_tpu.catalog import GENERATIONS
-from gke_tpu.config.pools.entry import CAPACITY_FIELDS, SHAPE_FIELDS, PoolEntry
+from gke_tpu.config.pools.derive import CAPACITY_FIELDS, SHAPE_FIELDS
 from gke_tpu.config.pools.fallback import compute_class_name_problems
+from gke_tpu.config.pools.list_rules import cluster_holds_every_node, pool_names_are_unique
 from gke_tpu.config.pools.per_workload_rules import (
     autopilot_has_no_node_pool_keys,
     autopilot_queues_no_provisioning,
@@ -21,19 +23,22 @@ from gke_tpu.config.pools.size_rules import (
     size_fits_the_slice,
 )
 from gke_tpu.config.pools.versions import version_problems
+from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem, did_you_mean, show
 from gke_tpu.problems.rules import Rule, rule
 
 _CAPACITY, _SHAPE, _TPU = CAPACITY_FIELDS, SHAPE_FIELDS, SHAPE_FIELDS[0]
 
 
-@rule(*_CAPACITY)
-def capacity_is_one_kind(entry: PoolEntry) -> tuple[Problem, ...]:
-    return entry.derived.capacity.problems
+@rule(*_CAPACITY, each=True)
+def capacity_is_one_kind(view: StackView) -> tuple[Problem, ...]:
+    entry = view.pool
+    return entry.problems("capacity")
 
 
-@rule(_TPU, refuses=(_TPU,))
-def tpu_is_a_generation(entry: PoolEntry) -> Iterator[Problem]:
+@rule(_TPU, refuses=(_TPU,), each=True)
+def tpu_is_a_generation(view: StackView) -> Iterator[Problem]:
+    entry = view.pool
     tpu = entry.pool.tpu
     if tpu not in GENERATIONS:
         yield Problem(
@@ -43,8 +48,9 @@ def tpu_is_a_generation(entry: PoolEntry) -> Iterator[Problem]:
         )
 
 
-@rule(_TPU)
-def autopilot_knows_the_generation(entry: PoolEntry) -> Iterator[Problem]:
+@rule(_TPU, each=True)
+def autopilot_knows_the_generation(view: StackView) -> Iterator[Problem]:
+    entry = view.pool
     if entry.autopilot and entry.generation.min_version_autopilot is None:
         on_autopilot = [g.name for g in GENERATIONS.values() if g.min_version_autopilot]
         yield Problem(
@@ -55,25 +61,29 @@ def autopilot_knows_the_generation(entry: PoolEntry) -> Iterator[Problem]:
         )
 
 
-@rule("tpuPools.name", "tpuPools.fallback")
-def compute_class_name_is_not_reserved(entry: PoolEntry) -> list[Problem]:
+@rule("tpuPools.name", "tpuPools.fallback", each=True)
+def compute_class_name_is_not_reserved(view: StackView) -> list[Problem]:
+    entry = view.pool
     if not entry.has_fallback:
         return []
     return compute_class_name_problems(entry.path, entry.pool.name)
 
 
-@rule(_TPU, "tpuPools.fallback")
-def fallback_is_a_chain(entry: PoolEntry) -> tuple[Problem, ...]:
-    return entry.derived.steps.problems
+@rule(_TPU, "tpuPools.fallback", each=True)
+def fallback_is_a_chain(view: StackView) -> tuple[Problem, ...]:
+    entry = view.pool
+    return entry.problems("steps")
 
 
-@rule(_TPU, "tpuPools.zone", "tpuPools.allowUndocumentedZone")
-def zone_offers_the_generation(entry: PoolEntry) -> tuple[Problem, ...]:
-    return entry.derived.zone.problems
+@rule(_TPU, "tpuPools.zone", "tpuPools.allowUndocumentedZone", each=True)
+def zone_offers_the_generation(view: StackView) -> tuple[Problem, ...]:
+    entry = view.pool
+    return entry.problems("zone")
 
 
-@rule(_TPU)
-def flex_start_is_offered(entry: PoolEntry) -> Iterator[Problem]:
+@rule(_TPU, each=True)
+def flex_start_is_offered(view: StackView) -> Iterator[Problem]:
+    entry = view.pool
     generation = entry.generation
     if entry.flex_start and not generation.flex_start:
         yield Problem(
@@ -84,8 +94,9 @@ def flex_start_is_offered(entry: PoolEntry) -> Iterator[Problem]:
         )
 
 
-@rule(_TPU, "tpuPools.diskType")
-def boot_disk_fits_the_machine(entry: PoolEntry) -> Iterator[Problem]:
+@rule(_TPU, "tpuPools.diskType", each=True)
+def boot_disk_fits_the_machine(view: StackView) -> Iterator[Problem]:
+    entry = view.pool
     """A machine family takes some boot disk types only (catalog Generation.boot_disk_types)."""
     wanted, generation = entry.pool.disk_type, entry.generation
     if wanted is None or wanted in generation.boot_disk_types:
@@ -98,8 +109,9 @@ def boot_disk_fits_the_machine(entry: PoolEntry) -> Iterator[Problem]:
     )
 
 
-@rule(_TPU, "tpuPools.zone", "tpuPools.allowUndocumentedZone")
-def flex_start_zone_is_offered(entry: PoolEntry) -> Iterator[Problem]:
+@rule(_TPU, "tpuPools.zone", "tpuPools.allowUndocumentedZone", each=True)
+def flex_start_zone_is_offered(view: StackView) -> Iterator[Problem]:
+    entry = view.pool
     """GKE offers flex-start VMs of a generation in some zones only (catalog
     Generation.flex_start_zones); the pool's zone is also where a fallback step's nodes go."""
     generation, zone, at = entry.generation, entry.zone, entry.flex_start
@@ -113,7 +125,7 @@ def flex_start_zone_is_offered(entry: PoolEntry) -> Iterator[Problem]:
         f"(documented: {listed})"
     )
     if entry.pool.allow_undocumented_zone:
-        entry.warnings.append(f"{at}: {message}; used because allowUndocumentedZone is true")
+        view.warnings.append(f"{at}: {message}; used because allowUndocumentedZone is true")
         return
     yield Problem(
         at,
@@ -122,8 +134,9 @@ def flex_start_zone_is_offered(entry: PoolEntry) -> Iterator[Problem]:
     )
 
 
-@rule(_TPU, "tpuPools.queuedProvisioning", "tpuPools.flexStart")
-def queued_provisioning_takes_flex_start(entry: PoolEntry) -> Iterator[Problem]:
+@rule(_TPU, "tpuPools.queuedProvisioning", "tpuPools.flexStart", each=True)
+def queued_provisioning_takes_flex_start(view: StackView) -> Iterator[Problem]:
+    entry = view.pool
     """GKE takes queued provisioning of a TPU node pool only with flex-start VMs, and Google's
     blueprints that do so are for v6e and tpu7x (catalog QUEUED_FLEX_START_MIN_VERSION)."""
     capacity, generation = entry.capacity, entry.generation
@@ -148,7 +161,7 @@ def queued_provisioning_takes_flex_start(entry: PoolEntry) -> Iterator[Problem]:
     else:
         # The sources disagree and no GKE page settles it (catalog QUEUED_FLEX_START_MIN_VERSION):
         # taken, on the generations and version Google's blueprints use, and said.
-        entry.warnings.append(
+        view.warnings.append(
             f"{at}: GKE refused flex-start with queued provisioning for TPUs in December 2025 "
             '("Flex start node pools don\'t support TPUs with queued provisioning", '
             "AI-Hypercomputer/xpk#900), and Google's blueprints run it for v6e and tpu7x since "
@@ -157,8 +170,9 @@ def queued_provisioning_takes_flex_start(entry: PoolEntry) -> Iterator[Problem]:
         )
 
 
-@rule(_TPU)
-def cluster_version_runs_the_pool(entry: PoolEntry) -> list[Problem]:
+@rule(_TPU, each=True)
+def cluster_version_runs_the_pool(view: StackView) -> list[Problem]:
+    entry = view.pool
     return version_problems(
         entry.path,
         entry.pool,
@@ -170,28 +184,33 @@ def cluster_version_runs_the_pool(entry: PoolEntry) -> list[Problem]:
     )
 
 
-@rule(_TPU, "tpuPools.machineType", refuses=("tpuPools.machineType",))
-def machine_type_is_the_generations(entry: PoolEntry) -> tuple[Problem, ...]:
-    return entry.derived.named_machine.problems
+@rule(_TPU, "tpuPools.machineType", refuses=("tpuPools.machineType",), each=True)
+def machine_type_is_the_generations(view: StackView) -> tuple[Problem, ...]:
+    entry = view.pool
+    return entry.problems("named_machine")
 
 
-@rule(*_SHAPE, refuses=("tpuPools.topology",))
-def topology_fits_the_machine(entry: PoolEntry) -> tuple[Problem, ...]:
-    return entry.derived.machine.problems
+@rule(*_SHAPE, refuses=("tpuPools.topology",), each=True)
+def topology_fits_the_machine(view: StackView) -> tuple[Problem, ...]:
+    entry = view.pool
+    return entry.problems("machine")
 
 
-@rule(*_SHAPE, *_CAPACITY, "tpuPools.upgrade")
-def upgrade_fits_the_pool(entry: PoolEntry) -> tuple[Problem, ...]:
-    return entry.derived.upgrade.problems
+@rule(*_SHAPE, *_CAPACITY, "tpuPools.upgrade", each=True)
+def upgrade_fits_the_pool(view: StackView) -> tuple[Problem, ...]:
+    entry = view.pool
+    return entry.problems("upgrade")
 
 
-@rule(*_SHAPE, *_CAPACITY, "tpuPools.hostMaintenance")
-def host_maintenance_fits_the_generation(entry: PoolEntry) -> tuple[Problem, ...]:
-    return entry.derived.interval.problems
+@rule(*_SHAPE, *_CAPACITY, "tpuPools.hostMaintenance", each=True)
+def host_maintenance_fits_the_generation(view: StackView) -> tuple[Problem, ...]:
+    entry = view.pool
+    return entry.problems("interval")
 
 
-@rule(*_CAPACITY, "tpuPools.maxRunSeconds")
-def max_run_is_flex_start(entry: PoolEntry) -> Iterator[Problem]:
+@rule(*_CAPACITY, "tpuPools.maxRunSeconds", each=True)
+def max_run_is_flex_start(view: StackView) -> Iterator[Problem]:
+    entry = view.pool
     """A node's run time bounds flex-start VMs (GKE deletes each at the end of it); other VMs
     run until they are removed."""
     capacity = entry.capacity
@@ -205,8 +224,9 @@ def max_run_is_flex_start(entry: PoolEntry) -> Iterator[Problem]:
         )
 
 
-@rule(*_CAPACITY, "tpuPools.noUpgradesUntilEndOfSupport")
-def upgrades_held_until_end_of_support(entry: PoolEntry) -> Iterator[Problem]:
+@rule(*_CAPACITY, "tpuPools.noUpgradesUntilEndOfSupport", each=True)
+def upgrades_held_until_end_of_support(view: StackView) -> Iterator[Problem]:
+    entry = view.pool
     """The node pool's exclusion holds off auto-upgrades: a pool without any has nothing to
     hold."""
     capacity = entry.capacity
@@ -227,7 +247,9 @@ def upgrades_held_until_end_of_support(entry: PoolEntry) -> Iterator[Problem]:
         )
 
 
-POOL_RULES: tuple[Rule[PoolEntry], ...] = (
+#: The pools wing's rules: the names across the list, each entry's, then the cluster's limit.
+RULES: tuple[Rule[StackView], ...] = (
+    pool_names_are_unique,
     capacity_is_one_kind,
     autopilot_has_no_node_pool_keys,
     autopilot_queues_no_provisioning,
@@ -252,4 +274,5 @@ POOL_RULES: tuple[Rule[PoolEntry], ...] = (
     host_maintenance_fits_the_generation,
     max_run_is_flex_start,
     upgrades_held_until_end_of_support,
+    cluster_holds_every_node,
 )

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gke_tpu.config.pools.entry import SHAPE_FIELDS, PoolEntry
+from gke_tpu.config.pools.derive import SHAPE_FIELDS
+from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem
 from gke_tpu.problems.rules import rule
 
 
-@rule(*SHAPE_FIELDS, "tpuPools.autoscaling", "tpuPools.nodeCount")
-def size_fits_the_slice(entry: PoolEntry) -> list[Problem]:
+@rule(*SHAPE_FIELDS, "tpuPools.autoscaling", "tpuPools.nodeCount", each=True)
+def size_fits_the_slice(view: StackView) -> list[Problem]:
+    entry = view.pool
     """A pool has a fixed size (a whole slice, or `nodeCount` single-host VMs) or an
     autoscaled range; Dynamic Workload Scheduler VMs only come through the autoscaler."""
     if entry.per_workload:
@@ -60,8 +62,9 @@ def size_fits_the_slice(entry: PoolEntry) -> list[Problem]:
     return problems
 
 
-@rule("tpuPools.autoscaling")
-def autoscaling_range_is_ordered(entry: PoolEntry) -> Iterator[Problem]:
+@rule("tpuPools.autoscaling", each=True)
+def autoscaling_range_is_ordered(view: StackView) -> Iterator[Problem]:
+    entry = view.pool
     """A rule of its own: it needs neither the topology nor the machine type, so a pool with a
     bad one hears of both."""
     scaling = entry.pool.autoscaling
@@ -74,8 +77,9 @@ def autoscaling_range_is_ordered(entry: PoolEntry) -> Iterator[Problem]:
         )
 
 
-@rule(*SHAPE_FIELDS, "tpuPools.slices")
-def multislice_is_multi_host(entry: PoolEntry) -> Iterator[Problem]:
+@rule(*SHAPE_FIELDS, "tpuPools.slices", each=True)
+def multislice_is_multi_host(view: StackView) -> Iterator[Problem]:
+    entry = view.pool
     pool = entry.pool
     if pool.slices > 1 and not entry.multi_host and not entry.per_workload:
         yield Problem(

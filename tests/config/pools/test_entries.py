@@ -1,4 +1,4 @@
-"""The pass over `tpuPools` (`src/gke_tpu/config/pools/planner.py`): every entry's problems at once, in order,
+"""The pass over `tpuPools` (the entries' derivations, the pools wing's rules and `plan_pool`): every entry's problems at once, in order,
 the passing side of every rule, and the plans of a valid list."""
 
 from __future__ import annotations

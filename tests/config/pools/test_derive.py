@@ -9,24 +9,27 @@ from typing import Any
 import pytest
 
 from gke_tpu.catalog import GENERATIONS
-from gke_tpu.config.base import parse
+from gke_tpu.config.base import given_keys, parse
 from gke_tpu.config.cluster.spec import ClusterFacts
-from gke_tpu.config.pools.entry import PoolEntry, pool_entry
-from gke_tpu.config.pools.rules import POOL_RULES
+from gke_tpu.config.pools.derive import PoolFacts, derive
+from gke_tpu.config.pools.rules import RULES
 from gke_tpu.config.pools.spec import TpuPoolSpec
-from gke_tpu.problems.rules import run_rules
+from gke_tpu.config.rules import check
+from gke_tpu.config.view import StackView
 
 CLUSTER = ClusterFacts(name="lib", region="us-east5", project="lib-project")
 SLICE = {"name": "train", "tpu": "v5e", "topology": "4x4", "zone": "us-east5-b"}
 
 
-def _run(entry: dict[str, Any], cluster: ClusterFacts = CLUSTER) -> tuple[PoolEntry, list[str]]:
+def _run(entry: dict[str, Any], cluster: ClusterFacts = CLUSTER) -> tuple[PoolFacts, list[str]]:
     pool, invalid, parse_problems = parse(TpuPoolSpec, entry, "tpuPools[0]")
     assert pool is not None
-    unparsed = {f"tpuPools.{k}" for k in invalid}
-    checked = pool_entry("tpuPools[0]", pool, cluster, set(entry) | invalid, unparsed, [])
-    found = run_rules(POOL_RULES, checked, unparsed)
-    return checked, [str(p) for p in [*parse_problems, *found]]
+    facts = derive(0, pool, cluster, given_keys(TpuPoolSpec, entry) | invalid, invalid, [])
+    view = StackView(
+        facts=cluster, entries=(facts,), entry_count=1, unparsed=frozenset({"cluster"})
+    )
+    found = check(view, RULES)
+    return facts, [str(p) for p in [*parse_problems, *found]]
 
 
 def test_a_valid_entry_works_out_capacity_zone_and_machine() -> None:
@@ -80,11 +83,11 @@ def test_the_entry_is_worked_out_before_its_rules_and_no_rule_writes_it() -> Non
     # Derived without any rule having run: the values the rules and the plan read.
     pool, invalid, _ = parse(TpuPoolSpec, SLICE, "tpuPools[0]")
     assert pool is not None and not invalid
-    derived = pool_entry("tpuPools[0]", pool, CLUSTER, set(SLICE), set(), []).derived
-    assert derived == entry.derived
-    assert (derived.zone.value, derived.machine.value) == ("us-east5-b", entry.machine)
+    derived = derive(0, pool, CLUSTER, set(SLICE), set(), [])
+    assert derived == entry
+    assert (derived.zone, derived.machine) == ("us-east5-b", entry.machine)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        entry.derived = derived  # type: ignore[misc]
+        entry.zone = None  # type: ignore[misc]
 
 
 def test_a_cluster_region_that_did_not_parse_leaves_the_zone_unchecked() -> None:
@@ -92,4 +95,4 @@ def test_a_cluster_region_that_did_not_parse_leaves_the_zone_unchecked() -> None
     region that is not known."""
     entry, problems = _run(SLICE, ClusterFacts(name="lib", region=None, project="lib-project"))
     assert problems == []
-    assert entry.zone is None and entry.derived.zone.problems == ()
+    assert entry.zone is None and entry.problems("zone") == ()
