@@ -30,7 +30,8 @@ help:
 	@echo "make test              lint, type check, tests and the security scan"
 	@echo "make bench             scale figures of the offline plan, the fleet plan and the config checks"
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
-	@echo "make schema            rewrite packages/gke-tpu/schema.json after reviewing an API change"
+	@echo "make schema            rewrite the components' generated Args (src/gke_tpu/components/inputs.py),"
+	@echo "                       packages/gke-tpu/schema.json and docs/api.md after reviewing an API change"
 	@echo "make docs              rewrite the generated parts of README.md and docs/"
 	@echo "make mutants [MODULES=planning|<files>] [BASE=main] [SAMPLE=60] [SEED=<new each pass>] [BUDGET=900]"
 	@echo "                       a sampled mutation pass over the modules changed against BASE;"
@@ -113,6 +114,7 @@ goldens: $(VENV)/.runtime
 	$(PY) -m gke_tpu_upkeep.goldens
 
 schema: $(VENV)/.runtime
+	$(PY) -m gke_tpu_upkeep.component_args
 	$(PY) -m gke_tpu_upkeep.schema
 
 docs: $(VENV)/.runtime

@@ -33,9 +33,9 @@ def _value(key: str) -> object:
 try:
     config = OpsConfig.model_validate({k: v for k in KEYS if (v := _value(k)) is not None})
 except ValidationError as error:
-    reject(problems_from(error, "", OpsConfig))
+    reject(problems_from(error, "", OpsConfig), subject="stack config")
     raise
-reject(ops_problems(config))
+reject(ops_problems(config), subject="stack config")
 ops = plan_ops(config)
 
 shared = ps.Environment(

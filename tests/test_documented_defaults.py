@@ -19,12 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-import gke_tpu.components.args
 import gke_tpu.components.jobset_install
 import gke_tpu.components.kueue_install
-import gke_tpu.components.multi_host_tpu_pool
-import gke_tpu.components.regional_cluster
-import gke_tpu.components.storage_bucket
 import gke_tpu.config.checkpointing.spec
 import gke_tpu.config.cluster.spec
 import gke_tpu.config.kueue.spec
@@ -44,12 +40,8 @@ PACKAGE = Path(gke_tpu.__file__).resolve().parent
 #: The modules whose fields document a default (a test below keeps the list whole), imported
 #: by name above so that the mutation pass runs this file for each of them.
 MODULES: tuple[ModuleType, ...] = (
-    gke_tpu.components.args,
     gke_tpu.components.jobset_install,
     gke_tpu.components.kueue_install,
-    gke_tpu.components.multi_host_tpu_pool,
-    gke_tpu.components.regional_cluster,
-    gke_tpu.components.storage_bucket,
     gke_tpu.config.checkpointing.spec,
     gke_tpu.config.cluster.spec,
     gke_tpu.config.kueue.spec,

@@ -11,17 +11,18 @@ import runpy
 from typing import Any
 
 import pulumi
+import pulumi.provider
 import pytest
 from pulumi.errors import InputPropertyError
-from pulumi.provider import experimental
 from pulumi.provider.server import ComponentInitError
 
 import gke_tpu
-from gke_tpu.components.internal.node_pools import pool_input
-from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool, MultiHostTpuPoolArgs
+from gke_tpu.components.inputs import MultiHostTpuPoolArgs
+from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
+from gke_tpu.config.arguments import plain
 from gke_tpu.preview.engine import Preview, run_program
 from gke_tpu.problems.pulumi import InvalidInput
-from gke_tpu.provider import COMPONENTS, PACKAGE, provider, schema_text
+from gke_tpu.provider import COMPONENTS, PACKAGE, Provider, provider, schema_text
 from gke_tpu.workloads import TpuTrainingJob
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS, app_plan, platform_plan
@@ -62,13 +63,16 @@ def test_the_plugin_s_entry_hosts_the_components_at_the_package_s_version(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     hosted: list[tuple[Any, ...]] = []
-    monkeypatch.setattr(
-        experimental,
-        "component_provider_host",
-        lambda components, name, version: hosted.append((components, name, version)),
-    )
+    monkeypatch.setattr(pulumi.provider, "main", lambda served, args: hosted.append((served, args)))
+    monkeypatch.setattr("sys.argv", ["__main__.py", "127.0.0.1:1234"])
     runpy.run_path(str(PLUGIN / "__main__.py"), run_name="__main__")
-    assert hosted == [(COMPONENTS, PACKAGE, gke_tpu.__version__)]
+    ((served, args),) = hosted
+    assert isinstance(served, Provider) and args == ["127.0.0.1:1234"]
+    schema = json.loads(served.schema or "{}")
+    assert (schema["name"], schema["version"]) == (PACKAGE, gke_tpu.__version__)
+    assert sorted(schema["resources"]) == sorted(
+        f"{PACKAGE}:index:{c.__name__}" for c in COMPONENTS
+    )
     manifest = (PLUGIN / "PulumiPlugin.yaml").read_text()
     assert "  name: python" in manifest
 
@@ -200,7 +204,21 @@ def _train_pool() -> dict[str, Any]:
         )  # fmt: skip
 
     run_program(program, project="p", stack="s", config={})
-    return pool_input(pools[0].ref)
+    return _schema_names(plain(pools[0].ref))
+
+
+def _schema_names(value: Any) -> Any:
+    """A value as another language holds it: its keys by the schema's (camelCase) names."""
+    if isinstance(value, dict):
+        return {_camel(k): _schema_names(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_schema_names(v) for v in value]
+    return value
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
 
 
 def test_the_workloads_construct_from_a_pool_component_s_pool_output() -> None:
@@ -256,8 +274,8 @@ def test_the_api_reference_is_generated_from_the_committed_schema() -> None:
 
     assert API.read_text() == api_markdown(json.loads(schema_text())), "run: make schema"
     text = API.read_text()
-    # A base's attribute docstrings describe what the analyzer leaves undescribed.
-    assert "| `clusterName` | string | yes | The cluster's name, as GKE knows it" in text
+    # An input's description is its config key's; an output's, the component's attribute's.
+    assert "| `clusterName` | string | yes | Cluster name: lowercase letters, digits and" in text
     assert "| `kubeconfig` | string |  | A kubeconfig for the cluster (secret)" in text
 
 
@@ -305,3 +323,67 @@ def test_each_component_registers_its_outputs_by_the_names_the_sdks_read() -> No
             assert keys <= set(resources[token]["properties"]), token
     # Every public component is in a shipped stack or app.
     assert {f"{PACKAGE}:index:{c.__name__}" for c in COMPONENTS} <= set(recorded)
+
+
+def _serving_inputs(pool: Any) -> dict[str, Any]:
+    return {
+        "pool": pool,
+        "namespace": "ml",
+        "image": "vllm/vllm-tpu:v0.11.1",
+        "model": "meta-llama/Llama-3.1-8B",
+        "hfTokenSecret": "hf-token",
+        "modelSizeGb": 16,
+        "autoscaling": {"minReplicas": 1, "maxReplicas": 8, "targetPerReplica": 10},
+    }
+
+
+def test_the_platform_s_tpu_pools_entry_is_a_workload_s_pool_in_any_language() -> None:
+    """The entry as a StackReference returns it, camelCase: through construct() (as another
+    language sends it), and from a Python program as a dict, nothing of it dropped."""
+    entry = platform_plan("prod").outputs["tpuPools"]["v6e-serve"]
+    assert entry["autoscaling"] == {"minNodes": 1, "maxNodes": 8}
+    served = _construct("VllmServingDeployment", "llm", _serving_inputs(entry))
+    assert served.errors == []
+    # The pool's 8 VMs hold the 8 replicas the autoscaler may ask for.
+    hpa = served.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").inputs["spec"]
+    assert (hpa["minReplicas"], hpa["maxReplicas"]) == (1, 8)
+
+    def python() -> None:
+        from gke_tpu.workloads import VllmServingDeployment
+
+        VllmServingDeployment("llm", {**_serving_inputs(entry), "modelSizeGb": 16.0})  # type: ignore[arg-type]
+
+    same = run_program(python, project="other-language", stack="s", config={})
+    assert same.errors == []
+    deployment = "kubernetes:apps/v1:Deployment"
+    assert same.one(deployment).inputs == served.one(deployment).inputs
+
+
+def test_a_pool_component_s_pool_output_is_the_tpu_pools_entry() -> None:
+    """What a pool component gives other languages (the provider's state of its `pool`) is the
+    platform's entry of the same pool."""
+    served: list[Any] = []
+    entries: list[dict[str, Any]] = []
+
+    def program() -> None:
+        pool = MultiHostTpuPool(
+            "train", MultiHostTpuPoolArgs(**_PYTHON_CLUSTER, tpu="v5e", topology="4x4")
+        )
+        entries.append(pool.ref.entry())
+        host = provider()
+        state = host.get_state(pool, host._component_defs["MultiHostTpuPool"])
+        state["pool"].apply(served.append)
+
+    assert run_program(program, project="p", stack="s", config={}).errors == []
+    # The provider leaves out what is null, which a reader of the entry takes as its default.
+    assert served == [{k: v for k, v in entries[0].items() if v is not None}]
+    assert entries[0]["nodesPerSlice"] == 4 and entries[0]["name"] == "train"
+
+
+_PYTHON_CLUSTER: dict[str, Any] = {
+    "project": "acme-ml",
+    "region": "us-east5",
+    "cluster_name": "tpu",
+    "cluster": "tpu",
+    "node_service_account": "nodes@acme-ml.iam.gserviceaccount.com",
+}

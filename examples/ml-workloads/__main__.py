@@ -34,7 +34,7 @@ try:
         {key: value for key in keys if (value := _value(key)) is not None}
     )
 except ValidationError as error:
-    reject(problems_from(error, "", AppConfig))
+    reject(problems_from(error, "", AppConfig), subject="stack config")
     raise
 
 platform_stack = pulumi.StackReference(app.platform_stack)

@@ -84,7 +84,8 @@ def _required(platform: PlatformOutputs) -> tuple[str, str, str, str, str]:
                 "is not set: enable gke-tpu:modelStorage (with writer.enabled) on the platform",
             )
             for key in missing
-        ]
+        ],
+        subject="stack config",
     )
     return tuple(str(v) for v in values.values())  # type: ignore[return-value]
 
@@ -230,7 +231,7 @@ def _check_config(
             )
             for p in check_queue(training, namespace, queue)
         ]
-    reject(problems)
+    reject(problems, subject="stack config")
     return pools["pools.training"], pools["pools.serving"], queue
 
 

@@ -1,10 +1,12 @@
 """The component package's entry: Pulumi runs it to host gke-tpu's components (see
-`gke_tpu.provider`), at the installed package's version."""
+`gke_tpu.provider`), at the installed package's version. It serves the package's own provider
+(`gke_tpu.provider.Provider`), as `component_provider_host` serves the analyzer's."""
 
-from pulumi.provider.experimental import component_provider_host
+import sys
 
-from gke_tpu import __version__
-from gke_tpu.provider import COMPONENTS, PACKAGE
+import pulumi.provider
+
+from gke_tpu.provider import provider
 
 if __name__ == "__main__":
-    component_provider_host(COMPONENTS, name=PACKAGE, version=__version__)
+    pulumi.provider.main(provider(), sys.argv[1:])

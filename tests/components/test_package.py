@@ -24,9 +24,13 @@ def test_each_public_name_is_the_class_its_home_module_defines(name: str) -> Non
 def test_the_names_are_exactly_the_public_api_and_others_are_refused() -> None:
     assert NAMES == [
         "AutoscalingArgs",
+        "BlueGreenArgs",
         "CpuPoolArgs",
+        "HostMaintenanceArgs",
         "JobSetInstall",
         "JobSetInstallArgs",
+        "MaintenanceExclusionArgs",
+        "MaintenanceWindowArgs",
         "MultiHostTpuPool",
         "MultiHostTpuPoolArgs",
         "RegionalCluster",
@@ -35,6 +39,7 @@ def test_the_names_are_exactly_the_public_api_and_others_are_refused() -> None:
         "SingleHostTpuPoolArgs",
         "StorageBucket",
         "StorageBucketArgs",
+        "UpgradeArgs",
         "WriterArgs",
     ]
     with pytest.raises(AttributeError, match="has no attribute 'Kueue'"):

@@ -1,17 +1,23 @@
-"""TPU pool components: the exact node pools GKE receives, through the real program and built
-from a plan as a library user builds them."""
+"""TPU pools: the exact node pools GKE receives, through the real program, and built from a plan
+by the builder the stack and both pool components share."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pulumi
 import pytest
 from pulumi_gcp import container
 
 from gke_tpu.catalog.tokens import CLUSTER, NODE_POOL, RESOURCE_POLICY
-from gke_tpu.components.args import PlannedTpuPool
+from gke_tpu.components.internal.node_pools import (
+    MULTI_HOST_TYPE,
+    SINGLE_HOST_TYPE,
+    BuiltTpuPool,
+    PoolTarget,
+    build_tpu_node_pools,
+)
 from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
-from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
 from gke_tpu.config.cluster.spec import ClusterFacts
 from gke_tpu.config.pools.derive import derive
 from gke_tpu.config.pools.plan import TpuPoolPlan, plan_pool
@@ -261,6 +267,7 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
     }
     assert plan.outputs["tpuPools"] == {
         "slice": {
+            "name": "slice",
             "nodePools": ["slice"],
             "generation": "v4",
             "machineType": "ct4p-hightpu-4t",
@@ -286,6 +293,7 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "tolerations": [toleration],
         },
         "one": {
+            "name": "one",
             "nodePools": ["one"],
             "generation": "v4",
             "machineType": "ct4p-hightpu-4t",
@@ -433,23 +441,27 @@ def _plan_of(entry: dict[str, Any], region: str = "us-central2") -> TpuPoolPlan:
     return result
 
 
-def _args(plan: TpuPoolPlan, region: str = "us-central2") -> PlannedTpuPool:
-    return PlannedTpuPool(
+def _built(plan: TpuPoolPlan, name: str, region: str = "us-central2") -> BuiltTpuPool:
+    """The pool of a plan built as the stack builds it, under a parent of its kind."""
+    target = PoolTarget(
         project="lib-project",
         region=region,
         cluster_name="lib",
         cluster="lib",
         node_service_account="nodes@lib-project.iam.gserviceaccount.com",
-        plan=plan,
     )
+    parent = pulumi.ComponentResource(
+        MULTI_HOST_TYPE if plan.multi_host else SINGLE_HOST_TYPE, name
+    )
+    return build_tpu_node_pools(parent, name, target, plan)
 
 
-def test_a_multi_host_pool_component_from_a_plan() -> None:
+def test_a_multi_host_pool_built_from_a_plan() -> None:
     plan = _plan_of({"name": "train", "tpu": "v4", "topology": "2x2x4", "slices": 2})
-    components: list[MultiHostTpuPool] = []
+    components: list[BuiltTpuPool] = []
 
     def build() -> None:
-        components.append(MultiHostTpuPool.from_plan("lib-train", _args(plan)))
+        components.append(_built(plan, "lib-train"))
 
     recorded = run_program(build, project="lib", stack="test", config={})
     component = recorded.one("gke-tpu:index:MultiHostTpuPool", "lib-train")
@@ -461,7 +473,7 @@ def test_a_multi_host_pool_component_from_a_plan() -> None:
         assert pool.inputs["placementPolicy"] == {"type": "COMPACT", "tpuTopology": "2x2x4"}
         assert pool.options["replaceOnChanges"] == REPLACED_ON
     # The pool as workloads see it, known at plan time: a workload component takes it as is;
-    # the component registers its node pools' names as its output.
+    # its parent registers its node pools' names as its output.
     (pool,) = components
     assert pool.ref == plan.ref
     assert pool.node_pools and all(isinstance(p, container.NodePool) for p in pool.node_pools)
@@ -470,13 +482,13 @@ def test_a_multi_host_pool_component_from_a_plan() -> None:
     assert pool.ref.node_pools == ("train-0", "train-1")
 
 
-def test_a_single_host_pool_component_from_a_plan() -> None:
+def test_a_single_host_pool_built_from_a_plan() -> None:
     entry = {"name": "serve", "tpu": "v6e", "topology": "2x2", "zone": "us-east5-b", "nodeCount": 2}
     plan = _plan_of(entry, region="us-east5")
-    components: list[SingleHostTpuPool] = []
+    components: list[BuiltTpuPool] = []
 
     def build() -> None:
-        components.append(SingleHostTpuPool.from_plan("lib-serve", _args(plan, "us-east5")))
+        components.append(_built(plan, "lib-serve", "us-east5"))
 
     recorded = run_program(build, project="lib", stack="test", config={})
     pool = recorded.one(NODE_POOL, "lib-serve")
@@ -493,7 +505,7 @@ def test_a_workload_runs_on_a_pool_component_of_the_same_program() -> None:
     plan = _plan_of({"name": "train", "tpu": "v4", "topology": "2x2x4"})
 
     def build() -> None:
-        pool = MultiHostTpuPool.from_plan("lib-train", _args(plan))
+        pool = _built(plan, "lib-train")
         TpuTrainingJob(
             "job",
             TpuTrainingJobArgs(
@@ -645,7 +657,7 @@ def test_a_flex_start_run_time_and_an_upgrade_hold_reach_the_node_pools(
 
 
 def test_the_public_args_take_the_upgrade_hold() -> None:
-    from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPoolArgs
+    from gke_tpu.components.inputs import MultiHostTpuPoolArgs
 
     def program() -> None:
         MultiHostTpuPool(

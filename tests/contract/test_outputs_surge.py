@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.contract.outputs import PlatformOutputs
+from gke_tpu.contract.outputs import PlatformOutputs, PoolUpgrade
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 
 SLICE = "v5p-train"  # 16-VM slices on a reservation: maxSurge 0 by default
@@ -24,9 +24,9 @@ def prod() -> PlatformOutputs:
     [
         (SLICE, {}, 0),
         (SERVE, {}, 1),
-        (SLICE, {"upgrade": {"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0}}, 16),
-        (SERVE, {"upgrade": {"strategy": "SURGE", "maxSurge": 20, "maxUnavailable": 0}}, 8),
-        (SERVE, {"upgrade": {"strategy": "BLUE_GREEN", "maxSurge": None}}, 8),
+        (SLICE, {"upgrade": PoolUpgrade("SURGE", 1, 0)}, 16),
+        (SERVE, {"upgrade": PoolUpgrade("SURGE", 20, 0)}, 8),
+        (SERVE, {"upgrade": PoolUpgrade("BLUE_GREEN")}, 8),
         (SERVE, {"upgrade": None}, 0),  # short-lived flex-start or queued nodes
         (SERVE, {"upgrade": None, "compute_class": "c", "node_pools": ()}, 1),
         (SLICE, {"upgrade": None, "autopilot": True, "node_pools": ()}, 16),

@@ -1,11 +1,13 @@
-"""The `tpuPools` entry's keys in one table (contract.outputs.POOL_KEYS), which both directions
-read: every field of TpuPoolRef has its key, and an entry reads back as the pool it came from."""
+"""The `tpuPools` entry is TpuPoolRef's fields by their keys (camelCase), written and read by one
+pair of functions: every field has its key, and an entry reads back as the pool it came from."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from gke_tpu.contract.outputs import POOL_KEYS, TpuPoolRef
+import pytest
+
+from gke_tpu.contract.outputs import PoolAutoscaling, PoolUpgrade, TpuPoolRef
 
 POOL = TpuPoolRef(
     name="train",
@@ -19,8 +21,7 @@ POOL = TpuPoolRef(
     zone="us-east5-a",
     multi_host=True,
     capacity="reservation",
-    min_nodes=0,
-    max_nodes=4,
+    autoscaling=PoolAutoscaling(0, 4),
     node_selector={"cloud.google.com/gke-tpu-topology": "2x2x4"},
     tolerations=({"key": "google.com/tpu", "effect": "NoSchedule"},),
     node_count=None,
@@ -28,38 +29,60 @@ POOL = TpuPoolRef(
     compute_class=None,
     fallback=("spot",),
     maintenance_interval="PERIODIC",
-    upgrade={"strategy": "SURGE", "maxSurge": 0, "maxUnavailable": 1},
+    upgrade=PoolUpgrade("SURGE", 0, 1),
     reservation="r1",
 )
 
 
-def test_every_field_but_the_name_has_one_key() -> None:
-    attrs = [a for key in POOL_KEYS for a in key.attrs]
-    fields = [f.name for f in dataclasses.fields(TpuPoolRef) if f.name != "name"]
-    assert sorted(attrs) == sorted(fields)
-    assert len({key.key for key in POOL_KEYS}) == len(POOL_KEYS)
+def test_every_field_has_its_camel_case_key() -> None:
+    assert list(POOL.entry()) == [
+        "name", "nodePools", "generation", "machineType", "topology", "chipsPerNode",
+        "nodesPerSlice", "slices", "zone", "multiHost", "capacity", "nodeSelector",
+        "tolerations", "autoscaling", "nodeCount", "autopilot", "computeClass", "fallback",
+        "maintenanceInterval", "upgrade", "reservation",
+    ]  # fmt: skip
+    assert [f.name for f in dataclasses.fields(TpuPoolRef)][:3] == [
+        "name",
+        "node_pools",
+        "generation",
+    ]
 
 
 def test_an_entry_reads_back_as_its_pool_with_numbers_as_floats_cross_it() -> None:
     entry = POOL.entry()
-    assert list(entry) == [key.key for key in POOL_KEYS]
     assert entry["autoscaling"] == {"minNodes": 0, "maxNodes": 4}
+    assert entry["upgrade"] == {"strategy": "SURGE", "maxSurge": 0, "maxUnavailable": 1}
     floats = {**entry, "slices": 2.0, "autoscaling": {"minNodes": 0.0, "maxNodes": 4.0}}
-    assert TpuPoolRef.parse("train", floats) == POOL
+    parsed = TpuPoolRef.parse("train", floats)
+    assert parsed == POOL
+    assert isinstance(parsed.slices, int) and isinstance(parsed.min_nodes, int)
+    assert (parsed.min_nodes, parsed.max_nodes) == (0, 4)
 
 
 def test_keys_added_after_the_first_release_may_be_missing_and_the_rest_may_not() -> None:
     entry = POOL.entry()
-    optional = {key.key for key in POOL_KEYS if not key.required}
-    assert optional == {
-        "autoscaling", "nodeCount", "autopilot", "computeClass", "fallback",
+    optional = {
+        "name", "autoscaling", "nodeCount", "autopilot", "computeClass", "fallback",
         "maintenanceInterval", "upgrade", "reservation",
     }  # fmt: skip
     old = TpuPoolRef.parse("train", {k: v for k, v in entry.items() if k not in optional})
-    assert (old.min_nodes, old.autopilot, old.fallback, old.upgrade) == (None, False, (), None)
+    assert (old.name, old.min_nodes, old.autopilot, old.fallback, old.upgrade) == (
+        "train",
+        None,
+        False,
+        (),
+        None,
+    )
+    for key in set(entry) - optional:
+        with pytest.raises(KeyError):
+            TpuPoolRef.parse("train", {k: v for k, v in entry.items() if k != key})
 
 
-def test_an_autoscaling_range_is_written_only_with_both_its_bounds() -> None:
-    for bounds in ((0, None), (None, 4), (None, None)):
-        pool = dataclasses.replace(POOL, min_nodes=bounds[0], max_nodes=bounds[1])
-        assert pool.entry()["autoscaling"] is None
+def test_the_output_s_key_names_the_pool_over_what_the_entry_says() -> None:
+    assert TpuPoolRef.parse("other", POOL.entry()).name == "other"
+
+
+def test_a_pool_without_autoscaling_writes_null() -> None:
+    pool = dataclasses.replace(POOL, autoscaling=None)
+    assert pool.entry()["autoscaling"] is None
+    assert TpuPoolRef.parse("train", pool.entry()) == pool

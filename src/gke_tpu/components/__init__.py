@@ -1,45 +1,64 @@
 """The infra components a platform team composes in its own Pulumi program (docs/api.md). They
-check their Args by the stack file's rules. Names are imported on first use, so a program pays
-only for the provider SDK modules of the components it uses.
+check their Args by the stack file's rules; the Args are generated from the stack file's keys
+(`inputs.py`). Names are imported on first use, so a program pays only for the provider SDK
+modules of the components it uses.
 """
 
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gke_tpu.components.args import AutoscalingArgs
-    from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
-    from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool, MultiHostTpuPoolArgs
-    from gke_tpu.components.regional_cluster import (
+    from gke_tpu.components.inputs import (
+        AutoscalingArgs,
+        BlueGreenArgs,
         CpuPoolArgs,
-        RegionalCluster,
+        HostMaintenanceArgs,
+        MaintenanceExclusionArgs,
+        MaintenanceWindowArgs,
+        MultiHostTpuPoolArgs,
         RegionalClusterArgs,
+        SingleHostTpuPoolArgs,
+        StorageBucketArgs,
+        UpgradeArgs,
+        WriterArgs,
     )
-    from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool, SingleHostTpuPoolArgs
-    from gke_tpu.components.storage_bucket import StorageBucket, StorageBucketArgs, WriterArgs
+    from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
+    from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
+    from gke_tpu.components.regional_cluster import RegionalCluster
+    from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
+    from gke_tpu.components.storage_bucket import StorageBucket
 
 #: Each public name and the module that defines it.
 _HOMES = {
-    "AutoscalingArgs": "args",
-    "CpuPoolArgs": "regional_cluster",
+    "AutoscalingArgs": "inputs",
+    "BlueGreenArgs": "inputs",
+    "CpuPoolArgs": "inputs",
+    "HostMaintenanceArgs": "inputs",
     "JobSetInstall": "jobset_install",
     "JobSetInstallArgs": "jobset_install",
+    "MaintenanceExclusionArgs": "inputs",
+    "MaintenanceWindowArgs": "inputs",
     "MultiHostTpuPool": "multi_host_tpu_pool",
-    "MultiHostTpuPoolArgs": "multi_host_tpu_pool",
+    "MultiHostTpuPoolArgs": "inputs",
     "RegionalCluster": "regional_cluster",
-    "RegionalClusterArgs": "regional_cluster",
+    "RegionalClusterArgs": "inputs",
     "SingleHostTpuPool": "single_host_tpu_pool",
-    "SingleHostTpuPoolArgs": "single_host_tpu_pool",
+    "SingleHostTpuPoolArgs": "inputs",
     "StorageBucket": "storage_bucket",
-    "StorageBucketArgs": "storage_bucket",
-    "WriterArgs": "storage_bucket",
+    "StorageBucketArgs": "inputs",
+    "UpgradeArgs": "inputs",
+    "WriterArgs": "inputs",
 }
 
 __all__ = [
     "AutoscalingArgs",
+    "BlueGreenArgs",
     "CpuPoolArgs",
+    "HostMaintenanceArgs",
     "JobSetInstall",
     "JobSetInstallArgs",
+    "MaintenanceExclusionArgs",
+    "MaintenanceWindowArgs",
     "MultiHostTpuPool",
     "MultiHostTpuPoolArgs",
     "RegionalCluster",
@@ -48,6 +67,7 @@ __all__ = [
     "SingleHostTpuPoolArgs",
     "StorageBucket",
     "StorageBucketArgs",
+    "UpgradeArgs",
     "WriterArgs",
 ]
 

@@ -1,86 +1,32 @@
 """RegionalCluster: a regional GKE Standard cluster ready for TPU node pools."""
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, cast
 
 import pulumi
 from pulumi_gcp import container
 
 from gke_tpu.catalog.gke import CPU_POOL_NAME
 from gke_tpu.components.args import ClusterNetworkArgs
+from gke_tpu.components.inputs import RegionalClusterArgs
+from gke_tpu.components.internal.claims import claim
 from gke_tpu.components.internal.cluster_inputs import common_cluster_args
 from gke_tpu.components.internal.clusters import (
     NODE_OAUTH_SCOPES,
-    ClusterComponent,
+    ClusterParts,
+    expose,
     node_identity,
 )
-from gke_tpu.components.internal.public_args import plan_cluster_args
+from gke_tpu.config.arguments import plain, plan_regional_cluster
+from gke_tpu.config.claims import Claim
 from gke_tpu.config.platform.cluster_plan import ClusterPlan
-from gke_tpu.problems.args import NoneMeansDefault, from_inputs
+from gke_tpu.problems.args import from_inputs
 from gke_tpu.problems.pulumi import reject
 
+if TYPE_CHECKING:
+    import pulumi_kubernetes as k8s
+    from pulumi_gcp import serviceaccount
 
-@dataclass(frozen=True)
-class CpuPoolArgs(NoneMeansDefault):
-    """The cluster's CPU node pool, for system Pods and CPU work (model conversion)."""
-
-    machine_type: str | None = None
-    """Default `e2-standard-4` (`n2-standard-4` in us-central2, which has no E2 machines)."""
-    nodes_per_zone: int | None = None
-    """Nodes in each of its zones; default 1."""
-    disk_size_gb: int | None = None
-    """Boot disk size; default 100."""
-    disk_type: str | None = None
-    """Boot disk type; default `pd-balanced`."""
-    zones: list[str] | None = None
-    """Its zones; default GKE's zones of the region."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class RegionalClusterArgs(NoneMeansDefault):
-    """A regional GKE Standard cluster, checked and planned by the rules of the stack's
-    `gke-tpu:cluster` section (docs/configuration.md); what this lists is the section's keys
-    in Python's spelling."""
-
-    project: str
-    """Google Cloud project id."""
-    region: str
-    """The cluster's region."""
-    cluster_name: str | None = None
-    """The cluster's name in GKE; default the component's name."""
-    allow_undocumented_region: bool | None = False
-    """Accept a region the catalog does not know (with a warning)."""
-    release_channel: str | None = "RAPID"
-    """`RAPID`, `REGULAR`, `STABLE`, `EXTENDED` or `NONE`; default `RAPID`."""
-    min_master_version: str | None = None
-    """The control plane's minimum GKE version; default the channel's."""
-    deletion_protection: bool | None = True
-    """Refuse to delete the cluster; default true."""
-    network: str | None = None
-    """An existing VPC's name; default the project's `default` network."""
-    subnetwork: str | None = None
-    """An existing subnetwork of it."""
-    dns_endpoint: bool | None = None
-    """Reach the control plane at its DNS endpoint, by IAM; default GKE's setting."""
-    cpu_pool: CpuPoolArgs | None = None
-    """The CPU node pool; default one `e2-standard-4` node per zone (`n2-standard-4` in
-    us-central2)."""
-
-    def section(self, name: str) -> dict[str, object]:
-        """The `gke-tpu:cluster` section these Args stand for (keys left out where a default)."""
-        fields = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "project"}
-        fields["name"] = fields.pop("cluster_name") or name
-        defaults = {k: f.default for k, f in self.__dataclass_fields__.items()}
-        return {k: v for k, v in fields.items() if v != defaults.get(k)}
-
-
-@dataclass(frozen=True)
-class PlannedCluster:
-    plan: ClusterPlan
-    """The cluster's plan (config.platform.cluster_plan.plan_cluster), with `mode: standard`."""
-    network: ClusterNetworkArgs | None = None
-    """The VPC the program creates; None: the plan's `network` and `subnetwork` (or the
-    project's default network)."""
+REGIONAL_CLUSTER_TYPE = "gke-tpu:index:RegionalCluster"
 
 
 def cluster_autoscaling(
@@ -115,102 +61,129 @@ def cluster_autoscaling(
     )
 
 
-class RegionalCluster(ClusterComponent):
+def build_regional_cluster(
+    parent: pulumi.ComponentResource,
+    name: str,
+    plan: ClusterPlan,
+    network: ClusterNetworkArgs | None = None,
+) -> ClusterParts:
+    """The cluster of a Standard plan, its nodes' identity and its CPU pool, children of
+    `parent`; `network`: the VPC the program creates (None: the plan's `network` and
+    `subnetwork`, or the project's default network)."""
+    cpu = plan.cpu_pool
+    if cpu is None:
+        raise ValueError(f"{plan.name}: a Standard cluster's plan has a CPU pool")
+    account, grants = node_identity(name, plan, parent)
+
+    cluster = container.Cluster(
+        name,
+        **common_cluster_args(plan, network),
+        default_max_pods_per_node=plan.default_max_pods_per_node,
+        remove_default_node_pool=True,
+        initial_node_count=1,
+        # GKE creates the default pool before removing it: not with the Compute Engine
+        # default account, which organizations often disable.
+        node_config=container.ClusterNodeConfigArgs(
+            service_account=account.email,
+            oauth_scopes=list(NODE_OAUTH_SCOPES),
+            workload_metadata_config=container.ClusterNodeConfigWorkloadMetadataConfigArgs(
+                mode="GKE_METADATA"
+            ),
+        ),
+        networking_mode="VPC_NATIVE",
+        datapath_provider="ADVANCED_DATAPATH",
+        enable_shielded_nodes=True,
+        enable_legacy_abac=False,
+        cluster_autoscaling=cluster_autoscaling(plan, account.email),
+        # The default pool's settings mean nothing once it is removed; GKE reports others.
+        opts=pulumi.ResourceOptions(
+            parent=parent,
+            ignore_changes=["nodeConfig"],
+            depends_on=list(network.ready) if network else None,
+        ),
+    )
+
+    cpu_pool = container.NodePool(
+        f"{name}-{CPU_POOL_NAME}",
+        project=plan.project,
+        cluster=cluster.name,
+        location=plan.region,
+        name=CPU_POOL_NAME,
+        node_locations=list(cpu.zones) if cpu.zones else None,
+        node_count=cpu.nodes_per_zone,
+        node_config=container.NodePoolNodeConfigArgs(
+            machine_type=cpu.machine_type,
+            disk_size_gb=cpu.disk_size_gb,
+            disk_type=cpu.disk_type,
+            service_account=account.email,
+            oauth_scopes=list(NODE_OAUTH_SCOPES),
+            workload_metadata_config=container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
+                mode="GKE_METADATA"
+            ),
+            shielded_instance_config=container.NodePoolNodeConfigShieldedInstanceConfigArgs(
+                enable_secure_boot=True, enable_integrity_monitoring=True
+            ),
+        ),
+        management=container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
+        upgrade_settings=container.NodePoolUpgradeSettingsArgs(max_surge=1, max_unavailable=0),
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=grants),
+    )
+    # Kubernetes objects wait for the CPU pool, where their Pods can run.
+    return expose(parent, name, plan, (cluster, account, cpu_pool), ready=cpu_pool)
+
+
+def cluster_claims(label: str, plan: ClusterPlan) -> list[Claim]:
+    """The cluster, unique in its project and region; its nodes' service account, unique in
+    its project."""
+    at = f"{label}.cluster_name"
+    return [
+        Claim("cluster", f"project {plan.project}, {plan.region}", plan.name, at),
+        Claim("service account", f"project {plan.project}", plan.node_service_account_id, at),
+    ]
+
+
+class RegionalCluster(pulumi.ComponentResource):
     """A regional GKE cluster with Workload Identity, GCS FUSE, Dataplane V2 and a CPU node pool.
 
     The default node pool is removed; node pools, including TPU ones, are separate resources.
     """
 
-    if TYPE_CHECKING:  # a child, not an output of the component package's schema
+    if TYPE_CHECKING:  # children, not outputs of the component package's schema
+        cluster: container.Cluster
+        node_service_account: serviceaccount.Account
+        provider: k8s.Provider
         cpu_pool: container.NodePool
+
+    name: pulumi.Output[str]
+    """The cluster's name: node pools' `cluster`."""
+    endpoint: pulumi.Output[str]
+    """The control plane's IP endpoint."""
+    dns_endpoint: pulumi.Output[str | None]
+    """The control plane's DNS endpoint, where the kubeconfig points; null at the IP one."""
+    workload_pool: pulumi.Output[str]
+    """The Workload Identity pool (`<project>.svc.id.goog`)."""
+    kubeconfig: pulumi.Output[str]
+    """A kubeconfig for the cluster (secret), authenticating with gke-gcloud-auth-plugin."""
+    node_service_account_email: pulumi.Output[str]
+    """The nodes' service account: node pools' `node_service_account`."""
 
     def __init__(
         self, name: str, args: RegionalClusterArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        """Plans `args` by the stack's rules for a `cluster` section; one error lists every
+        """Plans `args` by the rules of the stack's `cluster` section; one error lists every
         problem at its argument's path, before anything is registered."""
-        args = from_inputs(RegionalClusterArgs, args, f"RegionalCluster {name!r}")
-        warnings: list[str] = []
-        plan = plan_cluster_args(
-            f"RegionalCluster {name!r}", args.project, args.section(name), warnings
-        )
-        if isinstance(plan, list):
-            reject(plan)
-            raise AssertionError("planned")  # reject raised: a plan or problems, never neither
-        for warning in warnings:
+        label = f"RegionalCluster {name!r}"
+        args = from_inputs(RegionalClusterArgs, args, label)
+        planned = plan_regional_cluster(name, plain(args))
+        reject(planned.problems)
+        plan = cast(ClusterPlan, planned.plan)
+        for warning in planned.warnings:
             pulumi.log.warn(warning)
-        self._build(name, PlannedCluster(plan=plan), opts)
-
-    @classmethod
-    def from_plan(
-        cls, name: str, args: PlannedCluster, opts: pulumi.ResourceOptions | None = None
-    ) -> Self:
-        """The cluster of a plan the stack has made (`gke-tpu:cluster`), without planning again."""
-        self = cls.__new__(cls)
-        self._build(name, args, opts)
-        return self
-
-    def _build(self, name: str, args: PlannedCluster, opts: pulumi.ResourceOptions | None) -> None:
-        super().__init__("gke-tpu:index:RegionalCluster", name, None, opts)
-        plan, net = args.plan, args.network
-        cpu = plan.cpu_pool
-        if cpu is None:
-            raise ValueError(f"{plan.name}: a Standard cluster's plan has a CPU pool")
-        self.node_service_account, grants = node_identity(name, plan, self)
-
-        self.cluster = container.Cluster(
-            name,
-            **common_cluster_args(plan, net),
-            default_max_pods_per_node=plan.default_max_pods_per_node,
-            remove_default_node_pool=True,
-            initial_node_count=1,
-            # GKE creates the default pool before removing it: not with the Compute Engine
-            # default account, which organizations often disable.
-            node_config=container.ClusterNodeConfigArgs(
-                service_account=self.node_service_account.email,
-                oauth_scopes=list(NODE_OAUTH_SCOPES),
-                workload_metadata_config=container.ClusterNodeConfigWorkloadMetadataConfigArgs(
-                    mode="GKE_METADATA"
-                ),
-            ),
-            networking_mode="VPC_NATIVE",
-            datapath_provider="ADVANCED_DATAPATH",
-            enable_shielded_nodes=True,
-            enable_legacy_abac=False,
-            cluster_autoscaling=cluster_autoscaling(plan, self.node_service_account.email),
-            # The default pool's settings mean nothing once it is removed; GKE reports others.
-            opts=pulumi.ResourceOptions(
-                parent=self,
-                ignore_changes=["nodeConfig"],
-                depends_on=list(net.ready) if net else None,
-            ),
-        )
-
-        self.cpu_pool = container.NodePool(
-            f"{name}-{CPU_POOL_NAME}",
-            project=plan.project,
-            cluster=self.cluster.name,
-            location=plan.region,
-            name=CPU_POOL_NAME,
-            node_locations=list(cpu.zones) if cpu.zones else None,
-            node_count=cpu.nodes_per_zone,
-            node_config=container.NodePoolNodeConfigArgs(
-                machine_type=cpu.machine_type,
-                disk_size_gb=cpu.disk_size_gb,
-                disk_type=cpu.disk_type,
-                service_account=self.node_service_account.email,
-                oauth_scopes=list(NODE_OAUTH_SCOPES),
-                workload_metadata_config=container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
-                    mode="GKE_METADATA"
-                ),
-                shielded_instance_config=container.NodePoolNodeConfigShieldedInstanceConfigArgs(
-                    enable_secure_boot=True, enable_integrity_monitoring=True
-                ),
-            ),
-            management=container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
-            upgrade_settings=container.NodePoolUpgradeSettingsArgs(max_surge=1, max_unavailable=0),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=grants),
-        )
-
-        # Kubernetes objects wait for the CPU pool, where their Pods can run.
-        self._expose(name, plan, ready=self.cpu_pool)
+        claim(cluster_claims(label, plan))
+        super().__init__(REGIONAL_CLUSTER_TYPE, name, None, opts)
+        parts = build_regional_cluster(self, name, plan)
+        self.cluster, self.node_service_account = parts.cluster, parts.node_service_account
+        self.provider, self.cpu_pool = parts.provider, cast(container.NodePool, parts.cpu_pool)
+        self.name, self.endpoint, self.dns_endpoint = parts.name, parts.endpoint, parts.dns_endpoint
+        self.workload_pool, self.kubeconfig = parts.workload_pool, parts.kubeconfig
+        self.node_service_account_email = parts.node_service_account_email

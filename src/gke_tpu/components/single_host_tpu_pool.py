@@ -1,31 +1,34 @@
 """SingleHostTpuPool: a pool of single-host TPU VMs, able to scale to zero."""
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pulumi
 
-from gke_tpu.components.args import PlannedTpuPool, TpuPoolFields
+from gke_tpu.components.inputs import SingleHostTpuPoolArgs
 from gke_tpu.components.internal.node_pools import (
-    MULTI_HOST_TYPE,
     SINGLE_HOST_TYPE,
-    TpuPoolComponent,
+    build_tpu_node_pools,
     pool_options,
 )
+from gke_tpu.components.internal.tpu_pools import planned_pool, pool_output
+from gke_tpu.contract.outputs import TpuPoolRef
 from gke_tpu.problems.args import from_inputs
 
-
-@dataclass(frozen=True, kw_only=True)
-class SingleHostTpuPoolArgs(TpuPoolFields):
-    """Single-host TPU VMs: each VM holds the whole `topology`."""
-
-    node_count: int | None = None
-    """VMs without `autoscaling`, 1 to 1,000; default 1."""
-    queued_provisioning: bool | None = False
-    """Nodes only through ProvisioningRequests (with `flex_start`, on v6e and tpu7x)."""
+if TYPE_CHECKING:
+    from pulumi_gcp import container
 
 
-class SingleHostTpuPool(TpuPoolComponent):
+class SingleHostTpuPool(pulumi.ComponentResource):
     """Single-host TPU VMs in one zone (no `tpu_topology`): each VM is a slice of its own."""
+
+    if TYPE_CHECKING:  # children and a plain value, not outputs of the package's schema
+        node_pools: list[container.NodePool]
+        ref: TpuPoolRef
+
+    node_pool_names: pulumi.Output[list[str]]
+    """The GKE node pool: the pool's name."""
+    pool: pulumi.Output[TpuPoolRef]
+    """The pool as the workload components' `pool` input takes it."""
 
     def __init__(
         self, name: str, args: SingleHostTpuPoolArgs, opts: pulumi.ResourceOptions | None = None
@@ -33,8 +36,9 @@ class SingleHostTpuPool(TpuPoolComponent):
         """Plans `args` by the rules of a `tpuPools` entry named `name`; one error lists every
         problem at its argument's path, before anything is registered."""
         args = from_inputs(SingleHostTpuPoolArgs, args, f"SingleHostTpuPool {name!r}")
-        self._build(name, self._planned(name, args, multi_host=False), opts)
-
-    def _build(self, name: str, args: PlannedTpuPool, opts: pulumi.ResourceOptions | None) -> None:
-        super().__init__(SINGLE_HOST_TYPE, name, None, pool_options(MULTI_HOST_TYPE, opts))
-        self._create_node_pools(args, None)
+        plan, target = planned_pool(name, args, multi_host=False)
+        super().__init__(SINGLE_HOST_TYPE, name, None, pool_options(plan, opts))
+        built = build_tpu_node_pools(self, name, target, plan)
+        self.node_pools, self.ref = built.node_pools, built.ref
+        self.node_pool_names = pulumi.Output.from_input(list(plan.node_pool_names))
+        self.pool = pool_output(plan.ref)

@@ -1,16 +1,20 @@
 """StorageBucket: the model bucket and the Google identities that may use it, keyless."""
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, cast
 
 import pulumi
 from pulumi_gcp import serviceaccount, storage
 
-from gke_tpu.components.internal.public_args import plan_storage_args
+from gke_tpu.components.inputs import StorageBucketArgs
+from gke_tpu.components.internal.claims import claim
+from gke_tpu.config.arguments import plain, plan_storage_bucket
+from gke_tpu.config.claims import Claim
 from gke_tpu.config.model_storage.spec import StoragePlan
-from gke_tpu.problems.args import NoneMeansDefault, from_inputs
+from gke_tpu.problems.args import from_inputs
 from gke_tpu.problems.pulumi import reject
 
+STORAGE_BUCKET_TYPE = "gke-tpu:index:StorageBucket"
 WORKLOAD_IDENTITY_USER = "roles/iam.workloadIdentityUser"
 
 
@@ -20,59 +24,95 @@ def workload_identity_member(workload_pool: str, namespace: str, ksa: str) -> st
 
 
 @dataclass(frozen=True)
-class WriterArgs(NoneMeansDefault):
-    """A second identity, with `roles/storage.objectAdmin`, for jobs that write models."""
+class BucketParts:
+    """What a bucket's build made: the bucket, and a service account per identity."""
 
-    enabled: bool | None = False
-    """Create it; default false."""
-    kubernetes_service_account: str | None = None
-    """Its Kubernetes ServiceAccount; default `model-writer`."""
+    bucket: storage.Bucket
+    accounts: dict[str, serviceaccount.Account]
 
-
-@dataclass(frozen=True, kw_only=True)
-class StorageBucketArgs(NoneMeansDefault):
-    """The model bucket and its keyless identities, checked and planned by the rules of the
-    stack's `gke-tpu:modelStorage` section (docs/configuration.md)."""
-
-    project: str
-    """Google Cloud project id."""
-    region: str
-    """The cluster's region: the bucket's location unless `location` says."""
-    cluster_name: str
-    """The cluster's name: the service accounts' ids derive from it."""
-    workload_pool: pulumi.Input[str]
-    """The cluster's Workload Identity pool (a RegionalCluster's `workload_pool`): the
-    bindings wait for the cluster."""
-    bucket: str
-    """Bucket name, by Cloud Storage's naming rules (names are global: prefix the project)."""
-    location: str | None = None
-    """Bucket location; default the region."""
-    storage_class: str | None = None
-    """Storage class; default `STANDARD`."""
-    reader_role: str | None = None
-    """The reader's role on this bucket only; default `roles/storage.objectViewer`."""
-    namespace: str | None = None
-    """Kubernetes namespace of the ServiceAccounts; default `tpu-workloads`."""
-    kubernetes_service_account: str | None = None
-    """Kubernetes ServiceAccount of Pods that read models; default `model-reader`."""
-    writer: WriterArgs | None = None
-    """The writer identity; default none."""
-
-    def section(self) -> dict[str, object]:
-        """The `gke-tpu:modelStorage` section these Args stand for."""
-        facts = ("project", "region", "cluster_name", "workload_pool")
-        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in facts}
+    @property
+    def emails(self) -> dict[str, pulumi.Output[str]]:
+        return {kind: account.email for kind, account in self.accounts.items()}
 
 
-@dataclass(frozen=True)
-class PlannedStorage:
-    project: str
-    """Google Cloud project id."""
-    workload_pool: pulumi.Input[str]
-    """The cluster's Workload Identity pool output (`<project>.svc.id.goog`): the bindings
-    wait for the cluster, since the pool does not exist before it."""
-    plan: StoragePlan
-    """The decision for `gke-tpu:modelStorage`."""
+def build_storage_bucket(
+    parent: pulumi.ComponentResource,
+    name: str,
+    project: str,
+    workload_pool: pulumi.Input[str],
+    plan: StoragePlan,
+) -> BucketParts:
+    """A private, versioned bucket; a service account per identity with a role on this bucket
+    only (never on the project); and the Workload Identity binding of each to its Kubernetes
+    ServiceAccount, children of `parent` (whose outputs it registers). The bindings wait for
+    `workload_pool`, the cluster's: it does not exist before the cluster."""
+    bucket = storage.Bucket(
+        name,
+        project=project,
+        name=plan.bucket,
+        location=plan.location,
+        storage_class=plan.storage_class,
+        uniform_bucket_level_access=True,
+        public_access_prevention="enforced",
+        versioning=storage.BucketVersioningArgs(enabled=True),
+        force_destroy=False,
+        opts=pulumi.ResourceOptions(parent=parent, protect=True, retain_on_delete=True),
+    )
+    accounts: dict[str, serviceaccount.Account] = {}
+    for identity in plan.identities:
+        account = serviceaccount.Account(
+            f"{name}-{identity.kind}",
+            project=project,
+            account_id=identity.account_id,
+            display_name=f"Model {identity.kind} of bucket {plan.bucket}",
+            description=f"Used by Kubernetes ServiceAccount {plan.namespace}/"
+            f"{identity.kubernetes_service_account} through Workload Identity.",
+            opts=pulumi.ResourceOptions(parent=parent),
+        )
+        storage.BucketIAMMember(
+            f"{name}-{identity.kind}-{identity.role.rsplit('.', 1)[1]}",
+            bucket=bucket.name,
+            role=identity.role,
+            member=account.member,
+            opts=pulumi.ResourceOptions(parent=parent),
+        )
+        serviceaccount.IAMMember(
+            f"{name}-{identity.kind}-workload-identity",
+            service_account_id=account.name,
+            role=WORKLOAD_IDENTITY_USER,
+            member=pulumi.Output.from_input(workload_pool).apply(
+                lambda pool, ksa=identity.kubernetes_service_account: workload_identity_member(
+                    pool, plan.namespace, ksa
+                )
+            ),
+            opts=pulumi.ResourceOptions(parent=parent),
+        )
+        accounts[identity.kind] = account
+    parts = BucketParts(bucket, accounts)
+    parent.register_outputs(
+        {"bucketName": bucket.name, **{f"{k}Email": v for k, v in parts.emails.items()}}
+    )
+    return parts
+
+
+def bucket_claims(label: str, project: str, cluster: str, plan: StoragePlan) -> list[Claim]:
+    """The bucket, unique anywhere; its service accounts (named for the cluster), unique in the
+    project; the Kubernetes ServiceAccounts they stand for, unique in their namespace."""
+    namespace = f"namespace {plan.namespace!r} of cluster {cluster!r}"
+    ksa = {"reader": "kubernetes_service_account", "writer": "writer.kubernetes_service_account"}
+    claims = [Claim("bucket", "", plan.bucket, f"{label}.bucket")]
+    for identity in plan.identities:
+        named, at = identity.kubernetes_service_account, f"{label}.{ksa[identity.kind]}"
+        claims += [
+            Claim(
+                "service account",
+                f"project {project}",
+                identity.account_id,
+                f"{label}.cluster_name",
+            ),
+            Claim("Kubernetes ServiceAccount", namespace, named, at),
+        ]
+    return claims
 
 
 class StorageBucket(pulumi.ComponentResource):
@@ -101,74 +141,17 @@ class StorageBucket(pulumi.ComponentResource):
     ) -> None:
         """Plans `args` by the rules of a `modelStorage` section; one error lists every problem
         at its argument's path, before anything is registered."""
-        args = from_inputs(StorageBucketArgs, args, f"StorageBucket {name!r}")
-        plan = plan_storage_args(
-            f"StorageBucket {name!r}", args.section(), args.cluster_name, args.region
-        )
-        if isinstance(plan, list):
-            reject(plan)
-            raise AssertionError("planned")  # reject raised: a plan or problems, never neither
-        planned = PlannedStorage(project=args.project, workload_pool=args.workload_pool, plan=plan)
-        self._build(name, planned, opts)
-
-    @classmethod
-    def from_plan(
-        cls, name: str, args: PlannedStorage, opts: pulumi.ResourceOptions | None = None
-    ) -> Self:
-        """The bucket of a plan the stack has made (`gke-tpu:modelStorage`)."""
-        self = cls.__new__(cls)
-        self._build(name, args, opts)
-        return self
-
-    def _build(self, name: str, args: PlannedStorage, opts: pulumi.ResourceOptions | None) -> None:
-        super().__init__("gke-tpu:index:StorageBucket", name, None, opts)
-        plan = args.plan
-        self.bucket = storage.Bucket(
-            name,
-            project=args.project,
-            name=plan.bucket,
-            location=plan.location,
-            storage_class=plan.storage_class,
-            uniform_bucket_level_access=True,
-            public_access_prevention="enforced",
-            versioning=storage.BucketVersioningArgs(enabled=True),
-            force_destroy=False,
-            opts=pulumi.ResourceOptions(parent=self, protect=True, retain_on_delete=True),
-        )
-        self.accounts = {}
-        for identity in plan.identities:
-            account = serviceaccount.Account(
-                f"{name}-{identity.kind}",
-                project=args.project,
-                account_id=identity.account_id,
-                display_name=f"Model {identity.kind} of bucket {plan.bucket}",
-                description=f"Used by Kubernetes ServiceAccount {plan.namespace}/"
-                f"{identity.kubernetes_service_account} through Workload Identity.",
-                opts=pulumi.ResourceOptions(parent=self),
-            )
-            storage.BucketIAMMember(
-                f"{name}-{identity.kind}-{identity.role.rsplit('.', 1)[1]}",
-                bucket=self.bucket.name,
-                role=identity.role,
-                member=account.member,
-                opts=pulumi.ResourceOptions(parent=self),
-            )
-            serviceaccount.IAMMember(
-                f"{name}-{identity.kind}-workload-identity",
-                service_account_id=account.name,
-                role=WORKLOAD_IDENTITY_USER,
-                member=pulumi.Output.from_input(args.workload_pool).apply(
-                    lambda pool, ksa=identity.kubernetes_service_account: workload_identity_member(
-                        pool, plan.namespace, ksa
-                    )
-                ),
-                opts=pulumi.ResourceOptions(parent=self),
-            )
-            self.accounts[identity.kind] = account
-        self.bucket_name = self.bucket.name
-        self.emails = {kind: account.email for kind, account in self.accounts.items()}
+        label = f"StorageBucket {name!r}"
+        args = from_inputs(StorageBucketArgs, args, label)
+        planned = plan_storage_bucket(name, plain(args))
+        reject(planned.problems)
+        plan = cast(StoragePlan, planned.plan)
+        for warning in planned.warnings:
+            pulumi.log.warn(warning)
+        claim(bucket_claims(label, args.project, args.cluster_name, plan))
+        super().__init__(STORAGE_BUCKET_TYPE, name, None, opts)
+        parts = build_storage_bucket(self, name, args.project, args.workload_pool, plan)
+        self.bucket, self.accounts, self.emails = parts.bucket, parts.accounts, parts.emails
+        self.bucket_name = parts.bucket.name
         self.reader_email = self.emails["reader"]
         self.writer_email = pulumi.Output.from_input(self.emails.get("writer"))
-        self.register_outputs(
-            {"bucketName": self.bucket_name, **{f"{k}Email": v for k, v in self.emails.items()}}
-        )

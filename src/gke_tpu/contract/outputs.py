@@ -3,9 +3,12 @@ once by apps, so a missing pool or another contract version is one clear error. 
 only here.
 """
 
-from collections.abc import Callable, Mapping, Sequence
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from gke_tpu.catalog.capacity import QUEUED_CAPACITIES
 from gke_tpu.problems import Problem, config_error, did_you_mean
@@ -73,40 +76,124 @@ def _whole(number: Any) -> int | None:
     return None if number is None else int(number)
 
 
-def _upgrade(upgrade: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if upgrade is None:
-        return None
-    return {
-        "strategy": upgrade["strategy"],
-        "maxSurge": _whole(upgrade.get("maxSurge")),
-        "maxUnavailable": _whole(upgrade.get("maxUnavailable")),
-    }
-
-
 def per_workload(autopilot: bool, fallback: bool) -> bool:
     """Whether GKE creates a pool's nodes per workload (Autopilot, or a fallback's ComputeClass)."""
     return autopilot or fallback
 
 
+def _key(name: str) -> str:
+    """A field's key in the outputs (and the component package's schema): camelCase."""
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _dumped(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {_key(f.name): _dumped(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {k: _dumped(v) for k, v in cast("Mapping[str, Any]", value).items()}
+    if isinstance(value, list | tuple):
+        return [_dumped(v) for v in cast("Sequence[Any]", value)]
+    return value
+
+
+def _loaded(hint: Any, value: Any) -> Any:
+    """`value` as read back from JSON, of the field type `hint`."""
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        (hint,) = [a for a in typing.get_args(hint) if a is not type(None)]
+        origin = typing.get_origin(hint)
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return _load(hint, value)
+    if origin in (Sequence, tuple, list):
+        (item,) = typing.get_args(hint)[:1]
+        return tuple(_loaded(item, v) for v in value)
+    if origin in (Mapping, dict):
+        return {k: _loaded(typing.get_args(hint)[1], v) for k, v in value.items()}
+    if hint is int:
+        return _whole(value)
+    if hint is bool and not isinstance(value, bool):
+        raise TypeError(f"expected true or false, got {value!r}")
+    return value
+
+
+C = TypeVar("C")
+
+
+def _load(cls: type[C], entry: Mapping[str, Any], **given: Any) -> C:
+    """A contract dataclass from its entry (keys camelCase): a field without a default is
+    required (KeyError), one added after the contract's first release may be missing."""
+    hints = typing.get_type_hints(cls)
+    values = dict(given)
+    for each in dataclasses.fields(cast(Any, cls)):
+        if each.name in values:
+            continue
+        key = _key(each.name)
+        if key not in entry:
+            if each.default is dataclasses.MISSING and each.default_factory is dataclasses.MISSING:
+                raise KeyError(key)
+            continue
+        values[each.name] = _loaded(hints[each.name], entry[key])
+    return cls(**values)
+
+
+@dataclass(frozen=True)
+class PoolAutoscaling:
+    """The node range the cluster autoscaler keeps each of a pool's node pools in."""
+
+    min_nodes: int
+    """Lowest node count of each node pool."""
+    max_nodes: int
+    """Highest node count of each node pool."""
+
+
+@dataclass(frozen=True)
+class PoolUpgrade:
+    """How GKE replaces a pool's nodes on an upgrade."""
+
+    strategy: str
+    """`SURGE` or `BLUE_GREEN`."""
+    max_surge: int | None = None
+    """Extra nodes a surge upgrade adds; null for `BLUE_GREEN`."""
+    max_unavailable: int | None = None
+    """Nodes a surge upgrade takes down at once; null for `BLUE_GREEN`."""
+
+
 @dataclass(frozen=True)
 class TpuPoolRef:
-    """One entry of the `tpuPools` output: what a workload needs to schedule on a pool."""
+    """One entry of the platform's `tpuPools` output, by its keys: what a workload needs to
+    schedule on a TPU pool. A workload's `pool` takes the entry as a StackReference gives it."""
 
     name: str
+    """The pool's name in the stack (its `tpuPools` entry's)."""
     node_pools: Sequence[str]
+    """Its GKE node pools: one per slice; none where GKE creates the nodes per workload."""
     generation: str
+    """TPU generation: `v4`, `v5e`, `v5p`, `v6e` or `tpu7x`."""
     machine_type: str
+    """The TPU VMs' machine type."""
     topology: str
+    """Each slice's topology (the `cloud.google.com/gke-tpu-topology` node label)."""
     chips_per_node: int
+    """TPU chips per VM: a worker's `google.com/tpu` request."""
     nodes_per_slice: int
+    """VMs per slice: a multi-host slice's workers."""
     slices: int
+    """Slices of the pool (node pools, or 1 where GKE creates the nodes per workload)."""
     zone: str
+    """The pool's zone."""
     multi_host: bool
+    """Whether a slice spans several VMs."""
     capacity: str
-    min_nodes: int | None
-    max_nodes: int | None
+    """Where its VMs come from: `on-demand`, `spot`, `reservation`, `flex-start`..."""
     node_selector: Mapping[str, str]
+    """What a Pod selects to run on it."""
     tolerations: Sequence[Mapping[str, str]]
+    """Every taint GKE may put on its nodes, as a Pod tolerates it."""
+    autoscaling: PoolAutoscaling | None = None
+    """Each node pool's autoscaled node range; null when its size is fixed."""
     node_count: int | None = None
     """Nodes of each node pool when its size is fixed; None when it autoscales."""
     autopilot: bool = False
@@ -120,12 +207,19 @@ class TpuPoolRef:
     maintenance_interval: str | None = None
     """The host maintenance interval its nodes ask for (`AS_NEEDED`, `PERIODIC`); None:
     Compute Engine's default."""
-    upgrade: Mapping[str, Any] | None = None
-    """How GKE replaces its nodes on an upgrade: `{"strategy", "maxSurge", "maxUnavailable"}`
-    (the last two null for `BLUE_GREEN`); None where GKE decides (short-lived flex-start and
-    queued nodes, node pools GKE creates)."""
+    upgrade: PoolUpgrade | None = None
+    """How GKE replaces its nodes on an upgrade; None where GKE decides (short-lived flex-start
+    and queued nodes, node pools GKE creates)."""
     reservation: str | None = None
     """The SPECIFIC reservation its nodes consume, as the stack names it; None: none."""
+
+    @property
+    def min_nodes(self) -> int | None:
+        return self.autoscaling.min_nodes if self.autoscaling else None
+
+    @property
+    def max_nodes(self) -> int | None:
+        return self.autoscaling.max_nodes if self.autoscaling else None
 
     @property
     def per_workload(self) -> bool:
@@ -134,16 +228,13 @@ class TpuPoolRef:
 
     @classmethod
     def parse(cls, name: str, entry: Mapping[str, Any]) -> "TpuPoolRef":
-        """The pool from its entry in the `tpuPools` output (as `entry` writes it)."""
-        fields: dict[str, Any] = {"name": name}
-        for key in POOL_KEYS:
-            value = entry[key.key] if key.required else entry.get(key.key)
-            fields.update(zip(key.attrs, key.load(value), strict=True))
-        return cls(**fields)
+        """The pool from its entry in the `tpuPools` output (as `entry` writes it); `name`: its
+        key in the output (older platforms write no `name` in the entry)."""
+        return _load(cls, entry, name=name)
 
     def entry(self) -> dict[str, Any]:
-        """The pool's entry in the `tpuPools` output: what `parse` reads back."""
-        return {key.key: key.dump(*(getattr(self, a) for a in key.attrs)) for key in POOL_KEYS}
+        """The pool's entry in the `tpuPools` output, every key written: what `parse` reads."""
+        return _dumped(self)
 
     @property
     def provisioning_request_only(self) -> bool:
@@ -170,8 +261,8 @@ class TpuPoolRef:
         upgrade = self.upgrade
         if upgrade is None:
             return 0
-        surge = upgrade.get("maxSurge") or 0
-        if upgrade["strategy"] == "BLUE_GREEN" or (self.multi_host and surge):
+        surge = upgrade.max_surge or 0
+        if upgrade.strategy == "BLUE_GREEN" or (self.multi_host and surge):
             return per_pool
         return min(surge, per_pool)
 
@@ -179,83 +270,6 @@ class TpuPoolRef:
     def max_node_count(self) -> int:
         """The most nodes the pool can have: every node pool at its most."""
         return self.max_nodes_per_node_pool * self.slices
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-def _one(load: Callable[[Any], Any] = _same) -> Callable[[Any], tuple[Any, ...]]:
-    return lambda value: (load(value),)
-
-
-def _load_scaling(scaling: Mapping[str, Any] | None) -> tuple[int | None, int | None]:
-    scaling = scaling or {}
-    return _whole(scaling.get("minNodes")), _whole(scaling.get("maxNodes"))
-
-
-def _tuple(items: Sequence[Any] | None) -> tuple[Any, ...]:
-    return tuple(items or ())
-
-
-def _dicts(items: Sequence[Mapping[str, str]]) -> tuple[dict[str, str], ...]:
-    return tuple(dict(item) for item in items)
-
-
-def _dict_list(items: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
-    return [dict(item) for item in items]
-
-
-def _copy(mapping: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    return None if mapping is None else dict(mapping)
-
-
-def _dump_scaling(min_nodes: int | None, max_nodes: int | None) -> dict[str, int] | None:
-    if min_nodes is None or max_nodes is None:
-        return None
-    return {"minNodes": min_nodes, "maxNodes": max_nodes}
-
-
-_AS_IS = _one()
-
-
-@dataclass(frozen=True)
-class PoolKey:
-    """One key of a `tpuPools` entry: the TpuPoolRef fields it carries, how it is read back
-    from the output (`load`: the value to the fields' values) and how it is written (`dump`)."""
-
-    key: str
-    attrs: tuple[str, ...]
-    load: Callable[[Any], tuple[Any, ...]] = _AS_IS
-    dump: Callable[..., Any] = _same
-    required: bool = True
-    """Present in every entry; a key that is not may be missing (added after the contract's
-    first release, or null), and reads as its fields' defaults."""
-
-
-#: `parse` and `entry` both read this table, so the two directions cannot drift apart.
-POOL_KEYS: tuple[PoolKey, ...] = (
-    PoolKey("nodePools", ("node_pools",), _one(_tuple), list),
-    PoolKey("generation", ("generation",)),
-    PoolKey("machineType", ("machine_type",)),
-    PoolKey("topology", ("topology",)),
-    PoolKey("chipsPerNode", ("chips_per_node",), _one(int)),
-    PoolKey("nodesPerSlice", ("nodes_per_slice",), _one(int)),
-    PoolKey("slices", ("slices",), _one(int)),
-    PoolKey("zone", ("zone",)),
-    PoolKey("multiHost", ("multi_host",), _one(bool)),
-    PoolKey("capacity", ("capacity",)),
-    PoolKey("autoscaling", ("min_nodes", "max_nodes"), _load_scaling, _dump_scaling, False),
-    PoolKey("nodeCount", ("node_count",), _one(_whole), required=False),
-    PoolKey("autopilot", ("autopilot",), _one(bool), required=False),
-    PoolKey("computeClass", ("compute_class",), required=False),
-    PoolKey("fallback", ("fallback",), _one(_tuple), list, False),
-    PoolKey("maintenanceInterval", ("maintenance_interval",), required=False),
-    PoolKey("upgrade", ("upgrade",), _one(_upgrade), _copy, False),
-    PoolKey("reservation", ("reservation",), required=False),
-    PoolKey("nodeSelector", ("node_selector",), _one(dict), dict),
-    PoolKey("tolerations", ("tolerations",), _one(_dicts), _dict_list),
-)
 
 
 @dataclass(frozen=True)
@@ -410,7 +424,7 @@ class PlatformOutputs:
         for name, entry in entries.items():
             try:
                 pools[name] = TpuPoolRef.parse(name, entry)
-            except (KeyError, TypeError, ValueError) as error:
+            except (KeyError, TypeError, ValueError, AttributeError) as error:
                 problems.append(_malformed(f"{source}.tpuPools.{name}", error))
         queues: dict[str, QueueRef] = {}
         # Added in contract version 1 after its first release: older platforms have no queues.

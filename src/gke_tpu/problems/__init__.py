@@ -27,17 +27,19 @@ class Problem:
 class ConfigError(Exception):
     """Every problem found in a stack's config. Raised once, before anything is registered."""
 
-    def __init__(self, problems: Sequence[Problem]) -> None:
+    def __init__(self, problems: Sequence[Problem], subject: str = "stack config") -> None:
         self.problems = tuple(problems)
+        self.subject = subject
+        """What the problems are in: `stack config`, or a component's `arguments`."""
         super().__init__(self.render())
 
     def render(self) -> str:
         count = len(self.problems)
-        head = f"invalid stack config ({count} problem{'s' if count != 1 else ''}):"
+        head = f"invalid {self.subject} ({count} problem{'s' if count != 1 else ''}):"
         return "\n".join([head, *(f"  - {p}" for p in self.problems)])
 
 
-def config_error(problems: Sequence[Problem]) -> ConfigError:
+def config_error(problems: Sequence[Problem], subject: str = "stack config") -> ConfigError:
     """The error to raise for `problems` where any program may meet it (the outputs contract an
     app reads): inside a Pulumi program, the one Pulumi prints without a traceback (a RunError,
     `gke_tpu.problems.pulumi.InvalidInput`), so that an app needs no wrapper of ours; elsewhere a
@@ -45,8 +47,8 @@ def config_error(problems: Sequence[Problem]) -> ConfigError:
     if "pulumi" in sys.modules:  # the SDK is loaded: a program is running, or can
         from gke_tpu.problems.pulumi import InvalidInput
 
-        return InvalidInput(problems)
-    return ConfigError(problems)
+        return InvalidInput(problems, subject)
+    return ConfigError(problems, subject)
 
 
 def join_path(base: str, loc: Iterable[str | int]) -> str:

@@ -49,19 +49,35 @@ def from_inputs(cls: type[T], value: object, path: str) -> T:
     problems: list[Problem] = []
     built = _dataclass(cls, value, path, problems)
     if problems:
-        raise config_error(problems)
+        raise config_error(problems, "arguments")
     return cast("T", built)
 
 
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
 def _dataclass(cls: type[Any], value: object, path: str, problems: list[Problem]) -> object:
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    hints = _hints(cls)
     if isinstance(value, cls):
-        return value
+        # Built in Python: its nested values may still be mappings (a StackReference's).
+        given = {name: getattr(value, name) for name in fields}
+        built = {
+            name: _value(hints[name], v, f"{path}.{name}", problems) if v is not None else v
+            for name, v in given.items()
+        }
+        changed = any(built[n] is not given[n] and built[n] != given[n] for n in given)
+        instance: Any = value
+        return dataclasses.replace(instance, **built) if changed and not problems else value
     if not isinstance(value, Mapping):
         problems.append(Problem(path, f"expected {cls.__name__} or a mapping of its fields"))
         return None
-    given = cast("Mapping[str, Any]", value)
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
-    hints = _hints(cls)
+    # A field by its Python name, or by the schema's (camelCase), as another language and a
+    # stack's outputs spell it.
+    by_schema = {_camel(name): name for name in fields}
+    given = {by_schema.get(str(k), k): v for k, v in cast("Mapping[str, Any]", value).items()}
     for key in given:
         if key not in fields:
             hint = did_you_mean(str(key), fields)
@@ -125,3 +141,46 @@ def _value(hint: Any, value: object, path: str, problems: list[Problem]) -> obje
     if hint in (int, Any) and isinstance(value, float) and value.is_integer():
         return int(value)  # numbers cross the provider boundary as floats
     return value
+
+
+C = TypeVar("C", bound=type)
+
+
+def keyword_arguments(cls: C) -> C:
+    """Args whose misspelt or missing keyword argument is one error naming the Args and the
+    argument (with the arguments it takes), not a Python traceback."""
+    init = cast("Any", cls).__init__
+    fields = [f for f in dataclasses.fields(cls) if f.init]
+
+    def checked_init(self: object, *args: object, **kwargs: object) -> None:
+        problems: list[Problem] = []
+        names = [f.name for f in fields]
+        for key in kwargs:
+            if key not in names:
+                hint = did_you_mean(key, names)
+                problems.append(
+                    Problem(
+                        f"{cls.__name__}.{key}",
+                        f"unknown argument{hint or '.'} Arguments: {', '.join(names)}",
+                    )
+                )
+        if args:
+            problems.append(
+                Problem(cls.__name__, f"takes keyword arguments only, not {len(args)} positional")
+            )
+        for field in fields:
+            required = field.default is dataclasses.MISSING and (
+                field.default_factory is dataclasses.MISSING
+            )
+            if required and field.name not in kwargs:
+                problems.append(
+                    Problem(f"{cls.__name__}.{field.name}", "required argument is missing")
+                )
+        if problems:
+            raise config_error(problems, "arguments")
+        init(self, **kwargs)
+
+    checked_init.__signature__ = inspect.signature(init)  # type: ignore[attr-defined]
+    checked_init.__doc__ = init.__doc__
+    cast("Any", cls).__init__ = checked_init
+    return cls

@@ -25,10 +25,13 @@ def _prefixed(problems: Sequence[Problem], prefix: str | None) -> list[Problem]:
     return [Problem(f"{prefix}.{p.path}" if p.path else prefix, p.message) for p in problems]
 
 
-def reject(problems: Sequence[Problem], prefix: str | None = None) -> None:
-    """Raise one InvalidInput for all `problems`, if any; paths prefixed with `prefix.`."""
+def reject(
+    problems: Sequence[Problem], prefix: str | None = None, subject: str = "arguments"
+) -> None:
+    """Raise one InvalidInput for all `problems`, if any; paths prefixed with `prefix.`;
+    `subject`: what they are in (a component's arguments, unless the stack config)."""
     if problems:
-        raise InvalidInput(_prefixed(problems, prefix))
+        raise InvalidInput(_prefixed(problems, prefix), subject)
 
 
 @contextmanager
@@ -37,5 +40,5 @@ def reported() -> Generator[None, None, None]:
     try:
         yield
     except ConfigError as error:
-        reject(error.problems)
+        reject(error.problems, subject=error.subject)
         raise  # a ConfigError with no problems: a bug, not bad input

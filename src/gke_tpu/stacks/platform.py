@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from gke_tpu.components.args import ClusterNetworkArgs, PlannedTpuPool
-from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
-from gke_tpu.components.regional_cluster import PlannedCluster, RegionalCluster
-from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
+from gke_tpu.components.args import ClusterNetworkArgs
+from gke_tpu.components.internal.clusters import ClusterParts
+from gke_tpu.components.internal.node_pools import (
+    BuiltTpuPool,
+    PoolTarget,
+    build_tpu_node_pools,
+    pool_options,
+    pool_type,
+)
+from gke_tpu.components.regional_cluster import REGIONAL_CLUSTER_TYPE, build_regional_cluster
 from gke_tpu.config.platform.spec import PlatformSpec
 from gke_tpu.contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_outputs
 
 # Optional components are imported where built: the Kubernetes SDK alone takes longer to import
 # than a small stack takes to plan.
 if TYPE_CHECKING:
-    from gke_tpu.components.autopilot_cluster import AutopilotCluster
     from gke_tpu.components.checkpoint_bucket import CheckpointBucket
     from gke_tpu.components.checkpoint_configurations import CheckpointConfigurations
     from gke_tpu.components.cloud_nat import CloudNat
@@ -26,7 +31,7 @@ if TYPE_CHECKING:
     from gke_tpu.components.kueue_install import KueueInstall
     from gke_tpu.components.kueue_queues import KueueQueues
     from gke_tpu.components.model_volumes import ModelVolumes
-    from gke_tpu.components.storage_bucket import StorageBucket
+    from gke_tpu.components.storage_bucket import BucketParts
     from gke_tpu.components.tpu_compute_class import TpuComputeClass
     from gke_tpu.components.vpc_network import VpcNetwork
 
@@ -36,10 +41,12 @@ class Platform:
     spec: PlatformSpec
     network: VpcNetwork | None
     nat: CloudNat | None
-    cluster: RegionalCluster | AutopilotCluster
-    tpu_pools: dict[str, MultiHostTpuPool | SingleHostTpuPool | TpuComputeClass]
-    storage: StorageBucket | None
-    volumes: ModelVolumes | None
+    cluster: ClusterParts
+    tpu_pools: dict[str, BuiltTpuPool | TpuComputeClass] = field(
+        default_factory=dict[str, "BuiltTpuPool | TpuComputeClass"]
+    )
+    storage: BucketParts | None = None
+    volumes: ModelVolumes | None = None
     queues: KueueQueues | None = None
     observability: ClusterObservability | None = None
     kueue: KueueInstall | None = None
@@ -76,7 +83,7 @@ def build_network(spec: PlatformSpec) -> tuple[VpcNetwork | None, CloudNat | Non
 
 def build_cluster(
     spec: PlatformSpec, network: VpcNetwork | None, nat: CloudNat | None
-) -> RegionalCluster | AutopilotCluster:
+) -> ClusterParts:
     """The cluster of `gke-tpu:cluster`, on the stack's own network when it makes one."""
     cluster_network = (
         ClusterNetworkArgs(
@@ -88,23 +95,31 @@ def build_cluster(
         if network and spec.network
         else None
     )
-    if spec.cluster_plan.autopilot:
-        from gke_tpu.components.autopilot_cluster import AutopilotCluster, AutopilotClusterArgs
-
-        return AutopilotCluster(
-            spec.cluster.name,
-            AutopilotClusterArgs(plan=spec.cluster_plan, network=cluster_network),
+    name, plan = spec.cluster.name, spec.cluster_plan
+    if plan.autopilot:
+        from gke_tpu.components.autopilot_cluster import (
+            AUTOPILOT_CLUSTER_TYPE,
+            build_autopilot_cluster,
         )
-    return RegionalCluster.from_plan(
-        spec.cluster.name, PlannedCluster(plan=spec.cluster_plan, network=cluster_network)
-    )
+
+        parent = pulumi.ComponentResource(AUTOPILOT_CLUSTER_TYPE, name)
+        return build_autopilot_cluster(parent, name, plan, cluster_network)
+    parent = pulumi.ComponentResource(REGIONAL_CLUSTER_TYPE, name)
+    return build_regional_cluster(parent, name, plan, cluster_network)
 
 
 def _tpu_pools(spec: PlatformSpec, platform: Platform) -> Platform:
-    """A node pool component per `tpuPools` entry of ours, a ComputeClass per pool with a
-    fallback, and nothing for an Autopilot entry (GKE creates the nodes its workloads ask for)."""
+    """The node pools of each `tpuPools` entry of ours, a ComputeClass per pool with a fallback,
+    and nothing for an Autopilot entry (GKE creates the nodes its workloads ask for)."""
     name, cluster = spec.cluster.name, platform.cluster
-    pools: dict[str, MultiHostTpuPool | SingleHostTpuPool | TpuComputeClass] = {}
+    target = PoolTarget(
+        project=spec.project,
+        region=spec.cluster.region,
+        cluster_name=name,
+        cluster=cluster.name,
+        node_service_account=cluster.node_service_account_email,
+    )
+    pools: dict[str, BuiltTpuPool | TpuComputeClass] = {}
     for plan in spec.tpu_pools:
         if plan.fallback:
             from gke_tpu.components.tpu_compute_class import TpuComputeClass, TpuComputeClassArgs
@@ -113,16 +128,11 @@ def _tpu_pools(spec: PlatformSpec, platform: Platform) -> Platform:
                 f"{name}-{plan.name}", TpuComputeClassArgs(plan=plan, provider=cluster.provider)
             )
         elif not plan.autopilot:
-            args = PlannedTpuPool(
-                project=spec.project,
-                region=spec.cluster.region,
-                cluster_name=name,
-                cluster=cluster.name,
-                node_service_account=cluster.node_service_account.email,
-                plan=plan,
+            pool_name = f"{name}-{plan.name}"
+            parent = pulumi.ComponentResource(
+                pool_type(plan), pool_name, None, pool_options(plan, None)
             )
-            component = MultiHostTpuPool if plan.multi_host else SingleHostTpuPool
-            pools[plan.name] = component.from_plan(f"{name}-{plan.name}", args)
+            pools[plan.name] = build_tpu_node_pools(parent, pool_name, target, plan)
     return replace(platform, tpu_pools=pools)
 
 
@@ -131,24 +141,20 @@ def _storage(spec: PlatformSpec, platform: Platform) -> Platform:
     if spec.storage is None:
         return platform
     from gke_tpu.components.model_volumes import ModelVolumes, ModelVolumesArgs
-    from gke_tpu.components.storage_bucket import PlannedStorage, StorageBucket
+    from gke_tpu.components.storage_bucket import STORAGE_BUCKET_TYPE, build_storage_bucket
 
     name, cluster = f"{spec.cluster.name}-models", platform.cluster
-    storage = StorageBucket.from_plan(
-        name,
-        PlannedStorage(
-            project=spec.project, workload_pool=cluster.workload_pool, plan=spec.storage
-        ),
-    )
+    parent = pulumi.ComponentResource(STORAGE_BUCKET_TYPE, name)
+    storage = build_storage_bucket(parent, name, spec.project, cluster.workload_pool, spec.storage)
     if spec.storage.cache is not None:
         from gke_tpu.components.model_cache import ModelCache, ModelCacheArgs
 
-        ModelCache(name, ModelCacheArgs(bucket=storage.bucket_name, plan=spec.storage.cache))
+        ModelCache(name, ModelCacheArgs(bucket=storage.bucket.name, plan=spec.storage.cache))
     volumes = ModelVolumes(
         name,
         ModelVolumesArgs(
             plan=spec.storage,
-            bucket=storage.bucket_name,
+            bucket=storage.bucket.name,
             emails=dict(storage.emails),
             provider=cluster.provider,
         ),
@@ -228,14 +234,16 @@ SECTION_BUILDERS: tuple[Callable[[PlatformSpec, Platform], Platform], ...] = (
 
 def build_platform(spec: PlatformSpec) -> Platform:
     network, nat = build_network(spec)
-    platform = Platform(spec, network, nat, build_cluster(spec, network, nat), {}, None, None)
+    platform = Platform(
+        spec=spec, network=network, nat=nat, cluster=build_cluster(spec, network, nat)
+    )
     for build in SECTION_BUILDERS:
         platform = build(spec, platform)
     return platform
 
 
 def build_checkpointing(
-    spec: PlatformSpec, cluster: RegionalCluster | AutopilotCluster, volumes: ModelVolumes | None
+    spec: PlatformSpec, cluster: ClusterParts, volumes: ModelVolumes | None
 ) -> tuple[CheckpointBucket | None, CheckpointConfigurations | None]:
     """The checkpoint bucket and its identities, and each pool's CheckpointConfiguration
     (`gke-tpu:checkpointing`); none without the section."""
@@ -275,7 +283,7 @@ def stack_outputs(platform: Platform) -> dict[str, Any]:
     if spec.storage and storage and volumes:
         writer = spec.storage.writer
         model = ModelStorageOutputs(
-            bucket=storage.bucket_name,
+            bucket=storage.bucket.name,
             service_account=storage.emails["reader"],
             namespace=volumes.namespace,
             kubernetes_service_account=spec.storage.reader.kubernetes_service_account,

@@ -199,5 +199,5 @@ def run_preflight(spec: PlatformSpec) -> Checked | None:
     )
     for warning in found.warnings:
         pulumi.log.warn(warning)
-    reject(found.problems)
+    reject(found.problems, subject="stack config")
     return Checked(requests, found)

@@ -142,6 +142,7 @@ def test_an_entry_has_no_node_pools_and_the_selectors_of_its_shape_and_zone() ->
     plan = _plan({"name": "serve", "tpu": "v5e", "topology": "1x1"})
     assert (plan.node_pool_names, plan.autoscaling, plan.node_count) == ((), None, None)
     assert plan.ref.entry() == {
+        "name": plan.name,
         "nodePools": [],
         "generation": "v5e",
         "machineType": "ct5lp-hightpu-1t",

@@ -1,7 +1,7 @@
 """What both cluster components give every cluster: the nodes' least-privilege identity and
 the Kubernetes provider that reaches the cluster through `gke-gcloud-auth-plugin`."""
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -115,45 +115,55 @@ def workload_pool_of(cluster: container.Cluster, identity_pool: str) -> pulumi.O
     )
 
 
-class ClusterComponent(pulumi.ComponentResource):
-    """What both cluster components are: the cluster, its nodes' identity, and what workloads
-    and app stacks reach it by."""
+@dataclass(frozen=True)
+class ClusterParts:
+    """What a cluster's build made, and what workloads and app stacks reach it by."""
 
-    if TYPE_CHECKING:  # children, not outputs of the component package's schema
-        cluster: container.Cluster
-        node_service_account: serviceaccount.Account
-        provider: k8s.Provider
-
+    cluster: container.Cluster
+    node_service_account: serviceaccount.Account
+    provider: k8s.Provider
+    """The provider of the program's Kubernetes objects, once the cluster can run their Pods."""
     name: pulumi.Output[str]
-    """The cluster's name: node pools' `cluster`."""
     endpoint: pulumi.Output[str]
-    """The control plane's IP endpoint."""
     dns_endpoint: pulumi.Output[str | None]
-    """The control plane's DNS endpoint, where the kubeconfig points; null at the IP one."""
     workload_pool: pulumi.Output[str]
-    """The Workload Identity pool (`<project>.svc.id.goog`)."""
     kubeconfig: pulumi.Output[str]
-    """A kubeconfig for the cluster (secret), authenticating with gke-gcloud-auth-plugin."""
     node_service_account_email: pulumi.Output[str]
-    """The nodes' service account: node pools' `node_service_account`."""
+    cpu_pool: container.NodePool | None = None
 
-    def _expose(self, name: str, plan: ClusterPlan, ready: pulumi.Resource) -> None:
-        """The kubeconfig, the Kubernetes provider (once `ready` can run Pods) and the outputs,
-        once `cluster` and `node_service_account` are set."""
-        self.dns_endpoint = dns_endpoint_of(plan, self.cluster)
-        self.kubeconfig = kubeconfig_of(plan, self.cluster, self.dns_endpoint)
-        self.provider = kubernetes_provider(name, plan, self.kubeconfig, self, ready)
-        self.name = self.cluster.name
-        self.endpoint = self.cluster.endpoint
-        self.workload_pool = workload_pool_of(self.cluster, plan.workload_pool)
-        self.node_service_account_email = self.node_service_account.email
-        self.register_outputs(
-            {
-                "name": self.name,
-                "endpoint": self.endpoint,
-                "dnsEndpoint": self.dns_endpoint,
-                "workloadPool": self.workload_pool,
-                "kubeconfig": self.kubeconfig,
-                "nodeServiceAccountEmail": self.node_service_account_email,
-            }
-        )
+
+def expose(
+    parent: pulumi.ComponentResource,
+    name: str,
+    plan: ClusterPlan,
+    made: tuple[container.Cluster, serviceaccount.Account, container.NodePool | None],
+    ready: pulumi.Resource,
+) -> ClusterParts:
+    """The kubeconfig, the Kubernetes provider (once `ready` can run Pods) and the outputs of a
+    cluster, its nodes' account and its CPU pool (none on Autopilot), registered on `parent`."""
+    cluster, account, cpu_pool = made
+    dns_endpoint = dns_endpoint_of(plan, cluster)
+    kubeconfig = kubeconfig_of(plan, cluster, dns_endpoint)
+    parts = ClusterParts(
+        cluster=cluster,
+        node_service_account=account,
+        provider=kubernetes_provider(name, plan, kubeconfig, parent, ready),
+        name=cluster.name,
+        endpoint=cluster.endpoint,
+        dns_endpoint=dns_endpoint,
+        workload_pool=workload_pool_of(cluster, plan.workload_pool),
+        kubeconfig=kubeconfig,
+        node_service_account_email=account.email,
+        cpu_pool=cpu_pool,
+    )
+    parent.register_outputs(
+        {
+            "name": parts.name,
+            "endpoint": parts.endpoint,
+            "dnsEndpoint": parts.dns_endpoint,
+            "workloadPool": parts.workload_pool,
+            "kubeconfig": parts.kubeconfig,
+            "nodeServiceAccountEmail": parts.node_service_account_email,
+        }
+    )
+    return parts

@@ -1,19 +1,16 @@
-"""TPU node pools from a plan: node config, autoscaling, lifecycle, and the pool's outputs."""
+"""TPU node pools from a plan (`build_tpu_node_pools`): node config, placement, autoscaling,
+lifecycle, and the pool's outputs. Both pool components and the stack's composition build with
+it."""
 
-import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Self, cast
+from dataclasses import dataclass
 
 import pulumi
-from pulumi_gcp import container
+from pulumi_gcp import compute, container
 
 from gke_tpu.catalog.gke import GKE_DEFAULT_BOOT_DISK_TYPE, POOL_LABEL
-from gke_tpu.components.args import PlannedTpuPool, TpuPoolFields
 from gke_tpu.components.internal.clusters import NODE_OAUTH_SCOPES
-from gke_tpu.components.internal.public_args import plan_pool_args
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.contract.outputs import TpuPoolRef
-from gke_tpu.problems.pulumi import reject
 
 
 def node_config(
@@ -138,124 +135,111 @@ MULTI_HOST_TYPE = "gke-tpu:index:MultiHostTpuPool"
 SINGLE_HOST_TYPE = "gke-tpu:index:SingleHostTpuPool"
 
 
-def pool_options(other_type: str, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions:
+def pool_type(plan: TpuPoolPlan) -> str:
+    """The component type of the plan's kind of pool."""
+    return MULTI_HOST_TYPE if plan.multi_host else SINGLE_HOST_TYPE
+
+
+def pool_options(plan: TpuPoolPlan, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions:
     """A pool that changes kind (a v5e `2x4` moving to `ct5lp-hightpu-4t`, a larger topology)
     is still the same pool to Pulumi: its node pools are replaced in place, old one first,
     instead of a new one created beside it under the same GKE name (which GKE refuses)."""
+    other = SINGLE_HOST_TYPE if plan.multi_host else MULTI_HOST_TYPE
     return pulumi.ResourceOptions.merge(
-        pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=other_type)]), opts
+        pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=other)]), opts
     )
 
 
-def _slice_aliases(args: PlannedTpuPool, index: int) -> list[pulumi.Alias]:
+@dataclass(frozen=True)
+class PoolTarget:
+    """The cluster a pool joins."""
+
+    project: str
+    region: str
+    cluster_name: str
+    """The cluster's name as configured, for names derived from it."""
+    cluster: pulumi.Input[str]
+    """The cluster's name output: the pools wait for the cluster."""
+    node_service_account: pulumi.Input[str]
+    """Email of the nodes' service account."""
+
+
+@dataclass(frozen=True)
+class BuiltTpuPool:
+    """What a pool's build made: a node pool per slice (depend on them to wait for the pool),
+    and the pool as workloads take it, known at plan time."""
+
+    node_pools: list[container.NodePool]
+    ref: TpuPoolRef
+
+
+def _slice_aliases(target: PoolTarget, plan: TpuPoolPlan, index: int) -> list[pulumi.Alias]:
     """`<name>` and `<name>-0` share an identity, so going from one slice to several (or back)
     replaces it old one first."""
-    plan = args.plan
     if index:
         return []
     other = f"{plan.name}-0" if plan.slices == 1 else plan.name
-    return [pulumi.Alias(name=f"{args.cluster_name}-{other}")]
+    return [pulumi.Alias(name=f"{target.cluster_name}-{other}")]
 
 
-def pool_input(ref: TpuPoolRef) -> dict[str, Any]:
-    """A pool's TpuPoolRef as another language passes it to a workload component: its fields
-    by their schema names (camelCase), sequences as lists, None left out."""
+def placement(
+    parent: pulumi.Resource, name: str, target: PoolTarget, plan: TpuPoolPlan
+) -> container.NodePoolPlacementPolicyArgs | None:
+    """A slice's compact placement in its topology; none for single-host VMs."""
+    if not plan.multi_host:
+        return None
+    if not plan.workload_policy_name:
+        return container.NodePoolPlacementPolicyArgs(type="COMPACT", tpu_topology=plan.topology)
+    # tpu7x: GKE refuses COMPACT ("Use workload policy instead") and reports this placement with
+    # no type, so none is sent: any other would diff on every `pulumi up` (vllm-project/ci-infra
+    # PR 547, verified on a live pool).
+    policy = compute.ResourcePolicy(
+        f"{name}-placement",
+        project=target.project,
+        region=target.region,
+        name=plan.workload_policy_name,
+        workload_policy=compute.ResourcePolicyWorkloadPolicyArgs(
+            type="HIGH_THROUGHPUT", accelerator_topology=plan.topology
+        ),
+        # A new topology is a new policy of the same name: delete the old one first.
+        opts=pulumi.ResourceOptions(parent=parent, delete_before_replace=True),
+    )
+    return container.NodePoolPlacementPolicyArgs(
+        type="", policy_name=policy.name, tpu_topology=plan.topology
+    )
 
-    def plain(value: Any) -> Any:
-        if isinstance(value, tuple | list):
-            return [plain(v) for v in cast("Sequence[Any]", value)]
-        if isinstance(value, Mapping):
-            return {k: plain(v) for k, v in cast("Mapping[str, Any]", value).items()}
-        return value
 
-    def camel(name: str) -> str:
-        head, *rest = name.split("_")
-        return head + "".join(part.title() for part in rest)
-
-    return {
-        camel(f.name): plain(getattr(ref, f.name))
-        for f in dataclasses.fields(ref)
-        if getattr(ref, f.name) is not None
-    }
-
-
-class TpuPoolComponent(pulumi.ComponentResource):
-    """Both TPU pool components: one node pool per slice (`node_pools`: depend on them to wait
-    for the pool), and `ref`, the pool as workloads take it, known at plan time."""
-
-    if TYPE_CHECKING:  # not outputs of the component package's schema
-        node_pools: list[container.NodePool]
-        ref: TpuPoolRef
-
-    node_pool_names: pulumi.Output[list[str]]
-    """The GKE node pools: the pool's name, or `<name>-0`, `<name>-1`... for several slices."""
-    pool: pulumi.Output[dict[str, Any]]
-    """The pool as the workload components' `pool` input takes it (their TpuPoolRef)."""
-
-    @classmethod
-    def from_plan(
-        cls, name: str, args: PlannedTpuPool, opts: pulumi.ResourceOptions | None = None
-    ) -> Self:
-        """The pool of a plan the stack has made (`gke-tpu:tpuPools`), without planning again."""
-        self = cls.__new__(cls)
-        self._build(name, args, opts)
-        return self
-
-    def _build(self, name: str, args: PlannedTpuPool, opts: pulumi.ResourceOptions | None) -> None:
-        raise NotImplementedError
-
-    def _planned(self, name: str, args: TpuPoolFields, multi_host: bool) -> PlannedTpuPool:
-        """The public Args planned by the stack's rules for a `tpuPools` entry."""
-        component = f"{type(self).__name__} {name!r}"
-        warnings: list[str] = []
-        planned = plan_pool_args(
-            component, name, args.entry(), args.cluster_facts(), multi_host, warnings
+def build_tpu_node_pools(
+    parent: pulumi.ComponentResource, name: str, target: PoolTarget, plan: TpuPoolPlan
+) -> BuiltTpuPool:
+    """One node pool per slice of the plan, children of `parent` (whose outputs it registers:
+    the node pools' names)."""
+    placed = placement(parent, name, target, plan)
+    node_pools = [
+        container.NodePool(
+            f"{target.cluster_name}-{pool_name}",
+            project=target.project,
+            cluster=target.cluster,
+            location=target.region,
+            name=pool_name,
+            node_locations=[plan.zone],
+            max_pods_per_node=plan.max_pods_per_node,
+            initial_node_count=fixed_size(plan)[0],
+            node_count=fixed_size(plan)[1],
+            autoscaling=autoscaling(plan),
+            placement_policy=placed,
+            queued_provisioning=queued_provisioning(plan),
+            node_config=node_config(plan, target.node_service_account),
+            management=management(plan),
+            upgrade_settings=upgrade_settings(plan),
+            maintenance_policies=maintenance_policies(plan),
+            opts=pulumi.ResourceOptions.merge(
+                pulumi.ResourceOptions(parent=parent, aliases=_slice_aliases(target, plan, index)),
+                lifecycle(plan),
+            ),
         )
-        if isinstance(planned, list):
-            reject(planned)
-            raise AssertionError("planned")  # reject raised: a plan or problems, never neither
-        for warning in warnings:
-            pulumi.log.warn(warning)
-        return PlannedTpuPool(
-            project=args.project,
-            region=args.region,
-            cluster_name=args.cluster_name,
-            cluster=args.cluster,
-            node_service_account=args.node_service_account,
-            plan=planned,
-        )
-
-    def _create_node_pools(
-        self, args: PlannedTpuPool, placement: container.NodePoolPlacementPolicyArgs | None
-    ) -> None:
-        plan = args.plan
-        self.node_pools = [
-            container.NodePool(
-                f"{args.cluster_name}-{pool_name}",
-                project=args.project,
-                cluster=args.cluster,
-                location=args.region,
-                name=pool_name,
-                node_locations=[plan.zone],
-                max_pods_per_node=plan.max_pods_per_node,
-                initial_node_count=fixed_size(plan)[0],
-                node_count=fixed_size(plan)[1],
-                autoscaling=autoscaling(plan),
-                placement_policy=placement,
-                queued_provisioning=queued_provisioning(plan),
-                node_config=node_config(plan, args.node_service_account),
-                management=management(plan),
-                upgrade_settings=upgrade_settings(plan),
-                maintenance_policies=maintenance_policies(plan),
-                opts=pulumi.ResourceOptions.merge(
-                    pulumi.ResourceOptions(parent=self, aliases=_slice_aliases(args, index)),
-                    lifecycle(plan),
-                ),
-            )
-            for index, pool_name in enumerate(plan.node_pool_names)
-        ]
-        self.ref = plan.ref
-        self.node_pool_names = pulumi.Output.from_input(list(plan.node_pool_names))
-        self.pool = pulumi.Output.from_input(pool_input(plan.ref))
-        # Names only: the whole entry again would double what a large plan serializes.
-        self.register_outputs({"nodePoolNames": list(plan.node_pool_names)})
+        for index, pool_name in enumerate(plan.node_pool_names)
+    ]
+    # Names only: the whole entry again would double what a large plan serializes.
+    parent.register_outputs({"nodePoolNames": list(plan.node_pool_names)})
+    return BuiltTpuPool(node_pools, plan.ref)

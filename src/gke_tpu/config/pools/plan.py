@@ -25,7 +25,7 @@ from gke_tpu.config.pools.fallback import OWN_KIND, Step
 from gke_tpu.config.pools.reservation import ReservationAffinity, ReservationRef
 from gke_tpu.config.pools.spec import DEFAULT_NODE_COUNT, Autoscaling, TpuPoolSpec
 from gke_tpu.config.pools.upgrades import MaintenanceInterval, UpgradePlan
-from gke_tpu.contract.outputs import TpuPoolRef, per_workload
+from gke_tpu.contract.outputs import PoolAutoscaling, PoolUpgrade, TpuPoolRef, per_workload
 
 #: Node counts the cluster autoscaler owns once an autoscaled pool exists.
 AUTOSCALER_OWNED = ("initialNodeCount", "nodeCount")
@@ -150,8 +150,7 @@ class TpuPoolPlan:
             zone=self.zone,
             multi_host=self.multi_host,
             capacity=self.capacity.label,
-            min_nodes=scaling.min_nodes if scaling else None,
-            max_nodes=scaling.max_nodes if scaling else None,
+            autoscaling=PoolAutoscaling(scaling.min_nodes, scaling.max_nodes) if scaling else None,
             node_count=self.node_count,
             node_selector=self.node_selector,
             autopilot=self.autopilot,
@@ -159,11 +158,9 @@ class TpuPoolPlan:
             compute_class=self.compute_class,
             fallback=tuple(step.label for step in self.fallback),
             maintenance_interval=self.maintenance_interval,
-            upgrade={
-                "strategy": self.upgrade.strategy,
-                "maxSurge": self.upgrade.max_surge,
-                "maxUnavailable": self.upgrade.max_unavailable,
-            }
+            upgrade=PoolUpgrade(
+                self.upgrade.strategy, self.upgrade.max_surge, self.upgrade.max_unavailable
+            )
             if self.upgrade
             else None,
             reservation=self.reservation,
