@@ -2,14 +2,10 @@
 the public components, and docs/api.md, the API reference generated from it, after reviewing a
 change of their API (a test fails until both are rewritten)."""
 
-import ast
-import inspect
-import itertools
 import json
-import textwrap
 from typing import Any
 
-from gke_tpu.provider import COMPONENTS, schema_text
+from gke_tpu.provider import schema_text
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.generated_docs import regenerate
 
@@ -52,46 +48,18 @@ def _cell(text: str | None) -> str:
     return " ".join((text or "").split()).replace("|", "\\|")
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-def docstrings(cls: type) -> dict[str, str]:
-    """The attribute docstrings of a class and its bases, by schema name: the analyzer reads
-    those of the class alone, so what a base declares (a pool's cluster facts, a cluster's
-    outputs) would go undescribed."""
-    found: dict[str, str] = {}
-    for klass in reversed(cls.__mro__[:-1]):
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
-        except (OSError, TypeError):
-            continue
-        body = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)).body
-        for node, after in itertools.pairwise(body):
-            doc = after.value if isinstance(after, ast.Expr) else None
-            named = isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-            if named and isinstance(doc, ast.Constant) and isinstance(doc.value, str):
-                found[_camel(node.target.id)] = doc.value  # type: ignore[union-attr]
-    return found
-
-
-def _table(
-    props: dict[str, Any], required: list[str], what: str, docs: dict[str, str] | None = None
-) -> list[str]:
+def _table(props: dict[str, Any], required: list[str], what: str) -> list[str]:
     rows = [f"| {what} | type | required | description |", "|---|---|---|---|"]
     for name in sorted(props):
         prop = props[name]
         needed = "yes" if name in required else ""
-        text = prop.get("description") or (docs or {}).get(name)
-        rows.append(f"| `{name}` | {_type(prop)} | {needed} | {_cell(text)} |")
+        rows.append(f"| `{name}` | {_type(prop)} | {needed} | {_cell(prop.get('description'))} |")
     return rows
 
 
 def api_markdown(schema: dict[str, Any]) -> str:
     lines = [HEAD]
     resources = schema["resources"]
-    classes = {c.__name__: c for c in COMPONENTS}
     for title, names in (
         ("Infra components (`gke_tpu.components`)", INFRA),
         (
@@ -103,14 +71,11 @@ def api_markdown(schema: dict[str, Any]) -> str:
         for name in names:
             resource = resources[f"gke-tpu:index:{name}"]
             lines += [f"### {name}", "", _cell(resource.get("description")), ""]
-            component = classes[name]
-            args = inspect.get_annotations(component.__init__)["args"]
             inputs = resource.get("inputProperties", {})
             required = resource.get("requiredInputs", [])
-            lines += [*_table(inputs, required, "input", docstrings(args)), ""]
+            lines += [*_table(inputs, required, "input"), ""]
             lines += ["Outputs:", ""]
-            outputs = resource.get("properties", {})
-            lines += [*_table(outputs, [], "output", docstrings(component)), ""]
+            lines += [*_table(resource.get("properties", {}), [], "output"), ""]
     lines += ["## Types", ""]
     for token, kind in sorted(schema["types"].items()):
         name = token.rsplit(":", 1)[-1]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import runpy
+from collections.abc import Iterator
 from typing import Any
 
 import pulumi
@@ -387,3 +388,36 @@ _PYTHON_CLUSTER: dict[str, Any] = {
     "cluster": "tpu",
     "node_service_account": "nodes@acme-ml.iam.gserviceaccount.com",
 }
+
+
+def _properties(schema: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for token, resource in schema["resources"].items():
+        for kind in ("inputProperties", "properties"):
+            for name, prop in resource.get(kind, {}).items():
+                yield f"{token}.{kind}.{name}", prop
+    for token, kind in schema["types"].items():
+        for name, prop in kind.get("properties", {}).items():
+            yield f"{token}.{name}", prop
+
+
+def test_every_input_output_and_type_property_is_described_and_typed() -> None:
+    """What a TypeScript, Go or C# SDK documents is the schema's description: none missing.
+    And no output is an untyped object."""
+    schema = json.loads(schema_text())
+    found = list(_properties(schema))
+    assert len(found) > 200  # every component's inputs and outputs, and every type's fields
+    assert [path for path, prop in found if not prop.get("description")] == []
+    untyped = [
+        path
+        for path, prop in found
+        if ".properties." in path
+        and (prop.get("$ref") == "pulumi.json#/Any" or prop == {"type": "object"})
+    ]
+    assert untyped == []
+    outputs = schema["resources"]["gke-tpu:index:MultiHostTpuPool"]["properties"]
+    assert outputs["pool"]["$ref"] == "#/types/gke-tpu:index:TpuPoolRef"
+    workload = schema["resources"]["gke-tpu:index:TpuTrainingJob"]["inputProperties"]
+    assert workload["pool"]["$ref"] == outputs["pool"]["$ref"]
+    # The type's properties are the `tpuPools` entry's keys.
+    entry = platform_plan("prod").outputs["tpuPools"]["v6e-serve"]
+    assert sorted(schema["types"]["gke-tpu:index:TpuPoolRef"]["properties"]) == sorted(entry)

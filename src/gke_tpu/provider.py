@@ -3,13 +3,18 @@
 committed so every API change is reviewed (docs/api.md).
 """
 
+import ast
 import inspect
+import itertools
 import json
+import textwrap
 from typing import Any, cast
 
 from pulumi import ComponentResource
-from pulumi.provider.experimental.analyzer import TypeDefinition
+from pulumi.provider.experimental.analyzer import PropertyDefinition, TypeDefinition
 from pulumi.provider.experimental.component import ComponentProvider
+from pulumi.provider.experimental.schema import generate_schema
+from pulumi.provider.experimental.util import camel_case
 
 from gke_tpu import __version__
 from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
@@ -39,10 +44,57 @@ COMPONENTS: list[type[ComponentResource]] = [
 ]
 
 
+def attribute_docstrings(cls: type) -> dict[str, str]:
+    """The attribute docstrings of a class and its bases, by schema name (camelCase): Pulumi's
+    analyzer reads those of the class alone, so what a base declares (a workload's pool and
+    container, shared by every TPU job) would go undescribed."""
+    found: dict[str, str] = {}
+    for klass in reversed(cls.__mro__[:-1]):
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError):
+            continue
+        body = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)).body
+        for node, after in itertools.pairwise(body):
+            doc = after.value if isinstance(after, ast.Expr) else None
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and isinstance(doc, ast.Constant)
+                and isinstance(doc.value, str)
+            ):
+                found[camel_case(node.target.id)] = inspect.cleandoc(doc.value)
+    return found
+
+
+def _describe(props: dict[str, PropertyDefinition], cls: type) -> None:
+    docs = attribute_docstrings(cls)
+    for name, prop in props.items():
+        if not prop.description:
+            prop.description = docs.get(name)
+
+
 class Provider(ComponentProvider):
-    """The analyzer's provider, but that a complex output may name its fields by the schema's
-    names: a pool component's `pool` is the platform's `tpuPools` entry (camelCase), the same
-    value in Python and in every other language."""
+    """The analyzer's provider, but that an input, output or type property a base class
+    declares takes its docstring as description, and that a complex output may name its fields
+    by the schema's names: a pool component's `pool` is the platform's `tpuPools` entry
+    (camelCase), the same value in Python and in every other language."""
+
+    def __init__(
+        self, components: list[type[ComponentResource]], name: str, version: str = "0.0.0"
+    ) -> None:
+        super().__init__(components, name, version=version)
+        for component in components:
+            definition = self._component_defs[component.__name__]
+            _describe(definition.inputs, inspect.get_annotations(component.__init__)["args"])
+            _describe(definition.outputs, component)
+        for type_def in self._type_defs.values():
+            if not type_def.enum:
+                _describe(type_def.properties, type_def.python_type)
+        schema = generate_schema(
+            name, version, None, self._component_defs, self._type_defs, self._dependencies
+        )
+        self.schema = json.dumps(schema.to_json())
 
     def map_complex_output(self, instance_val: Any, type_def: TypeDefinition) -> Any:
         if isinstance(instance_val, dict):

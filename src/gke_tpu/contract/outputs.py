@@ -279,6 +279,7 @@ class QueueRef:
     name: str
     """The LocalQueue's name (the `kueue.x-k8s.io/queue-name` label), in each namespace."""
     namespaces: Sequence[str]
+    """The namespaces with the LocalQueue, where a workload sent to the queue runs."""
     chips: Mapping[str, int]
     """The queue's TPU chip quota on each of its pools, by pool name."""
     provisioning_request: Sequence[str] = ()

@@ -65,7 +65,10 @@ class TpuJobArgs(NoneMeansDefault):
     """What every TPU training workload takes."""
 
     pool: TpuPoolRef
-    """The pool to run on: from the platform's `tpuPools` output, or a pool component's `ref`."""
+    """The pool to run on: its entry in the platform's `tpuPools` output, or a pool component's
+    `pool`. A plain value, not an Output: the component derives the workload from it and checks
+    it before it registers anything (read a StackReference's entry with `getOutputDetails`,
+    known at preview)."""
     namespace: str
     """The Kubernetes namespace: the platform's `kubernetesNamespace` output."""
     container: ContainerSpec

@@ -28,6 +28,8 @@ CONVERSION_RESOURCES = k8s.core.v1.ResourceRequirementsArgs(
 @dataclass(frozen=True)
 class ModelConversionJobArgs(NoneMeansDefault):
     namespace: str
+    """The Kubernetes namespace: the platform's `kubernetesNamespace` output, where the writer's
+    ServiceAccount and claim are."""
     container: ContainerSpec
     """Image (required, pinned) and command of the conversion; ports are not used."""
     model: ModelMount

@@ -38,8 +38,11 @@ class TpuServingDeploymentArgs(NoneMeansDefault):
     _none_is_given: ClassVar[tuple[str, ...]] = ("max_unavailable",)
 
     pool: TpuPoolRef
-    """A single-host pool from the platform's `tpuPools` output."""
+    """A single-host pool from the platform's `tpuPools` output. A plain value, not an Output: the
+    component derives the workload from it and checks it before it registers anything (read a
+    StackReference's entry with `getOutputDetails`, known at preview)."""
     namespace: str
+    """The Kubernetes namespace: the platform's `kubernetesNamespace` output."""
     container: ContainerSpec
     """Image (required, pinned), command, env and ports of the server."""
     model: ModelMount

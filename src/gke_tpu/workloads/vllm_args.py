@@ -43,8 +43,12 @@ class VllmServingDeploymentArgs(NoneMeansDefault):
     _none_is_given: ClassVar[tuple[str, ...]] = ("max_unavailable",)
 
     pool: TpuPoolRef
-    """A single-host pool from the platform's `tpuPools` output: each replica takes one VM."""
+    """A single-host pool from the platform's `tpuPools` output: each replica takes one VM. A plain
+    value, not an Output: the component derives the workload from it and checks it before it
+    registers anything (read a StackReference's entry with `getOutputDetails`, known at
+    preview)."""
     namespace: str
+    """The Kubernetes namespace: the platform's `kubernetesNamespace` output."""
     image: str
     """vLLM's TPU image (`vllm/vllm-tpu`, or a mirror keeping that name) at a release tag or a
     digest; `latest` and the nightly tags are refused."""

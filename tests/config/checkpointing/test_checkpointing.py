@@ -195,3 +195,26 @@ def test_a_fraction_of_memory_under_one_gb_is_refused_unless_the_pool_s_size_is_
     configured = load_platform(_config(sized)).checkpointing
     assert configured is not None
     assert configured.configurations[0].in_memory_volume_size == "1G"
+
+
+def test_a_checkpoint_bucket_named_like_the_model_bucket_is_refused_naming_both() -> None:
+    storage = {"bucket": "tpu-test-shared", "writer": {"enabled": True}}
+    problems = config_problems(_config({"bucket": "tpu-test-shared"}, modelStorage=storage))
+    assert problems == [
+        "checkpointing.bucket: 'tpu-test-shared' is also modelStorage.bucket's bucket: a bucket "
+        "name is unique everywhere, so one would fail to be created; rename one"
+    ]
+
+
+def test_the_checkpoint_writer_shares_no_service_account_with_model_storage() -> None:
+    storage = {"bucket": "tpu-test-models", "writer": {"enabled": True}}
+    checkpointing = {"bucket": "tpu-test-ckpt", "kubernetesServiceAccount": "model-writer"}
+    problems = config_problems(_config(checkpointing, modelStorage=storage))
+    assert problems == [
+        "checkpointing.kubernetesServiceAccount: 'model-writer' is also "
+        "modelStorage.writer.kubernetesServiceAccount's Kubernetes ServiceAccount in namespace "
+        "'tpu-workloads': a Kubernetes ServiceAccount name is unique in namespace "
+        "'tpu-workloads', so one would fail to be created; rename one"
+    ]
+    # Without model storage there is nothing to share.
+    assert load_platform(_config(checkpointing)).checkpointing is not None

@@ -14,7 +14,7 @@ import yaml
 from gke_tpu.catalog.monitoring import KUBE_JOBSET_RESTARTS, METRIC_GATES, NODE_TENSORCORE
 from gke_tpu.config.base import keys_of
 from gke_tpu.config.observability.alerts import ALERTS
-from gke_tpu.config.observability.charts import Chart, Section
+from gke_tpu.config.observability.charts import Chart, DashboardSection
 from gke_tpu.config.observability.dashboard import CHART_HEIGHT, CHART_WIDTH, every_query, layout
 from gke_tpu.config.observability.plan import ObservabilityPlan
 from gke_tpu.config.observability.queries import gate_met
@@ -454,7 +454,7 @@ def test_kueue_without_managed_prometheus_warns_that_its_charts_and_alert_are_le
 
 def test_a_section_of_an_odd_number_of_charts_takes_its_half_rows_rounded_up() -> None:
     chart = Chart("c", ("up",))
-    tiles = layout([Section("three", (chart,) * 3), Section("one", (chart,))])
+    tiles = layout([DashboardSection("three", (chart,) * 3), DashboardSection("one", (chart,))])
     groups = [t for t in tiles if "collapsibleGroup" in t["widget"]]
     assert [(g["yPos"], g["height"]) for g in groups] == [
         (0, 2 * CHART_HEIGHT),

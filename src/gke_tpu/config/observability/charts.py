@@ -25,7 +25,7 @@ class Chart:
 
 
 @dataclass(frozen=True)
-class Section:
+class DashboardSection:
     title: str
     charts: tuple[Chart, ...]
     note: str = ""
@@ -264,9 +264,9 @@ def queue_charts(series: ClusterSeries) -> list[Chart]:
 
 def pool_sections(
     series: ClusterSeries, gates: Gates, pools: Sequence[TpuPoolPlan]
-) -> list[Section]:
+) -> list[DashboardSection]:
     """A section per pool with node pools of ours, one for the node pools GKE creates."""
-    sections: list[Section] = []
+    sections: list[DashboardSection] = []
     for pool in pools:
         if not pool.node_pool_names:
             continue
@@ -275,7 +275,7 @@ def pool_sections(
         )
         labels = {"node_pool_name=~": any_of(pool.node_pool_names)}
         sections.append(
-            Section(
+            DashboardSection(
                 f"Pool {pool.name} ({what})",
                 tuple(pool_charts(series, gates, labels, pool.multi_host)),
             )
@@ -287,7 +287,7 @@ def pool_sections(
         labels = {"node_pool_name!~": any_of(named)}
         names = ", ".join(p.name for p in created)
         sections.append(
-            Section(
+            DashboardSection(
                 f"Node pools GKE creates ({names})",
                 tuple(pool_charts(series, gates, labels, any(p.multi_host for p in created))),
             )

@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from gke_tpu.config.observability.charts import Chart, Section
+from gke_tpu.config.observability.charts import Chart, DashboardSection
 
 COLUMNS = 48
 CHART_WIDTH = 24
@@ -45,7 +45,7 @@ def _widget(chart: Chart) -> dict[str, Any]:
     return {"title": chart.title, "xyChart": xy}
 
 
-def layout(sections: Sequence[Section]) -> list[dict[str, Any]]:
+def layout(sections: Sequence[DashboardSection]) -> list[dict[str, Any]]:
     """Tiles: each section a collapsible group over its charts, two charts a row."""
     tiles: list[dict[str, Any]] = []
     y = 0
@@ -88,7 +88,7 @@ def layout(sections: Sequence[Section]) -> list[dict[str, Any]]:
     return tiles
 
 
-def dashboard_json(display_name: str, sections: Sequence[Section]) -> str:
+def dashboard_json(display_name: str, sections: Sequence[DashboardSection]) -> str:
     """The dashboard, canonical: sorted keys, no whitespace."""
     body = {
         "displayName": display_name,

@@ -14,7 +14,7 @@ from gke_tpu.config.kueue.plan import KueuePlan
 from gke_tpu.config.model_storage.spec import StoragePlan
 from gke_tpu.config.observability.alerts import AlertPlan
 from gke_tpu.config.observability.charts import (
-    Section,
+    DashboardSection,
     chip_charts,
     dcn_charts,
     jobset_charts,
@@ -109,19 +109,21 @@ def plan_observability(
         )
     sections = [
         *pool_sections(series, gates, pools),
-        Section("TPU chips", tuple(chip_charts(series, gates, spec.alerts.idle_chips.threshold))),
-        Section("JobSets", tuple(jobset_charts(series, gates, jobsets))),
+        DashboardSection(
+            "TPU chips", tuple(chip_charts(series, gates, spec.alerts.idle_chips.threshold))
+        ),
+        DashboardSection("JobSets", tuple(jobset_charts(series, gates, jobsets))),
     ]
     if any(p.slices > 1 for p in pools):
-        sections.append(Section("Multislice network", tuple(dcn_charts(series))))
+        sections.append(DashboardSection("Multislice network", tuple(dcn_charts(series))))
     if storage is not None:
         sections.append(
-            Section(
+            DashboardSection(
                 f"Model storage ({storage.bucket})", tuple(storage_charts(series, storage.bucket))
             )
         )
     if queues:
-        sections.append(Section("Kueue queues", tuple(queue_charts(series))))
+        sections.append(DashboardSection("Kueue queues", tuple(queue_charts(series))))
     if serving:
         sections.append(serving_section(series))
     alerts = plan_alerts(

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gke_tpu.catalog import vllm
-from gke_tpu.config.observability.charts import Chart, Section
+from gke_tpu.config.observability.charts import Chart, DashboardSection
 from gke_tpu.config.observability.queries import ClusterSeries
 from gke_tpu.config.pools.plan import TpuPoolPlan
 
@@ -62,11 +62,11 @@ def queue_time_condition(series: ClusterSeries, threshold_seconds: float) -> str
     return f"{quantile(series, vllm.REQUEST_QUEUE_TIME)} > {threshold_seconds}"
 
 
-def serving_section(series: ClusterSeries) -> Section:
+def serving_section(series: ClusterSeries) -> DashboardSection:
     """Latency, time to first token, the queue, its wait and errors, per server."""
     waiting = series.prometheus(vllm.REQUESTS_WAITING)
     running = series.prometheus(vllm.REQUESTS_RUNNING)
-    return Section(
+    return DashboardSection(
         "Model serving (vLLM)",
         (
             Chart(
