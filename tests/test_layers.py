@@ -29,6 +29,7 @@ UPKEEP_AND_ABOVE = {"gke_tpu_upkeep", "tests", "bench", "examples"}
 #: What the workload components may import of the package: nothing that reads platform config.
 WORKLOADS_MAY_IMPORT = {
     "gke_tpu.workloads",
+    "gke_tpu.pulumi_options",
     "gke_tpu.contract",
     "gke_tpu.catalog",
     "gke_tpu.problems",
@@ -85,6 +86,31 @@ def test_the_offline_plan_never_imports_upkeep(path: Path) -> None:
 def test_the_workloads_import_no_platform_config(path: Path) -> None:
     ours = {m for m in imported(path, 2) if m.startswith("gke_tpu.")}
     assert ours - WORKLOADS_MAY_IMPORT == set()
+
+
+def _own_package(module: str, path: Path) -> str:
+    """The subpackage of the package a module or file is in (`gke_tpu.workloads`)."""
+    if module:
+        return ".".join(module.split(".")[:2])
+    return ".".join(("gke_tpu", *path.relative_to(PACKAGE).parts[:1])).removesuffix(".py")
+
+
+def _imports_with_internal(path: Path) -> Iterator[str]:
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        yield from (n for n in names if ".internal" in n)
+
+
+@pytest.mark.parametrize("path", _files(PACKAGE), ids=_ids)
+def test_no_package_reaches_into_another_package_s_internals(path: Path) -> None:
+    """`internal/` is its subpackage's own: a component takes nothing from the workloads'."""
+    own = _own_package("", path)
+    foreign = {m for m in _imports_with_internal(path) if _own_package(m, path) != own}
+    assert foreign == set()
 
 
 def _loaded(statement: str, prefixes: list[str]) -> list[str]:

@@ -16,7 +16,7 @@ from gke_tpu.catalog.tokens import (
     PROJECT_IAM_MEMBER,
     SERVICE_ACCOUNT,
 )
-from gke_tpu.components.internal.clusters import NoDnsEndpoint, dns_name
+from gke_tpu.components.clusters import NoDnsEndpoint, dns_name
 from gke_tpu.components.kubeconfig import gke_kubeconfig
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.preview.engine import SECRET, run_program
@@ -164,7 +164,7 @@ def _provider_kubeconfig(**sections: Any) -> dict[str, Any]:
 
     def program() -> None:
         cluster = build_platform(spec).cluster
-        # The very output the provider is given (components.internal.clusters._expose).
+        # The very output the provider is given (components.clusters._expose).
         assert cluster.provider is not None
         pulumi.export("kubeconfig", pulumi.Output.unsecret(cluster.kubeconfig))
 

@@ -10,14 +10,14 @@ import pytest
 from pulumi_gcp import container
 
 from gke_tpu.catalog.tokens import CLUSTER, NODE_POOL, RESOURCE_POLICY
-from gke_tpu.components.internal.node_pools import (
+from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
+from gke_tpu.components.node_pools import (
     MULTI_HOST_TYPE,
     SINGLE_HOST_TYPE,
     BuiltTpuPool,
     PoolTarget,
     build_tpu_node_pools,
 )
-from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
 from gke_tpu.config.cluster.spec import ClusterFacts
 from gke_tpu.config.pools.derive import derive
 from gke_tpu.config.pools.plan import TpuPoolPlan, plan_pool

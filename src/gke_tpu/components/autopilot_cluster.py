@@ -8,13 +8,13 @@ import pulumi
 from pulumi_gcp import container
 
 from gke_tpu.components.args import ClusterNetworkArgs
-from gke_tpu.components.internal.cluster_inputs import common_cluster_args
-from gke_tpu.components.internal.clusters import (
+from gke_tpu.components.clusters import (
     NODE_OAUTH_SCOPES,
     ClusterParts,
     expose,
     node_identity,
 )
+from gke_tpu.components.internal.cluster_inputs import common_cluster_args
 from gke_tpu.config.platform.cluster_plan import ClusterPlan
 
 AUTOPILOT_CLUSTER_TYPE = "gke-tpu:index:AutopilotCluster"

@@ -19,7 +19,7 @@ from gke_tpu.config.kueue.objects import (
     resource_flavor,
 )
 from gke_tpu.config.kueue.plan import KueuePlan
-from gke_tpu.workloads.internal.pods import child
+from gke_tpu.pulumi_options import child
 
 #: Namespaces every cluster has.
 _BUILT_IN_NAMESPACES = frozenset({"default"})

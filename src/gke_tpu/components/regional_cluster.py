@@ -7,15 +7,15 @@ from pulumi_gcp import container
 
 from gke_tpu.catalog.gke import CPU_POOL_NAME
 from gke_tpu.components.args import ClusterNetworkArgs
-from gke_tpu.components.inputs import RegionalClusterArgs
-from gke_tpu.components.internal.claims import claim
-from gke_tpu.components.internal.cluster_inputs import common_cluster_args
-from gke_tpu.components.internal.clusters import (
+from gke_tpu.components.clusters import (
     NODE_OAUTH_SCOPES,
     ClusterParts,
     expose,
     node_identity,
 )
+from gke_tpu.components.inputs import RegionalClusterArgs
+from gke_tpu.components.internal.claims import claim
+from gke_tpu.components.internal.cluster_inputs import common_cluster_args
 from gke_tpu.config.arguments import plain, plan_regional_cluster
 from gke_tpu.config.claims import Claim
 from gke_tpu.config.platform.cluster_plan import ClusterPlan

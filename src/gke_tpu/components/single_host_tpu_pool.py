@@ -5,12 +5,12 @@ from typing import TYPE_CHECKING
 import pulumi
 
 from gke_tpu.components.inputs import SingleHostTpuPoolArgs
-from gke_tpu.components.internal.node_pools import (
+from gke_tpu.components.internal.tpu_pools import planned_pool, pool_output
+from gke_tpu.components.node_pools import (
     SINGLE_HOST_TYPE,
     build_tpu_node_pools,
     pool_options,
 )
-from gke_tpu.components.internal.tpu_pools import planned_pool, pool_output
 from gke_tpu.contract.outputs import TpuPoolRef
 from gke_tpu.problems.args import from_inputs
 

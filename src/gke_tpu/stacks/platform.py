@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 
 from gke_tpu.components.args import ClusterNetworkArgs
-from gke_tpu.components.internal.clusters import ClusterParts
-from gke_tpu.components.internal.node_pools import (
+from gke_tpu.components.clusters import ClusterParts
+from gke_tpu.components.node_pools import (
     BuiltTpuPool,
     PoolTarget,
     build_tpu_node_pools,

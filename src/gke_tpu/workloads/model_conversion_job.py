@@ -9,11 +9,11 @@ from gke_tpu.contract.workloads import check_image
 from gke_tpu.problems import Problem
 from gke_tpu.problems.args import NoneMeansDefault, from_inputs
 from gke_tpu.problems.pulumi import reject
+from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import ContainerSpec, ModelMount
 from gke_tpu.workloads.internal.jobs import SKIP_AWAIT
 from gke_tpu.workloads.internal.pods import (
     POD_SECURITY,
-    child,
     container,
     model_volumes,
     pod_annotations,

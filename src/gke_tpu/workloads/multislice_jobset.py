@@ -18,6 +18,7 @@ from gke_tpu.contract.interruptions import (
 from gke_tpu.contract.workloads import check_image, check_multislice, check_queue, queue_labels
 from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
+from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import TpuJobArgs
 from gke_tpu.workloads.internal.jobs import (
     SKIP_AWAIT,
@@ -26,7 +27,7 @@ from gke_tpu.workloads.internal.jobs import (
     slice_job_spec,
     tpu_worker,
 )
-from gke_tpu.workloads.internal.pods import NODE_POOL_LABEL, child
+from gke_tpu.workloads.internal.pods import NODE_POOL_LABEL
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 #: JobSet places each child Job alone on one node pool, that is on one slice.

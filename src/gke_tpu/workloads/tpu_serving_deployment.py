@@ -22,9 +22,9 @@ from gke_tpu.contract.workloads import (
 )
 from gke_tpu.problems.args import NoneMeansDefault, from_inputs, given
 from gke_tpu.problems.pulumi import reject
+from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import ContainerSpec, ModelMount
 from gke_tpu.workloads.internal.pods import (
-    child,
     container,
     disruption_budget,
     tpu_pod_template,

@@ -16,6 +16,7 @@ from gke_tpu.contract.workloads import check_image, check_queue, check_training,
 from gke_tpu.problems import Problem
 from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
+from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import TpuJobArgs
 from gke_tpu.workloads.internal.jobs import (
     SKIP_AWAIT,
@@ -24,7 +25,6 @@ from gke_tpu.workloads.internal.jobs import (
     slice_job_spec,
     tpu_worker,
 )
-from gke_tpu.workloads.internal.pods import child
 
 #: Label on every Pod of a TPU job; the anti-affinity between jobs keys on it.
 JOB_LABEL = "gke-tpu/job"

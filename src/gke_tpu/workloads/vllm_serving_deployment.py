@@ -10,11 +10,11 @@ from gke_tpu.catalog.vllm import HEALTH_PATH, METRICS_PATH, VLLM_PORT, adapter_m
 from gke_tpu.contract.workloads import needs_privileged
 from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
+from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import ContainerSpec
 from gke_tpu.workloads.internal.pods import (
     GCS_FUSE_CACHE_VOLUME,
     UNLIMITED_GCS_FUSE_SIDECAR,
-    child,
     container,
     disruption_budget,
     tpu_pod_template,

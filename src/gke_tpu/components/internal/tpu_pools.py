@@ -7,7 +7,7 @@ import pulumi
 
 from gke_tpu.components.inputs import MultiHostTpuPoolArgs, SingleHostTpuPoolArgs
 from gke_tpu.components.internal.claims import claim
-from gke_tpu.components.internal.node_pools import PoolTarget
+from gke_tpu.components.node_pools import PoolTarget
 from gke_tpu.config.arguments import plain, plan_tpu_pool
 from gke_tpu.config.claims import Claim
 from gke_tpu.config.pools.plan import TpuPoolPlan

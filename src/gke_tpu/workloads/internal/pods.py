@@ -10,6 +10,7 @@ import pulumi_kubernetes as k8s
 from gke_tpu.catalog import TPU_RESOURCE, machine_type
 from gke_tpu.contract.outputs import TpuPoolRef
 from gke_tpu.problems.args import given
+from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import (
     DEFAULT_LOCAL_CHECKPOINT_DIRECTORY,
     DEFAULT_MOUNT_PATH,
@@ -235,13 +236,6 @@ def tpu_pod_template(
             or None,
         ),
     )
-
-
-def child(
-    parent: pulumi.Resource, opts: pulumi.ResourceOptions | None = None
-) -> pulumi.ResourceOptions:
-    """Children take the component's provider from their parent."""
-    return pulumi.ResourceOptions.merge(pulumi.ResourceOptions(parent=parent), opts)
 
 
 def disruption_budget(

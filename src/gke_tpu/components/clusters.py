@@ -1,5 +1,7 @@
-"""What both cluster components give every cluster: the nodes' least-privilege identity and
-the Kubernetes provider that reaches the cluster through `gke-gcloud-auth-plugin`."""
+"""What every cluster is given, in either mode, by RegionalCluster and by the stack's
+composition alike: the nodes' least-privilege identity, the Kubernetes provider that reaches the
+cluster through `gke-gcloud-auth-plugin`, and what workloads and app stacks reach it by
+(`ClusterParts`). A builder, not a component."""
 
 from dataclasses import dataclass
 

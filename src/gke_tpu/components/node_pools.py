@@ -8,7 +8,7 @@ import pulumi
 from pulumi_gcp import compute, container
 
 from gke_tpu.catalog.gke import GKE_DEFAULT_BOOT_DISK_TYPE, POOL_LABEL
-from gke_tpu.components.internal.clusters import NODE_OAUTH_SCOPES
+from gke_tpu.components.clusters import NODE_OAUTH_SCOPES
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.contract.outputs import TpuPoolRef
 
