@@ -10,8 +10,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from gke_tpu.preview.cli import plan_stack
 from gke_tpu.preview.engine import Preview
+from gke_tpu.preview.stack import plan_stack
 from gke_tpu_upkeep import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "stacks"

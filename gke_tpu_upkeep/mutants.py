@@ -53,10 +53,10 @@ PLANNING = (
     f"{PACKAGE}/components/tpu_compute_class.py",
     f"{PACKAGE}/components/vpc_network.py",
     f"{PACKAGE}/components/cloud_nat.py",
-    f"{PACKAGE}/plan/snapshot/shape.py",
+    f"{PACKAGE}/preview/snapshot/shape.py",
 )
 #: Where a changed file is code a pass mutates; tests, bench and docs are not.
-CODE_ROOTS = (PACKAGE, "gke_tpu_upkeep", "policy", "packages")
+CODE_ROOTS = (PACKAGE, "stacks", "gke_tpu_upkeep", "policy", "packages")
 #: Mutants run per pass unless told: about ten minutes of narrow test runs on two cores.
 DEFAULT_SAMPLE = 60
 #: Seconds the whole pass may take; mutants not started by then are not counted.
@@ -142,7 +142,7 @@ IMPORT_STEPS = 2
 #: The program: what the plan runner (`gke_tpu.preview.engine.run_program`) executes.
 PROGRAM = "__main__.py"
 #: Composition passes every module it composes on unchanged: no step of its own.
-COMPOSITION = (f"{PACKAGE}/stacks/", PROGRAM)
+COMPOSITION = ("stacks/", PROGRAM)
 #: A file that joins the program's name to a path runs it (the plan CLI, the tests' `run_plan`
 #: fixture): it counts as importing `__main__.py`.
 _RUNS_PROGRAM = re.compile(r"""/\s*["']__main__\.py["']""")

@@ -13,9 +13,9 @@ from pydantic import BaseModel
 from gke_tpu.config.base import innermost_model
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.config.platform.sections import SECTIONS
-from gke_tpu.preview.cli import program_results
-from gke_tpu.preview.engine import Preview, run_program
+from gke_tpu.preview.engine import Preview, program_entry, run_program
 from gke_tpu.preview.snapshot.read import CloudSnapshot
+from gke_tpu.preview.stack import program_results
 from gke_tpu.preview.stack_config import offline_config
 from gke_tpu.problems import ConfigError
 
@@ -70,9 +70,13 @@ def run_plan() -> PlanRunner:
             config = stack_config(**sections)
         values, _ = offline_config(PROJECT, config, cloud_snapshot)
         plan = run_program(
-            MAIN, project=PROJECT, stack=stack, config=values, cloud_snapshot=cloud_snapshot
+            program_entry(MAIN),
+            project=PROJECT,
+            stack=stack,
+            config=values,
+            cloud_snapshot=cloud_snapshot,
         )
-        # As the offline plan does (gke_tpu.preview.cli.plan_checked), for the report's tables.
+        # As the offline plan does (gke_tpu.preview.stack.plan_checked), for the report's tables.
         spec, _ = program_results(plan)
         plan.demand = spec.demand if spec is not None else ()
         return plan

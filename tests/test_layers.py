@@ -53,10 +53,15 @@ def imported(path: Path, depth: int = 1) -> Iterator[str]:
             yield ".".join(node.module.split(".")[:depth])
 
 
+#: The program's own code beside `__main__.py`, which Pulumi runs with the project on the path.
+STACKS = ROOT / "stacks"
+
+
 def program_files() -> list[Path]:
-    """The program's files: `__main__.py` and the package but for the offline plan."""
+    """The program's files: `__main__.py`, its composition (`stacks/`) and the package but for
+    the offline preview."""
     inside = (f for f in _files(PACKAGE) if f.relative_to(PACKAGE).parts[0] != "preview")
-    return [ROOT / "__main__.py", *inside]
+    return [ROOT / "__main__.py", *_files(STACKS), *inside]
 
 
 def test_the_package_is_the_only_top_level_name_installed() -> None:
@@ -67,9 +72,14 @@ def test_the_package_is_the_only_top_level_name_installed() -> None:
     ) == ["gke_tpu"]
 
 
-@pytest.mark.parametrize("path", [ROOT / "__main__.py", *_files(PACKAGE)], ids=_ids)
+@pytest.mark.parametrize("path", _files(PACKAGE), ids=_ids)
 def test_the_package_imports_nothing_that_is_not_distributed(path: Path) -> None:
     assert set(imported(path)) & NOT_DISTRIBUTED == set()
+
+
+@pytest.mark.parametrize("path", [ROOT / "__main__.py", *_files(STACKS)], ids=_ids)
+def test_the_program_imports_the_package_and_its_own_stacks_only(path: Path) -> None:
+    assert set(imported(path)) & NOT_DISTRIBUTED == {"stacks"} & set(imported(path))
 
 
 @pytest.mark.parametrize("path", program_files(), ids=_ids)
@@ -92,6 +102,8 @@ def _own_package(module: str, path: Path) -> str:
     """The subpackage of the package a module or file is in (`gke_tpu.workloads`)."""
     if module:
         return ".".join(module.split(".")[:2])
+    if not path.is_relative_to(PACKAGE):
+        return "stacks"
     return ".".join(("gke_tpu", *path.relative_to(PACKAGE).parts[:1])).removesuffix(".py")
 
 
@@ -105,7 +117,7 @@ def _imports_with_internal(path: Path) -> Iterator[str]:
         yield from (n for n in names if ".internal" in n)
 
 
-@pytest.mark.parametrize("path", _files(PACKAGE), ids=_ids)
+@pytest.mark.parametrize("path", [*_files(PACKAGE), *_files(STACKS)], ids=_ids)
 def test_no_package_reaches_into_another_package_s_internals(path: Path) -> None:
     """`internal/` is its subpackage's own: a component takes nothing from the workloads'."""
     own = _own_package("", path)
@@ -126,14 +138,14 @@ def _loaded(statement: str, prefixes: list[str]) -> list[str]:
 
 
 def test_an_app_importing_the_workloads_loads_no_platform_config() -> None:
-    loaded = _loaded("import gke_tpu.workloads", ["gke_tpu.config", "gke_tpu.stacks", "pulumi_gcp"])
+    loaded = _loaded("import gke_tpu.workloads", ["gke_tpu.config", "stacks", "pulumi_gcp"])
     assert loaded == []
 
 
 def test_the_engine_runs_any_program_and_imports_none_of_this_one() -> None:
     """The engine, its fake cloud and snapshots know Pulumi, not the platform's config or stacks:
     what the report needs from the program's run reaches it by the names its __main__.py defined."""
-    program = ["gke_tpu.config", "gke_tpu.stacks", "gke_tpu.components", "gke_tpu.contract"]
+    program = ["gke_tpu.config", "stacks", "gke_tpu.components", "gke_tpu.contract"]
     program += ["gke_tpu.policy", "gke_tpu_upkeep"]
     assert _loaded("import gke_tpu.preview.engine", program) == []
 
@@ -167,3 +179,66 @@ def test_no_file_of_a_config_wing_is_over_300_lines() -> None:
     }
     assert len(lines) > 30  # every wing's files are counted
     assert {f: n for f, n in lines.items() if n > MOST_WING_LINES} == {}
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(ROOT / "src").with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Each module of the package and the package's modules it imports, anywhere in it."""
+    modules = {_module_of(f): f for f in _files(PACKAGE)}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names if a.name in modules}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    whole = f"{node.module}.{alias.name}"
+                    found.add(whole if whole in modules else node.module)
+        graph[name] = {m for m in found if m in modules and m != name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component: list[str] = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_modules_of_the_package_import_each_other_in_a_circle() -> None:
+    """Imports inside functions included: a circle broken only at import time is still one."""
+    graph = _import_graph()
+    assert len(graph) > 150
+    assert _cycles(graph) == []
+    # The check finds a circle when there is one.
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]

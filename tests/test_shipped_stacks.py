@@ -13,7 +13,7 @@ import pytest
 
 from gke_tpu.catalog.tokens import CLUSTER
 from gke_tpu.preview import go_yaml
-from gke_tpu.preview.cli import plan_stack
+from gke_tpu.preview.stack import plan_stack
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import APP
 

@@ -21,7 +21,7 @@ from gke_tpu.components.kubeconfig import gke_kubeconfig
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.preview.engine import SECRET, run_program
 from gke_tpu.preview.fake_cloud import FAKE_CA_CERTIFICATE, FAKE_ENDPOINT, fake_dns_endpoint
-from gke_tpu.stacks.platform import build_platform
+from stacks.platform import build_platform
 from tests.conftest import BASE_CLUSTER, PROJECT, PlanRunner, stack_config
 
 COMPONENT = "gke-tpu:index:RegionalCluster"

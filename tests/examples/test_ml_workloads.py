@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
-from gke_tpu.preview.cli import main, plan_stack
+from gke_tpu.preview.cli import main
 from gke_tpu.preview.engine import Preview, RecordedResource
 from gke_tpu.preview.render.manifests import manifests, write_manifests
+from gke_tpu.preview.stack import plan_stack
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import APP, app_plan, app_reference, fixture_file, platform_plan
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gke_tpu.preview.cli import plan_stack
+from gke_tpu.preview.stack import plan_stack
 from gke_tpu_upkeep import ROOT
 
 APP = ROOT / "examples" / "own-platform"

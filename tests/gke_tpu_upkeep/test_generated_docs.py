@@ -15,10 +15,10 @@ from gke_tpu.catalog.services import (
     required_apis,
 )
 from gke_tpu.contract.outputs import OUTPUT_MEANINGS
-from gke_tpu.preview.cli import plan_stack
 from gke_tpu.preview.engine import Preview
 from gke_tpu.preview.render.report import plan_markdown
 from gke_tpu.preview.snapshot.read import read_snapshot
+from gke_tpu.preview.stack import plan_stack
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS, fixture_file, platform_plan
 from gke_tpu_upkeep.generated_docs import FILES, regenerate, stale_files

@@ -201,8 +201,8 @@ def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_nearest_fi
         "src/gke_tpu/components/vpc.py": "from gke_tpu.config.network import plan\n",
         "src/gke_tpu/components/wrap.py": "import gke_tpu.components.vpc\n",
         "src/gke_tpu/components/far.py": "from gke_tpu.components import wrap\n",
-        "src/gke_tpu/stacks/platform.py": "def build():\n    from gke_tpu.components.vpc import Vpc\n",
-        "__main__.py": "from gke_tpu.stacks.platform import build\n",
+        "stacks/platform.py": "def build():\n    from gke_tpu.components.vpc import Vpc\n",
+        "__main__.py": "from stacks.platform import build\n",
         "tests/conftest.py": CONFTEST,
         "tests/config/test_network.py": "",
         "tests/config/test_other.py": "",
@@ -213,7 +213,7 @@ def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_nearest_fi
         "tests/components/test_vpc.py": "from gke_tpu.components.vpc import Vpc\n",
         "tests/components/test_wrap.py": "from gke_tpu.components import wrap\n",
         "tests/components/test_far.py": "import gke_tpu.components.far\n",
-        "tests/stacks/test_platform.py": "from gke_tpu.stacks.platform import build\n",
+        "tests/stacks/test_platform.py": "from stacks.platform import build\n",
         "tests/stacks/test_program.py": "def test_pools(run_plan):\n    run_plan()\n",
         "tests/stacks/test_autouse.py": "def test_pools(tmp_path):\n    assert tmp_path\n",
         "tests/preview/test_engine.py": "from gke_tpu.config import cluster, network\n",
@@ -242,7 +242,7 @@ def test_a_module_is_run_against_its_folder_s_tests_and_its_importers_nearest_fi
 
 def test_the_program_s_tests_are_run_for_the_alerts_that_only_the_stack_composes() -> None:
     # src/gke_tpu/config/observability/alerts.py is imported by the observability component, which only
-    # src/gke_tpu/stacks/platform.py imports: tests/components/test_cluster_observability.py imports none of
+    # stacks/platform.py imports: tests/components/test_cluster_observability.py imports none of
     # them, it asks for the `run_plan` fixture, which runs the program.
     selected = mutants.tests_for(mutants.ROOT, "src/gke_tpu/config/observability/alerts.py")
 

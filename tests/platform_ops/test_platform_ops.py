@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.preview.cli import main, plan_stack
+from gke_tpu.preview.cli import main
 from gke_tpu.preview.engine import Preview
+from gke_tpu.preview.stack import plan_stack
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import fixture_file
 

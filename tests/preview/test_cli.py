@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from gke_tpu.preview.cli import main, read_stack_references
+from gke_tpu.preview.cli import main
 from gke_tpu.preview.go_yaml import StackFileError
+from gke_tpu.preview.stack import read_stack_references
 from gke_tpu.preview.stack_config import SKIPPED
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import fixture_file

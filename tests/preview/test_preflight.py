@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from gke_tpu.preview.cli import plan_checked
 from gke_tpu.preview.snapshot.read import CloudSnapshot, read_snapshot, snapshot_of
+from gke_tpu.preview.stack import plan_checked
 from gke_tpu.preview.stack_config import SKIPPED, offline_config
-from gke_tpu.stacks import preflight
 from gke_tpu_upkeep.fixture_stacks import fixture_file
+from stacks import preflight
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOYED = ROOT / "tests" / "snapshots" / "prod-deployed.json"

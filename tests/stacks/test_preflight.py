@@ -11,7 +11,8 @@ import pytest
 from gke_tpu.catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_RESERVATION
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.preflight.check import preflight_requests
-from gke_tpu.stacks import preflight
+from gke_tpu.preview.stack import program_results
+from stacks import preflight
 from tests.conftest import PlanRunner, stack_config
 from tests.preflight.prod_project import (
     CLUSTER,
@@ -171,7 +172,7 @@ def test_preflight_returns_what_it_asked_and_found_or_refuses(
             for channel in config["channels"]:
                 channel["defaultVersion"] = "1.27.0-gke.100"
     plan = plan_against(run_plan, document, *pools)
-    checked = plan.program_globals.get("checked")
+    _, checked = program_results(plan)
     if case in ("prod", "deployed"):
         assert checked is not None
     if checked is None:  # refused: its problems are the plan's errors, and nothing is returned

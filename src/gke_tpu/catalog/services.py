@@ -62,7 +62,7 @@ MODULES: dict[str, Module] = {
     ),
 }
 
-#: Preflight's reads (src/gke_tpu/stacks/preflight.py) by pulumi-gcp module; its GKE reads need
+#: Preflight's reads (stacks/preflight.py) by pulumi-gcp module; its GKE reads need
 #: no role beyond container.admin.
 PREFLIGHT_READS: dict[str, Module] = {
     "cloudquota": Module(

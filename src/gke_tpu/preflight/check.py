@@ -119,3 +119,12 @@ def check_preflight(
         versions=tuple(version_rows),
         quotas=tuple(quota_rows),
     )
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One run of preflight: what it asked the cloud and what it found (the program's
+    `stacks/preflight.py` asks; the preview's report shows both)."""
+
+    requests: Requests
+    found: Preflight

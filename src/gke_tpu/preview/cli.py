@@ -13,162 +13,33 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gke_tpu.catalog.tokens import PLATFORM_PROJECT
-from gke_tpu.preview.engine import Preview, run_program
-from gke_tpu.preview.esc import EscValues, read_esc_values
-from gke_tpu.preview.fake_cloud import ANY_STACK
+from gke_tpu.preview.engine import Preview
+from gke_tpu.preview.esc import read_esc_values
+from gke_tpu.preview.fleet_cli import fleet_problems, run_fleet
 from gke_tpu.preview.json_file import UnreadableJson, read_json
 from gke_tpu.preview.outputs import Output, OutputError, output_problems, write_text
-from gke_tpu.preview.quota_list import quota_list
 from gke_tpu.preview.render.cost_report import baseline_problems
 from gke_tpu.preview.render.manifests import manifests_stream, write_manifests
-from gke_tpu.preview.render.preflight_report import PreflightReport, preflight_report
 from gke_tpu.preview.render.report import plan_markdown
 from gke_tpu.preview.render.text import plan_json, plan_text
 from gke_tpu.preview.snapshot.read import (
-    CloudSnapshot,
     SnapshotError,
     read_snapshot,
 )
+from gke_tpu.preview.stack import failed_plan, plan_checked, read_stack_references
 from gke_tpu.preview.stack_config import (
     StackFileError,
-    offline_config,
-    read_stack_config,
-    snapshot_mismatch,
 )
-from gke_tpu.problems import show
 
 if TYPE_CHECKING:
-    from gke_tpu.config.platform.spec import PlatformSpec
-    from gke_tpu.stacks.preflight import Checked
+    pass
 
 EXIT_INVALID_CONFIG = 2
 #: Problems printed at the most: the rest are in the --json document.
 MOST_PRINTED = 50
-
-
-def plan_stack(
-    stack: str,
-    project_dir: Path = Path(),
-    config_file: Path | None = None,
-    stack_references: Mapping[str, Mapping[str, Any]] | None = None,
-    cloud_snapshot: CloudSnapshot | None = None,
-    esc: EscValues | None = None,
-) -> Preview:
-    """The plan of one stack. StackFileError when a project or stack file cannot be read,
-    SnapshotError when the snapshot is another project's or region's."""
-    return plan_checked(stack, project_dir, config_file, stack_references, cloud_snapshot, esc)[0]
-
-
-def plan_checked(
-    stack: str,
-    project_dir: Path = Path(),
-    config_file: Path | None = None,
-    stack_references: Mapping[str, Mapping[str, Any]] | None = None,
-    cloud_snapshot: CloudSnapshot | None = None,
-    esc: EscValues | None = None,
-) -> tuple[Preview, PreflightReport | None]:
-    """The plan of one stack and, when a cloud snapshot answered the platform's preflight, what
-    the program's preflight found. StackFileError when a project or stack file cannot be read,
-    SnapshotError when the snapshot is another project's or region's."""
-    config = read_stack_config(project_dir, stack, config_file, esc)
-    mismatch = cloud_snapshot and snapshot_mismatch(cloud_snapshot, config.values)
-    if mismatch:
-        raise SnapshotError(mismatch)
-    values, skipped = offline_config(config.project, config.values, cloud_snapshot)
-    run = partial(
-        run_program,
-        project_dir / "__main__.py",
-        project=config.project,
-        stack=stack,
-        config=values,
-        secret_keys=config.secret_keys,
-        stack_references=stack_references,
-        cloud_snapshot=cloud_snapshot,
-    )
-    plan = run()
-    spec, checked = program_results(plan) if config.project == PLATFORM_PROJECT else (None, None)
-    preflight = None
-    if checked is not None and cloud_snapshot is not None:
-        preflight = preflight_report(checked, cloud_snapshot)
-    plan.cost = spec.cost.as_dict() if spec is not None and spec.cost is not None else None
-    plan.demand = spec.demand if spec is not None else ()
-    plan.quota = quota_list(spec) if spec is not None and not plan.errors else []
-    # Preflight is skipped for a stack that plans; one that does not would not reach it.
-    plan.warnings = [*config.warnings, *([] if plan.errors else skipped), *plan.warnings]
-    # As the CLI requires; checked after the program ran, so its problems come in the same run.
-    missing = [
-        f"{key}: required: Pulumi.yaml declares it without a default; set it in the stack file"
-        for key in config.missing
-        if not any(e.startswith((f"{key}:", f"{key.split(':', 1)[1]}:")) for e in plan.errors)
-    ]
-    if missing:
-        plan.errors = [*missing, *plan.errors]
-        plan.resources, plan.outputs, plan.cost, plan.quota = [], {}, None, []
-    if config.unopened and plan.errors:
-        # Never planned as if the environments were not there: what they set may be the cause.
-        plan.errors = [*plan.errors, config.unopened_error()]
-    return plan, None if plan.errors else preflight
-
-
-def program_results(plan: Preview) -> tuple[PlatformSpec | None, Checked | None]:
-    """The config the program parsed (`spec`) and its preflight (`checked`), read from its
-    globals so cost and quota are the program's, not a second parse's. None where it did not
-    get that far."""
-    # The program's own modules, imported only for a plan of the platform.
-    from gke_tpu.config.platform.spec import PlatformSpec
-    from gke_tpu.stacks.preflight import Checked
-
-    spec = plan.program_globals.get("spec")
-    checked = plan.program_globals.get("checked")
-    return (
-        spec if isinstance(spec, PlatformSpec) else None,
-        checked if isinstance(checked, Checked) else None,
-    )
-
-
-def failed_plan(stack: str, error: Exception) -> Preview:
-    """The plan document of a stack whose files cannot be read: its error and no resources."""
-    return Preview(project="", stack=stack, errors=[str(error)])
-
-
-def read_stack_references(pairs: list[str]) -> dict[str, dict[str, Any]]:
-    """`NAME=PLAN.json` pairs, or one bare `PLAN.json` for whichever stack the program reads:
-    the outputs each referenced stack's plan document holds."""
-    references = {}
-    for pair in pairs:
-        name, sep, path = pair.partition("=") if "=" in pair else (ANY_STACK, "=", pair)
-        if not sep or not name or not path or name in references:
-            raise StackFileError(
-                f"--stack-reference {pair!r}: expected NAME=PLAN.json, or one PLAN.json for "
-                "any stack the program reads"
-            )
-        try:
-            document = read_json(Path(path))
-        except UnreadableJson as error:  # not there, not UTF-8, not JSON
-            raise StackFileError(f"--stack-reference {name}: {path}: {error}") from None
-        if not isinstance(document, dict):
-            raise StackFileError(
-                f"--stack-reference {name}: {path} is {show(document)}, not a plan document "
-                "(an object with `outputs`, as gke-tpu-plan --json writes it)"
-            )
-        outputs = document.get("outputs", {})
-        if not isinstance(outputs, dict):
-            raise StackFileError(
-                f"--stack-reference {name}: {path}: `outputs` is {show(outputs)}, not an object "
-                "of the stack's outputs by name"
-            )
-        if document.get("errors"):
-            raise StackFileError(
-                f"--stack-reference {name}: {path} is the plan of an invalid stack"
-            )
-        references[name] = outputs
-    return references
 
 
 def read_baseline(path: Path) -> dict[str, Any]:
@@ -206,9 +77,6 @@ def reference_hint(name: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # The fleet's modules plan with this one's functions: imported when the command runs.
-    from gke_tpu.preview.fleet_cli import fleet_problems, run_fleet
-
     parser = argparse.ArgumentParser(prog="gke-tpu-plan", description=__doc__)
     parser.add_argument("--stack", help="stack name; reads Pulumi.<stack>.yaml")
     parser.add_argument(

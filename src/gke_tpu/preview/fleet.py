@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gke_tpu.preview.cli import failed_plan, plan_checked
 from gke_tpu.preview.engine import Preview
 from gke_tpu.preview.esc import EscValues
 from gke_tpu.preview.fleet_checks import Conflict, conflicts, quota_limit
 from gke_tpu.preview.go_yaml import StackFileError
 from gke_tpu.preview.quota_list import entry_key, quota_entry
 from gke_tpu.preview.snapshot.read import CloudSnapshot, SnapshotError
+from gke_tpu.preview.stack import failed_plan, plan_checked
 from gke_tpu.preview.stack_config import read_stack_config, snapshot_mismatch
 
 STACK_FILE_PREFIX, STACK_FILE_SUFFIX = "Pulumi.", ".yaml"

@@ -13,9 +13,11 @@ import sys
 from gke_tpu.preview.esc import read_esc_values
 from gke_tpu.preview.fleet import FleetError, fleet_document, fleet_stacks, plan_fleet
 from gke_tpu.preview.fleet_changes import read_changed_files, read_fleet_baseline, touched_stacks
+from gke_tpu.preview.go_yaml import StackFileError
 from gke_tpu.preview.outputs import Output, write_text
 from gke_tpu.preview.render.fleet_report import fleet_markdown
 from gke_tpu.preview.snapshot.read import SnapshotError, read_snapshot
+from gke_tpu.preview.stack import read_stack_references
 
 EXIT_INVALID = 2
 #: Options of one stack's plan that a fleet plan does not take, and why.
@@ -54,10 +56,6 @@ def run_fleet(
     except (FleetError, SnapshotError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_INVALID
-    # Imported here: the stack references' reader lives beside the single-stack plan.
-    from gke_tpu.preview.cli import read_stack_references
-    from gke_tpu.preview.go_yaml import StackFileError
-
     try:
         references = read_stack_references(args.stack_reference)
         esc = read_esc_values(args.esc_values)

@@ -9,34 +9,19 @@ import difflib
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from gke_tpu.problems.errors import ConfigError, Problem
 
-@dataclass(frozen=True, order=True)
-class Problem:
-    """One thing wrong with the stack config: where, and what to do about it."""
-
-    path: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
-
-
-class ConfigError(Exception):
-    """Every problem found in a stack's config. Raised once, before anything is registered."""
-
-    def __init__(self, problems: Sequence[Problem], subject: str = "stack config") -> None:
-        self.problems = tuple(problems)
-        self.subject = subject
-        """What the problems are in: `stack config`, or a component's `arguments`."""
-        super().__init__(self.render())
-
-    def render(self) -> str:
-        count = len(self.problems)
-        head = f"invalid {self.subject} ({count} problem{'s' if count != 1 else ''}):"
-        return "\n".join([head, *(f"  - {p}" for p in self.problems)])
+__all__ = [
+    "SHOWN_CHARACTERS",
+    "ConfigError",
+    "Problem",
+    "config_error",
+    "did_you_mean",
+    "join_path",
+    "show",
+]
 
 
 def config_error(problems: Sequence[Problem], subject: str = "stack config") -> ConfigError:

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import pulumi
 
-from gke_tpu.problems import ConfigError, Problem
+from gke_tpu.problems.errors import ConfigError, Problem
 
 
 class InvalidInput(ConfigError, pulumi.RunError):

@@ -11,11 +11,12 @@ import pytest
 from gke_tpu.catalog.quotas import chip_quotas, vcpus_of
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.preflight.quotas import quota_needs as preflight_quota_needs
-from gke_tpu.preview.cli import main, plan_checked, plan_stack
+from gke_tpu.preview.cli import main
 from gke_tpu.preview.engine import Preview
 from gke_tpu.preview.render.quota_report import Need, Reserved, quota_needs
 from gke_tpu.preview.render.report import _step, plan_markdown  # pyright: ignore[reportPrivateUsage]
 from gke_tpu.preview.snapshot.read import read_snapshot, snapshot_of
+from gke_tpu.preview.stack import plan_checked, plan_stack
 from gke_tpu.preview.stack_config import read_stack_config
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import fixture_file, platform_plan

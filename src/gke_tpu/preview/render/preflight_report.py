@@ -12,9 +12,8 @@ from gke_tpu.preflight.facts import UNLIMITED, Reservation
 from gke_tpu.preflight.quotas import QuotaRow
 
 if TYPE_CHECKING:
-    from gke_tpu.preflight.check import Preflight
+    from gke_tpu.preflight.check import Checked, Preflight
     from gke_tpu.preview.snapshot.read import CloudSnapshot
-    from gke_tpu.stacks.preflight import Checked
 
 
 def preflight_section(report: PreflightReport | None) -> list[str]:

@@ -4,7 +4,6 @@ checks, through the provider's functions (invokes), before any resource is regis
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar
 
 import pulumi
@@ -13,7 +12,7 @@ from pulumi_gcp import cloudquota, compute, container
 from gke_tpu.catalog.quotas import QUOTA_SERVICE
 from gke_tpu.config.platform.spec import PlatformSpec
 from gke_tpu.config.pools.reservation import ReservationAffinity
-from gke_tpu.preflight.check import Preflight, check_preflight, preflight_requests
+from gke_tpu.preflight.check import Checked, check_preflight, preflight_requests
 from gke_tpu.preflight.facts import (
     CloudFacts,
     ClusterPool,
@@ -27,14 +26,6 @@ from gke_tpu.preflight.facts import (
 from gke_tpu.problems.pulumi import reject
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Checked:
-    """One run of preflight: what it asked the cloud and what it found."""
-
-    requests: Requests
-    found: Preflight
 
 
 def _asked(question: Callable[[], T]) -> T | str:

@@ -20,6 +20,7 @@ from gke_tpu.components.node_pools import (
 from gke_tpu.components.regional_cluster import REGIONAL_CLUSTER_TYPE, build_regional_cluster
 from gke_tpu.config.platform.spec import PlatformSpec
 from gke_tpu.contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_outputs
+from gke_tpu.preflight.check import Checked
 
 # Optional components are imported where built: the Kubernetes SDK alone takes longer to import
 # than a small stack takes to plan.
@@ -54,6 +55,16 @@ class Platform:
     """The JobSet release installed (with Kueue); None: none."""
     checkpoint_bucket: CheckpointBucket | None = None
     checkpoint_configurations: CheckpointConfigurations | None = None
+
+
+@dataclass(frozen=True)
+class PlatformRun:
+    """What the program's entry (`__main__.py`'s `main`) returns: the stack config it planned,
+    what preflight found (None when it was off), and what it built."""
+
+    spec: PlatformSpec
+    checked: Checked | None
+    platform: Platform
 
 
 def build_network(spec: PlatformSpec) -> tuple[VpcNetwork | None, CloudNat | None]:
