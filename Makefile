@@ -13,6 +13,8 @@ VENV := venv
 PY := $(VENV)/bin/python
 # The offline plan's console script, installed with the package.
 PLAN := $(VENV)/bin/gke-tpu-plan
+# Repository upkeep (tools/gke_tpu_upkeep): goldens, generated docs and Args, scans, mutants.
+UPKEEP := PYTHONPATH=tools $(PY) -m gke_tpu_upkeep
 
 .DEFAULT_GOAL := help
 .PHONY: help plan fleet plan-workloads report snapshot test lint typecheck pytest scan bench goldens schema docs prices mutants package-check clean
@@ -31,7 +33,7 @@ help:
 	@echo "make bench             scale figures of the offline plan, the fleet plan and the config checks"
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
 	@echo "make schema            rewrite the components' generated Args (src/gke_tpu/components/inputs.py),"
-	@echo "                       packages/gke-tpu/schema.json and docs/api.md after reviewing an API change"
+	@echo "                       components/schema.json and docs/api.md after reviewing an API change"
 	@echo "make docs              rewrite the generated parts of README.md and docs/"
 	@echo "make mutants [MODULES=planning|<files>] [BASE=main] [SAMPLE=60] [SEED=<new each pass>] [BUDGET=900]"
 	@echo "                       a sampled mutation pass over the modules changed against BASE;"
@@ -50,9 +52,9 @@ $(VENV)/.runtime: requirements.txt pyproject.toml
 
 CHECKOV_VENV := .tools/checkov
 
-$(CHECKOV_VENV)/.installed: requirements-checkov.txt
+$(CHECKOV_VENV)/.installed: tools/security/requirements-checkov.txt
 	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
-	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-checkov.txt
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r tools/security/requirements-checkov.txt
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
@@ -98,27 +100,27 @@ typecheck: $(VENV)/.dev
 	$(VENV)/bin/pyright
 
 scan: $(VENV)/.runtime $(CHECKOV_VENV)/.installed
-	$(PY) -m gke_tpu_upkeep.security_scan --checkov $(CHECKOV_VENV)/bin/checkov
+	$(UPKEEP).security_scan --checkov $(CHECKOV_VENV)/bin/checkov
 
 pytest: $(VENV)/.dev
 	$(PY) -m pytest
 
 # gke-tpu installed outside the repository as an app installs it; both examples planned from
-# copies (gke_tpu_upkeep/package_check.py).
+# copies (tools/gke_tpu_upkeep/package_check.py).
 package-check: $(VENV)/.runtime
-	$(PY) -m gke_tpu_upkeep.package_check
+	$(UPKEEP).package_check
 
 test: lint typecheck scan pytest package-check
 
 goldens: $(VENV)/.runtime
-	$(PY) -m gke_tpu_upkeep.goldens
+	$(UPKEEP).goldens
 
 schema: $(VENV)/.runtime
-	$(PY) -m gke_tpu_upkeep.component_args
-	$(PY) -m gke_tpu_upkeep.schema
+	$(UPKEEP).component_args
+	$(UPKEEP).schema
 
 docs: $(VENV)/.runtime
-	$(PY) -m gke_tpu_upkeep.generated_docs
+	$(UPKEEP).generated_docs
 
 # Files or folders to mutate (planning: the planning code); default the files changed since BASE.
 MODULES ?=
@@ -127,17 +129,17 @@ MUTANTS_ARGS := $(if $(MODULES),--modules $(MODULES),--base $(BASE)) $(if $(SAMP
 	$(if $(SEED),--seed $(SEED),) $(if $(BUDGET),--budget $(BUDGET),) $(if $(RERUN),--rerun $(RERUN),)
 
 mutants: $(VENV)/.dev
-	$(PY) -m gke_tpu_upkeep.mutants $(MUTANTS_ARGS)
+	$(UPKEEP).mutants $(MUTANTS_ARGS)
 
 prices: $(VENV)/.runtime
-	$(PY) -m gke_tpu_upkeep.prices $(if $(WRITE),--write,)
+	$(UPKEEP).prices $(if $(WRITE),--write,)
 
 bench: $(VENV)/.runtime
-	$(PY) bench/validation_scale.py
-	$(PY) bench/plan_scale.py
-	$(PY) bench/package_overhead.py
-	$(PY) bench/fleet_scale.py
-	$(PY) bench/goodput_overhead.py
+	$(PY) tools/bench/validation_scale.py
+	$(PY) tools/bench/plan_scale.py
+	$(PY) tools/bench/package_overhead.py
+	$(PY) tools/bench/fleet_scale.py
+	$(PY) tools/bench/goodput_overhead.py
 
 clean:
 	rm -rf $(VENV) .tools build .pytest_cache .ruff_cache

@@ -1,4 +1,4 @@
-"""Custom resources checked against the CRD schemas vendored in third_party/."""
+"""Custom resources checked against the CRD schemas vendored in tools/third_party/."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import jsonschema
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-THIRD_PARTY = ROOT / "third_party"
+THIRD_PARTY = ROOT / "tools" / "third_party"
 #: The vendored CRD of each custom kind, by (API group, kind).
 CRDS = {
     ("jobset.x-k8s.io", "JobSet"): THIRD_PARTY / "jobset" / "jobset.x-k8s.io_jobsets.yaml",

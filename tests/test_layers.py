@@ -7,6 +7,7 @@ is read, including those in functions."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -242,3 +243,23 @@ def test_no_modules_of_the_package_import_each_other_in_a_circle() -> None:
     assert _cycles(graph) == []
     # The check finds a circle when there is one.
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
+
+
+def test_the_top_level_is_the_design_card_s() -> None:
+    """A reader opening the repository sees the program (`Pulumi.yaml` and its stacks,
+    `__main__.py`, `components/`, `stacks/`, `tests/`), the library, docs and examples, and few
+    others: at most 10 folders, and as files only what a reader expects there."""
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    top = {path.split("/", 1)[0]: "/" in path for path in tracked if not path.startswith(".")}
+    folders = {name for name, folder in top.items() if folder}
+    files = {name for name, folder in top.items() if not folder}
+    assert {"components", "stacks", "tests", "src", "docs", "examples"} <= folders
+    assert len(folders) <= 10, sorted(folders)
+    stacks = {f for f in files if re.fullmatch(r"Pulumi\.\w+\.yaml", f)}
+    assert "Pulumi.dev.yaml" in stacks
+    assert files - stacks == {
+        "README.md", "LICENSE", "CHANGELOG.md", "Makefile", "pyproject.toml",
+        "requirements.txt", "requirements-dev.txt", "Pulumi.yaml", "__main__.py",
+    }  # fmt: skip

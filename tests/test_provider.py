@@ -1,4 +1,4 @@
-"""The component package (`gke_tpu.provider`, `packages/gke-tpu/`): the committed schema is what
+"""The component package (`gke_tpu.provider`, `components/`): the committed schema is what
 Pulumi's analyzer infers at the package's version, its entry hosts the components, and each
 component is constructed through the provider from the camelCase dicts another language sends,
 as the same resources a Python program gets."""
@@ -28,7 +28,7 @@ from gke_tpu.workloads import TpuTrainingJob
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS, app_plan, platform_plan
 
-PLUGIN = ROOT / "packages" / "gke-tpu"
+PLUGIN = ROOT / "components"
 CLUSTER = {
     "project": "acme-ml",
     "region": "us-east5",

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = ROOT / "third_party" / "pulumi" / "project.schema.json"
+SCHEMA = ROOT / "tools" / "third_party" / "pulumi" / "project.schema.json"
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """The component package: gke-tpu's public components hosted for every Pulumi language
-(`packages/gke-tpu/`). `packages/gke-tpu/schema.json`, the schema Pulumi's analyzer infers, is
+(`components/`). `components/schema.json`, the schema Pulumi's analyzer infers, is
 committed so every API change is reviewed (docs/api.md).
 """
 
@@ -110,7 +110,7 @@ def provider() -> ComponentProvider:
 
 
 def schema_text() -> str:
-    """The schema as `packages/gke-tpu/schema.json` holds it: the analyzer's, keys in order,
+    """The schema as `components/schema.json` holds it: the analyzer's, keys in order,
     each description without its source's indentation (which Python 3.13's compiler strips
     from docstrings and earlier versions keep)."""
     schema = json.loads(provider().schema or "{}")

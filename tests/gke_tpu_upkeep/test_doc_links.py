@@ -19,7 +19,7 @@ PAGES = sorted(
         ROOT / "policy" / "README.md",
         ROOT / ".github" / "workflows" / "README.md",
         ROOT / "examples" / "ml-workloads" / "README.md",
-        ROOT / "third_party" / "README.md",
+        ROOT / "tools" / "third_party" / "README.md",
     ]
 )
 _LINK = re.compile(r"\]\(([^)\s]+)\)")

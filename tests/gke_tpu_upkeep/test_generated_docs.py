@@ -185,6 +185,7 @@ def test_the_readme_is_a_walk_through_of_at_most_400_lines_with_its_contents() -
         "Contents",
         "What it is",
         "The two commands",
+        "Layout",
         "Your own stack",
         "Deploy (the checklist)",
         "Operate",

@@ -26,10 +26,15 @@ STACKS = ["autopilot", "dev", "prod"]
         (["./Pulumi.prod.yaml", "CHANGELOG.md"], ["prod"]),
         (["Pulumi.staging.yaml"], []),  # a stack the fleet does not plan
         (["examples/ml-workloads/Pulumi.dev.yaml", "platform-ops/ops_plan.py"], []),
-        (["bench/fleet_scale.py", ".github/workflows/deploy.yml", "security/x.yaml"], []),
+        (
+            ["tools/bench/fleet_scale.py", ".github/workflows/deploy.yml", "tools/security/x.yaml"],
+            [],
+        ),
+        (["components/schema.json", "tools/gke_tpu_upkeep/goldens.py"], []),
         (["src/gke_tpu/config/platform/load.py"], STACKS),  # shared code touches every stack
         (["Pulumi.yaml"], STACKS),
         (["__main__.py"], STACKS),
+        (["stacks/platform.py"], STACKS),
         (["requirements.txt"], STACKS),
         (["policy/__main__.py", "Pulumi.dev.yaml"], STACKS),
         ([], []),

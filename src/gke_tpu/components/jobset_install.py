@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 from gke_tpu.components.internal.releases import check_release, release_manifest
 
 #: A JobSet release serving `jobset.x-k8s.io/v1alpha2`; pinned, never `latest`. The tests check
-#: rendered JobSets against this release's CRD (third_party/jobset).
+#: rendered JobSets against this release's CRD (tools/third_party/jobset).
 DEFAULT_JOBSET_VERSION = "v0.12.0"
 
 

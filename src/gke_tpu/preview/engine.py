@@ -146,7 +146,7 @@ def _sdk_shortcuts() -> Iterator[None]:
       specs, so the alias is kept as written.
     - `unwrap_type`: a pure function of a type, so each type is taken apart once.
 
-    Each stays because the 512-pool stack of bench/plan_scale.py needs it (in-process plan,
+    Each stays because the 512-pool stack of tools/bench/plan_scale.py needs it (in-process plan,
     fastest of 6 on two cores, 2026-12-06): 1.62 s with all four, 2.44 s with none; without
     `_get_stack_trace` 2.15 s, without `contains_unknowns` 1.81 s, without
     `collapse_alias_to_urn` 1.85 s, without `unwrap_type` 1.75 s. The whole process stays at or

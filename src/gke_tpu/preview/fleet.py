@@ -1,6 +1,6 @@
 """The fleet plan: every stack of a project planned in one process, each as its own plan
 (`cli.plan_checked`), folded into one document. One process pays the imports once
-(`bench/fleet_scale.py`); a stack that cannot be planned does not stop the others.
+(`tools/bench/fleet_scale.py`); a stack that cannot be planned does not stop the others.
 """
 
 from __future__ import annotations

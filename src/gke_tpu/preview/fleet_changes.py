@@ -16,8 +16,7 @@ from gke_tpu.problems import show
 #: Folders and suffixes a stack's deployment never reads: prose, tests, benchmarks, pipelines,
 #: the repository's upkeep, and the other Pulumi projects in it.
 UNREAD_FOLDERS = (
-    "docs/", "tests/", "bench/", ".github/", "examples/", "platform-ops/", "security/",
-    "third_party/", "gke_tpu_upkeep/", "packages/",
+    "docs/", "tests/", "tools/", ".github/", "examples/", "platform-ops/", "components/",
 )  # fmt: skip
 UNREAD_SUFFIXES = (".md",)
 

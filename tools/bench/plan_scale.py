@@ -18,7 +18,7 @@ on a shared machine the slower runs measure the neighbours, not the code):
   ms/pool      platform s per pool, in milliseconds
 
 Then whole processes, from the interpreter's start to its exit, at 1 and 512 pools: `python -m
-gke_tpu.preview` of a stack file of those pools beside `bench/stock_program.py`, the stock column's
+gke_tpu.preview` of a stack file of those pools beside `tools/bench/stock_program.py`, the stock column's
 program alone in a process of its own, and the imports that program needs. Two targets, each PASS
 or MISS: the whole plan process at 512 pools costs at most the stock process (ratio at most 1.0),
 and ms/pool at 512 pools over ms/pool at 64 is at most 1.2 (the plan grows linearly with the
@@ -27,7 +27,7 @@ the ratio of the median runs beside it, for how much the machine's noise moves i
 target, since a process pays its imports too.
 Every run starts from a fresh runtime and a collected heap, the three kinds of run take turns,
 and a first run of each kind, which pays for imports, is not counted.
-Run: `make bench` (or `venv/bin/python bench/plan_scale.py [--repeat N]`).
+Run: `make bench` (or `venv/bin/python tools/bench/plan_scale.py [--repeat N]`).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from stock_program import stock as stock_run
 
 from gke_tpu.preview.engine import run_program
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 SIZES = (1, 16, 64, 256, 512)
 RATIO_AT = 256
@@ -73,7 +73,7 @@ PROCESS_HEADER = f"{'pools':>6} {'plan s':>7} {'stock s':>8} {'ratio':>6} {'impo
 PROCESS_COLUMNS = """\
 Whole processes, from the interpreter's start to its exit:
 plan s:     gke-tpu-plan --stack bench --config-file <the pools>
-stock s:    python bench/stock_program.py <pools>: the stock column's program alone
+stock s:    python tools/bench/stock_program.py <pools>: the stock column's program alone
 ratio:      plan s / stock s
 imports s:  python -c 'import pulumi, pulumi_gcp.container, pulumi_gcp.serviceaccount'
 """
@@ -139,7 +139,7 @@ def _whole_processes(repeat: int) -> float:
             plan_argv += ["--config-file", str(stack)]
             runs = [
                 _process(plan_argv),
-                _process([str(ROOT / "bench" / "stock_program.py"), str(size)]),
+                _process([str(ROOT / "tools" / "bench" / "stock_program.py"), str(size)]),
                 _process(["-c", "import pulumi, pulumi_gcp.container, pulumi_gcp.serviceaccount"]),
             ]
             _times(runs, 1)  # the bytecode cache, and the files in the OS's page cache

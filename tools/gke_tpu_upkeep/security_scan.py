@@ -1,7 +1,7 @@
 """Scan the Kubernetes manifests the stacks render with Checkov; fail on unreviewed findings.
 
 `make scan` (python -m gke_tpu_upkeep.security_scan): renders the manifests of the fixture stacks
-(tests/stacks/: the dev and prod platform and the app on each), runs Checkov on them, and fails on any finding that `security/checkov-skips.yaml`
+(tests/stacks/: the dev and prod platform and the app on each), runs Checkov on them, and fails on any finding that `tools/security/checkov-skips.yaml`
 does not list with its reason, and on a listed skip that matches nothing any more.
 """
 
@@ -23,7 +23,7 @@ from gke_tpu.preview.render.manifests import write_manifests
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS, app_plan, platform_plan
 
-SKIPS = ROOT / "security" / "checkov-skips.yaml"
+SKIPS = ROOT / "tools" / "security" / "checkov-skips.yaml"
 CHECKOV = ROOT / ".tools" / "checkov" / "bin" / "checkov"
 
 

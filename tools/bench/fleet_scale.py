@@ -14,7 +14,7 @@ the neighbours):
                the SDK's and providers' imports are paid once, not 12 times); the script exits
                1 when it is missed
 
-Run: `make bench` (or `venv/bin/python bench/fleet_scale.py [--repeat N]`).
+Run: `make bench` (or `venv/bin/python tools/bench/fleet_scale.py [--repeat N]`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "stacks"
 PLAN = Path(sys.executable).parent / "gke-tpu-plan"
 KINDS = ("dev", "prod", "autopilot")

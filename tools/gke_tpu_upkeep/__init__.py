@@ -6,4 +6,4 @@ from pathlib import Path
 
 #: The repository: its stacks, docs, fixtures and goldens (upkeep runs from a clone, never from an
 #: installed package).
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]

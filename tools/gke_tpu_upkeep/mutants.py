@@ -37,7 +37,7 @@ from xml.etree import ElementTree
 
 from gke_tpu_upkeep.mutations import Mutant, find_mutants
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EQUIVALENTS = Path(__file__).resolve().parent / "equivalent_mutants.txt"
 
 #: What `--modules planning` names: the code that decides a stack (config and its rules, the
@@ -56,7 +56,7 @@ PLANNING = (
     f"{PACKAGE}/preview/snapshot/shape.py",
 )
 #: Where a changed file is code a pass mutates; tests, bench and docs are not.
-CODE_ROOTS = (PACKAGE, "stacks", "gke_tpu_upkeep", "policy", "packages")
+CODE_ROOTS = (PACKAGE, "stacks", "tools/gke_tpu_upkeep", "policy", "components")
 #: Mutants run per pass unless told: about ten minutes of narrow test runs on two cores.
 DEFAULT_SAMPLE = 60
 #: Seconds the whole pass may take; mutants not started by then are not counted.
@@ -110,7 +110,7 @@ def changed_modules(root: Path, base: str) -> list[str]:
 
 def module_name(path: str) -> str:
     """The module a file is imported as: the package's files from src/ (`gke_tpu.config.x`)."""
-    parts = path.removesuffix(".py").removeprefix("src/").split("/")
+    parts = path.removesuffix(".py").removeprefix("src/").removeprefix("tools/").split("/")
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)

@@ -3,7 +3,7 @@ prod stack's whole offline plan, as a process, by this tree against the same pla
 commit before `gke-tpu:checkpointing` (checked out in a temporary worktree, its `src/` first on
 the path, the same interpreter and pinned packages).
 
-    venv/bin/python bench/goodput_overhead.py [--repeat 7] [--before <commit>]
+    venv/bin/python tools/bench/goodput_overhead.py [--repeat 7] [--before <commit>]
 
 Prints the best of `repeat` runs of each, the resources each plans, and their ratio; the target
 is at most 1.10.
@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TARGET = 1.10
 
 

@@ -1,4 +1,4 @@
-"""`make schema`: rewrite packages/gke-tpu/schema.json, the schema Pulumi's analyzer infers from
+"""`make schema`: rewrite components/schema.json, the schema Pulumi's analyzer infers from
 the public components, and docs/api.md, the API reference generated from it, after reviewing a
 change of their API (a test fails until both are rewritten)."""
 
@@ -9,13 +9,13 @@ from gke_tpu.provider import schema_text
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.generated_docs import regenerate
 
-SCHEMA = ROOT / "packages" / "gke-tpu" / "schema.json"
+SCHEMA = ROOT / "components" / "schema.json"
 API = ROOT / "docs" / "api.md"
 INFRA = ("RegionalCluster", "MultiHostTpuPool", "SingleHostTpuPool", "StorageBucket")
 
 HEAD = """# API reference
 
-Generated from the component package's schema (`make schema`; `packages/gke-tpu/schema.json`,
+Generated from the component package's schema (`make schema`; `components/schema.json`,
 which Pulumi's analyzer infers from the components' Args and outputs): do not edit by hand.
 
 In Python, import the components and their Args from `gke_tpu.components` (infra) and

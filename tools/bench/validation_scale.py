@@ -6,7 +6,7 @@ prints the seconds of each and their ratio: at most about 10 when a check is lin
 one would show 100); about 1 where the length is refused before any pattern runs. The last
 column is the longest problem message of the run: messages echo at most 80 characters of a
 value, so it stays a few hundred characters however long the value.
-Run: `make bench` (or `venv/bin/python bench/validation_scale.py`).
+Run: `make bench` (or `venv/bin/python tools/bench/validation_scale.py`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.problems import ConfigError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 CLUSTER = {"name": "tpu-dev", "region": "us-east5"}
 POOL = {"name": "train", "tpu": "v5e", "topology": "4x4"}

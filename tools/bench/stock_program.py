@@ -5,8 +5,8 @@ registered raw (plus the cluster and service account they refer to) under
 `pulumi.runtime.set_mocks` with a plain `Mocks` that returns the inputs and a name, the program
 run as a `pulumi.runtime.test` function, as Pulumi's unit-testing docs do.
 
-`python bench/stock_program.py N` runs it once for N pools in a process of its own: what a
-whole process of the SDK alone costs (bench/process_scale.py times it).
+`python tools/bench/stock_program.py N` runs it once for N pools in a process of its own: what a
+whole process of the SDK alone costs (tools/bench/process_scale.py times it).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ through the editable install (`venv/bin/gke-tpu-plan`), against the same plan by
 commit before the package (its modules at the repository's root, `python -m gke_tpu_plan`),
 checked out in a temporary worktree and run with the same interpreter.
 
-    venv/bin/python bench/package_overhead.py [--repeat 7] [--before <commit>]
+    venv/bin/python tools/bench/package_overhead.py [--repeat 7] [--before <commit>]
 
 Prints the best of `repeat` runs of each and their ratio; the target is at most 1.05.
 """
@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TARGET = 1.05
 
 
