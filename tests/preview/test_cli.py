@@ -17,10 +17,12 @@ from gke_tpu_upkeep.fixture_stacks import fixture_file
 DEV = str(fixture_file("dev"))
 
 DOCUMENT_KEYS = {
-    "project", "stack", "resources", "outputs", "invokes", "cost", "quota", "warnings", "errors",
+    "format", "project", "stack", "resources", "outputs", "invokes", "cost", "quota", "warnings",
+    "errors", "changes",
 }  # fmt: skip
 RESOURCE_KEYS = {
     "urn", "type", "name", "custom", "parent", "dependencies", "provider", "inputs", "options",
+    "propertyDependencies",
 }  # fmt: skip
 
 
@@ -36,6 +38,7 @@ def test_dev_plan_document_contract(tmp_path: Path, capsys: pytest.CaptureFixtur
     document = json.loads(out.read_text())
     assert set(document) == DOCUMENT_KEYS
     assert (document["project"], document["stack"]) == ("gke-tpu", "dev")
+    assert (document["format"], document["changes"]) == (2, None)
     assert document["errors"] == []
     assert document["resources"], "the dev stack registers resources"
     for resource in document["resources"]:

@@ -178,8 +178,10 @@ def test_duplicate_urns_are_reported() -> None:
 
     plan = run_program(twice, project="t", stack="s", config={})
     assert plan.errors == [
-        "duplicate resource URN: urn:pulumi:s::t::gcp:storage/bucket:Bucket::same"
+        "duplicate resource URN urn:pulumi:s::t::gcp:storage/bucket:Bucket::same: the program "
+        "registers Bucket 'same' twice, and Pulumi refuses the second; give each its own name"
     ]
+    assert (plan.resources, plan.outputs) == ([], {})
 
 
 def test_mask_secrets_turns_wire_floats_back_into_whole_numbers() -> None:

@@ -67,6 +67,7 @@ def test_each_stack_equals_its_own_single_stack_plan_document(tmp_path: Path) ->
             "monthlyUsd": document["cost"]["monthly"]["max"],
             "monthlyUsdIdle": document["cost"]["monthly"]["min"],
             "quota": document["quota"],
+            "plan": {"resources": document["resources"], "outputs": document["outputs"]},
         }
     assert fleet["totals"]["monthlyUsd"] == round(
         sum(fleet["stacks"][s]["monthlyUsd"] for s in ("autopilot", "dev", "prod")), 2

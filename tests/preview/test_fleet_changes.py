@@ -100,6 +100,43 @@ def test_the_report_opens_with_the_cost_and_quota_change_against_the_base(
     assert text.index("## What this change does") < text.index("## Cost per stack")
 
 
+def test_the_report_opens_with_each_stack_s_replacements_first(tmp_path: Path) -> None:
+    dev, prod = fixture_file("dev").read_text(), fixture_file("prod").read_text()
+    base = _project(tmp_path / "base", dev=dev, prod=prod)
+    base_json = tmp_path / "base.json"
+    assert main(["--fleet", "--project-dir", str(base), "--json", str(base_json)]) == 0
+    before = json.loads(base_json.read_text())
+    assert before["format"] == 2
+    assert [r["urn"] for r in before["stacks"]["prod"]["plan"]["resources"]] == sorted(
+        r["urn"] for r in before["stacks"]["prod"]["plan"]["resources"]
+    )
+    reshaped = prod.replace("topology: 4x4x4", "topology: 2x4x4")
+    scaled = dev.replace("maxNodes: 3}", "maxNodes: 5}")
+    head = _project(tmp_path / "head", dev=scaled, prod=reshaped)
+    report = tmp_path / "fleet.md"
+    argv = ["--fleet", "--project-dir", str(head), "--baseline", str(base_json)]
+    assert main([*argv, "--markdown", str(report)]) == 0
+    text = report.read_text()
+    change = text.split("## What this change does")[1]
+    assert change.index(
+        "> **This change replaces or deletes resources**: `prod` 2 to replace, 0 to delete."
+    ) < change.index("### Stack `prod`")
+    # The stack that destroys something comes first; the other's updates are counted.
+    assert change.index("### Stack `prod`") < change.index("### Stack `dev`")
+    assert "| **replace, deleting it first** | `NodePool` tpu-prod-v5p-train-0 |" in change
+    dev_part = change.split("### Stack `dev`")[1].split("###")[0]
+    assert "Resources: 0 to replace, 0 to delete, 0 to create, " in dev_part
+    assert "| **" not in dev_part.split("| stack |")[0]
+    # A base branch's document of before format 2 has no resources: said so, not guessed.
+    del before["stacks"]["dev"]["plan"], before["format"]
+    base_json.write_text(json.dumps(before))
+    assert main([*argv, "--markdown", str(report)]) == 0
+    assert (
+        "- `dev`: resources not compared (the base branch's document has none for it: it did "
+        "not plan, or was written before format 2)"
+    ) in report.read_text()
+
+
 def test_without_changed_files_every_stack_is_touched(tmp_path: Path) -> None:
     folder = _project(tmp_path / "p", dev=fixture_file("dev").read_text())
     out = tmp_path / "fleet.json"
@@ -115,6 +152,8 @@ def test_without_changed_files_every_stack_is_touched(tmp_path: Path) -> None:
         (b"[1]", ["--baseline", "{file}", "--markdown", "{md}"], "--baseline: {file} is [1], not a fleet document as `gke-tpu-plan --fleet --json` writes it"),
         (b'{"stacks": {}}', ["--baseline", "{file}", "--markdown", "{md}"], "--baseline: {file}: `totals` is null, not an object: not a fleet document as `gke-tpu-plan --fleet --json` writes it"),
         (b"{", ["--baseline", "{file}", "--markdown", "{md}"], "--baseline: {file}: is not JSON (line 1, column 2: expecting property name enclosed in double quotes)"),
+        (b'{"format": 3, "stacks": {}, "totals": {}}', ["--baseline", "{file}", "--markdown", "{md}"], "--baseline: {file} is a fleet document of format 3; this gke-tpu-plan compares formats 1 and 2: plan the base branch with this version"),
+        (b'{"format": 2, "stack": "dev", "resources": []}', ["--baseline", "{file}", "--markdown", "{md}"], "--baseline: {file} is one stack's plan document: with --fleet, give the base branch's fleet document (gke-tpu-plan --fleet --json)"),
     ],
 )  # fmt: skip
 def test_bad_change_input_is_one_line(

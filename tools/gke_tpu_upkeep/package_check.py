@@ -71,6 +71,12 @@ def check(work: Path) -> None:
     print(f"installed gke-tpu {version} outside the repository: gke_tpu alone, public API imports")
     infra = work / "dev.json"
     _run([plan, "--project-dir", str(clone), "--stack", "dev", "--json", str(infra)], work)
+    # Against itself: the package's data (the replacement table) reached the install.
+    again = work / "dev-again.json"
+    argv = ["--project-dir", str(clone), "--stack", "dev", "--baseline", str(infra)]
+    _run([plan, *argv, "--json", str(again)], work)
+    if json.loads(again.read_text())["changes"] != []:
+        raise SystemExit("the dev stack planned twice differs from itself")
     for name in EXAMPLES:
         copy = work / name
         shutil.copytree(

@@ -17,9 +17,9 @@ from gke_tpu.components.inputs import RegionalClusterArgs
 from gke_tpu.components.internal.claims import claim
 from gke_tpu.components.internal.cluster_inputs import common_cluster_args
 from gke_tpu.config.arguments import plain, plan_regional_cluster
-from gke_tpu.config.claims import Claim
 from gke_tpu.config.platform.cluster_plan import ClusterPlan
 from gke_tpu.problems.args import from_inputs
+from gke_tpu.problems.claims import Claim
 from gke_tpu.problems.pulumi import reject
 
 if TYPE_CHECKING:

@@ -9,9 +9,9 @@ from pulumi_gcp import serviceaccount, storage
 from gke_tpu.components.inputs import StorageBucketArgs
 from gke_tpu.components.internal.claims import claim
 from gke_tpu.config.arguments import plain, plan_storage_bucket
-from gke_tpu.config.claims import Claim
 from gke_tpu.config.model_storage.spec import StoragePlan
 from gke_tpu.problems.args import from_inputs
+from gke_tpu.problems.claims import Claim
 from gke_tpu.problems.pulumi import reject
 
 STORAGE_BUCKET_TYPE = "gke-tpu:index:StorageBucket"

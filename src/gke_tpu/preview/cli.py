@@ -20,8 +20,9 @@ from gke_tpu.preview.engine import Preview
 from gke_tpu.preview.esc import read_esc_values
 from gke_tpu.preview.fleet_cli import fleet_problems, run_fleet
 from gke_tpu.preview.json_file import UnreadableJson, read_json
+from gke_tpu.preview.lifecycle import plan_changes
 from gke_tpu.preview.outputs import Output, OutputError, output_problems, write_text
-from gke_tpu.preview.render.cost_report import baseline_problems
+from gke_tpu.preview.render.cost_report import baseline_mismatch, baseline_problems
 from gke_tpu.preview.render.manifests import manifests_stream, write_manifests
 from gke_tpu.preview.render.report import plan_markdown
 from gke_tpu.preview.render.text import plan_json, plan_text
@@ -42,13 +43,16 @@ EXIT_INVALID_CONFIG = 2
 MOST_PRINTED = 50
 
 
-def read_baseline(path: Path) -> dict[str, Any]:
-    """The plan document to compare with (the base branch's); StackFileError saying what keeps
-    it from being compared."""
+def read_baseline(path: Path, stack: str) -> dict[str, Any]:
+    """The plan document of `stack` to compare with (the base branch's); StackFileError saying
+    what keeps it from being compared: one line for another stack's or format's document."""
     try:
         document = read_json(path)
     except UnreadableJson as error:
         raise StackFileError(f"--baseline: {path}: {error}") from None
+    mismatch = baseline_mismatch(document, stack)
+    if mismatch:
+        raise StackFileError(f"--baseline: {path} {mismatch}")
     problems = baseline_problems(document)
     if problems:
         count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
@@ -131,8 +135,9 @@ def main(argv: list[str] | None = None) -> int:
         "--baseline",
         type=Path,
         metavar="PLAN.json",
-        help="with --markdown: the base branch's plan document (with --fleet, its fleet "
-        "document), to report what the change does to resources, cost and quota",
+        help="the base branch's plan document (with --fleet, its fleet document): the report "
+        "says what the change replaces, deletes, creates and updates, and what it does to cost "
+        "and quota; the plan document lists each change under `changes`",
     )
     parser.add_argument(
         "--esc-values",
@@ -164,8 +169,11 @@ def main(argv: list[str] | None = None) -> int:
         problems.append("give one of --stack NAME (one stack) and --fleet (every stack)")
     elif args.stack and len(args.cloud_snapshot) > 1:
         problems.append("--stack takes one --cloud-snapshot: the stack's project's")
-    if args.baseline and not markdown_out:
-        problems.append("--baseline compares in the report: add --markdown PATH")
+    if args.baseline and not (markdown_out or (json_out and not args.fleet)):
+        problems.append(
+            "--baseline compares in the report or the plan document: add --markdown PATH"
+            + ("" if args.fleet else " or --json PATH")
+        )
     if problems:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
@@ -204,7 +212,7 @@ def _plan_and_write(
 ) -> int:
     try:
         references = read_stack_references(args.stack_reference)
-        baseline = read_baseline(args.baseline) if args.baseline else None
+        baseline = read_baseline(args.baseline, args.stack) if args.baseline else None
         snapshot = read_snapshot(args.cloud_snapshot[0]) if args.cloud_snapshot else None
         esc = read_esc_values(args.esc_values)
         plan, preflight = plan_checked(
@@ -215,6 +223,8 @@ def _plan_and_write(
         if json_out:  # never leave an older plan at that path
             write_text(json_out, plan_json(failed_plan(args.stack, error)), sys.stdout)
         return EXIT_INVALID_CONFIG
+    if baseline is not None and not plan.errors and not baseline.get("errors"):
+        plan.changes = [c.as_dict() for c in plan_changes(plan.as_dict(), baseline).changes]
     if json_out:
         write_text(json_out, plan_json(plan), sys.stdout)
     if plan.errors:

@@ -37,7 +37,12 @@ from gke_tpu.preview.mock_monitor import (
     mask_secrets,
 )
 from gke_tpu.preview.snapshot.read import CloudSnapshot
+from gke_tpu.preview.unique_names import name_clashes
 from gke_tpu.problems.pulumi import InvalidInput
+
+#: The plan document's format: 2 since `format`, `changes` and each resource's
+#: `propertyDependencies` were added; a document without `format` is of format 1.
+PLAN_FORMAT = 2
 
 
 @dataclass
@@ -71,9 +76,13 @@ class Preview:
     quota: list[dict[str, Any]] = field(default_factory=list)
     """The Compute Engine quota the platform stack spends at its most (`gke_tpu.preview.quota_list`);
     empty for another project or a stack that does not plan."""
+    changes: list[dict[str, Any]] | None = None
+    """Against a baseline (`--baseline`): each resource it creates, updates, replaces or deletes
+    (`gke_tpu.preview.lifecycle.Change.as_dict`); None without one."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "format": PLAN_FORMAT,
             "project": self.project,
             "stack": self.stack,
             "resources": [r.as_dict() for r in self.resources],
@@ -83,6 +92,7 @@ class Preview:
             "quota": self.quota,
             "warnings": self.warnings,
             "errors": self.errors,
+            "changes": self.changes,
         }
 
     # Lookups for tests and reports.
@@ -290,16 +300,33 @@ def _record(
                 plan.warnings = list(collector.messages)
                 return plan
             plan.outputs = loop.run_until_complete(_resolve_outputs(roots[0].outputs))
+        plan.warnings = list(collector.messages)
+        plan.errors = _duplicates(monitor) or [str(p) for p in name_clashes(monitor.recorded)]
+        if plan.errors:  # a refused program plans nothing
+            plan.outputs = {}
+            return plan
         plan.resources = sorted(monitor.recorded, key=lambda r: r.urn)
         plan.stack_urn = monitor.stack_urn
         plan.component_outputs = dict(sorted(monitor.component_outputs.items()))
-        plan.warnings = list(collector.messages)
-        plan.errors = [f"duplicate resource URN: {urn}" for urn in monitor.duplicates]
         return plan
     finally:
         _close(loop)
         logger.removeHandler(collector)
         os.environ.update(saved_env)
+
+
+def _duplicates(monitor: RecordingMonitor) -> list[str]:
+    """Each resource registered twice under one URN, once: the children of a component made
+    twice clash too, and say nothing more."""
+    twice = set(monitor.duplicates)
+    parents = {r.urn: r.parent for r in monitor.recorded}
+    return [
+        f"duplicate resource URN {urn}: the program registers "
+        f"{urn.split('::')[2].rsplit(':', 1)[-1]} {urn.rsplit('::', 1)[-1]!r} twice, and Pulumi "
+        "refuses the second; give each its own name"
+        for urn in dict.fromkeys(monitor.duplicates)
+        if parents.get(urn) not in twice
+    ]
 
 
 def _unread_failures_dropped(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:

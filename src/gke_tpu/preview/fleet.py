@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gke_tpu.preview.engine import Preview
+from gke_tpu.preview.engine import PLAN_FORMAT, Preview
 from gke_tpu.preview.esc import EscValues
 from gke_tpu.preview.fleet_checks import Conflict, conflicts, quota_limit
 from gke_tpu.preview.go_yaml import StackFileError
@@ -141,7 +141,10 @@ def total_quota(fleet: Fleet) -> list[dict[str, Any]]:
 
 
 def stack_entry(plan: Preview) -> dict[str, Any]:
-    """One stack in the fleet document: the figures of its own plan document."""
+    """One stack in the fleet document: the figures of its own plan document, and its
+    resources and outputs (`plan`, none when it does not plan), which a later fleet plan's
+    `--baseline` compares with resource by resource."""
+    document = plan.as_dict()
     return {
         "errors": plan.errors,
         "warnings": plan.warnings,
@@ -149,6 +152,9 @@ def stack_entry(plan: Preview) -> dict[str, Any]:
         "monthlyUsd": _monthly(plan, "max"),
         "monthlyUsdIdle": _monthly(plan, "min"),
         "quota": plan.quota,
+        "plan": None
+        if plan.errors
+        else {"resources": document["resources"], "outputs": document["outputs"]},
     }
 
 
@@ -158,6 +164,7 @@ def fleet_document(fleet: Fleet, touched: Sequence[str] | None = None) -> dict[s
     cost at its most, `monthlyUsdIdle` idle."""
     planned = [s.plan for s in fleet.stacks if not s.plan.errors]
     return {
+        "format": PLAN_FORMAT,
         "stacks": {s.name: stack_entry(s.plan) for s in fleet.stacks},
         "totals": {
             "monthlyUsd": _sum([_monthly(p, "max") for p in planned]),

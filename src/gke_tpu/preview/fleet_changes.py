@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gke_tpu.preview.engine import PLAN_FORMAT
 from gke_tpu.preview.json_file import UnreadableJson, read_json
 from gke_tpu.preview.stack_config import StackFileError
 from gke_tpu.problems import show
@@ -59,6 +60,17 @@ def read_fleet_baseline(path: Path) -> dict[str, Any]:
         raise StackFileError(
             f"--baseline: {path} is {show(document)}, not a fleet document as `gke-tpu-plan "
             "--fleet --json` writes it"
+        )
+    fmt = document.get("format", 1)
+    if fmt not in (1, PLAN_FORMAT):
+        raise StackFileError(
+            f"--baseline: {path} is a fleet document of format {show(fmt)}; this gke-tpu-plan "
+            f"compares formats 1 and {PLAN_FORMAT}: plan the base branch with this version"
+        )
+    if "resources" in document and "stacks" not in document:
+        raise StackFileError(
+            f"--baseline: {path} is one stack's plan document: with --fleet, give the base "
+            "branch's fleet document (gke-tpu-plan --fleet --json)"
         )
     for key in ("stacks", "totals"):
         if not isinstance(document.get(key), dict):

@@ -30,6 +30,10 @@ class RecordedResource:
     provider: str | None
     inputs: dict[str, Any]
     options: dict[str, Any]
+    property_dependencies: dict[str, list[str]]
+    """By top-level input, the resources its value reads (what the engine's
+    `propertyDependencies` carry): at preview, the input is unknown while one of them is
+    replaced or created."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -42,6 +46,7 @@ class RecordedResource:
             "provider": self.provider,
             "inputs": self.inputs,
             "options": self.options,
+            "propertyDependencies": self.property_dependencies,
         }
 
 
@@ -98,6 +103,15 @@ def _options(request: Any) -> dict[str, Any]:
         "replaceOnChanges": sorted(request.replaceOnChanges),
         "aliases": [MessageToDict(a) for a in request.aliases],
         "customTimeouts": timeouts or None,
+    }
+
+
+def _property_dependencies(request: Any) -> dict[str, list[str]]:
+    """The resources each input reads, for the inputs that read any, sorted."""
+    return {
+        key: sorted(set(deps.urns))
+        for key, deps in sorted(request.propertyDependencies.items())
+        if deps.urns
     }
 
 
@@ -167,6 +181,7 @@ class RecordingMonitor(mocks.MockMonitor):
                 provider=_urn_of_reference(request.provider),
                 inputs=inputs,
                 options=_options(request),
+                property_dependencies=_property_dependencies(request),
             )
         )
         return resource_pb2.RegisterResourceResponse(

@@ -13,7 +13,6 @@ from gke_tpu.preview.cli import main
 from gke_tpu.preview.render.cost_report import (
     baseline_section,
     cost_section,
-    resource_changes,
     usd_change,
 )
 from gke_tpu_upkeep.fixture_stacks import fixture_file
@@ -48,7 +47,14 @@ def _cost(*items: dict[str, Any]) -> dict[str, Any]:
 
 
 def _resource(urn: str, **inputs: Any) -> dict[str, Any]:
-    return {"urn": urn, "inputs": inputs, "options": {"protect": False}}
+    return {
+        "urn": urn,
+        "type": urn.split("::")[2].rsplit("$", 1)[-1],
+        "name": urn.rsplit("::", 1)[-1],
+        "custom": True,
+        "inputs": inputs,
+        "options": {"protect": False},
+    }
 
 
 URN = "urn:pulumi:dev::gke-tpu::gke-tpu:index:MultiHostTpuPool$gcp:container/nodePool:NodePool::"
@@ -81,28 +87,6 @@ def test_the_cost_section_lists_every_item_and_the_total() -> None:
     assert cost_section(None)[2].startswith("No cost: the plan has none")
 
 
-def test_resources_are_compared_by_urn_with_the_keys_that_differ() -> None:
-    base = {
-        "resources": [
-            _resource(URN + "a", size=1, zone="z"),
-            _resource(URN + "b"),
-            _resource(URN + "c", zone="z"),
-            {**_resource(URN + "e", zone="z"), "options": {"protect": True}},
-        ]
-    }
-    plan = {
-        "resources": [
-            _resource(URN + "a", size=2, zone="z"),
-            _resource(URN + "c", zone="z"),
-            _resource(URN + "d"),
-            _resource(URN + "e", zone="z"),
-        ]
-    }
-    changes = resource_changes(plan, base)
-    assert (changes.added, changes.removed) == ((URN + "d",), (URN + "b",))
-    assert changes.changed == {URN + "a": ("size",), URN + "e": ("options.protect",)}
-
-
 def test_the_baseline_section_says_what_the_change_costs() -> None:
     base = {"resources": [_resource(URN + "train")], "cost": _cost(_item("train", 7008.0, 7008.0))}
     plan = {
@@ -113,13 +97,13 @@ def test_the_baseline_section_says_what_the_change_costs() -> None:
     assert lines[:5] == [
         "## Against the baseline",
         "",
-        "Resources: 0 to create, 0 to delete, 1 changed (inputs or options).",
+        "Resources: 0 to replace, 0 to delete, 0 to create, 1 to update, 0 unchanged.",
         "",
         "Cost: **+$876/month** at the most ($7,008 to $7,884), -$7,008/month idle ($7,008 to $0).",
     ]
     assert "| train | tpu | $7,008 to $7,008 | $0 to $7,008 | -$7,008/month | no change |" in lines
     assert "| serve | tpu | - | $0 to $876 | no change | +$876/month |" in lines
-    assert "- `gcp:container/nodePool:NodePool` train: `autoscaling`" in lines
+    assert "- `NodePool` train: `autoscaling.minNodeCount`" in lines
 
 
 def test_a_baseline_without_cost_or_that_did_not_plan_is_said_so() -> None:
@@ -173,7 +157,10 @@ def test_a_bad_baseline_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixtu
     )
     assert f"--baseline: {bad} is not a plan document" in capsys.readouterr().err
     assert main(["--stack", "dev", "--config-file", dev, "--baseline", str(bad)]) == 2
-    assert "--baseline compares in the report: add --markdown PATH" in capsys.readouterr().err
+    assert (
+        "--baseline compares in the report or the plan document: add --markdown PATH or --json "
+        "PATH" in capsys.readouterr().err
+    )
 
 
 def _baseline_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], base: Path) -> str:
@@ -203,8 +190,10 @@ def _edited(**change: Any) -> dict[str, Any]:
     ("document", "problems"),
     [
         (_edited(resources=[{"inputs": {}}, _resource(URN + "serve")]),
-         ["resources[0].urn: required key is missing"]),
-        (_edited(resources=[_resource(URN + "a"), {"urn": 7, "options": ["protect"]}, "x"]),
+         ["resources[0].urn: required key is missing",
+          "resources[0].type: required key is missing",
+          "resources[0].name: required key is missing"]),
+        (_edited(resources=[_resource(URN + "a"), {"urn": 7, "type": "t", "name": "n", "options": ["protect"]}, "x"]),
          ["resources[1].urn: expected text (a string), got 7; quote it if it is text: '7'",
           "resources[1].options: expected a mapping of keys, got [\"protect\"]",
           "resources[2]: expected a mapping of keys, got 'x'"]),
@@ -265,7 +254,10 @@ def test_a_baseline_of_an_older_version_without_cost_or_new_keys_still_compares(
     tmp_path: Path,
 ) -> None:
     base = tmp_path / "base.json"
-    older = {"resources": [{"urn": URN + "train", "inputs": None, "type": "t"}], "cost": None}
+    older = {
+        "resources": [{"urn": URN + "train", "inputs": None, "type": "t", "name": "train"}],
+        "cost": None,
+    }
     base.write_text(json.dumps(older))
     report = tmp_path / "r.md"
     dev = str(fixture_file("dev"))
@@ -279,6 +271,6 @@ def test_at_most_forty_resources_are_named_and_the_rest_counted() -> None:
     for count, more in ((40, None), (41, "- ... and 1 more")):
         plan = {"resources": [_resource(f"{URN}p{i:02}") for i in range(count)]}
         lines = baseline_section(plan, base)
-        named = [line for line in lines if line.startswith("- `gcp:container/nodePool:NodePool` p")]
+        named = [line for line in lines if line.startswith("- `NodePool` p")]
         assert len(named) == 40
         assert (more in lines) if more else not any("more" in line for line in lines)

@@ -1,13 +1,13 @@
-"""The names a program's components have made so far (config.claims): a component claims its
-names before it registers anything, and one that clashes with an earlier component's is one
-error naming both."""
+"""The names a program's components have made so far (gke_tpu.problems.claims): a component
+claims its names before it registers anything, and one that clashes with an earlier component's
+is one error naming both."""
 
 from collections.abc import Sequence
 from weakref import WeakKeyDictionary
 
 from pulumi.runtime import settings
 
-from gke_tpu.config.claims import Claim, clashes
+from gke_tpu.problems.claims import Claim, clashes
 from gke_tpu.problems.pulumi import reject
 
 #: By program run (the engine's resource monitor, one per run): the names claimed so far.

@@ -9,9 +9,9 @@ from gke_tpu.components.inputs import MultiHostTpuPoolArgs, SingleHostTpuPoolArg
 from gke_tpu.components.internal.claims import claim
 from gke_tpu.components.node_pools import PoolTarget
 from gke_tpu.config.arguments import plain, plan_tpu_pool
-from gke_tpu.config.claims import Claim
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.contract.outputs import TpuPoolRef
+from gke_tpu.problems.claims import Claim
 from gke_tpu.problems.pulumi import reject
 
 

@@ -1,15 +1,15 @@
 """The rules across sections that guard no one section: node auto-provisioning's limits against
 every pool, an existing network beside the network section that makes one, and names two
-sections must not share (config.claims, the rule components hold each other to)."""
+sections must not share (gke_tpu.problems.claims, the rule components hold each other to)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gke_tpu.config.claims import Claim, clashes
 from gke_tpu.config.platform.auto_provisioning import auto_provisioning_problems
 from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem, show
+from gke_tpu.problems.claims import Claim, clashes
 from gke_tpu.problems.rules import Rule, rule
 
 

@@ -1,11 +1,11 @@
-"""The report's Cost section, and the change against the base branch's plan ("+$7,008/month").
-Both read plan documents only, so an older baseline without `cost` compares its resources.
+"""The report's Cost section, and the change against the base branch's plan: what it replaces,
+deletes, creates and updates (`changes_report`), and what it costs ("+$7,008/month"). Both read
+plan documents only, so an older baseline without `cost` compares its resources.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -13,10 +13,15 @@ from pydantic.alias_generators import to_camel
 
 from gke_tpu.catalog.prices import rate, usd
 from gke_tpu.config.base import problems_from
+from gke_tpu.preview.engine import PLAN_FORMAT
+from gke_tpu.preview.lifecycle import plan_changes
+from gke_tpu.preview.render.changes_report import (
+    caution,
+    counts_line,
+    created_and_updated,
+    destroying_lines,
+)
 from gke_tpu.problems import Problem, show
-
-#: Resources listed by name in the baseline section at the most; the rest are counted.
-MOST_LISTED = 40
 
 
 def _usd(value: float | None) -> str:
@@ -82,6 +87,8 @@ class _Read(BaseModel):
 
 class _Resource(_Read):
     urn: str
+    type: str
+    name: str
     inputs: dict[str, Any] | None = None
     options: dict[str, Any] | None = None
 
@@ -112,6 +119,32 @@ class Baseline(_Read):
     errors: list[str] = []
 
 
+#: The plan document formats a baseline may have: 1 (no `format` key) and this one.
+READ_FORMATS = (1, PLAN_FORMAT)
+
+
+def baseline_mismatch(document: Any, stack: str) -> str | None:
+    """Why `document` is not a plan of `stack` this version compares with (another stack's, a
+    fleet document, a newer format), in words that follow its path; None when it may be."""
+    if not isinstance(document, dict):
+        return None  # baseline_problems says what it is
+    fmt = document.get("format", 1)  # pyright: ignore[reportUnknownMemberType]
+    if "stacks" in document and "resources" not in document:
+        return "is a fleet document (gke-tpu-plan --fleet --json): give it with --fleet"
+    if fmt not in READ_FORMATS:
+        return (
+            f"is a plan document of format {show(fmt)}; this gke-tpu-plan compares formats "
+            f"{' and '.join(map(str, READ_FORMATS))}: plan the base branch with this version"
+        )
+    other = document.get("stack")  # pyright: ignore[reportUnknownMemberType]
+    if isinstance(other, str) and other and other != stack:
+        return (
+            f"is the plan of stack {other!r}, not of {stack!r}: give the base branch's plan of "
+            f"{stack!r}"
+        )
+    return None
+
+
 def baseline_problems(document: Any) -> list[Problem]:
     """What keeps a document from being compared, each at its path in the document."""
     if not isinstance(document, dict):
@@ -134,44 +167,6 @@ def baseline_problems(document: Any) -> list[Problem]:
             )
         first.setdefault(resource.urn, i)
     return problems
-
-
-@dataclass(frozen=True)
-class ResourceChanges:
-    added: tuple[str, ...]
-    removed: tuple[str, ...]
-    changed: Mapping[str, tuple[str, ...]]
-    """URNs in both whose inputs or options differ, with the top-level keys that do."""
-
-
-def resource_changes(plan: Mapping[str, Any], base: Mapping[str, Any]) -> ResourceChanges:
-    """What the plan creates, deletes and changes against the baseline, by URN."""
-    now = {r["urn"]: r for r in plan.get("resources", [])}
-    before = {r["urn"]: r for r in base.get("resources", [])}
-    changed = {}
-    for urn in sorted(now.keys() & before.keys()):
-        keys = _differing(now[urn].get("inputs") or {}, before[urn].get("inputs") or {})
-        keys += [
-            f"options.{k}"
-            for k in _differing(now[urn].get("options") or {}, before[urn].get("options") or {})
-        ]
-        if keys:
-            changed[urn] = tuple(keys)
-    return ResourceChanges(
-        added=tuple(sorted(now.keys() - before.keys())),
-        removed=tuple(sorted(before.keys() - now.keys())),
-        changed=changed,
-    )
-
-
-def _differing(now: Mapping[str, Any], before: Mapping[str, Any]) -> list[str]:
-    return sorted(k for k in now.keys() | before.keys() if now.get(k) != before.get(k))
-
-
-def _short(urn: str) -> str:
-    """`type name` of a URN (`urn:pulumi:stack::project::a$b$type::name`)."""
-    qualified, _, name = urn.rpartition("::")
-    return f"`{qualified.rsplit('$', 1)[-1].rsplit('::', 1)[-1]}` {name}"
 
 
 def _delta(now: float | None, before: float | None) -> float | None:
@@ -224,20 +219,6 @@ def _cost_changes(cost: Mapping[str, Any] | None, base_cost: Mapping[str, Any] |
     return lines
 
 
-def _listed(
-    title: str, urns: Sequence[str], why: Mapping[str, Sequence[str]] | None = None
-) -> list[str]:
-    if not urns:
-        return []
-    shown = [
-        f"- {_short(urn)}" + (f": {', '.join(f'`{k}`' for k in why[urn])}" if why else "")
-        for urn in urns[:MOST_LISTED]
-    ]
-    if len(urns) > MOST_LISTED:
-        shown.append(f"- ... and {len(urns) - MOST_LISTED} more")
-    return [f"{title}:", "", *shown, ""]
-
-
 def baseline_section(plan: Mapping[str, Any], base: Mapping[str, Any] | None) -> list[str]:
     """What the change does against the baseline; nothing without one."""
     if base is None:
@@ -249,14 +230,8 @@ def baseline_section(plan: Mapping[str, Any], base: Mapping[str, Any] | None) ->
             "The baseline's stack did not plan (its document has errors): nothing to compare.",
             "",
         ]
-    changes = resource_changes(plan, base)
-    lines += [
-        f"Resources: {len(changes.added)} to create, {len(changes.removed)} to delete, "
-        f"{len(changes.changed)} changed (inputs or options).",
-        "",
-    ]
+    changes = plan_changes(plan, base)
+    lines = [*lines, *caution(changes), counts_line(changes), ""]
+    lines += destroying_lines(changes, plan, base)
     lines += _cost_changes(plan.get("cost"), base.get("cost"))
-    lines += _listed("Created", changes.added)
-    lines += _listed("Deleted", changes.removed)
-    lines += _listed("Changed", list(changes.changed), changes.changed)
-    return lines
+    return lines + created_and_updated(changes)

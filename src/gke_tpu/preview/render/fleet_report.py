@@ -1,5 +1,6 @@
-"""The fleet plan as Markdown, for a pull-request comment: failures and conflicts first, then
-cost, quota summed per project and location, and versions side by side."""
+"""The fleet plan as Markdown, for a pull-request comment: against a baseline, what the change
+replaces and deletes in each stack first; then failures and conflicts, cost, quota summed per
+project and location, and versions side by side."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from gke_tpu.preflight.facts import UNLIMITED
 from gke_tpu.preview.engine import Preview
 from gke_tpu.preview.fleet import Fleet, fleet_document
 from gke_tpu.preview.fleet_changes import quota_changes
+from gke_tpu.preview.lifecycle import Changes, plan_changes
+from gke_tpu.preview.render.changes_report import counts_line, destroying_lines
 
 
 def _money(value: float | None) -> str:
@@ -190,10 +193,47 @@ def _cost_change(document: dict[str, Any], baseline: dict[str, Any]) -> list[str
     return lines
 
 
-def _change(document: dict[str, Any], baseline: dict[str, Any] | None) -> list[str]:
+def _stack_changes(fleet: Fleet, baseline: dict[str, Any]) -> list[str]:
+    """Each stack's resources against the base branch's: replacements and deletions first,
+    stacks that destroy something before those that do not."""
+    before: dict[str, Any] = baseline["stacks"]
+    found: list[tuple[str, Changes, dict[str, Any], dict[str, Any]]] = []
+    lines: list[str] = []
+    for result in fleet.stacks:
+        entry = before.get(result.name)
+        if result.plan.errors or not isinstance(entry, dict):
+            continue
+        base = entry.get("plan")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if not isinstance(base, dict):
+            lines.append(
+                f"- `{result.name}`: resources not compared (the base branch's document has "
+                "none for it: it did not plan, or was written before format 2)"
+            )
+            continue
+        document = result.plan.as_dict()
+        found.append((result.name, plan_changes(document, base), document, base))  # pyright: ignore[reportUnknownArgumentType]
+    found.sort(key=lambda f: not any(c.destroys for c in f[1].changes))
+    out: list[str] = []
+    destroying = [
+        (name, changes) for name, changes, _, _ in found if any(c.destroys for c in changes.changes)
+    ]
+    if destroying:
+        said = ", ".join(
+            f"`{name}` {len(c.of('replace'))} to replace, {len(c.of('delete'))} to delete"
+            for name, c in destroying
+        )
+        out += ["> [!CAUTION]", f"> **This change replaces or deletes resources**: {said}.", ""]
+    for name, changes, document, base in found:
+        out += [f"### Stack `{name}`", "", counts_line(changes), ""]
+        out += destroying_lines(changes, document, base)
+    return out + ([*lines, ""] if lines else [])
+
+
+def _change(fleet: Fleet, document: dict[str, Any], baseline: dict[str, Any] | None) -> list[str]:
     if baseline is None:
         return []
-    lines = ["## What this change does", "", *_cost_change(document, baseline), ""]
+    lines = ["## What this change does", "", *_stack_changes(fleet, baseline)]
+    lines += [*_cost_change(document, baseline), ""]
     old_quota = baseline["totals"].get("quota")
     changes = quota_changes(
         old_quota if isinstance(old_quota, list) else [], document["totals"]["quota"]
@@ -224,7 +264,7 @@ def fleet_markdown(
         f"{len(fleet.stacks)} stacks planned offline in one run: {names}. The change touches: "
         f"{touched_names}.",
         "",
-        *_change(document, baseline),
+        *_change(fleet, document, baseline),
         *_invalid(fleet),
         *_conflicts(fleet),
         *_cost(fleet, document),

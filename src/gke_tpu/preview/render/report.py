@@ -285,13 +285,16 @@ def plan_markdown(
     """The report of a plan, with what preflight found (None: not checked offline) and the change
     against `baseline`, the base branch's plan document."""
     lines = [f"# Plan of stack `{plan.stack}` (Pulumi project {plan.project})", ""]
+    document = plan.as_dict()
+    # What the change replaces and deletes comes first: it is what a reviewer must not miss.
+    lines += baseline_section(document, baseline)
     found = plan_verdicts(plan)
     lines += guardrail_caution(found)
     if plan.warnings:
         lines += ["> [!WARNING]", *(f"> - {w}" for w in plan.warnings), ""]
-    lines += [f"{len(plan.resources)} resources to create (offline plan, fake cloud values).", ""]
-    document = plan.as_dict()
-    lines += baseline_section(document, baseline) + outputs_section(document, baseline)
+    what = "in the plan" if baseline is not None else "to create"
+    lines += [f"{len(plan.resources)} resources {what} (offline plan, fake cloud values).", ""]
+    lines += outputs_section(document, baseline)
     lines += _summary(plan) + _fallback(plan) + _queues(plan) + _diagram(plan) + quota_section(plan)
     lines += cost_section(plan.cost)
     lines += preflight_section(preflight) + disruption_section(plan) + goodput_section(plan)

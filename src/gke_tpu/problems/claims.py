@@ -1,7 +1,8 @@
 """Names that must be unique where they live, however many sections or components make them:
 a node pool's in its cluster, a bucket's anywhere, a service account's id in its project, a
-Kubernetes ServiceAccount's in its namespace. The stack's rules and a program's components hold
-their names to the same rule (`clashes`); each clash is one problem naming both owners."""
+Kubernetes ServiceAccount's in its namespace. The stack's rules, a program's components and the
+preview's rule over everything a program registered (gke_tpu.preview.unique_names) hold their
+names to the same rule (`clashes`); each clash is one problem naming both owners."""
 
 from __future__ import annotations
 
