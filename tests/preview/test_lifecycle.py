@@ -252,10 +252,37 @@ def test_a_replaced_provider_replaces_every_object_it_manages() -> None:
         ),
     )
     assert changes["train"].reasons == (Reason("provider", "its provider k8s is replaced"),)
+    # An identifier taken off is another cluster too (the provider then goes by its kubeconfig).
+    unnamed = copy.deepcopy(provider)
+    del unnamed["inputs"]["clusterIdentifier"]
+    assert [c.reasons for c in _changes([provider], [unnamed])] == [
+        (
+            Reason(
+                "clusterIdentifier",
+                "another cluster: every object this provider manages is replaced",
+            ),
+        )
+    ]
     # Another kubeconfig for the same cluster identifier is an update: nothing is replaced.
     refreshed = copy.deepcopy(provider)
     refreshed["inputs"]["kubeconfig"] = "other"
     assert [c.op for c in _changes([provider, job], [refreshed, job])] == ["update"]
+
+
+def test_a_resource_moved_to_another_provider_is_replaced_unless_it_is_the_same_one() -> None:
+    job = _resource(JOB, "train", _job("train", "a:1"))
+    provider = _resource(PROVIDER, "k8s", {"clusterIdentifier": "c"})
+    explicit = _resource(JOB, "train", _job("train", "a:1"), provider=provider["urn"])
+    moved = {c.name: c for c in _changes([job], [provider, explicit])}
+    assert moved["train"].reasons == (
+        Reason("provider", "its provider changes (the default to provider k8s)"),
+    )
+    # The same provider under a new name (an alias) is no change to what it manages.
+    old = copy.deepcopy(explicit)
+    renamed = _resource(PROVIDER, "k8s-2", {"clusterIdentifier": "c"})
+    renamed["options"]["aliases"] = [{"urn": provider["urn"]}]
+    kept = _resource(JOB, "train", _job("train", "a:1"), provider=renamed["urn"])
+    assert _changes([provider, old], [renamed, kept]) == []
 
 
 def test_an_input_read_from_a_replaced_or_created_resource_is_unknown_at_preview() -> None:
@@ -316,6 +343,25 @@ def test_a_baseline_resource_nothing_matches_is_deleted_with_its_protection_said
     assert _changes([kept], []) == [
         Change(kept["urn"], BUCKET, "models", "delete", protected=True, retained=True)
     ]
+
+
+def test_changes_come_replacements_first_then_deletions_creations_and_updates() -> None:
+    # Named so that the URNs alone would sort them the other way.
+    bucket, gone = _resource(BUCKET, "m", BUCKET_INPUTS), _resource(BUCKET, "a", BUCKET_INPUTS)
+    pool = _resource(BUCKET, "b", BUCKET_INPUTS)
+    plan = [
+        _resource(BUCKET, "m", {**BUCKET_INPUTS, "location": "EU"}),
+        _resource(BUCKET, "b", {**BUCKET_INPUTS, "labels": {}}),
+        _resource(BUCKET, "c", BUCKET_INPUTS),
+    ]
+    changes = _changes([bucket, gone, pool], plan)
+    assert [(c.op, c.name) for c in changes] == [
+        ("replace", "m"),
+        ("delete", "a"),
+        ("create", "c"),
+        ("update", "b"),
+    ]
+    assert [c.destroys for c in changes] == [True, True, False, False]
 
 
 def test_project_grants_are_deleted_first_and_components_only_update() -> None:

@@ -75,6 +75,11 @@ def _qualified_type(urn: str) -> str:
     return urn.split("::")[2]
 
 
+def _own_type(urn: str) -> str:
+    """The resource's type, without its parents' (`a$b$gcp:storage/bucket:Bucket`)."""
+    return _qualified_type(urn).split("$")[-1]
+
+
 def _urn(prefix: str, parent: str | None, resource_type: str, name: str) -> str:
     """`urn:pulumi:<stack>::<project>::<parent type chain>$<type>::<name>` (the stack is no
     parent in the chain)."""
@@ -157,7 +162,7 @@ def _matches(
 
 def _short(urn: str) -> str:
     """`Cluster tpu-dev`, `provider tpu-dev-k8s`: a resource as a reason names it."""
-    resource_type = _qualified_type(urn).rsplit("$", 1)[-1]
+    resource_type = _own_type(urn)
     kind = "provider" if resource_type.startswith(PROVIDERS) else resource_type.rsplit(":", 1)[-1]
     return f"{kind} {urn.rsplit('::', 1)[-1]}"
 
@@ -206,7 +211,7 @@ def _decisions(
                 decisions[resource["urn"]] = decide(old, resource, context)
         now = {u for u, d in decisions.items() if d.op == "replace"}
         spread = {u: f"{_short(u)}, which is replaced" for u in now} | created
-        providers = {u for u in now if _qualified_type(u).rsplit("$", 1)[-1].startswith(PROVIDERS)}
+        providers = {u for u in now if _own_type(u).startswith(PROVIDERS)}
         if spread == fresh and providers == replaced_providers:
             break
         fresh, replaced_providers = spread, providers
