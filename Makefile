@@ -17,7 +17,7 @@ PLAN := $(VENV)/bin/gke-tpu-plan
 UPKEEP := PYTHONPATH=tools $(PY) -m gke_tpu_upkeep
 
 .DEFAULT_GOAL := help
-.PHONY: help plan fleet plan-workloads report snapshot test lint typecheck pytest scan bench goldens schema docs prices mutants package-check clean
+.PHONY: help plan fleet plan-workloads report snapshot test lint typecheck pytest scan bench goldens schema docs kube-schemas prices mutants package-check clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
@@ -35,6 +35,9 @@ help:
 	@echo "make schema            rewrite the components' generated Args (src/gke_tpu/components/inputs.py),"
 	@echo "                       components/schema.json and docs/api.md after reviewing an API change"
 	@echo "make docs              rewrite the generated parts of README.md and docs/"
+	@echo "make kube-schemas      rewrite the schemas the plan checks Kubernetes objects against"
+	@echo "                       (src/gke_tpu/preview/objects/): the OpenAPI of each supported minor"
+	@echo "                       from kubernetes-validate, the vendored CRDs compiled"
 	@echo "make mutants [MODULES=planning|<files>] [BASE=main] [SAMPLE=60] [SEED=<new each pass>] [BUDGET=900]"
 	@echo "                       a sampled mutation pass over the modules changed against BASE;"
 	@echo "                       RERUN=build/mutants-survivors.txt runs the last pass's survivors"
@@ -122,6 +125,9 @@ schema: $(VENV)/.runtime
 docs: $(VENV)/.runtime
 	$(UPKEEP).generated_docs
 
+kube-schemas: $(VENV)/.dev
+	$(UPKEEP).kubernetes_schemas
+
 # Files or folders to mutate (planning: the planning code); default the files changed since BASE.
 MODULES ?=
 BASE ?= main
@@ -140,6 +146,7 @@ bench: $(VENV)/.runtime
 	$(PY) tools/bench/package_overhead.py
 	$(PY) tools/bench/fleet_scale.py
 	$(PY) tools/bench/goodput_overhead.py
+	$(PY) tools/bench/object_check_overhead.py
 
 clean:
 	rm -rf $(VENV) .tools build .pytest_cache .ruff_cache

@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from gke_tpu.preview.engine import Preview, RecordedResource
+from gke_tpu.preview.objects.check import document_problems
 from tests.conftest import PlanRunner
-from tests.crd import validate_custom_resource
 
 DASHBOARD = "gcp:monitoring/dashboard:Dashboard"
 POLICY = "gcp:monitoring/alertPolicy:AlertPolicy"
@@ -124,7 +124,7 @@ def test_kueue_is_scraped_with_what_its_endpoint_needs(run_plan: PlanRunner) -> 
         "metadata": dict(monitor.inputs["metadata"]),
         "spec": monitor.inputs["spec"],
     }
-    validate_custom_resource(body)
+    assert document_problems(body) == []
     assert body["metadata"]["namespace"] == "kueue-system"
     assert monitor.inputs["spec"] == {
         "selector": {"matchLabels": {"control-plane": "controller-manager"}},

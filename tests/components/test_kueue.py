@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import jsonschema
 import pytest
 
 from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs, kueue_manifest_url
@@ -13,8 +12,8 @@ from gke_tpu.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from gke_tpu.config.kueue.plan import KueuePlan
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.preview.engine import Preview, RecordedResource, run_program
+from gke_tpu.preview.objects.check import document_problems
 from tests.conftest import PlanRunner
-from tests.crd import validate_custom_resource
 
 CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
@@ -330,7 +329,7 @@ def test_every_object_fits_its_crd_schema(shared: KueuePlan) -> None:
         "ProvisioningRequestConfig",
     }
     for resource in objects:
-        validate_custom_resource(resource)
+        assert document_problems(resource) == []
 
 
 def test_dotted_names_and_a_zero_share_fit_the_crd_schema() -> None:
@@ -359,25 +358,38 @@ def test_dotted_names_and_a_zero_share_fit_the_crd_schema() -> None:
     local = [q.inputs for q in _kind(plan, "LocalQueue")]
     assert sorted(q["metadata"]["name"] for q in local) == ["ml.burst", "ml.research"]
     for resource in [*queues.values(), *local]:
-        validate_custom_resource(resource)
+        assert document_problems(resource) == []
 
 
 def test_the_schema_check_catches_a_malformed_queue(shared: KueuePlan) -> None:
     plan = _build(shared)
     queue = _kind(plan, "ClusterQueue")[0].inputs
     broken = {**queue, "spec": {**queue["spec"], "resourceGroups": [{"flavors": []}]}}
-    with pytest.raises(jsonschema.ValidationError):
-        validate_custom_resource(broken)
+    assert document_problems(broken) == [
+        "spec.resourceGroups[0].coveredResources: is required",
+        "spec.resourceGroups[0].flavors: []: at least 1 items are allowed",
+    ]
 
 
 @pytest.mark.parametrize(
-    "typo",
-    [{"cohort": "lab"}, {"typoField": 1}],  # `cohort` is v1beta1's name; v1beta2 has cohortName
+    ("typo", "expected"),
+    [
+        # `cohort` is v1beta1's name; v1beta2 has cohortName.
+        ({"cohort": "lab"}, "spec.cohort: is not a field here; did you mean 'cohortName'?"),
+        (
+            {"typoField": 1},
+            "spec.typoField: is not a field here; its fields: admissionChecksStrategy, "
+            "admissionScope, cohortName, concurrentAdmissionPolicy, fairSharing, "
+            "flavorFungibility, namespaceSelector, preemption, queueingStrategy, "
+            "resourceGroups, stopPolicy",
+        ),
+    ],
 )
-def test_the_schema_check_refuses_unknown_fields(shared: KueuePlan, typo: dict[str, Any]) -> None:
+def test_the_schema_check_refuses_unknown_fields(
+    shared: KueuePlan, typo: dict[str, Any], expected: str
+) -> None:
     queue = _kind(_build(shared), "ClusterQueue")[0].inputs
-    with pytest.raises(jsonschema.ValidationError, match="Additional properties"):
-        validate_custom_resource({**queue, "spec": {**queue["spec"], **typo}})
+    assert document_problems({**queue, "spec": {**queue["spec"], **typo}}) == [expected]
 
 
 def test_an_unpinned_kueue_release_is_refused_before_registration() -> None:

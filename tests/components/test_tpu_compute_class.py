@@ -4,7 +4,7 @@ and options of what the program registers."""
 from __future__ import annotations
 
 from gke_tpu.catalog.tokens import CLUSTER, COMPUTE_CLASS, KUBERNETES_PROVIDER, NODE_POOL
-from tests.computeclass import validate_compute_class
+from gke_tpu.preview.objects.check import document_problems
 from tests.conftest import PlanRunner
 
 COMPONENT = "gke-tpu:index:TpuComputeClass"
@@ -45,7 +45,7 @@ def test_a_pool_with_a_fallback_is_a_compute_class_and_no_node_pool(run_plan: Pl
             "priorities": [{**priority, "spot": True}, {**priority, "spot": False}],
         },
     }
-    validate_compute_class(resource.inputs)
+    assert document_problems(resource.inputs) == []
     assert resource.provider == plan.one(KUBERNETES_PROVIDER).urn
     assert resource.parent == plan.one(COMPONENT).urn
     assert plan.component_outputs[plan.one(COMPONENT).urn] == {

@@ -85,3 +85,51 @@ def test_an_optional_field_without_a_default_left_out_is_none() -> None:
 def test_given_is_the_value_or_the_default_for_none_only() -> None:
     assert given(0, 5) == 0
     assert given(None, 5) == 5
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"count": True}, "C 'x'.count: true is a boolean; expected an integer"),
+        ({"count": 2.5}, "C 'x'.count: 2.5 is a number; expected an integer"),
+        ({"count": "2"}, "C 'x'.count: '2' is a string; expected an integer"),
+        ({"hint": 3}, "C 'x'.hint: 3 is an integer; expected text (a string)"),
+        ({"flag": 1}, "C 'x'.flag: 1 is an integer; expected true or false"),
+        ({"items": {"name": "b"}}, 'C \'x\'.items: {"name": "b"} is a mapping; expected a list'),
+        ({"items": "ab"}, "C 'x'.items: 'ab' is a string; expected a list"),
+        ({"labels": ["a"]}, "C 'x'.labels: [\"a\"] is a list; expected a mapping"),
+        ({"labels": {"a": 1}}, "C 'x'.labels.a: 1 is an integer; expected text (a string)"),
+        ({"labels": {1: "a"}}, "C 'x'.labels: the key 1 is an integer; expected text"),
+        ({"inner": {"name": "a", "size": None}, "count": None}, None),
+    ],
+)
+def test_a_value_of_another_type_is_refused_not_coerced(
+    fields: dict[str, Any], expected: str | None
+) -> None:
+    """From a mapping or built in Python alike: Python's dataclasses check no types."""
+    value = {"inner": {"name": "a"}, **fields}
+    if expected is None:
+        assert from_inputs(Outer, value, "C 'x'").count == 1
+        return
+    assert _problems(value) == [expected]
+    built = Outer(inner=Inner("a"), **fields)
+    assert _problems(built) == [expected]
+
+
+@dataclass(frozen=True)
+class Sized:
+    size: float
+    items: tuple[int, ...] = ()
+
+
+@pytest.mark.parametrize("size", [float("inf"), float("-inf"), float("nan")])
+def test_a_number_is_finite(size: float) -> None:
+    with pytest.raises(ConfigError) as raised:
+        from_inputs(Sized, {"size": size}, "S")
+    assert [str(p) for p in raised.value.problems] == [f"S.size: {size} is not a finite number"]
+
+
+def test_an_integer_is_a_number_and_a_whole_float_an_integer() -> None:
+    value = from_inputs(Sized, {"size": 2, "items": [1.0, 2]}, "S")
+    assert value == Sized(2, (1, 2))
+    assert [type(i) for i in value.items] == [int, int]

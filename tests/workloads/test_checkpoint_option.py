@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import kubernetes_validate
 import pulumi
 import pytest
 
@@ -14,8 +13,6 @@ from gke_tpu.workloads.args import CheckpointArgs, ContainerSpec, ModelMount
 from gke_tpu.workloads.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
 from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
 from gke_tpu_upkeep.fixture_stacks import platform_plan
-from tests.crd import validate_custom_resource
-from tests.preview.render.test_manifests import KUBERNETES_VERSION
 from tests.workloads.helpers import refused, run_app
 
 IMAGE = ContainerSpec(image="us-docker.pkg.dev/p/train/jax:2026.11.0")
@@ -78,9 +75,6 @@ def test_a_training_job_mounts_the_volume_and_resumes(
     env = {e["name"]: e["value"] for e in worker["env"]}
     assert env["CHECKPOINT_LOCAL_DIRECTORY"] == "/local"
     assert env["CHECKPOINT_PERSISTENT_DIRECTORY"] == "gs://gke-tpu-prod-checkpoints/t"
-    kubernetes_validate.validate(
-        {"apiVersion": "batch/v1", **job, "kind": "Job"}, KUBERNETES_VERSION, strict=True
-    )
 
 
 def test_a_jobset_mounts_the_volume_in_every_slice(train: TpuPoolRef) -> None:
@@ -109,7 +103,6 @@ def test_a_jobset_mounts_the_volume_in_every_slice(train: TpuPoolRef) -> None:
         "CHECKPOINT_LOCAL_DIRECTORY": "/mtc",
         "CHECKPOINT_PERSISTENT_DIRECTORY": "gs://ckpt/runs/llm",
     }
-    validate_custom_resource(jobset)
 
 
 def test_without_a_checkpoint_nothing_changes(train: TpuPoolRef) -> None:

@@ -7,7 +7,6 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-import kubernetes_validate
 import pulumi
 import pytest
 
@@ -21,8 +20,6 @@ from gke_tpu.workloads import (
 )
 from gke_tpu.workloads.internal.vllm_plan import startup_failure_threshold
 from gke_tpu_upkeep.fixture_stacks import platform_plan
-from tests.crd import validate_custom_resource
-from tests.preview.render.test_manifests import KUBERNETES_VERSION
 from tests.workloads.helpers import refused, run_app
 
 IMAGE = "docker.io/vllm/vllm-tpu:v0.11.1"
@@ -127,7 +124,6 @@ def test_a_hugging_face_model_is_served_with_the_pools_chips(pools: Pools) -> No
     assert server["lifecycle"] == {"preStop": {"sleep": {"seconds": 15}}}
     assert pod["terminationGracePeriodSeconds"] == 135
     assert deployment.options["ignoreChanges"] == []
-    kubernetes_validate.validate(deployment.inputs, KUBERNETES_VERSION, strict=True)
 
     service = plan.one("kubernetes:core/v1:Service")
     assert service.inputs["spec"] == {
@@ -140,7 +136,6 @@ def test_a_hugging_face_model_is_served_with_the_pools_chips(pools: Pools) -> No
         "selector": {"matchLabels": {"app": "llm"}},
         "endpoints": [{"port": 8000, "path": "/metrics", "interval": "15s"}],
     }
-    validate_custom_resource(monitoring.inputs)
     budget = plan.one("kubernetes:policy/v1:PodDisruptionBudget")
     assert budget.inputs["spec"] == {
         "maxUnavailable": 1,
@@ -227,7 +222,6 @@ def test_autoscaling_scales_on_the_queue_and_owns_the_replicas(pools: Pools) -> 
     }
     # It names the Deployment by its output: it waits for it.
     assert deployment.urn in hpa.dependencies
-    kubernetes_validate.validate(hpa.inputs, KUBERNETES_VERSION, strict=True)
 
 
 def test_batch_size_and_a_fractional_target(pools: Pools) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from gke_tpu.catalog.versions import version_key
+
 #: Google's least-privilege node role, plus Artifact Registry pulls. Both are project-level only:
 #: the only project roles the platform grants.
 NODE_SERVICE_ACCOUNT_ROLES = (
@@ -101,6 +103,24 @@ CHANNEL_FLOORS = {
     "EXTENDED": "1.30.0-gke.0",
     "NONE": "1.30.0-gke.0",
 }
+
+
+#: The newest GKE minor the catalog's sources name: GKE's dynamic sub-slicing needs
+#: 1.36.0-gke.3712000 (https://docs.cloud.google.com/kubernetes-engine/docs/how-to/use-gke-dynamic-slicing).
+NEWEST_MINOR = "1.36"
+
+
+def minor_of(version: str) -> str:
+    """`1.34.1-gke.2541000` -> `1.34`."""
+    return ".".join(str(part) for part in version_key(version)[:2])
+
+
+def supported_minors() -> tuple[str, ...]:
+    """The Kubernetes minors a GKE cluster may run: from the oldest channel floor's to
+    NEWEST_MINOR, oldest first."""
+    major, oldest = version_key(min(CHANNEL_FLOORS.values(), key=version_key))[:2]
+    newest = version_key(NEWEST_MINOR)[1]
+    return tuple(f"{major}.{minor}" for minor in range(oldest, newest + 1))
 
 
 def gke_name_problem(name: str, max_length: int = GKE_NAME_MAX) -> str | None:

@@ -27,7 +27,7 @@ UNBOUNDED_QUOTAS = {
 #: (https://github.com/kubernetes-sigs/kueue/releases/tag/v0.15.0; AI-Hypercomputer/xpk#991).
 KUEUE_V1BETA2_SINCE = "v0.15.0"
 #: The CRD's `maxItems` on `spec.resourceGroups[].flavors`
-#: (tools/third_party/kueue/kueue.x-k8s.io_clusterqueues.yaml, from kubernetes-sigs/kueue
+#: (gke_tpu/preview/objects/crds/kueue/kueue.x-k8s.io_clusterqueues.yaml, from kubernetes-sigs/kueue
 #: apis/kueue/v1beta2/clusterqueue_types.go). Kueue's webhook lets `google.com/tpu` be in one
 #: resource group only, so a queue's pools cannot be split over groups.
 KUEUE_MAX_FLAVORS = 64

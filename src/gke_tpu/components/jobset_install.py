@@ -9,8 +9,8 @@ import pulumi_kubernetes as k8s
 
 from gke_tpu.components.internal.releases import check_release, release_manifest
 
-#: A JobSet release serving `jobset.x-k8s.io/v1alpha2`; pinned, never `latest`. The tests check
-#: rendered JobSets against this release's CRD (tools/third_party/jobset).
+#: A JobSet release serving `jobset.x-k8s.io/v1alpha2`; pinned, never `latest`. The offline plan
+#: checks rendered JobSets against this release's CRD (gke_tpu/preview/objects/crds/jobset).
 DEFAULT_JOBSET_VERSION = "v0.12.0"
 
 

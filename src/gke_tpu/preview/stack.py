@@ -9,11 +9,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from gke_tpu.catalog.gke import CHANNEL_FLOORS
 from gke_tpu.catalog.tokens import PLATFORM_PROJECT
 from gke_tpu.preview.engine import Preview, program_entry, run_program
 from gke_tpu.preview.esc import EscValues
 from gke_tpu.preview.fake_cloud import ANY_STACK
 from gke_tpu.preview.json_file import UnreadableJson, read_json
+from gke_tpu.preview.objects.check import check_objects, checked_minors
 from gke_tpu.preview.quota_list import quota_list
 from gke_tpu.preview.render.preflight_report import PreflightReport, preflight_report
 from gke_tpu.preview.snapshot.read import CloudSnapshot, SnapshotError
@@ -73,6 +75,9 @@ def plan_checked(
     )
     plan = run()
     spec, checked = program_results(plan)
+    if not plan.errors:
+        objects = check_objects(plan.resources, checked_minors(version_floor(spec)))
+        plan.errors, plan.warnings = objects.errors, [*plan.warnings, *objects.warnings]
     preflight = None
     if checked is not None and cloud_snapshot is not None:
         preflight = preflight_report(checked, cloud_snapshot)
@@ -89,11 +94,20 @@ def plan_checked(
     ]
     if missing:
         plan.errors = [*missing, *plan.errors]
+    if plan.errors:  # a refused plan has nothing to apply
         plan.resources, plan.outputs, plan.cost, plan.quota = [], {}, None, []
     if config.unopened and plan.errors:
         # Never planned as if the environments were not there: what they set may be the cause.
         plan.errors = [*plan.errors, config.unopened_error()]
     return plan, None if plan.errors else preflight
+
+
+def version_floor(spec: PlatformSpec | None) -> str | None:
+    """The oldest version a platform's cluster may run (`minMasterVersion`, else its release
+    channel's oldest default); None for another project's plan."""
+    if spec is None:
+        return None
+    return spec.cluster.min_master_version or CHANNEL_FLOORS[spec.cluster.release_channel]
 
 
 class ProgramRun(Protocol):

@@ -20,6 +20,7 @@ __all__ = [
     "config_error",
     "did_you_mean",
     "join_path",
+    "kind_of",
     "show",
 ]
 
@@ -68,6 +69,23 @@ def show(value: Any) -> str:
     if value is None:
         return "null"
     return str(value)
+
+
+def kind_of(value: Any) -> str:
+    """What kind of value `value` is, as a problem names it (`a boolean`, `a string`)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "null" if value is None else f"a {type(value).__name__}"
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 import types
 import typing
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, TypeVar, cast
 
-from gke_tpu.problems import Problem, config_error, did_you_mean
+from gke_tpu.problems import Problem, config_error, did_you_mean, kind_of, show
 
 T = TypeVar("T")
 
@@ -124,23 +125,67 @@ def _optional(hint: Any) -> bool:
 
 
 def _value(hint: Any, value: object, path: str, problems: list[Problem]) -> object:
+    """`value` as `hint` says, or a problem at `path`: a value of another type is refused, not
+    coerced (a bool is no integer, a number no text), but for a whole number sent as a float
+    where an integer is wanted, as numbers cross the provider's boundary."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         others = [a for a in typing.get_args(hint) if a is not type(None)]
         return _value(others[0], value, path, problems) if len(others) == 1 else value
     if dataclasses.is_dataclass(hint) and isinstance(hint, type):
         return _dataclass(hint, value, path, problems)
-    if origin in (list, tuple, Sequence) and isinstance(value, list | tuple):
-        items = cast("Sequence[object]", value)
-        (item,) = typing.get_args(hint)[:1] or (Any,)
-        return tuple(_value(item, v, f"{path}[{i}]", problems) for i, v in enumerate(items))
-    if origin in (dict, Mapping) and isinstance(value, Mapping):
-        entries = cast("Mapping[str, object]", value)
-        item = typing.get_args(hint)[1] if typing.get_args(hint) else Any
-        return {k: _value(item, v, f"{path}.{k}", problems) for k, v in entries.items()}
-    if hint in (int, Any) and isinstance(value, float) and value.is_integer():
-        return int(value)  # numbers cross the provider boundary as floats
+    if origin in (list, tuple, Sequence):
+        return _items(hint, value, path, problems)
+    if origin in (dict, Mapping):
+        return _entries(hint, value, path, problems)
+    if hint in _SCALARS:
+        return _scalar(hint, value, path, problems)
     return value
+
+
+#: What a scalar argument takes, in the words config problems use (problems.wording).
+_SCALARS: dict[Any, str] = {
+    int: "an integer",
+    float: "a number",
+    str: "text (a string)",
+    bool: "true or false",
+}
+
+
+def _scalar(hint: Any, value: object, path: str, problems: list[Problem]) -> object:
+    if hint is int and type(value) is float and value.is_integer():
+        return int(value)  # numbers cross the provider boundary as floats
+    taken = type(value) is hint or (hint is float and type(value) is int)
+    if taken and hint is float and not math.isfinite(cast("float", value)):
+        problems.append(Problem(path, f"{show(value)} is not a finite number"))
+    elif not taken:
+        problems.append(
+            Problem(path, f"{show(value)} is {kind_of(value)}; expected {_SCALARS[hint]}")
+        )
+    return value
+
+
+def _items(hint: Any, value: object, path: str, problems: list[Problem]) -> object:
+    if not isinstance(value, list | tuple):
+        problems.append(Problem(path, f"{show(value)} is {kind_of(value)}; expected a list"))
+        return value
+    items = cast("Sequence[object]", value)
+    (item,) = typing.get_args(hint)[:1] or (Any,)
+    return tuple(_value(item, v, f"{path}[{i}]", problems) for i, v in enumerate(items))
+
+
+def _entries(hint: Any, value: object, path: str, problems: list[Problem]) -> object:
+    if not isinstance(value, Mapping):
+        problems.append(Problem(path, f"{show(value)} is {kind_of(value)}; expected a mapping"))
+        return value
+    entries = cast("Mapping[object, object]", value)
+    key, item = typing.get_args(hint) or (Any, Any)
+    for name in entries:
+        if key is str and not isinstance(name, str):
+            problems.append(
+                Problem(path, f"the key {show(name)} is {kind_of(name)}; expected text")
+            )
+    return {k: _value(item, v, f"{path}.{k}", problems) for k, v in entries.items()}
 
 
 C = TypeVar("C", bound=type)

@@ -11,6 +11,13 @@ from gke_tpu.problems.args import NoneMeansDefault, from_inputs
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import ContainerSpec, ModelMount
+from gke_tpu.workloads.internal.api_rules import (
+    count_problems,
+    env_problems,
+    identity_problems,
+    volume_problems,
+    workload_name_problems,
+)
 from gke_tpu.workloads.internal.jobs import SKIP_AWAIT
 from gke_tpu.workloads.internal.pods import (
     POD_SECURITY,
@@ -53,6 +60,17 @@ class ModelConversionJob(pulumi.ComponentResource):
     ) -> None:
         args = from_inputs(ModelConversionJobArgs, args, f"ModelConversionJob {name!r}")
         problems = check_image("container.image", args.container.image)
+        problems += workload_name_problems(name, None) + identity_problems(
+            args.namespace, args.service_account
+        )
+        problems += env_problems("container.env", args.container.env)
+        problems += volume_problems(args.model) + count_problems(
+            {"backoff_limit": args.backoff_limit}
+        )
+        if type(args.backoff_limit) is int and args.backoff_limit < 0:
+            problems.append(
+                Problem("backoff_limit", f"{args.backoff_limit} is negative; 0 or more retries")
+            )
         if args.model.read_only:
             problems.append(
                 Problem("model.read_only", "true: a conversion job writes; mount the writer claim")

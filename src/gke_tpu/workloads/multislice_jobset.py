@@ -20,6 +20,7 @@ from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import TpuJobArgs
+from gke_tpu.workloads.internal.api_rules import count_problems, job_problems
 from gke_tpu.workloads.internal.jobs import (
     SKIP_AWAIT,
     fail_on_application_errors,
@@ -92,7 +93,9 @@ class MultisliceJobSet(pulumi.ComponentResource):
             )
             + check_checkpoint(
                 "checkpoint", args.checkpoint, given(args.max_restarts, DEFAULT_MAX_RESTARTS)
-            ),
+            )
+            + count_problems({"max_restarts": args.max_restarts})
+            + job_problems(name, args, None),
             f"MultisliceJobSet {name!r}",
         )
         super().__init__("gke-tpu:index:MultisliceJobSet", name, None, opts)

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gke_tpu.catalog import TPU_RUNTIME_PORTS
+from gke_tpu.catalog.kubernetes import port_problem
 from gke_tpu.contract.interruptions import DEFAULT_MAX_UNAVAILABLE, check_max_unavailable
 from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu.contract.workloads import (
@@ -20,10 +21,22 @@ from gke_tpu.contract.workloads import (
     needs_privileged,
     queue_labels,
 )
+from gke_tpu.problems import Problem
 from gke_tpu.problems.args import NoneMeansDefault, from_inputs, given
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import ContainerSpec, ModelMount
+from gke_tpu.workloads.internal.api_rules import (
+    check,
+    cluster_version_problems,
+    container_problems,
+    count_problems,
+    identity_problems,
+    port_problems,
+    service_port_problems,
+    volume_problems,
+    workload_name_problems,
+)
 from gke_tpu.workloads.internal.pods import (
     container,
     disruption_budget,
@@ -72,6 +85,35 @@ class TpuServingDeploymentArgs(NoneMeansDefault):
     hold off host maintenance or a preemption, which do not ask."""
 
 
+def _api_problems(name: str, args: TpuServingDeploymentArgs) -> list[Problem]:
+    """What the arguments put in the Deployment and the Service, by the API's rules."""
+    if args.service_ports:
+        exposed = port_problems("service_ports", args.service_ports)
+        exposed += service_port_problems("service_ports", args.service_ports)
+    else:  # the container's, checked with it
+        ports = given(args.container.ports, TPU_RUNTIME_PORTS)
+        exposed = service_port_problems("container.ports", ports)
+        if not ports:
+            exposed.append(
+                Problem(
+                    "service_ports",
+                    "none: the container has no ports, and a Service needs one; set "
+                    "service_ports or the container's ports",
+                )
+            )
+    health = args.health_port
+    return (
+        workload_name_problems(name, "")
+        + identity_problems(args.namespace, args.service_account)
+        + container_problems("container", args.container)
+        + exposed
+        + (check("health_port", health, port_problem) if health is not None else [])
+        + volume_problems(args.model)
+        + count_problems({"replicas": args.replicas})
+        + cluster_version_problems("cluster_version", args.cluster_version)
+    )
+
+
 class TpuServingDeployment(pulumi.ComponentResource):
     """A Deployment on a single-host TPU pool and the Service in front of it."""
 
@@ -92,6 +134,7 @@ class TpuServingDeployment(pulumi.ComponentResource):
             check_image("container.image", args.container.image)
             + check_serving(pool, replicas=args.replicas, chips=args.chips, topology=args.topology)
             + check_service_ports(ports)
+            + _api_problems(name, args)
             + check_max_unavailable("max_unavailable", args.max_unavailable)
             + check_service_type("service_type", given(args.service_type, "LoadBalancer"))
             # A queued-provisioning pool cannot serve at all (check_serving says why).

@@ -18,6 +18,7 @@ from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import TpuJobArgs
+from gke_tpu.workloads.internal.api_rules import count_problems, job_problems
 from gke_tpu.workloads.internal.jobs import (
     SKIP_AWAIT,
     ignore_disruptions,
@@ -28,6 +29,8 @@ from gke_tpu.workloads.internal.jobs import (
 
 #: Label on every Pod of a TPU job; the anti-affinity between jobs keys on it.
 JOB_LABEL = "gke-tpu/job"
+#: The headless Service's name after the job's.
+SERVICE_SUFFIX = "-workers"
 
 
 @dataclass(frozen=True)
@@ -106,12 +109,15 @@ class TpuTrainingJob(pulumi.ComponentResource):
                 "termination_grace_seconds",
                 given(args.termination_grace_seconds, DEFAULT_TERMINATION_GRACE_SECONDS),
             )
-            + _restart_problems(args),
+            + _restart_problems(args)
+            # Restarts of every worker: the Job's backoffLimit, 32 bits.
+            + count_problems({"max_restarts": restart_limit(args, pool.nodes_per_slice)})
+            + job_problems(name, args, SERVICE_SUFFIX),
             f"TpuTrainingJob {name!r}",
         )
         super().__init__("gke-tpu:index:TpuTrainingJob", name, None, opts)
         self.workers = pool.nodes_per_slice
-        service_name = f"{name}-workers"
+        service_name = f"{name}{SERVICE_SUFFIX}"
         labels = {JOB_LABEL: name}
         self.service: k8s.core.v1.Service = k8s.core.v1.Service(
             f"{name}-workers",

@@ -12,6 +12,7 @@ from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import ContainerSpec
+from gke_tpu.workloads.internal.api_rules import workload_name_problems
 from gke_tpu.workloads.internal.pods import (
     GCS_FUSE_CACHE_VOLUME,
     UNLIMITED_GCS_FUSE_SIDECAR,
@@ -21,6 +22,7 @@ from gke_tpu.workloads.internal.pods import (
 )
 from gke_tpu.workloads.internal.vllm_plan import (
     PRE_STOP_SECONDS,
+    SHM_PATH,
     STARTUP_PERIOD_SECONDS,
     plan_vllm,
     vllm_problems,
@@ -60,7 +62,7 @@ class VllmServingDeployment(pulumi.ComponentResource):
     ) -> None:
         title = f"VllmServingDeployment {name!r}"
         args = from_inputs(VllmServingDeploymentArgs, args, title)
-        reject(vllm_problems(args), title)
+        reject(workload_name_problems(name, "") + vllm_problems(args), title)
         super().__init__("gke-tpu:index:VllmServingDeployment", name, None, opts)
         port = given(args.port, VLLM_PORT)
         plan = plan_vllm(args, port)
@@ -106,7 +108,7 @@ class VllmServingDeployment(pulumi.ComponentResource):
                     failure_threshold=3,
                 ),
             },
-            extra_mounts=[k8s.core.v1.VolumeMountArgs(name=SHM_VOLUME, mount_path="/dev/shm")],
+            extra_mounts=[k8s.core.v1.VolumeMountArgs(name=SHM_VOLUME, mount_path=SHM_PATH)],
             lifecycle=k8s.core.v1.LifecycleArgs(
                 pre_stop=k8s.core.v1.LifecycleHandlerArgs(
                     sleep=k8s.core.v1.SleepActionArgs(seconds=PRE_STOP_SECONDS)

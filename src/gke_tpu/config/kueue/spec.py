@@ -18,8 +18,8 @@ from gke_tpu.catalog.versions import is_release_tag
 from gke_tpu.config.base import Spec
 from gke_tpu.config.model_storage.spec import KubernetesName
 
-#: A Kueue release serving `kueue.x-k8s.io/v1beta2`; pinned, never `latest`. The tests check the
-#: rendered objects against this release's CRDs (tools/third_party/kueue).
+#: A Kueue release serving `kueue.x-k8s.io/v1beta2`; pinned, never `latest`. The offline plan
+#: checks the rendered objects against this release's CRDs (gke_tpu/preview/objects/crds/kueue).
 DEFAULT_KUEUE_VERSION = "v0.19.2"
 DEFAULT_NAMESPACES = ("default",)
 #: Namespaces of the cluster's and the controllers' own Pods: Kueue's default configuration

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gke_tpu.catalog import TPU_RUNTIME_PORTS
+from gke_tpu.catalog.kubernetes import INT32_MAX
 from gke_tpu.catalog.vllm import (
     MOVING_TAG_PREFIXES,
     SCALING_METRICS,
@@ -29,6 +30,14 @@ from gke_tpu.problems import Problem
 from gke_tpu.problems.args import given
 from gke_tpu.problems.rules import Rule, rule, run_rules
 from gke_tpu.workloads.args import DEFAULT_MOUNT_PATH
+from gke_tpu.workloads.internal.api_rules import (
+    cluster_version_problems,
+    count_problems,
+    env_problems,
+    identity_problems,
+    secret_problems,
+    volume_problems,
+)
 from gke_tpu.workloads.vllm_args import (
     DEFAULT_DRAIN_SECONDS,
     DEFAULT_HF_TOKEN_KEY,
@@ -44,6 +53,9 @@ MIN_STARTUP_SECONDS = 300
 #: Seconds a stopping Pod keeps serving before vLLM gets SIGTERM, for the Service's endpoints
 #: to drop it first (KServe's vLLM templates wait 15: kserve/kserve pull request 5496).
 PRE_STOP_SECONDS = 15
+
+#: Where the server's shared memory is mounted: tensor parallelism shares tensors through it.
+SHM_PATH = "/dev/shm"
 
 #: The flags the component sets from its arguments, which `extra_args` may not set again.
 OWN_FLAGS = (
@@ -335,6 +347,53 @@ def autoscaling_fits_the_pool(args: VllmServingDeploymentArgs) -> Iterator[Probl
         )
 
 
+@rule("namespace", "service_account", "env", "cluster_version")
+def names_fit_the_api(args: VllmServingDeploymentArgs) -> list[Problem]:
+    """The namespace, the ServiceAccount and the environment's names, as the API takes them."""
+    return (
+        identity_problems(args.namespace, args.service_account)
+        + env_problems("env", args.env)
+        + cluster_version_problems("cluster_version", args.cluster_version)
+    )
+
+
+@rule("hf_token_secret", "hf_token_key")
+def token_is_a_secret_s_key(args: VllmServingDeploymentArgs) -> list[Problem]:
+    if args.hf_token_secret is None:
+        return []
+    key = given(args.hf_token_key, DEFAULT_HF_TOKEN_KEY)
+    return secret_problems("hf_token_secret", args.hf_token_secret, "hf_token_key", key)
+
+
+@rule("model_volume")
+def model_volume_has_its_own_path(args: VllmServingDeploymentArgs) -> list[Problem]:
+    shm = (("the shared memory volume", SHM_PATH),)
+    return volume_problems(args.model_volume, own=shm, model_path="model_volume")
+
+
+@rule("replicas", "autoscaling", "model_size_gb", "load_gb_per_minute")
+def counts_fit_the_api(args: VllmServingDeploymentArgs) -> list[Problem]:
+    """Replicas and the startup probe's failure threshold are 32-bit in the API."""
+    scaling = args.autoscaling
+    counts = {
+        "replicas": args.replicas,
+        "autoscaling.min_replicas": scaling.min_replicas if scaling else None,
+        "autoscaling.max_replicas": scaling.max_replicas if scaling else None,
+    }
+    size, rate = args.model_size_gb, given(args.load_gb_per_minute, DEFAULT_LOAD_GB_PER_MINUTE)
+    problems = count_problems(counts)
+    probes = startup_failure_threshold(size, rate) if _positive(size) and _positive(rate) else 0
+    if probes > INT32_MAX:
+        problems.append(
+            Problem(
+                "model_size_gb",
+                f"{size!r} GB at {rate!r} GB a minute takes {probes} startup probes, more than "
+                f"the API holds: at most {INT32_MAX}",
+            )
+        )
+    return problems
+
+
 RULES: tuple[Rule[VllmServingDeploymentArgs], ...] = (
     image_is_vllm_tpu,
     pool_is_single_host_vllm_tpu,
@@ -349,6 +408,10 @@ RULES: tuple[Rule[VllmServingDeploymentArgs], ...] = (
     service_type_is_known,
     budget_lets_one_go,
     autoscaling_fits_the_pool,
+    names_fit_the_api,
+    token_is_a_secret_s_key,
+    model_volume_has_its_own_path,
+    counts_fit_the_api,
 )
 
 
