@@ -106,7 +106,7 @@ scan: $(VENV)/.runtime $(CHECKOV_VENV)/.installed
 	$(UPKEEP).security_scan --checkov $(CHECKOV_VENV)/bin/checkov
 
 pytest: $(VENV)/.dev
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 # gke-tpu installed outside the repository as an app installs it; both examples planned from
 # copies (tools/gke_tpu_upkeep/package_check.py).

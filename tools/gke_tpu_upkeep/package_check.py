@@ -18,7 +18,9 @@ from pathlib import Path
 
 from gke_tpu_upkeep import ROOT
 
-PIP = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+# --no-compile: the check imports a few modules of the SDKs; compiling all of them is most of an
+# install's time.
+PIP = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile"]
 #: What an app imports, and what it must not load with it.
 IMPORT_CHECK = """
 import sys
