@@ -16,6 +16,8 @@ from gke_tpu.config.pools.rules import RULES
 from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.config.rules import check
 from gke_tpu.config.view import StackView
+from gke_tpu.problems import Problem
+from gke_tpu.problems.rules import rule
 
 CLUSTER = ClusterFacts(name="lib", region="us-east5", project="lib-project")
 SLICE = {"name": "train", "tpu": "v5e", "topology": "4x4", "zone": "us-east5-b"}
@@ -51,6 +53,13 @@ def test_an_unknown_generation_leaves_every_rule_that_reads_it_unchecked() -> No
 def test_a_bad_machine_type_hides_the_topology_but_not_the_zone() -> None:
     _, problems = _run({**SLICE, "machineType": "ct9-x", "topology": "3x3", "zone": "us-east1-c"})
     assert [p.split(":")[0] for p in problems] == ["tpuPools[0].zone", "tpuPools[0].machineType"]
+
+
+def test_a_bad_machine_type_leaves_the_entry_without_a_machine() -> None:
+    # 4x4 alone would give ct5lp-hightpu-4t; a misspelt name must not be read as that one.
+    entry, problems = _run({**SLICE, "machineType": "ct5lp-hightpu-4"})
+    assert [p.split(":")[0] for p in problems] == ["tpuPools[0].machineType"]
+    assert (entry.named_machine, entry.machine) == (None, None)
 
 
 def test_a_topology_that_did_not_parse_hides_the_size_rules_only() -> None:
@@ -96,3 +105,21 @@ def test_a_cluster_region_that_did_not_parse_leaves_the_zone_unchecked() -> None
     entry, problems = _run(SLICE, ClusterFacts(name="lib", region=None, project="lib-project"))
     assert problems == []
     assert entry.zone is None and entry.problems("zone") == ()
+
+
+def test_an_entry_rule_that_reads_another_section_waits_for_it_to_parse() -> None:
+    seen: list[str] = []
+
+    @rule("tpuPools.tpu", "cluster.region", each=True)
+    def reads_the_region(view: StackView) -> list[Problem]:
+        seen.append(view.facts.region or "")
+        return []
+
+    facts, _ = _run(SLICE)
+    for unparsed, expected in (({"cluster.region"}, []), ({"kueue"}, ["us-east5"])):
+        seen.clear()
+        view = StackView(
+            facts=CLUSTER, entries=(facts,), entry_count=1, unparsed=frozenset(unparsed)
+        )
+        assert check(view, (reads_the_region,)) == []
+        assert seen == expected
