@@ -71,6 +71,8 @@ LIMITS: dict[tuple[str, str], tuple[float | None, float | None]] = {
     ("TpuPoolSpec", "slices"): (1, 7_500),
     ("TpuPoolSpec", "maxPodsPerNode"): (8, 256),
     ("TpuPoolSpec", "fallback"): (None, 8),
+    ("TpuPoolSpec", "reservations"): (None, 16),
+    ("ReservationShare", "slices"): (1, 7_500),
     ("TpuPoolSpec", "maxRunSeconds"): (1, 604_800),
     ("BlueGreenSpec", "batchNodeCount"): (1, 1_000),
     ("BlueGreenSpec", "batchPercent"): (1, 100),

@@ -5,6 +5,7 @@ machine type, not checked when nothing tells."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from gke_tpu.config.platform.load import load_platform
@@ -52,6 +53,45 @@ def test_two_slices_fit_in_healthy_sub_blocks_and_the_verdict_names_them() -> No
         "v6e-train",
         "fits",
         placed=(f"v6e-train-0: {SUB.format(1, 1, 2)}", f"v6e-train-1: {SUB.format(2, 2, 1)}"),
+    )
+
+
+def _with_second_reservation(document: dict[str, Any]) -> dict[str, Any]:
+    """The same blocks again as reservation tpu-v6e-two's, block 1's sub-blocks full."""
+    capacity = document["capacity"]
+    for key in ("blocks", "subBlocks"):
+        copies = json.loads(json.dumps(capacity[key]).replace("tpu-v6e-res", "tpu-v6e-two"))
+        capacity[key] += copies
+    two = capacity["subBlocks"][2]["output"]
+    for sub_block in two:
+        sub_block["inUseCount"] = sub_block["count"]
+    return document
+
+
+def test_a_pool_drawn_from_two_reservations_places_each_share_in_its_own() -> None:
+    shares = [
+        {"reservation": "tpu-v6e-res", "slices": 1},
+        {"reservation": "tpu-v6e-two", "slices": 2},
+    ]
+    pool = {k: v for k, v in TRAIN.items() if k != "reservation"}
+    document = _with_second_reservation(capacity_document())
+    (verdict,) = verdicts(document, {**pool, "slices": 3, "reservations": shares})
+    two = SUB.replace("v6e-res", "v6e-two")
+    # tpu-v6e-two's healthy block is full: its second slice fits only the degraded sub-block.
+    assert verdict.verdict == "at risk"
+    assert verdict.placed == (
+        f"v6e-train-0: {SUB.format(1, 1, 2)}",
+        f"v6e-train-1: {two.format(2, 2, 1)}",
+        f"v6e-train-2: {two.format(2, 2, 2)}",
+    )
+    assert verdict.reasons == (f"v6e-train-2 fits only where {two.format(2, 2, 2)} is DEGRADED",)
+    # A third slice of tpu-v6e-two has nowhere to go, and the problem names its share.
+    shares[1]["slices"] = 3
+    (verdict,) = verdicts(document, {**pool, "slices": 4, "reservations": shares})
+    assert verdict.verdict == "cannot"
+    assert [p.path for p in verdict.problems] == ["tpuPools[0].reservations[1].reservation"]
+    assert verdict.problems[0].message.startswith(
+        "cannot come up: v6e-train-3 (16 hosts) in 'tpu-v6e-two': "
     )
 
 

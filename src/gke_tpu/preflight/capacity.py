@@ -62,29 +62,38 @@ class ReservedSlice:
     reservation: str
     """As the pool names it."""
     need: SliceNeed
+    config_key: str = "reservation"
+    """The entry's key that names it (`reservations[1].reservation` for a share)."""
 
 
 def reserved_slices(project: str, pool: TpuPoolPlan) -> list[ReservedSlice]:
-    """What the pool's node pools take of their reservation, one need per node pool (GKE's
-    per-workload node pools: one slice)."""
-    if pool.capacity.affinity != "SPECIFIC_RESERVATION" or not pool.reservation:
+    """What the pool's node pools take of their reservations, one need per node pool (GKE's
+    per-workload node pools: one slice), each of the reservation it consumes."""
+    if pool.capacity.affinity != "SPECIFIC_RESERVATION":
         return []
-    ref = ReservationRef.parse(pool.reservation)
-    key = reservation_key(pool.reservation, project, pool.zone)
     ref_pool = pool.ref
     hosts = (
         pool.nodes_per_slice
         if pool.multi_host
         else ref_pool.max_nodes_per_node_pool + ref_pool.surge_nodes_per_node_pool
     )
-    return [
-        ReservedSlice(
-            key,
-            pool.reservation,
-            SliceNeed(node_pool, hosts, pool.multi_host, ref.block, ref.sub_block),
+    shares = list(dict.fromkeys(pool.reservations))
+    found: list[ReservedSlice] = []
+    for node_pool, reservation in pool.node_pool_reservations or ((pool.name, pool.reservation),):
+        if not reservation:
+            continue
+        ref = ReservationRef.parse(reservation)
+        found.append(
+            ReservedSlice(
+                reservation_key(reservation, project, pool.zone),
+                reservation,
+                SliceNeed(node_pool, hosts, pool.multi_host, ref.block, ref.sub_block),
+                f"reservations[{shares.index(reservation)}].reservation"
+                if shares
+                else "reservation",
+            )
         )
-        for node_pool in pool.node_pool_names or (pool.name,)
-    ]
+    return found
 
 
 def advice_key(pool: TpuPoolPlan) -> AdviceKey | None:
@@ -183,7 +192,7 @@ def _slices(found: _Findings, slices: list[tuple[ReservedSlice, Placed | str]]) 
         elif not placed.where:
             found.cannot.append(
                 (
-                    "reservation",
+                    reserved.config_key,
                     f"{need.node_pool} ({need.hosts} hosts) in {reserved.reservation!r}: "
                     f"{placed.short}",
                 )

@@ -143,10 +143,12 @@ def _claims(
         project = plan.outputs.get("project")
         rows: tuple[PoolDemand, ...] = plan.demand
         for row in rows:
-            if row.reservation and row.zones and isinstance(project, str):
-                owner, reservation = ReservationRef.parse(row.reservation).identity(project)
+            if not row.zones or not isinstance(project, str):
+                continue
+            for named, nodes in row.reserved:
+                owner, reservation = ReservationRef.parse(named).identity(project)
                 claims[(owner or project, row.zones[0], reservation)][name] += (
-                    row.most if vms else row.chips
+                    nodes if vms else nodes * row.chips_per_node
                 )
     return claims
 
