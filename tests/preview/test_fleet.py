@@ -308,6 +308,9 @@ def test_reservations_are_summed_against_what_is_free(tmp_path: Path) -> None:
         "| tpu-v5p-train | gke-tpu-prod | us-east5-a | 32 | prod 32 | 32 | 32 | 0 | 32 more than "
         "free: only if the stacks' own VMs are those in use |"
     ) in fleet_markdown(fleet)
+    # Before the first `pulumi up`: exactly what is free, which is no shortfall.
+    fresh = fleet_markdown(plan_fleet(folder, ["prod"], [read_snapshot(PROD_SNAPSHOT)]))
+    assert "| tpu-v5p-train | gke-tpu-prod | us-east5-a | 32 | prod 32 | 32 | 0 | 32 |  |" in fresh
     # Without a snapshot the sum is still shown, what it holds unknown.
     alone = fleet_markdown(plan_fleet(folder, ["prod"]))
     assert (
