@@ -3,7 +3,8 @@ checks, through the provider's functions (invokes), before any resource is regis
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TypeVar
 
 import pulumi
@@ -12,6 +13,7 @@ from pulumi_gcp import cloudquota, compute, container
 from gke_tpu.catalog.quotas import QUOTA_SERVICE
 from gke_tpu.config.platform.spec import PlatformSpec
 from gke_tpu.config.pools.reservation import ReservationAffinity
+from gke_tpu.preflight.capacity_facts import CapacityFacts, CapacityRequests
 from gke_tpu.preflight.check import Checked, check_preflight, preflight_requests
 from gke_tpu.preflight.facts import (
     CloudFacts,
@@ -20,9 +22,11 @@ from gke_tpu.preflight.facts import (
     QuotaInfo,
     Requests,
     Reservation,
+    ReservationKey,
     cluster_absent,
     cluster_pool,
 )
+from gke_tpu.preflight.placement import READY, Block, Unit
 from gke_tpu.problems.pulumi import reject
 
 T = TypeVar("T")
@@ -131,15 +135,94 @@ def _quota_info(result: cloudquota.AwaitableGetSQuotaInfoResult) -> QuotaInfo:
     )
 
 
+def _health(infos: Sequence[object] | None) -> str | None:
+    """`healthInfo.healthStatus` of a block or sub-block, None when it reports none."""
+    info = (infos or [None])[0]
+    return getattr(info, "health_status", None) or None
+
+
+def _block(key: ReservationKey, name: str) -> Block:
+    """A reservation block and, when it is READY with free hosts (a full one holds no slice),
+    its sub-blocks: getReservationBlock lists their names (terraform-provider-google
+    google/services/compute/data_source_google_compute_reservation_block.go)."""
+    found = compute.get_reservation_block(
+        name=name, reservation=key.name, zone=key.zone, project=key.project
+    )
+    block = Block(
+        name,
+        int(found.block_count or 0),
+        int(found.in_use_count or 0),
+        found.status or "",
+        _health(found.health_infos),
+    )
+    if block.status != READY or not block.free:
+        return block
+    subs = [
+        compute.get_reservation_sub_block(
+            name=sub,
+            reservation=key.name,
+            reservation_block=name,
+            zone=key.zone,
+            project=key.project,
+        )
+        for sub in found.sub_block_names or ()
+    ]
+    return replace(
+        block,
+        sub_blocks=tuple(
+            Unit(
+                f"{name}/{sub.name}",
+                int(sub.sub_block_count or 0),
+                int(sub.in_use_count or 0),
+                sub.status or "",
+                _health(sub.health_infos),
+            )
+            for sub in subs
+        ),
+    )
+
+
+def _capacity(
+    wanted: CapacityRequests,
+    block_names: dict[ReservationKey, tuple[str, ...] | str],
+    project: str,
+) -> CapacityFacts:
+    """The blocks of each reservation (whose names its getReservation gave) and whether each
+    zone offers each pool's machine type. Calendar-mode advice has no provider function: the
+    offline plan reads it from a snapshot `make snapshot` records with gcloud."""
+    blocks: dict[ReservationKey, tuple[Block, ...] | str] = {}
+    for key in wanted.reservations:
+        names = block_names.get(key, "not read")
+        blocks[key] = (
+            names
+            if isinstance(names, str)
+            else _asked(lambda key=key, names=names: tuple(_block(key, n) for n in names))
+        )
+    machines = {
+        (zone, machine): _asked(
+            lambda zone=zone, machine=machine: bool(
+                compute.get_machine_types(
+                    zone=zone, project=project, filter=f'name = "{machine}"'
+                ).machine_types
+            )
+        )
+        for zone, machine in wanted.machines
+    }
+    return CapacityFacts(blocks=blocks, machines=machines)
+
+
 def ask_cloud(requests: Requests) -> CloudFacts:
     """Everything preflight needs, one invoke per question."""
-    reservations = {
+    read = {
         key: _asked(
-            lambda key=key: _reservation(
-                compute.get_reservation(name=key.name, zone=key.zone, project=key.project)
+            lambda key=key: compute.get_reservation(
+                name=key.name, zone=key.zone, project=key.project
             )
         )
         for key in requests.reservations
+    }
+    reservations = {
+        key: found if isinstance(found, str) else _reservation(found) for key, found in read.items()
     }
     versions = _asked(lambda: _read_versions(requests))
     quota_infos = {
@@ -168,12 +251,19 @@ def ask_cloud(requests: Requests) -> CloudFacts:
         )
         for zone in requests.machine_zones
     }
+    block_names = {
+        key: found if isinstance(found, str) else tuple(found.block_names or ())
+        for key, found in read.items()
+    }
     return CloudFacts(
         machine_types=machine_types,
         reservations=reservations,
         cluster_pools=_read_cluster(requests),
         versions=versions,
         quota_infos=quota_infos,
+        capacity=None
+        if requests.capacity is None
+        else _capacity(requests.capacity, block_names, requests.project),
     )
 
 
@@ -183,12 +273,20 @@ def run_preflight(spec: PlatformSpec) -> Checked | None:
     (src/gke_tpu/preview/render/preflight_report.py)."""
     if not spec.preflight.enabled:
         return None
-    private = spec.private_nodes
-    requests = preflight_requests(spec.project, spec.cluster, spec.tpu_pools, private_nodes=private)
+    private, mode = spec.private_nodes, spec.preflight.capacity
+    requests = preflight_requests(
+        spec.project, spec.cluster, spec.tpu_pools, private_nodes=private, capacity=mode != "off"
+    )
+    facts = ask_cloud(requests)
     found = check_preflight(
-        spec.project, spec.cluster, spec.tpu_pools, ask_cloud(requests), private_nodes=private
+        spec.project,
+        spec.cluster,
+        spec.tpu_pools,
+        facts,
+        private_nodes=private,
+        capacity_mode="warn" if mode == "warn" else "refuse",
     )
     for warning in found.warnings:
         pulumi.log.warn(warning)
     reject(found.problems, subject="stack config")
-    return Checked(requests, found)
+    return Checked(requests, found, facts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,15 @@ def stack_config(project: str | None = BASE_PROJECT, **sections: Any) -> dict[st
 PlanRunner = Callable[..., Preview]
 
 
+#: An hour after the example snapshots (tests/snapshots) were recorded: their age is no warning.
+SNAPSHOT_CLOCK = datetime(2026, 10, 5, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _snapshots_are_fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("gke_tpu.preview.stack.utc_now", lambda: SNAPSHOT_CLOCK)
+
+
 @pytest.fixture(autouse=True)
 def _no_leaking_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in ("PULUMI_CONFIG", "PULUMI_CONFIG_SECRET_KEYS", "GOOGLE_PROJECT", "KUBECONFIG"):
@@ -63,12 +73,14 @@ def run_plan() -> PlanRunner:
         *,
         stack: str = "test",
         cloud_snapshot: CloudSnapshot | None = None,
+        live: bool = False,
         **sections: Any,
     ) -> Preview:
         if config is None:
             sections.setdefault("cluster", BASE_CLUSTER)
             config = stack_config(**sections)
-        values, _ = offline_config(PROJECT, config, cloud_snapshot)
+        # `live`: the config as `pulumi preview` runs it, capacity read through invokes.
+        values = dict(config) if live else offline_config(PROJECT, config, cloud_snapshot).values
         plan = run_program(
             program_entry(MAIN),
             project=PROJECT,

@@ -92,6 +92,7 @@ def test_a_misspelt_or_missing_keyword_argument_is_one_error_not_a_traceback() -
                 "allow_undocumented_zone",
                 "disk_type",
                 "reservation",
+                "reservations",
                 "spot",
                 "flex_start",
                 "autoscaling",

@@ -37,6 +37,45 @@ def _pool(plan: Any, name: str) -> Any:
     return plan.one(NODE_POOL, f"tpu-test-{name}")
 
 
+def test_a_pool_drawn_from_two_reservations_names_one_in_each_node_pool(
+    run_plan: PlanRunner,
+) -> None:
+    shares = [
+        {"reservation": "r", "slices": 2},
+        {"reservation": "projects/host/reservations/r2", "slices": 1},
+    ]
+    plan = run_plan(
+        tpuPools=[
+            {"name": "train", "tpu": "v4", "topology": "2x2x2", "slices": 3, "reservations": shares}
+        ]
+    )
+    affinities = {
+        name: _pool(plan, name).inputs["nodeConfig"]["reservationAffinity"]
+        for name in ("train-0", "train-1", "train-2")
+    }
+    assert affinities == {
+        name: {
+            "consumeReservationType": "SPECIFIC_RESERVATION",
+            "key": "compute.googleapis.com/reservation-name",
+            "values": [value],
+        }
+        for name, value in (
+            ("train-0", "r"),
+            ("train-1", "r"),
+            ("train-2", "projects/host/reservations/r2"),
+        )
+    }
+    # Otherwise the node pools are alike: each a whole slice, recreated in place.
+    inputs = [_pool(plan, f"train-{i}").inputs for i in range(3)]
+    for pool in inputs:
+        assert (pool["initialNodeCount"], pool["upgradeSettings"]["maxSurge"]) == (2, 0)
+    (entry,) = plan.outputs["tpuPools"].values()
+    assert (entry["reservation"], entry["reservations"]) == (
+        None,
+        ["r", "r", "projects/host/reservations/r2"],
+    )
+
+
 def test_seed_multi_host_v4_slice_on_a_reservation(run_plan: PlanRunner) -> None:
     """The product document's Terraform: v4 2x2x2 in us-central2-b on reservation `r`."""
     plan = run_plan(
@@ -286,6 +325,7 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "maintenanceInterval": None,
             "upgrade": {"strategy": "SURGE", "maxSurge": 0, "maxUnavailable": 1},
             "reservation": "r",
+            "reservations": [],
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x2",
@@ -312,6 +352,7 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "maintenanceInterval": None,
             "upgrade": {"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0},
             "reservation": None,
+            "reservations": [],
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x1",

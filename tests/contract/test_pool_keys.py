@@ -39,7 +39,7 @@ def test_every_field_has_its_camel_case_key() -> None:
         "name", "nodePools", "generation", "machineType", "topology", "chipsPerNode",
         "nodesPerSlice", "slices", "zone", "multiHost", "capacity", "nodeSelector",
         "tolerations", "autoscaling", "nodeCount", "autopilot", "computeClass", "fallback",
-        "maintenanceInterval", "upgrade", "reservation",
+        "maintenanceInterval", "upgrade", "reservation", "reservations",
     ]  # fmt: skip
     assert [f.name for f in dataclasses.fields(TpuPoolRef)][:3] == [
         "name",
@@ -63,7 +63,7 @@ def test_keys_added_after_the_first_release_may_be_missing_and_the_rest_may_not(
     entry = POOL.entry()
     optional = {
         "name", "autoscaling", "nodeCount", "autopilot", "computeClass", "fallback",
-        "maintenanceInterval", "upgrade", "reservation",
+        "maintenanceInterval", "upgrade", "reservation", "reservations",
     }  # fmt: skip
     old = TpuPoolRef.parse("train", {k: v for k, v in entry.items() if k not in optional})
     assert (old.name, old.min_nodes, old.autopilot, old.fallback, old.upgrade) == (

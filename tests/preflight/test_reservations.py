@@ -298,6 +298,32 @@ def test_slices_of_two_pools_count_together_against_one_reservation(
     ]
 
 
+def test_each_reservation_of_a_pool_drawn_from_several_is_checked_for_its_share(
+    run_plan: PlanRunner,
+) -> None:
+    """Three 16-VM slices: two on tpu-v5p-train (32 VMs, all free), one on tpu-v5p-more, which
+    has 8."""
+    document = prod_snapshot()
+    more = copy.deepcopy(document["reservations"][0])
+    more["name"] = "tpu-v5p-more"
+    more["selfLink"] = more["selfLink"].replace("tpu-v5p-train", "tpu-v5p-more")
+    more["specificReservation"].update(count="8", assuredCount="8")
+    document["reservations"].append(more)
+    shares = [
+        {"reservation": "tpu-v5p-train", "slices": 2},
+        {"reservation": "tpu-v5p-more", "slices": 1},
+    ]
+    pool = {**SLICES, "slices": 3, "reservations": shares}
+    del pool["reservation"]
+    plan = plan_against(run_plan, document, pool)
+    assert plan.errors == [
+        "tpuPools[0].reservations[1].reservation: 'tpu-v5p-more' has 8 free VMs (8 reserved, 0 "
+        "in use); the pools that consume it need 16 (v5p-train 16): 8 short"
+    ]
+    more["specificReservation"].update(count="16", assuredCount="16")
+    assert plan_against(run_plan, document, pool).errors == []
+
+
 def test_a_reservation_others_may_take_is_a_warning(run_plan: PlanRunner) -> None:
     document = prod_snapshot()
     document["reservations"][0]["specificReservationRequired"] = False

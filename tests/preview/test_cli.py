@@ -303,8 +303,8 @@ def test_a_snapshot_of_another_project_is_refused_naming_both(
     argv = ["--stack", "dev", "--config-file", DEV, "--cloud-snapshot", snapshot]
     assert main([*argv, "--json", str(out)]) == 2
     message = (
-        "the cloud snapshot is of project gke-tpu-prod, but the stack is in project gke-tpu-dev: "
-        "record the stack's own (make snapshot STACK=<stack>)"
+        f"the cloud snapshot {snapshot} is of project gke-tpu-prod, but the stack is in project "
+        "gke-tpu-dev: record the stack's own (make snapshot STACK=<stack>)"
     )
     assert capsys.readouterr().err == f"error: {message}\n"
     assert json.loads(out.read_text())["errors"] == [message]
@@ -319,8 +319,8 @@ def test_a_snapshot_of_another_region_is_refused(
     snapshot = str(ROOT / "tests" / "snapshots" / "prod.json")
     assert main(["--stack", "bad", "--config-file", str(config), "--cloud-snapshot", snapshot]) == 2
     assert capsys.readouterr().err == (
-        "error: the cloud snapshot is of region us-east5, but the stack's cluster is in "
-        "us-central1: record the stack's own (make snapshot STACK=<stack>)\n"
+        f"error: the cloud snapshot {snapshot} is of region us-east5, but the stack's cluster is "
+        "in us-central1: record the stack's own (make snapshot STACK=<stack>)\n"
     )
 
 

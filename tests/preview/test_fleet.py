@@ -220,7 +220,24 @@ def test_conflicts_between_stacks_and_quota_summed_against_the_snapshot(tmp_path
     }
     cpus = next(q for q in document["totals"]["quota"] if q["quota"] == "CPUS-per-project-region")
     assert (cpus["needed"], cpus["limit"]) == (3 * 48, 2400)
+    # Each stack's two slices, 16 VMs each and no surge, of the reservation's 32 VMs.
+    assert document["totals"]["reservations"] == [
+        {
+            "project": "gke-tpu-prod",
+            "zone": "us-east5-a",
+            "reservation": "tpu-v5p-train",
+            "needed": 96,
+            "byStack": {"prod": 32, "sibling": 32, "twin": 32},
+            "reserved": 32,
+            "inUse": 0,
+            "free": 32,
+        }
+    ]
     report = fleet_markdown(fleet)
+    assert (
+        "| tpu-v5p-train | gke-tpu-prod | us-east5-a | 96 | prod 32, sibling 32, twin 32 | 32 | "
+        "0 | 32 | **64 more than it holds** |"
+    ) in report
     assert "> 4 conflicts between stacks.\n" in report
     assert (
         "| gke-tpu-prod | us-east5 | `TPUS-PER-TPU-FAMILY-per-project-region` (tpu_family=CT6E) "
@@ -279,6 +296,34 @@ def test_two_stacks_sharing_a_reservation_conflict_only_beyond_its_size(tmp_path
     bigger = tmp_path / "bigger.json"
     bigger.write_text(json.dumps(snapshot))
     assert plan_fleet(folder, ["prod", "sibling"], [read_snapshot(bigger)]).conflicts == []
+
+
+def test_reservations_are_summed_against_what_is_free(tmp_path: Path) -> None:
+    folder = project(tmp_path, "dev", "prod")
+    deployed = read_snapshot(ROOT / "tests" / "snapshots" / "prod-deployed.json")
+    fleet = plan_fleet(folder, ["dev", "prod"], [deployed])
+    # dev names no reservation; prod's slices are the 32 VMs in use once it is up.
+    (total,) = fleet_document(fleet)["totals"]["reservations"]
+    assert (total["needed"], total["reserved"], total["inUse"], total["free"]) == (32, 32, 32, 0)
+    assert (
+        "| tpu-v5p-train | gke-tpu-prod | us-east5-a | 32 | prod 32 | 32 | 32 | 0 | 32 more than "
+        "free: only if the stacks' own VMs are those in use |"
+    ) in fleet_markdown(fleet)
+    # Before the first `pulumi up`: exactly what is free, which is no shortfall.
+    fresh = fleet_markdown(plan_fleet(folder, ["prod"], [read_snapshot(PROD_SNAPSHOT)]))
+    assert "| tpu-v5p-train | gke-tpu-prod | us-east5-a | 32 | prod 32 | 32 | 0 | 32 |  |" in fresh
+    # Without a snapshot the sum is still shown, what it holds unknown.
+    alone = fleet_markdown(plan_fleet(folder, ["prod"]))
+    assert (
+        "| tpu-v5p-train | gke-tpu-prod | us-east5-a | 32 | prod 32 | no snapshot | no snapshot | "
+        "no snapshot |  |"
+    ) in alone
+    assert "## Reservations across stacks\n\nThe VMs" in alone
+    dev_only = fleet_markdown(plan_fleet(folder, ["dev"]))
+    assert "## Reservations across stacks" in dev_only
+    assert (
+        dev_only.split("## Reservations across stacks")[1].split("##")[0].strip().endswith("None.")
+    )
 
 
 def test_a_snapshot_gives_the_quota_values_of_its_own_project_only(tmp_path: Path) -> None:

@@ -8,12 +8,21 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.catalog.tokens import GET_CLUSTER, GET_ENGINE_VERSIONS, GET_RESERVATION
+from gke_tpu.catalog.tokens import (
+    GET_CLUSTER,
+    GET_ENGINE_VERSIONS,
+    GET_MACHINE_TYPES,
+    GET_RESERVATION,
+    GET_RESERVATION_BLOCK,
+    GET_RESERVATION_SUB_BLOCK,
+)
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.preflight.check import preflight_requests
+from gke_tpu.preview.snapshot.read import snapshot_of
 from gke_tpu.preview.stack import program_results
 from stacks import preflight
 from tests.conftest import PlanRunner, stack_config
+from tests.preflight.capacity_project import TRAIN, capacity_document
 from tests.preflight.prod_project import (
     CLUSTER,
     PROJECT,
@@ -184,8 +193,9 @@ def test_preflight_returns_what_it_asked_and_found_or_refuses(
         return
     assert isinstance(checked, preflight.Checked)
     spec = load_platform(stack_config(project=PROJECT, cluster=CLUSTER, tpuPools=pools))
+    # Offline, the plan checks capacity against the snapshot itself: the program reads none.
     assert checked.requests == preflight_requests(
-        spec.project, spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes
+        spec.project, spec.cluster, spec.tpu_pools, private_nodes=spec.private_nodes, capacity=False
     )
     assert checked.found.problems == () and plan.errors == []
     assert set(checked.found.warnings) <= set(plan.warnings)
@@ -207,3 +217,80 @@ def test_hyperdisk_boot_disks_count_against_their_own_quota(run_plan: PlanRunner
         "(tpuPools[0] 900) and the quota is 500: 400 short; request more (IAM & Admin > Quotas) "
         "or make the pools smaller"
     ]
+
+
+def _no_block_holds_it() -> dict[str, Any]:
+    """An 8x16 slice (32 VMs) against blocks with 16 and 24 free hosts."""
+    document = capacity_document()
+    document["capacity"]["blocks"][0]["output"][1]["inUseCount"] = 8
+    return document
+
+
+NO_BLOCK = (
+    "tpuPools[0].reservation: cannot come up: v6e-train (32 hosts) in 'tpu-v6e-res': no READY "
+    "block or sub-block has 32 free hosts for it, and a slice runs in one (compact placement); "
+    "the most free in one is 24 (tpu-v6e-res-block-0002)"
+)
+
+
+def _block_invoke(name: str, sub: str | None = None) -> dict[str, Any]:
+    args = {"name": sub or name, "project": PROJECT, "reservation": "tpu-v6e-res"}
+    if sub is None:
+        return {"token": GET_RESERVATION_BLOCK, "args": {**args, "zone": "us-east5-b"}}
+    args |= {"reservationBlock": name, "zone": "us-east5-b"}
+    return {"token": GET_RESERVATION_SUB_BLOCK, "args": args}
+
+
+def test_pulumi_preview_reads_the_blocks_and_refuses_a_pool_no_block_holds(
+    run_plan: PlanRunner,
+) -> None:
+    """Live, capacity is read through the provider's functions: the reservation's blocks (their
+    names from getReservation), the sub-blocks of each with room, and the zone's machine type."""
+    config = stack_config(
+        project=PROJECT, cluster=CLUSTER, tpuPools=[{**TRAIN, "topology": "8x16", "slices": 1}]
+    )
+    plan = run_plan(config, cloud_snapshot=snapshot_of(_no_block_holds_it()), live=True)
+    assert plan.resources == []
+    assert plan.errors == [NO_BLOCK]
+    block1, block2 = "tpu-v6e-res-block-0001", "tpu-v6e-res-block-0002"
+    # The plan lists invokes once each, by token and arguments.
+    assert [i for i in plan.invokes if "Block" in i["token"]] == [
+        _block_invoke(block1),
+        _block_invoke(block2),
+        _block_invoke(block1, f"{block1}-subblock-0001"),
+        _block_invoke(block1, f"{block1}-subblock-0002"),
+        _block_invoke(block2, f"{block2}-subblock-0001"),
+        _block_invoke(block2, f"{block2}-subblock-0002"),
+    ]
+    assert {
+        "token": GET_MACHINE_TYPES,
+        "args": {"filter": 'name = "ct6e-standard-4t"', "project": PROJECT, "zone": "us-east5-b"},
+    } in plan.invokes
+
+
+def test_with_capacity_warn_or_off_the_pool_plans(run_plan: PlanRunner) -> None:
+    pools = [{**TRAIN, "topology": "8x16", "slices": 1}]
+    snapshot = snapshot_of(_no_block_holds_it())
+    warn = stack_config(
+        project=PROJECT, cluster=CLUSTER, tpuPools=pools, preflight={"capacity": "warn"}
+    )
+    plan = run_plan(warn, cloud_snapshot=snapshot, live=True)
+    assert plan.errors == [] and plan.resources
+    assert NO_BLOCK in plan.warnings
+    off = stack_config(
+        project=PROJECT, cluster=CLUSTER, tpuPools=pools, preflight={"capacity": "off"}
+    )
+    plan = run_plan(off, cloud_snapshot=snapshot, live=True)
+    assert plan.errors == [] and not [i for i in plan.invokes if "Block" in i["token"]]
+
+
+def test_a_slice_that_fits_only_a_degraded_block_is_a_warning_at_preview(
+    run_plan: PlanRunner,
+) -> None:
+    config = stack_config(project=PROJECT, cluster=CLUSTER, tpuPools=[{**TRAIN, "slices": 3}])
+    plan = run_plan(config, cloud_snapshot=snapshot_of(capacity_document()), live=True)
+    assert plan.errors == []
+    sub = "tpu-v6e-res-block-0002/tpu-v6e-res-block-0002-subblock-0002"
+    assert f"tpuPools[0]: capacity at risk: v6e-train-2 fits only where {sub} is DEGRADED" in (
+        plan.warnings
+    )

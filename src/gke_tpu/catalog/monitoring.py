@@ -54,14 +54,47 @@ KUBE_JOBSET_STATUS_CONDITION = "kube_jobset_status_condition"
 KUBE_JOBSET_SPECIFIED_REPLICAS = "kube_jobset_specified_replicas"
 KUBE_JOBSET_READY_REPLICAS = "kube_jobset_ready_replicas"
 
-# Kueue's controller metrics (https://kueue.sigs.k8s.io/docs/reference/metrics/).
+# Kueue's controller metrics (https://kueue.sigs.k8s.io/docs/reference/metrics/), as Kueue v0.19.2
+# (the release the platform installs) defines them, each on by default: kubernetes-sigs/kueue
+# pkg/metrics/metrics.go at tag v0.19.2. Not `kueue_unadmitted_workloads`, whose pending reasons
+# need the UnadmittedWorkloadsObservability gate, Beta and off in v0.19
+# (pkg/features/kube_features.go), nor `kueue_cluster_queue_resource_*`, off unless the
+# configuration sets metrics.enableClusterQueueResources.
 KUEUE_PENDING_WORKLOADS = "kueue_pending_workloads"
-"""Per `cluster_queue` and `status`: `active` (being considered) or `inadmissible`."""
+"""Per `cluster_queue` and `status`: `active` (being considered) or `inadmissible` (a failed
+attempt; every pending one of an inactive ClusterQueue: pkg/cache/queue/metrics.go)."""
 KUEUE_ADMISSION_WAIT = "kueue_admission_wait_time_seconds"
 """Histogram per `cluster_queue`: from creation to admission."""
 KUEUE_INADMISSIBLE = "inadmissible"
 KUEUE_RESERVING_ACTIVE_WORKLOADS = "kueue_reserving_active_workloads"
-"""Per `cluster_queue`: workloads holding its quota, admitted or awaiting an admission check."""
+"""Per `cluster_queue`: workloads holding its quota, admitted or awaiting an admission check
+(pkg/cache/scheduler/clusterqueue.go: the count of the queue's workloads in its cache)."""
+KUEUE_ADMITTED_ACTIVE_WORKLOADS = "kueue_admitted_active_workloads"
+"""Per `cluster_queue`: the admitted ones among them; reported from a queue's first admission."""
+KUEUE_EVICTED_WORKLOADS = "kueue_evicted_workloads_total"
+"""Counter per `cluster_queue`, `reason`, `underlying_cause` and `priority_class`."""
+KUEUE_CLUSTER_QUEUE_STATUS = "kueue_cluster_queue_status"
+"""Per `cluster_queue` and `status` (`pending`, `active`, `terminating`): 1 for its status."""
+#: `reason` of an eviction after the workload's Pods were not all Ready within waitForPodsReady's
+#: timeout, which Kueue enables by default from v0.19 (30 minutes: CHANGELOG/CHANGELOG-0.19.md,
+#: v0.19.0, #11855), and of one after an admission check (a ProvisioningRequest) went to Retry
+#: (pkg/controller/core/workload_controller.go, reconcileCheckBasedEviction).
+KUEUE_EVICTED_PODS_READY_TIMEOUT = "PodsReadyTimeout"
+KUEUE_EVICTED_ADMISSION_CHECK = "AdmissionCheck"
+#: A ClusterQueue's `status` while a flavor or admission check it names is missing or inactive,
+#: or it is stopped: it admits nothing (pkg/metrics/metrics.go, CQStatusPending).
+KUEUE_QUEUE_INACTIVE = "pending"
+#: Every Kueue metric the platform's charts and alerts read.
+KUEUE_METRICS = frozenset(
+    {
+        KUEUE_PENDING_WORKLOADS,
+        KUEUE_ADMISSION_WAIT,
+        KUEUE_RESERVING_ACTIVE_WORKLOADS,
+        KUEUE_ADMITTED_ACTIVE_WORKLOADS,
+        KUEUE_EVICTED_WORKLOADS,
+        KUEUE_CLUSTER_QUEUE_STATUS,
+    }
+)
 
 
 def promql_name(metric: str) -> str:

@@ -114,6 +114,10 @@ class Generation:
     # Ironwood is maintained with its reservation's blocks (Cloud TPU "Manage maintenance events
     # with TPUs in All Capacity mode"); no interval is documented for it.
     host_maintenance_interval: bool = True
+    # Compute Engine's calendar-mode advice by TPU version: `--tpu-version` of `gcloud beta
+    # compute advice calendar-mode` takes V5E, V5P and V6E (its --help, gcloud 528.0.0;
+    # command_lib/compute/advice/util.py GetVmFamily); None: no advice for the generation.
+    calendar_advice: str | None = None
 
     def __post_init__(self) -> None:
         names = [machine.name for machine in self.machine_types]
@@ -243,6 +247,7 @@ _V5E = Generation(
     tpu_type_prefix="v5litepod",
     min_version_auto_provisioning="1.27.6",  # [NAP]
     flex_start_zones=("us-west4-a",),
+    calendar_advice="V5E",
 )
 
 _V5P = Generation(
@@ -263,6 +268,7 @@ _V5P = Generation(
     tpu_type_prefix="v5p",
     min_version_auto_provisioning="1.28.7-gke.1020000",  # [NAP]; on 1.29: 1.29.2-gke.1035000
     flex_start_zones=("us-east5-a",),
+    calendar_advice="V5P",
 )
 
 _V6E = Generation(
@@ -291,6 +297,7 @@ _V6E = Generation(
     flex_start_zones=("asia-northeast1-b", "us-east5-a", "us-east5-b"),
     boot_disk_types=HYPERDISK_BOOT_DISKS,
     queued_provisioning=True,
+    calendar_advice="V6E",
 )
 
 # No GKE or Cloud TPU page gives a largest tpu7x slice; xpk allows up to 144 cubes

@@ -76,6 +76,17 @@ class CpuPoolArgs:
 
 @keyword_arguments
 @dataclass(frozen=True, kw_only=True)
+class ReservationShareArgs:
+    """One reservation of a multislice pool drawn from several, and its share of the slices."""
+
+    reservation: str
+    """The reservation, spelled as the entry's `reservation` takes it."""
+    slices: int
+    """The pool's slices whose node pools consume it, at least 1."""
+
+
+@keyword_arguments
+@dataclass(frozen=True, kw_only=True)
 class AutoscalingArgs:
     """Node count range the cluster autoscaler keeps the pool in (per slice pool)."""
 
@@ -260,6 +271,13 @@ class MultiHostTpuPoolArgs:
     reservation: str | None = None
     """Consume this SPECIFIC reservation: a name, or `projects/<p>/reservations/<name>` for one
     shared by another project, either optionally ending in `/reservationBlocks/<block>`.
+    """
+    reservations: list[ReservationShareArgs] | None = None
+    """Instead of `reservation`, for a multislice pool drawn from several (at most 16): each
+    reservation with its share of the `slices`, which the shares add up to. A node pool consumes
+    one reservation (GKE's reservation affinity names one), so node pools `<name>-0`, `<name>-1`,
+    ... consume the first's, then the next's. Preflight checks each share against its
+    reservation. Not with a `fallback` or on Autopilot.
     """
     spot: bool | None = None
     """Spot VMs: cheaper, preemptible."""

@@ -14,11 +14,12 @@ from gke_tpu.contract.outputs import TpuPoolRef
 
 
 def node_config(
-    plan: TpuPoolPlan, service_account: pulumi.Input[str]
+    plan: TpuPoolPlan, service_account: pulumi.Input[str], index: int = 0
 ) -> container.NodePoolNodeConfigArgs:
-    """GKE sets the TPU labels and the `google.com/tpu` taint itself; declaring them would diff.
-    The pool's own label names the `tpuPools` entry (a label changes in place)."""
-    affinity = plan.reservation_affinity
+    """Node pool `index`'s. GKE sets the TPU labels and the `google.com/tpu` taint itself;
+    declaring them would diff. The pool's own label names the `tpuPools` entry (a label changes
+    in place)."""
+    affinity = plan.reservation_affinity(index)
     capacity = plan.capacity
     return container.NodePoolNodeConfigArgs(
         machine_type=plan.machine.name,
@@ -229,7 +230,7 @@ def build_tpu_node_pools(
             autoscaling=autoscaling(plan),
             placement_policy=placed,
             queued_provisioning=queued_provisioning(plan),
-            node_config=node_config(plan, target.node_service_account),
+            node_config=node_config(plan, target.node_service_account, index),
             management=management(plan),
             upgrade_settings=upgrade_settings(plan),
             maintenance_policies=maintenance_policies(plan),

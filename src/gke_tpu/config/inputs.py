@@ -123,7 +123,10 @@ SINGLE_HOST_TPU_POOL = Inputs(
     "SingleHostTpuPool",
     "Single-host TPU VMs, each holding the whole `topology`, in one zone, checked and planned "
     "by the rules of a `tpuPools` entry (docs/configuration.md).",
-    (*_POOL_CLUSTER, *keys_of(TpuPoolSpec, POOL_ENTRY, (*_NOT_A_NODE_POOL, "slices"))),
+    (
+        *_POOL_CLUSTER,
+        *keys_of(TpuPoolSpec, POOL_ENTRY, (*_NOT_A_NODE_POOL, "slices", "reservations")),
+    ),
 )
 REGIONAL_CLUSTER = Inputs(
     "RegionalCluster",

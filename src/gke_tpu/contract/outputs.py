@@ -211,7 +211,11 @@ class TpuPoolRef:
     """How GKE replaces its nodes on an upgrade; None where GKE decides (short-lived flex-start
     and queued nodes, node pools GKE creates)."""
     reservation: str | None = None
-    """The SPECIFIC reservation its nodes consume, as the stack names it; None: none."""
+    """The SPECIFIC reservation its nodes consume, as the stack names it; None: none, or
+    several (`reservations`)."""
+    reservations: Sequence[str] = ()
+    """For a pool drawn from several reservations, the one each node pool consumes, in
+    `node_pools` order; empty otherwise."""
 
     @property
     def min_nodes(self) -> int | None:

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 from gke_tpu.catalog.quotas import Quota, regional_quota
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
+from gke_tpu.preflight.capacity import (
+    AT_RISK,
+    CANNOT,
+    CapacityVerdict,
+    capacity_requests,
+    capacity_verdicts,
+)
 from gke_tpu.preflight.facts import UNREADABLE, CloudFacts, QuotaInfo, Requests, Reservation
 from gke_tpu.preflight.machines import machine_checks, machine_zones
 from gke_tpu.preflight.quotas import QuotaRow, check_quota, quota_needs, unchecked_chips
@@ -21,6 +29,9 @@ from gke_tpu.preflight.reservations import (
 from gke_tpu.preflight.versions import VersionRow, channel_version_prefix, version_checks
 from gke_tpu.problems import Problem
 
+#: What preflight does with a pool that cannot come up: stop, or say so and go on.
+CapacityMode = Literal["refuse", "warn"]
+
 
 @dataclass(frozen=True)
 class Preflight:
@@ -32,10 +43,17 @@ class Preflight:
     reservations: tuple[ReservationRow, ...]
     versions: tuple[VersionRow, ...]
     quotas: tuple[QuotaRow, ...]
+    capacity: tuple[CapacityVerdict, ...] = ()
+    """A verdict per pool, when its capacity was read."""
 
 
 def preflight_requests(
-    project: str, cluster: ClusterSpec, pools: tuple[TpuPoolPlan, ...], *, private_nodes: bool
+    project: str,
+    cluster: ClusterSpec,
+    pools: tuple[TpuPoolPlan, ...],
+    *,
+    private_nodes: bool,
+    capacity: bool = True,
 ) -> Requests:
     reservations = tuple(reservation_needs(project, pools))
     return Requests(
@@ -47,6 +65,7 @@ def preflight_requests(
         channel_version=channel_version_prefix(cluster),
         machine_type=cluster.cpu_pool.machine_type if machine_zones(cluster) else None,
         machine_zones=machine_zones(cluster),
+        capacity=capacity_requests(project, pools) if capacity else None,
     )
 
 
@@ -57,6 +76,34 @@ def _regional_read(quota: Quota, facts: CloudFacts) -> bool:
     return regional is not None and isinstance(facts.quota_infos.get(regional.quota_id), QuotaInfo)
 
 
+def capacity_checks(
+    project: str,
+    pools: tuple[TpuPoolPlan, ...],
+    facts: CloudFacts,
+    problems: list[Problem],
+    mode: CapacityMode,
+) -> tuple[tuple[CapacityVerdict, ...], list[Problem], list[str]]:
+    """Each pool's verdict; a pool that cannot come up is a problem (`refuse`) or a warning,
+    unless its reservation's own problem says so already; one at risk a warning."""
+    if facts.capacity is None:
+        return (), [], []
+    running = facts.cluster_pools if isinstance(facts.cluster_pools, tuple) else ()
+    verdicts = capacity_verdicts(project, pools, facts.capacity, running)
+    found: list[Problem] = []
+    warnings: list[str] = []
+    flagged = {p.path for p in problems}
+    for verdict in verdicts:
+        if verdict.verdict == CANNOT:
+            new = [p for p in verdict.problems if p.path not in flagged]
+            if mode == "refuse":
+                found += new
+            else:
+                warnings += [f"{p.path}: {p.message}" for p in new]
+        elif verdict.verdict == AT_RISK:
+            warnings.append(f"{verdict.path}: capacity at risk: {'; '.join(verdict.reasons)}")
+    return verdicts, found, warnings
+
+
 def check_preflight(
     project: str,
     cluster: ClusterSpec,
@@ -64,6 +111,7 @@ def check_preflight(
     facts: CloudFacts,
     *,
     private_nodes: bool,
+    capacity_mode: CapacityMode = "refuse",
 ) -> Preflight:
     problems: list[Problem] = []
     warnings: list[str] = []
@@ -112,12 +160,16 @@ def check_preflight(
     machine_problems, machine_warnings = machine_checks(cluster, facts.machine_types)
     problems += machine_problems
     warnings += machine_warnings
+    verdicts, capacity_problems, capacity_warnings = capacity_checks(
+        project, pools, facts, problems, capacity_mode
+    )
     return Preflight(
-        problems=tuple(sorted(problems)),
-        warnings=tuple(warnings),
+        problems=tuple(sorted([*problems, *capacity_problems])),
+        warnings=tuple([*warnings, *capacity_warnings]),
         reservations=tuple(reservation_rows),
         versions=tuple(version_rows),
         quotas=tuple(quota_rows),
+        capacity=verdicts,
     )
 
 
@@ -128,3 +180,5 @@ class Checked:
 
     requests: Requests
     found: Preflight
+    facts: CloudFacts = field(default_factory=CloudFacts)
+    """The cloud's answers it checked."""

@@ -10,6 +10,8 @@ from gke_tpu.catalog.gke import COMPUTE_CLASS_LABEL
 from gke_tpu.catalog.quotas import Quota
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.reservation import ReservationAffinity, ReservationRef
+from gke_tpu.preflight.capacity_facts import CapacityFacts, CapacityRequests
+from gke_tpu.preflight.keys import ReservationKey
 
 #: Reservations (on the project that owns a shared one) and Cloud Quotas; container.admin
 #: already reads GKE's versions.
@@ -21,16 +23,6 @@ UNREADABLE = (
 READY = "READY"
 #: A Cloud Quotas value of -1 is no limit.
 UNLIMITED = -1
-
-
-@dataclass(frozen=True, order=True)
-class ReservationKey:
-    project: str
-    zone: str
-    name: str
-
-    def __str__(self) -> str:
-        return ReservationRef(self.name).api_path(self.project, self.zone)
 
 
 def reservation_key(reservation: str, project: str, zone: str) -> ReservationKey:
@@ -67,6 +59,8 @@ class Requests:
     """The CPU pool's machine type, asked for in each of `machine_zones`."""
     machine_zones: tuple[str, ...] = ()
     """The CPU pool's zones, where it names them (preflight.machines)."""
+    capacity: CapacityRequests | None = None
+    """What to read of the pools' capacity (preflight.capacity); None: not read."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +154,8 @@ class CloudFacts:
         default_factory=dict[str, tuple[str, ...] | str]
     )
     """By zone, whether the project can create `Requests.machine_type` there (it, or none)."""
+    capacity: CapacityFacts | None = None
+    """What Compute Engine says of the pools' capacity; None: not read."""
 
 
 def pool_paths(pools: tuple[TpuPoolPlan, ...]) -> list[tuple[str, TpuPoolPlan]]:

@@ -50,16 +50,24 @@ class Consumer:
     """A pool that names a reservation: as its own capacity, or as a step of its fallback."""
 
     path: str
-    """The config path of the name (`tpuPools[0].reservation`, `tpuPools[0].fallback[1]...`)."""
+    """The config path of the name (`tpuPools[0].reservation`,
+    `tpuPools[0].reservations[1].reservation`, `tpuPools[0].fallback[1]...`)."""
     reservation: str
     pool: TpuPoolPlan
 
     @property
+    def pool_path(self) -> str:
+        """The config path of the pool's entry."""
+        return self.path.split(".", 1)[0]
+
+    @property
     def nodes(self) -> int:
         """What the pool can take of it, with surge through its own reservation (GKE creates surge
-        nodes with the same affinity)."""
-        row = tpu_pool_demand(self.path, self.pool)
-        return row.nodes if ".fallback[" in self.path else row.most
+        nodes with the same affinity): of a pool drawn from several, its share's node pools'."""
+        row = tpu_pool_demand(self.pool_path, self.pool)
+        if ".fallback[" in self.path:
+            return row.nodes
+        return sum(nodes for name, nodes in row.reserved if name == self.reservation)
 
 
 def reservation_needs(
@@ -71,6 +79,9 @@ def reservation_needs(
         named: list[tuple[str, str]] = []
         if pool.reservation and pool.capacity.affinity == "SPECIFIC_RESERVATION":
             named.append((f"{path}.reservation", pool.reservation))
+        # A valid config's shares are its `reservations`, in order, each named once.
+        shares = dict.fromkeys(pool.reservations)
+        named += [(f"{path}.reservations[{i}].reservation", r) for i, r in enumerate(shares)]
         # A valid config's fallback steps are its entries, in order.
         named += [
             (f"{path}.fallback[{i}].reservation", step.reservation)
@@ -140,7 +151,7 @@ def _interval_problem(user: Consumer, found: Reservation) -> Problem | None:
     asked = user.pool.maintenance_interval
     if (asked or DEFAULT_MAINTENANCE_INTERVAL) == found.maintenance_interval:
         return None
-    pool = user.path.removesuffix(".reservation")
+    pool = user.pool_path
     shown = (
         f"{asked}" if asked else f"{DEFAULT_MAINTENANCE_INTERVAL} (the default: no hostMaintenance)"
     )

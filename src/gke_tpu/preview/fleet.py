@@ -13,7 +13,13 @@ from typing import Any
 
 from gke_tpu.preview.engine import PLAN_FORMAT, Preview
 from gke_tpu.preview.esc import EscValues
-from gke_tpu.preview.fleet_checks import Conflict, conflicts, quota_limit
+from gke_tpu.preview.fleet_checks import (
+    Conflict,
+    ReservationTotal,
+    conflicts,
+    quota_limit,
+    reservation_totals,
+)
 from gke_tpu.preview.go_yaml import StackFileError
 from gke_tpu.preview.quota_list import entry_key, quota_entry
 from gke_tpu.preview.snapshot.read import CloudSnapshot, SnapshotError
@@ -78,6 +84,12 @@ class Fleet:
     @property
     def conflicts(self) -> list[Conflict]:
         return conflicts(
+            [(s.name, s.plan) for s in self.stacks if not s.plan.errors], self.snapshots
+        )
+
+    @property
+    def reservations(self) -> list[ReservationTotal]:
+        return reservation_totals(
             [(s.name, s.plan) for s in self.stacks if not s.plan.errors], self.snapshots
         )
 
@@ -161,7 +173,8 @@ def stack_entry(plan: Preview) -> dict[str, Any]:
 def fleet_document(fleet: Fleet, touched: Sequence[str] | None = None) -> dict[str, Any]:
     """The fleet document: per stack, the totals over the stacks that plan, the conflicts
     between them, and the stacks a change touches (default: all). `monthlyUsd` is a stack's
-    cost at its most, `monthlyUsdIdle` idle."""
+    cost at its most, `monthlyUsdIdle` idle; `reservations` the VMs the stacks take of each
+    reservation at their most against what a snapshot says it holds (None: no snapshot)."""
     planned = [s.plan for s in fleet.stacks if not s.plan.errors]
     return {
         "format": PLAN_FORMAT,
@@ -170,6 +183,7 @@ def fleet_document(fleet: Fleet, touched: Sequence[str] | None = None) -> dict[s
             "monthlyUsd": _sum([_monthly(p, "max") for p in planned]),
             "monthlyUsdIdle": _sum([_monthly(p, "min") for p in planned]),
             "quota": total_quota(fleet),
+            "reservations": [r.as_dict() for r in fleet.reservations],
         },
         "conflicts": [c.as_dict() for c in fleet.conflicts],
         "invalid": fleet.invalid,

@@ -76,11 +76,25 @@ def quota_limit(snapshots: Sequence[CloudSnapshot], entry: dict[str, Any]) -> in
     return quota_value(info, quota, region, zone)
 
 
-def reservation_chips(
+@dataclass(frozen=True)
+class Held:
+    """What a snapshot says a reservation holds: VMs reserved, those in use, and the TPU chips
+    of each (0: it names no TPU machine)."""
+
+    count: int
+    in_use: int
+    chips_per_vm: int
+
+    @property
+    def free(self) -> int:
+        return max(self.count - self.in_use, 0)
+
+
+def reservation_held(
     snapshots: Sequence[CloudSnapshot], project: str, zone: str, name: str
-) -> int | None:
-    """The TPU chips a reservation holds (its VM count times the chips of its machine type),
-    from a snapshot of its project; None when none holds it or it names no TPU machine."""
+) -> Held | None:
+    """What a reservation holds, from a snapshot of its project; None when none holds it or it
+    reserves no specific VMs."""
     snapshot = _snapshot_of(snapshots, project, zone_region(zone) or zone)
     if snapshot is None:
         return None
@@ -92,7 +106,17 @@ def reservation_chips(
     if not specific:
         return None
     machine = machine_type(specific[0]["instanceProperties"][0]["machineType"])
-    return None if machine is None else specific[0]["count"] * machine[1].chips
+    chips = 0 if machine is None else machine[1].chips
+    return Held(specific[0]["count"], specific[0]["inUseCount"], chips)
+
+
+def reservation_chips(
+    snapshots: Sequence[CloudSnapshot], project: str, zone: str, name: str
+) -> int | None:
+    """The TPU chips a reservation holds (its VM count times the chips of its machine type),
+    from a snapshot of its project; None when none holds it or it names no TPU machine."""
+    held = reservation_held(snapshots, project, zone, name)
+    return None if held is None or not held.chips_per_vm else held.count * held.chips_per_vm
 
 
 def _named(stacks: Sequence[tuple[str, Preview]], type_: str, key: Any) -> dict[Any, list[str]]:
@@ -105,18 +129,66 @@ def _named(stacks: Sequence[tuple[str, Preview]], type_: str, key: Any) -> dict[
     return found
 
 
-def _claims(stacks: Sequence[tuple[str, Preview]]) -> dict[tuple[str, str, str], dict[str, int]]:
-    """TPU chips each stack's pools take of each reservation at the most, by (project, zone,
-    name): the rows the report's reservation table folds."""
-    claims: dict[tuple[str, str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+#: A reservation: (project, zone, name).
+ReservationPlace = tuple[str, str, str]
+
+
+def _claims(
+    stacks: Sequence[tuple[str, Preview]], vms: bool = False
+) -> dict[ReservationPlace, dict[str, int]]:
+    """TPU chips (or with `vms`, VMs) each stack's pools take of each reservation at the most,
+    surge included, by (project, zone, name): the rows the fleet's reservation checks fold."""
+    claims: dict[ReservationPlace, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for name, plan in stacks:
         project = plan.outputs.get("project")
         rows: tuple[PoolDemand, ...] = plan.demand
         for row in rows:
-            if row.reservation and row.zones and isinstance(project, str):
-                owner, reservation = ReservationRef.parse(row.reservation).identity(project)
-                claims[(owner or project, row.zones[0], reservation)][name] += row.chips
+            if not row.zones or not isinstance(project, str):
+                continue
+            for named, nodes in row.reserved:
+                owner, reservation = ReservationRef.parse(named).identity(project)
+                claims[(owner or project, row.zones[0], reservation)][name] += (
+                    nodes if vms else nodes * row.chips_per_node
+                )
     return claims
+
+
+@dataclass(frozen=True)
+class ReservationTotal:
+    """The VMs the stacks take of one reservation at their most, against what it holds."""
+
+    place: ReservationPlace
+    by_stack: dict[str, int]
+    held: Held | None
+    """None: no snapshot given holds it."""
+
+    @property
+    def needed(self) -> int:
+        return sum(self.by_stack.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        held = self.held
+        return {
+            "project": self.place[0],
+            "zone": self.place[1],
+            "reservation": self.place[2],
+            "needed": self.needed,
+            "byStack": dict(self.by_stack),
+            "reserved": held.count if held else None,
+            "inUse": held.in_use if held else None,
+            "free": held.free if held else None,
+        }
+
+
+def reservation_totals(
+    stacks: Sequence[tuple[str, Preview]], snapshots: Sequence[CloudSnapshot] = ()
+) -> list[ReservationTotal]:
+    """Each reservation the stacks' pools consume, the VMs each stack takes of it at the most
+    (surge included), with what a given snapshot of its project says it holds and has free."""
+    return [
+        ReservationTotal(place, dict(by_stack), reservation_held(snapshots, *place))
+        for place, by_stack in sorted(_claims(stacks, vms=True).items())
+    ]
 
 
 def conflicts(

@@ -5,6 +5,7 @@ figures from what the program planned. Neither imports the other: both import th
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -18,7 +19,7 @@ from gke_tpu.preview.json_file import UnreadableJson, read_json
 from gke_tpu.preview.objects.check import check_objects, checked_minors
 from gke_tpu.preview.quota_list import quota_list
 from gke_tpu.preview.render.preflight_report import PreflightReport, preflight_report
-from gke_tpu.preview.snapshot.read import CloudSnapshot, SnapshotError
+from gke_tpu.preview.snapshot.read import CloudSnapshot, SnapshotError, snapshot_age
 from gke_tpu.preview.stack_config import (
     StackFileError,
     offline_config,
@@ -30,6 +31,11 @@ from gke_tpu.problems import show
 if TYPE_CHECKING:
     from gke_tpu.config.platform.spec import PlatformSpec
     from gke_tpu.preflight.check import Checked
+
+
+def utc_now() -> datetime:
+    """The time a snapshot's age is counted to (tests pin it)."""
+    return datetime.now(UTC)
 
 
 def plan_stack(
@@ -52,15 +58,17 @@ def plan_checked(
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
     cloud_snapshot: CloudSnapshot | None = None,
     esc: EscValues | None = None,
+    now: datetime | None = None,
 ) -> tuple[Preview, PreflightReport | None]:
     """The plan of one stack and, when a cloud snapshot answered the platform's preflight, what
-    the program's preflight found. StackFileError when a project or stack file cannot be read,
-    SnapshotError when the snapshot is another project's or region's."""
+    the program's preflight found, with the pools' capacity checked against the snapshot.
+    StackFileError when a project or stack file cannot be read, SnapshotError when the snapshot
+    is another project's or region's. `now`: the time a snapshot's age is counted to."""
     config = read_stack_config(project_dir, stack, config_file, esc)
     mismatch = cloud_snapshot and snapshot_mismatch(cloud_snapshot, config.values)
     if mismatch:
         raise SnapshotError(mismatch)
-    values, skipped = offline_config(config.project, config.values, cloud_snapshot)
+    offline = offline_config(config.project, config.values, cloud_snapshot)
     main = project_dir / "__main__.py"
     run = partial(
         run_program,
@@ -68,7 +76,7 @@ def plan_checked(
         program_entry(main) if config.project == PLATFORM_PROJECT else main,
         project=config.project,
         stack=stack,
-        config=values,
+        config=offline.values,
         secret_keys=config.secret_keys,
         stack_references=stack_references,
         cloud_snapshot=cloud_snapshot,
@@ -79,13 +87,18 @@ def plan_checked(
         objects = check_objects(plan.resources, checked_minors(version_floor(spec)))
         plan.errors, plan.warnings = objects.errors, [*plan.warnings, *objects.warnings]
     preflight = None
-    if checked is not None and cloud_snapshot is not None:
-        preflight = preflight_report(checked, cloud_snapshot)
+    if checked is not None and cloud_snapshot is not None and spec is not None:
+        preflight = preflight_report(checked, cloud_snapshot, spec, capacity=offline.capacity)
+        said = set(checked.found.warnings)
+        plan.warnings += [w for w in preflight.found.warnings if w not in said]
+        old = snapshot_age(cloud_snapshot, now or utc_now())
+        plan.warnings += [old] if old else []
     plan.cost = spec.cost.as_dict() if spec is not None and spec.cost is not None else None
     plan.demand = spec.demand if spec is not None else ()
     plan.quota = quota_list(spec) if spec is not None and not plan.errors else []
     # Preflight is skipped for a stack that plans; one that does not would not reach it.
-    plan.warnings = [*config.warnings, *([] if plan.errors else skipped), *plan.warnings]
+    skipped = [] if plan.errors else list(offline.warnings)
+    plan.warnings = [*config.warnings, *skipped, *plan.warnings]
     # As the CLI requires; checked after the program ran, so its problems come in the same run.
     missing = [
         f"{key}: required: Pulumi.yaml declares it without a default; set it in the stack file"

@@ -217,23 +217,46 @@ SKIPPED = (
 )
 
 
-def offline_config(
-    project: str, config: Mapping[str, str], snapshot: CloudSnapshot | None
-) -> tuple[dict[str, str], list[str]]:
-    """The config the offline plan runs with: the platform's preflight off, with a warning, when
-    no snapshot answers it. A value that is not an object is left for the program to report."""
-    values = dict(config)
-    if snapshot is not None or project != NAMESPACE:
-        return values, []
+@dataclass(frozen=True)
+class OfflineConfig:
+    """The config the offline plan runs the program with, and what it changed."""
+
+    values: dict[str, str]
+    warnings: tuple[str, ...] = ()
+    capacity: bool = False
+    """Whether the plan checks the pools' capacity from the snapshot itself: the program reads
+    none (`preflight.capacity: off`), since an invoke costs milliseconds a block on the mock
+    runtime, and the snapshot has what the provider cannot read (calendar-mode advice)."""
+
+
+def _preflight_section(values: Mapping[str, str]) -> dict[str, Any] | None:
+    """The stack's `gke-tpu:preflight` object, {} when unset; None when it is not an object
+    (left for the program to report)."""
     raw = values.get(PREFLIGHT_KEY)
     try:
         section = json.loads(raw) if raw is not None else {}
     except ValueError:
-        return values, []
-    if not isinstance(section, dict) or section.get("enabled", True) is not True:
-        return values, []
-    values[PREFLIGHT_KEY] = json.dumps({**section, "enabled": False})
-    return values, [SKIPPED]
+        return None
+    return section if isinstance(section, dict) else None
+
+
+def offline_config(
+    project: str, config: Mapping[str, str], snapshot: CloudSnapshot | None
+) -> OfflineConfig:
+    """The config the offline plan runs with: without a snapshot, the platform's preflight off
+    with a warning; with one, its capacity checked from the snapshot (`OfflineConfig.capacity`)
+    unless the stack turns that off."""
+    values = dict(config)
+    section = _preflight_section(values) if project == NAMESPACE else None
+    if section is None or section.get("enabled", True) is not True:
+        return OfflineConfig(values)
+    if snapshot is None:
+        values[PREFLIGHT_KEY] = json.dumps({**section, "enabled": False})
+        return OfflineConfig(values, (SKIPPED,))
+    if section.get("capacity", "refuse") not in ("refuse", "warn"):
+        return OfflineConfig(values)
+    values[PREFLIGHT_KEY] = json.dumps({**section, "capacity": "off"})
+    return OfflineConfig(values, capacity=True)
 
 
 def snapshot_mismatch(snapshot: CloudSnapshot, config: Mapping[str, str]) -> str | None:
@@ -249,12 +272,12 @@ def snapshot_mismatch(snapshot: CloudSnapshot, config: Mapping[str, str]) -> str
     projects = snapshot_projects(snapshot)
     if project and projects and project not in projects:
         return (
-            f"the cloud snapshot is of project {', '.join(sorted(projects))}, but the stack is in "
+            f"{snapshot.source} is of project {', '.join(sorted(projects))}, but the stack is in "
             f"project {project}: record the stack's own (make snapshot STACK=<stack>)"
         )
     if isinstance(region, str) and snapshot.regions and region not in snapshot.regions:
         return (
-            f"the cloud snapshot is of region {', '.join(sorted(snapshot.regions))}, but the "
+            f"{snapshot.source} is of region {', '.join(sorted(snapshot.regions))}, but the "
             f"stack's cluster is in {region}: record the stack's own (make snapshot STACK=<stack>)"
         )
     return None

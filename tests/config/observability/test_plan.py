@@ -11,7 +11,12 @@ import promql_parser
 import pytest
 import yaml
 
-from gke_tpu.catalog.monitoring import KUBE_JOBSET_RESTARTS, METRIC_GATES, NODE_TENSORCORE
+from gke_tpu.catalog.monitoring import (
+    KUBE_JOBSET_RESTARTS,
+    KUEUE_METRICS,
+    METRIC_GATES,
+    NODE_TENSORCORE,
+)
 from gke_tpu.config.base import keys_of
 from gke_tpu.config.observability.alerts import ALERTS
 from gke_tpu.config.observability.charts import Chart, DashboardSection
@@ -278,6 +283,8 @@ def test_every_promql_alert_names_what_fired_by_labels_its_query_keeps() -> None
         "jobsetRestarts": ["jobset_name", "namespace"],
         "idleChips": ["namespace_name", "pod_name"],
         "queueStarvation": ["cluster_queue"],
+        "quotaHeldNoPods": ["cluster_queue", "reason"],
+        "queueInactive": ["cluster_queue"],
         "servingErrors": ["job", "namespace"],
         "servingQueueTime": ["job", "namespace"],
     }
@@ -435,7 +442,8 @@ def test_kueue_without_managed_prometheus_warns_that_its_charts_and_alert_are_le
     unmanaged = {"managedPrometheus": False, "components": ["SYSTEM_COMPONENTS"]}
     warning = (
         "observability.managedPrometheus: false, so Kueue's metrics are not collected: the queue "
-        "charts and the queueStarvation alert are left out"
+        "charts and the queue alerts (queueStarvation, quotaHeldNoPods, provisioningStall, "
+        "queueInactive) are left out"
     )
 
     def observability_warnings(spec: PlatformSpec) -> list[str]:
@@ -502,3 +510,93 @@ def test_the_stockout_alert_watches_an_autopilot_cluster_even_without_tpu_pools(
     spec = load_platform(stack_config(cluster=cluster, tpuPools=[], observability={}))
     assert spec.observability is not None
     assert ("stockout" in [a.key for a in spec.observability.alerts]) is planned
+
+
+QUEUED = {
+    "name": "dws",
+    "tpu": "v6e",
+    "topology": "2x4",
+    "zone": "us-east5-b",
+    "flexStart": True,
+    "queuedProvisioning": True,
+    "autoscaling": {"minNodes": 0, "maxNodes": 2},
+}
+
+
+def _queue_alerts() -> dict[str, tuple[str | None, int]]:
+    plan = _plan(
+        cluster={**CLUSTER, "minMasterVersion": "1.35.0-gke.1795000"},
+        tpuPools=[SLICES, QUEUED],
+        kueue={
+            "queues": [
+                {"name": "team.a", "pools": ["train"]},
+                {"name": "dws.q", "pools": ["dws"]},
+            ]
+        },
+    )
+    return {a.key: (a.query, a.duration_seconds) for a in plan.alerts if "kueue" in (a.query or "")}
+
+
+def test_the_alerts_for_work_admitted_nowhere_exactly() -> None:
+    """Each reads metrics Kueue v0.19.2 exports by default; the provisioning stall only the
+    queues whose flavors wait for a ProvisioningRequest (a dot of a queue's name escaped)."""
+    prom = 'cluster="tpu-test",location="us-east5"'
+    evicted = f'kueue_evicted_workloads_total{{{prom},reason=~"AdmissionCheck|PodsReadyTimeout"}}'
+    dws = f'{prom},cluster_queue=~"dws\\\\.q"'
+    held = f"sum by (cluster_queue) (kueue_reserving_active_workloads{{{dws}}})"
+    assert _queue_alerts() == {
+        "queueStarvation": (
+            f"(sum by (cluster_queue) (kueue_pending_workloads{{{prom}}}) >= 1) unless on "
+            f"(cluster_queue) (sum by (cluster_queue) (kueue_reserving_active_workloads{{{prom}}})"
+            " > 0)",
+            1800,
+        ),
+        "quotaHeldNoPods": (
+            f"sum by (cluster_queue, reason) ((({evicted} unless {evicted} offset 1h) or "
+            f"increase({evicted}[1h]))) >= 1",
+            0,
+        ),
+        "provisioningStall": (
+            f"({held} - (sum by (cluster_queue) (kueue_admitted_active_workloads{{{dws}}}) or "
+            f"0 * {held})) >= 1",
+            12 * 3600,
+        ),
+        "queueInactive": (
+            f'(sum by (cluster_queue) (kueue_pending_workloads{{{prom},status="inadmissible"}}) '
+            ">= 1) and on (cluster_queue) (max by (cluster_queue) (kueue_cluster_queue_status"
+            f'{{{prom},status="pending"}}) == 1)',
+            900,
+        ),
+    }
+    for query, _ in _queue_alerts().values():
+        assert query is not None
+        promql_parser.parse(query)
+
+
+def test_without_a_queued_provisioning_queue_there_is_no_provisioning_stall() -> None:
+    plan = _plan(tpuPools=[SLICES], kueue={"queues": [{"name": "q", "pools": ["train"]}]})
+    keys = [a.key for a in plan.alerts]
+    assert {"queueStarvation", "quotaHeldNoPods", "queueInactive"} <= set(keys)
+    assert "provisioningStall" not in keys
+    assert not {"quotaHeldNoPods", "queueInactive"} & {
+        a.key for a in _plan(tpuPools=[SLICES]).alerts
+    }
+
+
+_KUEUE_NAME = re.compile(r"\bkueue_[a-z_]+")
+
+
+def test_every_kueue_metric_read_is_one_kueue_v0_19_2_exports_by_default() -> None:
+    """kubernetes-sigs/kueue pkg/metrics/metrics.go at v0.19.2 (catalog.monitoring.KUEUE_METRICS):
+    a histogram is read by its `_bucket` series."""
+    plan = _plan(
+        cluster={**CLUSTER, "minMasterVersion": "1.35.0-gke.1795000"},
+        tpuPools=[SLICES, QUEUED],
+        kueue={"queues": [{"name": "q", "pools": ["train", "dws"]}]},
+    )
+    read = {
+        name.removesuffix("_bucket")
+        for query in _queries(plan)
+        for name in _KUEUE_NAME.findall(query)
+    }
+    assert read == KUEUE_METRICS

@@ -28,7 +28,7 @@ def _tpu(
     machine: str = "ct5lp-hightpu-4t",
     chips: int = 4,
     capacity: str = "on-demand",
-    reservation: str | None = None,
+    reserved: tuple[tuple[str, int], ...] = (),
     created_by_gke: bool = False,
     fewest: int | None = None,
     chain: tuple[str, ...] | None = None,
@@ -47,7 +47,7 @@ def _tpu(
         generation="v5e",
         chips_per_node=chips,
         capacity=BY_LABEL[capacity],
-        reservation=reservation,
+        reserved=reserved,
         max_pods_per_node=None,
         created_by_gke=created_by_gke,
         fewest=nodes if fewest is None else fewest,
@@ -71,7 +71,7 @@ def test_the_cpu_pool_comes_first_with_a_surge_node_in_each_zone() -> None:
         chips_per_node=0,
         nodes_per_slice=1,
         capacity=BY_LABEL["on-demand"],
-        reservation=None,
+        reserved=(),
         max_pods_per_node=None,
         fewest=3,
         chain=(BY_LABEL["on-demand"],),
@@ -110,8 +110,23 @@ def test_a_cpu_pool_in_its_own_zones_counts_its_disk_and_nodes_in_each() -> None
         ),
         pytest.param(
             tpu_pool(reservation="r"),
-            _tpu(nodes=4, capacity="reservation", reservation="r"),
+            _tpu(nodes=4, capacity="reservation", reserved=(("r", 4),)),
             id="reservation",
+        ),
+        pytest.param(
+            tpu_pool(
+                slices=3,
+                reservations=[
+                    {"reservation": "r", "slices": 2},
+                    {"reservation": "projects/p/reservations/s", "slices": 1},
+                ],
+            ),
+            _tpu(
+                nodes=12,
+                capacity="reservation",
+                reserved=(("r", 8), ("projects/p/reservations/s", 4)),
+            ),
+            id="several-reservations-by-their-slices",
         ),
         pytest.param(tpu_pool(spot=True), _tpu(nodes=4, capacity="spot"), id="spot"),
         pytest.param(

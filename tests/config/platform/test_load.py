@@ -331,7 +331,7 @@ def test_cross_section_rules_use_what_parsed() -> None:
         "cluster.maintenanceExclusions[0].scope: 'NO_MINOR_OR_NODE_UPGRADES' needs a release "
         "channel; with releaseChannel NONE only NO_UPGRADES is allowed",
         "tpuPools[0].spot: cannot be combined with reservation: a pool takes one of "
-        "reservation, spot, flexStart or queuedProvisioning, or flexStart with "
+        "reservation, reservations, spot, flexStart or queuedProvisioning, or flexStart with "
         "queuedProvisioning (Spot and Dynamic Workload Scheduler VMs use no reservation)",
     ]
 

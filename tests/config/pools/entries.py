@@ -11,13 +11,14 @@ from gke_tpu.config.pools.plan import TpuPoolPlan
 
 ALLOWED_KEYS = (
     "Allowed keys: name, tpu, topology, machineType, zone, allowUndocumentedZone, diskType, "
-    "reservation, "
+    "reservation, reservations, "
     "spot, flexStart, queuedProvisioning, autoscaling, nodeCount, slices, maxPodsPerNode, "
     "fallback, upgrade, hostMaintenance, maxRunSeconds, noUpgradesUntilEndOfSupport"
 )
 
 ONE_CAPACITY = (
-    "a pool takes one of reservation, spot, flexStart or queuedProvisioning, or flexStart with "
+    "a pool takes one of reservation, reservations, spot, flexStart or queuedProvisioning, or "
+    "flexStart with "
     "queuedProvisioning (Spot and Dynamic Workload Scheduler VMs use no reservation)"
 )
 

@@ -119,7 +119,7 @@ def test_capacity_reservation_affinity_and_auto_repair(
     cluster = cluster_entry("us-east5") if extra.get("tpu") == "v6e" else None
     plan = one_plan(tpu_pool(**extra), cluster=cluster)
     assert plan.capacity.label == plan.ref.capacity == capacity
-    assert plan.reservation_affinity == affinity
+    assert plan.reservation_affinity() == affinity
     assert plan.auto_repair is auto_repair
 
 
@@ -128,7 +128,7 @@ def test_flex_start_with_queued_provisioning_is_its_own_capacity() -> None:
     plan = one_plan(tpu_pool(**QUEUED_V6E, autoscaling=SCALE_0_4), cluster=east5)
     assert plan.capacity.label == "flex-start-queued"
     assert (plan.capacity.flex_start, plan.capacity.queued_provisioning) == (True, True)
-    assert plan.reservation_affinity == ReservationAffinity("NO_RESERVATION", None, ())
+    assert plan.reservation_affinity() == ReservationAffinity("NO_RESERVATION", None, ())
     assert plan.auto_repair is False
     # GKE taints queued nodes; the pool's Pods (tpuPools output) tolerate it with the TPU taint.
     assert plan.ref.tolerations == (

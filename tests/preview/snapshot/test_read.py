@@ -281,12 +281,12 @@ def test_the_shipped_example_snapshot_reads(tmp_path: Path) -> None:
         (
             [],
             "(top level): expected an object with reservations, serverConfig, regions, "
-            "quotaInfos, clusters, instanceGroupManagers, machineTypes, got []",
+            "quotaInfos, clusters, instanceGroupManagers, machineTypes, recordedAt, capacity, got []",
         ),
         (
             {"reservation": []},
             "reservation: unknown section: expected one of reservations, serverConfig, regions, "
-            "quotaInfos, clusters, instanceGroupManagers, machineTypes",
+            "quotaInfos, clusters, instanceGroupManagers, machineTypes, recordedAt, capacity",
         ),
         ({"reservations": {}}, "reservations: expected a list of `describe` outputs, got {}"),
         (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,10 @@ from gke_tpu_upkeep.fixture_stacks import fixture_file
 ROOT = Path(__file__).resolve().parents[3]
 RECORDED = json.loads((ROOT / "tests" / "snapshots" / "prod.json").read_text())
 DEPLOYED = json.loads((ROOT / "tests" / "snapshots" / "prod-deployed.json").read_text())
+#: When the example snapshots were recorded.
+CLOCK = lambda: datetime(2026, 10, 5, 9, 0, tzinfo=UTC)  # noqa: E731
+RESERVATION_AT = ["--zone=us-east5-a", "--project=gke-tpu-prod"]
+TPU_TYPES = "--filter=name~^(ct4p|ct5lp|ct5p|ct6e|tpu7x)-"
 NO_CLUSTER = (
     "gcloud container clusters describe tpu-prod --region=us-east5 --project=gke-tpu-prod: "
     "ERROR: (gcloud.container.clusters.describe) ResponseError: code=404, message=Not found: "
@@ -32,8 +37,23 @@ class FakeGcloud:
         self.missing_reservation = missing_reservation
         self.recorded = recorded
 
+    def _capacity(self, args: Sequence[str]) -> Any:
+        """A capacity call's recorded output; None when it is not one."""
+        command = f"gcloud {' '.join(args)} --format=json"
+        for calls in self.recorded.get("capacity", {}).values():
+            for call in calls:
+                if call["command"] == command:
+                    if "error" in call:
+                        raise RuntimeError(f"gcloud {' '.join(args)}: {call['error']}")
+                    return call["output"]
+        return None
+
     def __call__(self, args: Sequence[str]) -> Any:
         self.commands.append(list(args))
+        capacity = self._capacity(args)
+        return self._answer(args) if capacity is None else capacity
+
+    def _answer(self, args: Sequence[str]) -> Any:
         recorded = self.recorded
         if args[:3] == ["compute", "reservations", "describe"]:
             if self.missing_reservation:
@@ -92,7 +112,7 @@ def test_the_prod_stack_s_questions_are_recorded(tmp_path: Path) -> None:
     gcloud = FakeGcloud()
     out = tmp_path / "prod.json"
     argv = ["--stack", "prod", "--config-file", str(fixture_file("prod")), "--out", str(out)]
-    assert main([*argv, "--project", "gke-tpu-prod", "--region", "us-east5"], gcloud) == 0
+    assert main([*argv, "--project", "gke-tpu-prod", "--region", "us-east5"], gcloud, CLOCK) == 0
     assert gcloud.commands == [
         ["compute", "reservations", "describe", "tpu-v5p-train", "--zone=us-east5-a",
          "--project=gke-tpu-prod"],
@@ -102,6 +122,16 @@ def test_the_prod_stack_s_questions_are_recorded(tmp_path: Path) -> None:
         ["compute", "regions", "describe", "us-east5", "--project=gke-tpu-prod"],
         ["beta", "quotas", "info", "describe", "TPUS-PER-TPU-FAMILY-per-project-region",
          "--service=compute.googleapis.com", "--project=gke-tpu-prod"],
+        # Capacity: the reservation's blocks, then each block with room's sub-blocks.
+        ["compute", "reservations", "blocks", "list", "tpu-v5p-train", *RESERVATION_AT],
+        ["compute", "reservations", "sub-blocks", "list", "tpu-v5p-train",
+         "--block-name=tpu-v5p-train-block-0001", *RESERVATION_AT],
+        ["compute", "reservations", "sub-blocks", "list", "tpu-v5p-train",
+         "--block-name=tpu-v5p-train-block-0002", *RESERVATION_AT],
+        ["compute", "machine-types", "list", "--zones=us-east5-a", TPU_TYPES,
+         "--project=gke-tpu-prod"],
+        ["compute", "machine-types", "list", "--zones=us-east5-b", TPU_TYPES,
+         "--project=gke-tpu-prod"],
     ]  # fmt: skip
     assert json.loads(out.read_text()) == RECORDED
     assert read_snapshot(out).reservations == tuple(RECORDED["reservations"])
@@ -113,7 +143,7 @@ def test_a_deployed_stack_s_cluster_and_its_reserved_pools_instance_groups_are_r
     gcloud = FakeGcloud(recorded=DEPLOYED)
     out = tmp_path / "prod.json"
     argv = ["--stack", "prod", "--config-file", str(fixture_file("prod")), "--out", str(out)]
-    assert main([*argv, "--project", "gke-tpu-prod", "--region", "us-east5"], gcloud) == 0
+    assert main([*argv, "--project", "gke-tpu-prod", "--region", "us-east5"], gcloud, CLOCK) == 0
     # The two v5p slices consume the reservation; the CPU and v6e pools' groups are not asked.
     assert [c[4] for c in gcloud.commands if c[:2] == ["compute", "instance-groups"]] == [
         "gke-tpu-prod-v5p-train-0-3f2a9c1e-grp",
@@ -173,7 +203,7 @@ def test_the_project_and_region_default_to_the_stack_s_own(tmp_path: Path) -> No
     gcloud = FakeGcloud()
     out = tmp_path / "prod.json"
     argv = ["--stack", "prod", "--config-file", str(fixture_file("prod")), "--out", str(out)]
-    assert main(argv, gcloud) == 0
+    assert main(argv, gcloud, CLOCK) == 0
     assert gcloud.commands[2] == [
         "container", "get-server-config", "--region=us-east5", "--project=gke-tpu-prod"
     ]  # fmt: skip
@@ -226,7 +256,9 @@ def test_the_cpu_pool_s_named_zones_have_their_machine_types_recorded(tmp_path: 
     out = tmp_path / "prod.json"
     argv = ["--stack", "prod", "--config-file", str(config), "--out", str(out)]
     assert main([*argv, "--project", "gke-tpu-prod", "--region", "us-east5"], gcloud) == 0
-    assert [c for c in gcloud.commands if c[:2] == ["compute", "machine-types"]] == [
+    # The CPU pool's zone's whole list; the TPU pools' zones' TPU types are capacity's.
+    listed = [c for c in gcloud.commands if c[:2] == ["compute", "machine-types"]]
+    assert [c for c in listed if not c[3].startswith("--zones=")] == [
         ["compute", "machine-types", "list", "--filter=zone:us-east5-a", "--project=gke-tpu-prod"]
     ]
     recorded = json.loads(out.read_text())
@@ -252,3 +284,65 @@ def test_gcloud_s_json_is_read_and_its_failure_is_one_message(tmp_path: Path) ->
     with pytest.raises(RuntimeError) as failed:
         run(["compute", "reservations", "describe"])
     assert str(failed.value) == "gcloud compute reservations describe: ERROR: (gcloud) denied"
+
+
+def test_a_capacity_call_that_fails_or_gcloud_lacks_is_recorded_with_its_error(
+    tmp_path: Path,
+) -> None:
+    """A flex-start pool gets calendar-mode advice, a beta command: a gcloud without the beta
+    component fails it, and the failure is recorded, not guessed, and the recording goes on."""
+    stack = fixture_file("prod").read_text()
+    flex = (
+        "    - name: v6e-flex\n      tpu: v6e\n      topology: 2x2\n      zone: us-east5-b\n"
+        "      flexStart: true\n      autoscaling: {minNodes: 0, maxNodes: 4}\n"
+    )
+    config = tmp_path / "Pulumi.prod.yaml"
+    config.write_text(
+        stack.replace("  gke-tpu:modelStorage:\n", flex + "  gke-tpu:modelStorage:\n")
+    )
+    lacking = "ERROR: (gcloud.beta) You do not currently have this command group installed."
+    recorded = json.loads(json.dumps(RECORDED))
+
+    class NoBeta(FakeGcloud):
+        def __call__(self, args: Sequence[str]) -> Any:
+            if args[:2] == ["beta", "compute"]:
+                self.commands.append(list(args))
+                raise RuntimeError(f"gcloud {' '.join(args)}: {lacking}")
+            return super().__call__(args)
+
+    gcloud = NoBeta(recorded=recorded)
+    out = tmp_path / "prod.json"
+    argv = ["--stack", "prod", "--config-file", str(config), "--out", str(out)]
+    assert main([*argv, "--project", "gke-tpu-prod", "--region", "us-east5"], gcloud, CLOCK) == 0
+    advice = [
+        "beta", "compute", "advice", "calendar-mode", "--region=us-east5", "--tpu-version=V6E",
+        "--chip-count=16", "--project=gke-tpu-prod",
+    ]  # fmt: skip
+    assert advice in gcloud.commands
+    assert json.loads(out.read_text())["capacity"]["advice"] == [
+        {
+            "region": "us-east5",
+            "tpuVersion": "V6E",
+            "chipCount": 16,
+            "command": f"gcloud {' '.join(advice)} --format=json",
+            "time": "2026-10-05T09:00:00Z",
+            "error": lacking,
+        }
+    ]
+
+
+def test_a_pool_whose_reservation_is_not_there_yet_gets_advice(tmp_path: Path) -> None:
+    """Before a future reservation starts, its reservation does not exist: calendar-mode advice
+    says where and when the pool's chips are, and no block is listed."""
+    gcloud = FakeGcloud(missing_reservation=True)
+    out = tmp_path / "prod.json"
+    argv = ["--stack", "prod", "--config-file", str(fixture_file("prod")), "--out", str(out)]
+    assert main([*argv, "--project", "gke-tpu-prod", "--region", "us-east5"], gcloud, CLOCK) == 0
+    asked = [
+        c for c in gcloud.commands if c[:2] in (["beta", "compute"], ["compute", "reservations"])
+    ]
+    assert asked == [
+        ["compute", "reservations", "describe", "tpu-v5p-train", *RESERVATION_AT],
+        ["beta", "compute", "advice", "calendar-mode", "--region=us-east5", "--tpu-version=V5P",
+         "--chip-count=128", "--project=gke-tpu-prod"],
+    ]  # fmt: skip

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gke_tpu.catalog import monitoring as m
-from gke_tpu.config.observability.queries import ClusterSeries, Gates, any_of
+from gke_tpu.config.observability.queries import ClusterSeries, Gates, any_object, any_of
 from gke_tpu.config.pools.plan import TpuPoolPlan
 
 #: Smooths one-minute samples before a threshold (duty cycle: 10 s every 60 s).
@@ -32,6 +32,8 @@ class Scope:
     queues: bool
     scaling: bool
     serving: bool = False
+    provisioning: tuple[str, ...] = ()
+    """The ClusterQueues whose workloads wait for a ProvisioningRequest (queued provisioning)."""
 
 
 def label(key: str) -> str:
@@ -114,6 +116,47 @@ def queue_starvation(alert: Any, scope: Scope) -> str:
     return (
         f"(sum by (cluster_queue) ({pending}) >= {alert.threshold}) "
         f"unless on (cluster_queue) (sum by (cluster_queue) ({reserving}) > 0)"
+    )
+
+
+def counted(selector: str, window: str) -> str:
+    """A counter's increase over the window, a series first seen within it included whole:
+    Kueue creates a counter's series at its first count (pkg/metrics/metrics.go), and
+    `increase` over a series without an earlier sample misses that first one."""
+    return f"(({selector} unless {selector} offset {window}) or increase({selector}[{window}]))"
+
+
+def quota_held_no_pods(alert: Any, scope: Scope) -> str:
+    """Workloads Kueue evicted after they held its quota with no Pod running: their Pods not all
+    Ready within waitForPodsReady's timeout, or their admission check (a ProvisioningRequest)
+    failed. Kueue v0.19 exports no gauge of admitted workloads without Ready Pods; its own
+    timeout is the threshold, its eviction the signal."""
+    reasons = f"{m.KUEUE_EVICTED_ADMISSION_CHECK}|{m.KUEUE_EVICTED_PODS_READY_TIMEOUT}"
+    evicted = scope.series.prometheus(m.KUEUE_EVICTED_WORKLOADS, **{"reason=~": reasons})
+    return f"sum by (cluster_queue, reason) ({counted(evicted, alert.for_)}) >= {alert.threshold}"
+
+
+def provisioning_stall(alert: Any, scope: Scope) -> str:
+    """Workloads of the queued-provisioning ClusterQueues that hold quota but are not admitted:
+    their ProvisioningRequest is not provisioned (Kueue admits a workload once its checks are
+    Ready: pkg/controller/admissionchecks/provisioning/controller.go). A queue that never
+    admitted one has no admitted series: 0 then."""
+    queues = {"cluster_queue=~": any_object(scope.provisioning)}
+    reserving = scope.series.prometheus(m.KUEUE_RESERVING_ACTIVE_WORKLOADS, **queues)
+    admitted = scope.series.prometheus(m.KUEUE_ADMITTED_ACTIVE_WORKLOADS, **queues)
+    held = f"sum by (cluster_queue) ({reserving})"
+    return f"({held} - (sum by (cluster_queue) ({admitted}) or 0 * {held})) >= {alert.threshold}"
+
+
+def queue_inactive(alert: Any, scope: Scope) -> str:
+    """Workloads pending on a ClusterQueue Kueue holds inactive, whose QuotaReserved reason is
+    `Inadmissible` ("ClusterQueue <name> is inactive": pkg/scheduler/scheduler.go): nothing
+    admits them however long they wait. A full queue is active: its waiting pages nothing."""
+    pending = scope.series.prometheus(m.KUEUE_PENDING_WORKLOADS, status=m.KUEUE_INADMISSIBLE)
+    inactive = scope.series.prometheus(m.KUEUE_CLUSTER_QUEUE_STATUS, status=m.KUEUE_QUEUE_INACTIVE)
+    return (
+        f"(sum by (cluster_queue) ({pending}) >= {alert.threshold}) "
+        f"and on (cluster_queue) (max by (cluster_queue) ({inactive}) == 1)"
     )
 
 

@@ -100,7 +100,8 @@ def plan_observability(
     if kueue is not None and not queues:
         warnings.append(
             f"{PATH}.managedPrometheus: false, so Kueue's metrics are not collected: the queue "
-            "charts and the queueStarvation alert are left out"
+            "charts and the queue alerts (queueStarvation, quotaHeldNoPods, provisioningStall, "
+            "queueInactive) are left out"
         )
     if spec.alerts.jobset_restarts.enabled and not jobsets:
         warnings.append(
@@ -135,6 +136,7 @@ def plan_observability(
         queues=queues,
         scaling=scaling,
         serving=serving,
+        provisioning=tuple(q.name for q in kueue.queues if q.provisioning_pools) if kueue else (),
     )
     _, unwatched = watched([p for p in pools if p.multi_host])
     if unwatched and spec.alerts.slice_down.enabled:

@@ -43,6 +43,17 @@ def any_of(names: Sequence[str]) -> str:
     return "|".join(sorted(names))
 
 
+# Kubernetes object names (DNS subdomains): a dot is the one character a regular expression reads.
+_OBJECT = re.compile(r"[a-z0-9.-]+")
+
+
+def any_object(names: Sequence[str]) -> str:
+    """A regular expression (RE2, as PromQL's) matching exactly these object names, such as
+    ClusterQueues (dots allowed in them)."""
+    assert names and all(_OBJECT.fullmatch(n) for n in names), names
+    return "|".join(name.replace(".", "\\.") for name in sorted(names))
+
+
 @dataclass(frozen=True)
 class ClusterSeries:
     """Selectors of the series of one cluster."""

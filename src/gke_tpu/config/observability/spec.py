@@ -118,6 +118,54 @@ class QueueStarvation(Spec):
     """Default `WARNING`."""
 
 
+class QuotaHeldNoPods(Spec):
+    """Kueue workloads evicted after holding quota with no running Pod: their Pods not all
+    Ready within Kueue's waitForPodsReady timeout (30 minutes by default from Kueue v0.19), or
+    their ProvisioningRequest failed (only with `gke-tpu:kueue`)."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    threshold: Count = 1
+    """Evictions of one ClusterQueue's workloads within `for` that fire it; default 1."""
+    for_: Duration = Field(default="1h", alias="for")
+    """The window they are counted over; default `1h`."""
+    severity: Severity = "ERROR"
+    """Default `ERROR`: chips were held and nothing ran on them."""
+
+
+class ProvisioningStall(Spec):
+    """Workloads holding quota while their ProvisioningRequest is not provisioned (only with a
+    queue over a queued-provisioning pool)."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    threshold: Count = 1
+    """Workloads of one such ClusterQueue holding quota, not admitted, that fire it; default
+    1."""
+    for_: Duration = Field(default="12h", alias="for")
+    """How long they must wait so: the wait your jobs accept; default `12h`. A flex-start
+    request waits until the capacity is found, with no bound
+    (https://cloud.google.com/tpu/docs/request-using-flex-start)."""
+    severity: Severity = "WARNING"
+    """Default `WARNING`: waiting is how queued provisioning works; a long wait asks for
+    another zone, window or a reservation."""
+
+
+class QueueInactive(Spec):
+    """Workloads pending on a ClusterQueue Kueue holds inactive: a flavor or admission check it
+    names is missing or inactive, or it is stopped (only with `gke-tpu:kueue`)."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    threshold: Count = 1
+    """Pending workloads of one inactive ClusterQueue that fire it; default 1."""
+    for_: Duration = Field(default="15m", alias="for")
+    """How long they must wait so; default `15m` (Kueue activates a queue as soon as what it
+    names exists)."""
+    severity: Severity = "ERROR"
+    """Default `ERROR`: nothing admits them until the queue is fixed."""
+
+
 class Stockout(Spec):
     """Scale-ups the cluster autoscaler could not make: no capacity, no quota or no addresses
     (only for stacks whose node pools scale or that GKE creates)."""
@@ -178,6 +226,14 @@ class Alerts(Spec):
     """Allocated but idle chips (`kubernetes.io/container/accelerator/duty_cycle`)."""
     queue_starvation: QueueStarvation = Field(default_factory=QueueStarvation)
     """Inadmissible Kueue workloads (`kueue_pending_workloads`)."""
+    quota_held_no_pods: QuotaHeldNoPods = Field(default_factory=QuotaHeldNoPods)
+    """Workloads evicted after holding quota without running (`kueue_evicted_workloads_total`,
+    reasons PodsReadyTimeout and AdmissionCheck)."""
+    provisioning_stall: ProvisioningStall = Field(default_factory=ProvisioningStall)
+    """ProvisioningRequests not provisioned (`kueue_reserving_active_workloads` against
+    `kueue_admitted_active_workloads`)."""
+    queue_inactive: QueueInactive = Field(default_factory=QueueInactive)
+    """Workloads on an inactive ClusterQueue (`kueue_cluster_queue_status`)."""
     stockout: Stockout = Field(default_factory=Stockout)
     """Failed scale-ups in the cluster autoscaler's visibility log."""
     serving_errors: ServingErrors = Field(default_factory=ServingErrors)

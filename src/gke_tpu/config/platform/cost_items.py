@@ -37,9 +37,10 @@ def total(values: Sequence[float | None]) -> float | None:
 
 
 def _shared_from(row: PoolDemand, project: str) -> str | None:
-    """The project owning the row's reservation, when it is another project's."""
-    owner = ReservationRef.parse(row.reservation).project if row.reservation else None
-    return owner if owner not in (None, project) else None
+    """The project owning the row's reservation (the first of another project's among
+    several), when it is another project's."""
+    owners = (ReservationRef.parse(name).project for name, _ in row.reserved)
+    return next((owner for owner in owners if owner not in (None, project)), None)
 
 
 def tpu_item(

@@ -40,7 +40,9 @@ class PoolDemand:
     """Nodes come and go by the slice."""
     capacity: Capacity
     """For a pool with a fallback, the chain's first."""
-    reservation: str | None
+    reserved: tuple[tuple[str, int], ...]
+    """Each reservation its own capacity consumes by name, with the nodes its node pools take
+    of it at the most, surge included (GKE creates surge nodes with the same affinity)."""
     max_pods_per_node: int | None
     """None: the cluster's default."""
     created_by_gke: bool = False
@@ -49,6 +51,11 @@ class PoolDemand:
     """Every node at the least (the cost's idle figure); 0 when GKE creates them per workload."""
     chain: tuple[Capacity, ...] = ()
     """Every capacity its nodes may come from, in the order GKE tries them."""
+
+    @property
+    def reservation(self) -> str | None:
+        """The reservation it consumes by name (the first of several); None: none."""
+        return self.reserved[0][0] if self.reserved else None
 
     @property
     def most(self) -> int:
@@ -89,7 +96,7 @@ def cpu_pool_demand(cluster: ClusterSpec) -> PoolDemand:
         chips_per_node=0,
         nodes_per_slice=CPU_NODES_PER_SLICE,
         capacity=ON_DEMAND,
-        reservation=None,
+        reserved=(),
         max_pods_per_node=None,
         fewest=cpu.node_count,
         chain=(ON_DEMAND,),
@@ -104,6 +111,18 @@ def gke_created_nodes(pool: TpuPoolPlan, limits: Mapping[str, int] | None) -> in
     chips = (limits or {}).get(pool.generation.name, 0)
     slices = chips // (per_slice * pool.machine.chips)
     return max(slices, 1) * per_slice
+
+
+def _reserved(pool: TpuPoolPlan, most: int) -> tuple[tuple[str, int], ...]:
+    """Each reservation of the pool's own capacity and the nodes it takes of it (`most` in all):
+    a pool drawn from several takes a node pool's share of each per node pool that consumes it."""
+    if not pool.reservations:
+        return ((pool.reservation, most),) if pool.reservation else ()
+    per_node_pool = most // len(pool.reservations)
+    taken: dict[str, int] = {}
+    for reservation in pool.reservations:
+        taken[reservation] = taken.get(reservation, 0) + per_node_pool
+    return tuple(taken.items())
 
 
 def tpu_pool_demand(
@@ -125,7 +144,9 @@ def tpu_pool_demand(
         generation=pool.generation.name,
         chips_per_node=pool.machine.chips,
         capacity=pool.capacity,
-        reservation=pool.reservation if own else None,
+        reserved=_reserved(pool, nodes + pool.surge_nodes_per_node_pool * pool.slices)
+        if own
+        else (),
         max_pods_per_node=pool.max_pods_per_node,
         created_by_gke=bool(pool.fallback),
         fewest=0 if pool.per_workload else pool.initial_node_count * pool.slices,

@@ -4,6 +4,7 @@ problem (config.platform.load)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pydantic import StrictBool
 
@@ -28,6 +29,12 @@ class PreflightSpec(Spec):
     """Read the project's reservations, GKE versions and quota at `pulumi preview` and `pulumi
     up`, and refuse a stack they cannot hold; default true. Turn it off for a deployer without
     `roles/compute.viewer` and `roles/cloudquotas.viewer`."""
+    capacity: Literal["refuse", "warn", "off"] = "refuse"
+    """What preflight does with each pool's capacity, read from its reservation's blocks and
+    sub-blocks (health, free hosts, each slice in one block) and the machine types of its zone:
+    `refuse` (default) stops a stack with a pool that cannot come up, `warn` says so and goes
+    on, `off` reads none of it. A pool at risk is a warning either way. The offline plan checks
+    a cloud snapshot's capacity with `warn`: it says what was free when it was recorded."""
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,10 @@ from gke_tpu.problems import Problem
 #: Every capacity a pool can take, by the set of config keys that asks for it.
 CAPACITIES = {c.keys: c for c in CAPACITY_KINDS}
 #: The entry's keys that choose its capacity, in the entry's order.
-CAPACITY_KEYS = ("reservation", "spot", "flexStart", "queuedProvisioning")
+CAPACITY_KEYS = ("reservation", "reservations", "spot", "flexStart", "queuedProvisioning")
 _ALONE = f"{', '.join(CAPACITY_KEYS[:-1])} or {CAPACITY_KEYS[-1]}"
+#: A pool drawn from several reservations is on a reservation, as one that names one.
+_KIND_KEY = {"reservations": "reservation"}
 
 
 def flex_start_key(
@@ -33,9 +35,23 @@ def flex_start_key(
 def capacity_of(path: str, pool: TpuPoolSpec) -> tuple[Capacity | None, list[Problem]]:
     """The capacity the keys of CAPACITY_KEYS ask for together, or the problem of a
     combination no pool can take."""
-    values = (pool.reservation, pool.spot, pool.flex_start, pool.queued_provisioning)
+    values = (
+        pool.reservation,
+        pool.reservations,
+        pool.spot,
+        pool.flex_start,
+        pool.queued_provisioning,
+    )
     chosen = [key for key, value in zip(CAPACITY_KEYS, values, strict=True) if value]
-    capacity = CAPACITIES.get(frozenset(chosen))
+    if chosen[:2] == ["reservation", "reservations"]:
+        return None, [
+            Problem(
+                f"{path}.reservations",
+                "cannot be combined with reservation: name one reservation with reservation, "
+                "or several, each with its share of the slices, with reservations",
+            )
+        ]
+    capacity = CAPACITIES.get(frozenset(_KIND_KEY.get(key, key) for key in chosen))
     if capacity is not None:
         return capacity, []
     combinations = ", ".join(

@@ -163,7 +163,7 @@ def derive(
         return done()  # no node pools of ours to upgrade or maintain
     kind = PoolKind(
         multi_host=is_multi_host(machine, pool.topology),
-        reservation=pool.reservation,
+        reservation=pool.reservation or next((s.reservation for s in pool.reservations), None),
         short_lived=capacity.dynamic_workload_scheduler,
         generation=generation,
     )

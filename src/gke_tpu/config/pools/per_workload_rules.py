@@ -24,6 +24,8 @@ _NODE_POOL_KEYS = {
     "nodeCount": "GKE creates a node for each Pod that asks for one",
     "slices": "GKE creates each slice for the workload that asks for it, and multislice "
     "JobSets are not yet checked against such slices",
+    "reservations": "a node pool GKE creates consumes the reservation its Pods select: name "
+    "one with reservation, and others in fallback",
     "maxPodsPerNode": "GKE sets the Pods per node of the nodes it creates",
     "upgrade": "GKE upgrades the node pools it creates with settings of its own",
     "hostMaintenance": "GKE creates its nodes with the default host maintenance interval",

@@ -84,6 +84,18 @@ class TpuPoolPlan:
     boot_disk_type: str = "pd-balanced"
     max_run_seconds: int | None = None
     no_upgrades_until_end_of_support: bool = False
+    reservations: tuple[str, ...] = ()
+    """The reservation of each node pool, in `node_pool_names` order, for a pool drawn from
+    several (`reservation` is then None); empty otherwise."""
+
+    def reservation_of(self, index: int) -> str | None:
+        """The reservation node pool `index` consumes, by name; None: none by name."""
+        return self.reservations[index] if self.reservations else self.reservation
+
+    @property
+    def node_pool_reservations(self) -> tuple[tuple[str, str | None], ...]:
+        """Each node pool and the reservation it consumes."""
+        return tuple((name, self.reservation_of(i)) for i, name in enumerate(self.node_pool_names))
 
     @property
     def surge_nodes_per_node_pool(self) -> int:
@@ -127,11 +139,14 @@ class TpuPoolPlan:
         # GKE requires auto-repair off for flex-start and queued nodes.
         return not self.capacity.dynamic_workload_scheduler
 
-    @property
-    def reservation_affinity(self) -> ReservationAffinity | None:
+    def reservation_affinity(self, index: int = 0) -> ReservationAffinity | None:
+        """Node pool `index`'s: GKE's node pool consumes one SPECIFIC reservation (its
+        affinity's values name one: container/v1 NodeConfig.reservationAffinity, as gcloud's
+        `--reservation` and cluster-toolkit's gke-node-pool send it)."""
         affinity = self.capacity.affinity
-        if affinity == "SPECIFIC_RESERVATION" and self.reservation:
-            return ReservationAffinity.specific(self.reservation)
+        reservation = self.reservation_of(index)
+        if affinity == "SPECIFIC_RESERVATION" and reservation:
+            return ReservationAffinity.specific(reservation)
         return ReservationAffinity(affinity) if affinity else None
 
     @property
@@ -164,6 +179,7 @@ class TpuPoolPlan:
             if self.upgrade
             else None,
             reservation=self.reservation,
+            reservations=self.reservations,
         )
 
     @property
@@ -210,6 +226,16 @@ def node_pool_names(pool: TpuPoolSpec) -> tuple[str, ...]:
     if pool.slices == 1:
         return (pool.name,)
     return tuple(f"{pool.name}-{i}" for i in range(pool.slices))
+
+
+def node_pool_reservations(pool: TpuPoolSpec) -> tuple[str, ...]:
+    """Each node pool's reservation of a pool drawn from several: the first share's slices,
+    then the next's (empty for a pool that names one or none). One reservation per node pool,
+    as xpk gives each node pool one of `--reservation=a,b` (AI-Hypercomputer/xpk
+    src/xpk/core/nodepool.py `_validate_reservation_count`): a node pool's reservation affinity
+    takes one SPECIFIC reservation (cluster-toolkit modules/compute/gke-node-pool/variables.tf:
+    "only one reservation is allowed by the NodePool API")."""
+    return tuple(share.reservation for share in pool.reservations for _ in range(share.slices))
 
 
 def workload_policy_name(cluster_name: str, pool_name: str) -> str:
@@ -265,4 +291,5 @@ def plan_pool(facts: PoolFacts, pods_per_node: int | None = None) -> TpuPoolPlan
         boot_disk_type=pool.disk_type or generation.boot_disk_types[0],
         max_run_seconds=pool.max_run_seconds,
         no_upgrades_until_end_of_support=pool.no_upgrades_until_end_of_support,
+        reservations=() if per_workload else node_pool_reservations(pool),
     )

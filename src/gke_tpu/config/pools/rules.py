@@ -20,6 +20,7 @@ from gke_tpu.config.pools.per_workload_rules import (
 from gke_tpu.config.pools.size_rules import (
     autoscaling_range_is_ordered,
     multislice_is_multi_host,
+    reservations_share_the_slices,
     size_fits_the_slice,
 )
 from gke_tpu.config.pools.versions import version_problems
@@ -270,6 +271,7 @@ RULES: tuple[Rule[StackView], ...] = (
     size_fits_the_slice,
     autoscaling_range_is_ordered,
     multislice_is_multi_host,
+    reservations_share_the_slices,
     upgrade_fits_the_pool,
     host_maintenance_fits_the_generation,
     max_run_is_flex_start,

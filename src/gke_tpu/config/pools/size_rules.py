@@ -1,11 +1,13 @@
 """The rules of a `tpuPools` entry's size: a whole slice, a fixed number or an autoscaled range
-of single-host VMs, and multislice only of multi-host slices."""
+of single-host VMs, multislice only of multi-host slices, and the slices' shares of several
+reservations."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from gke_tpu.config.pools.derive import SHAPE_FIELDS
+from gke_tpu.config.pools.reservation import ReservationRef
 from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem
 from gke_tpu.problems.rules import rule
@@ -88,3 +90,37 @@ def multislice_is_multi_host(view: StackView) -> Iterator[Problem]:
             "slice: "
             "multislice needs multi-host slices; use a larger topology or slices: 1",
         )
+
+
+@rule("tpuPools.reservations", "tpuPools.slices", each=True)
+def reservations_share_the_slices(view: StackView) -> Iterator[Problem]:
+    """Each slice's node pool consumes one of the reservations: the shares add up to the
+    slices, and name each reservation (or block) once."""
+    entry = view.pool
+    pool, at = entry.pool, f"{entry.path}.reservations"
+    if not pool.reservations or entry.per_workload:
+        return
+    if len(pool.reservations) == 1:
+        yield Problem(
+            at,
+            "lists one reservation: write reservation: "
+            f"{pool.reservations[0].reservation} (reservations is for several)",
+        )
+    shared = sum(share.slices for share in pool.reservations)
+    if shared != pool.slices:
+        yield Problem(
+            at,
+            f"the shares add up to {shared} slices and the pool has slices: {pool.slices}; "
+            "make them equal (each slice's node pool consumes one reservation)",
+        )
+    seen: dict[tuple[object, ...], int] = {}
+    for i, share in enumerate(pool.reservations):
+        ref = ReservationRef.parse(share.reservation)
+        key = (*ref.identity(entry.cluster.project), ref.block, ref.sub_block)
+        if key in seen:
+            yield Problem(
+                f"{at}[{i}].reservation",
+                f"{share.reservation!r} is listed twice (also reservations[{seen[key]}]): "
+                "give one entry the slices of both",
+            )
+        seen.setdefault(key, i)

@@ -24,6 +24,8 @@ DEFAULT_NODE_COUNT = 1
 MOST_SLICES = MAX_NODES_PER_CLUSTER // 2
 #: Four kinds of capacity, a few reservations among them: a longer chain is a mistake.
 MOST_FALLBACKS = 8
+#: Reservations one multislice pool is drawn from: more is a mistake.
+MOST_RESERVATIONS = 16
 
 
 def _reservation(value: str) -> str:
@@ -68,6 +70,15 @@ class Autoscaling(Spec):
     """Highest node count, 1 to 1,000 (GKE's limit of nodes per pool and zone)."""
 
 
+class ReservationShare(Spec):
+    """One reservation of a multislice pool drawn from several, and its share of the slices."""
+
+    reservation: Reservation
+    """The reservation, spelled as the entry's `reservation` takes it."""
+    slices: StrictInt = Field(ge=1, le=MOST_SLICES)
+    """The pool's slices whose node pools consume it, at least 1."""
+
+
 #: Flex-start VMs run "for up to seven days" (kubernetes-engine/docs/concepts/dws); seconds, as
 #: pulumi-gcp NodePoolNodeConfigArgs.max_run_duration takes them.
 MAX_RUN_SECONDS = 7 * 24 * 3600
@@ -100,6 +111,12 @@ class TpuPoolSpec(Spec):
     reservation: Reservation | None = None
     """Consume this SPECIFIC reservation: a name, or `projects/<p>/reservations/<name>` for one
     shared by another project, either optionally ending in `/reservationBlocks/<block>`."""
+    reservations: tuple[ReservationShare, ...] = Field(default=(), max_length=MOST_RESERVATIONS)
+    """Instead of `reservation`, for a multislice pool drawn from several (at most 16): each
+    reservation with its share of the `slices`, which the shares add up to. A node pool consumes
+    one reservation (GKE's reservation affinity names one), so node pools `<name>-0`,
+    `<name>-1`, ... consume the first's, then the next's. Preflight checks each share against
+    its reservation. Not with a `fallback` or on Autopilot."""
     spot: StrictBool = False
     """Spot VMs: cheaper, preemptible."""
     flex_start: StrictBool = False

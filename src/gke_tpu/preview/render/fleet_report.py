@@ -1,6 +1,6 @@
 """The fleet plan as Markdown, for a pull-request comment: against a baseline, what the change
 replaces and deletes in each stack first; then failures and conflicts, cost, quota summed per
-project and location, and versions side by side."""
+project and location, reservations summed across stacks, and versions side by side."""
 
 from __future__ import annotations
 
@@ -123,6 +123,47 @@ def _quota(fleet: Fleet, document: dict[str, Any]) -> list[str]:
         lines.append(
             f"| {total['project']} | {total['location']} | `{total['quota']}`{dimensions} | "
             f"{total['needed']} | {', '.join(shares)} | {_limit(limit)} | {verdict} |"
+        )
+    return [*lines, ""]
+
+
+def _unknown(value: int | None) -> str:
+    return "no snapshot" if value is None else str(value)
+
+
+def _reservation_verdict(total: dict[str, Any]) -> str:
+    """Short of what it holds (never fits), or of what is free (fits only if the VMs in use
+    are the stacks' own node pools, as a deployed stack's are)."""
+    needed, reserved, free = total["needed"], total["reserved"], total["free"]
+    if reserved is not None and needed > reserved:
+        return f"**{needed - reserved} more than it holds**"
+    if free is not None and needed > free:
+        return f"{needed - free} more than free: only if the stacks' own VMs are those in use"
+    return ""
+
+
+def _reservations(document: dict[str, Any]) -> list[str]:
+    totals = document["totals"]["reservations"]
+    lines = [
+        "## Reservations across stacks",
+        "",
+        "The VMs the stacks' pools take of each reservation at their most (surge included), "
+        "summed, against what it holds and has free (not in use) in the cloud snapshots given.",
+        "",
+    ]
+    if not totals:
+        return [*lines, "None.", ""]
+    lines += [
+        "| reservation | project | zone | needed | by stack | reserved | in use | free | |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for total in totals:
+        shares = ", ".join(f"{stack} {vms}" for stack, vms in total["byStack"].items())
+        lines.append(
+            f"| {total['reservation']} | {total['project']} | {total['zone']} | "
+            f"{total['needed']} | {shares} | {_unknown(total['reserved'])} | "
+            f"{_unknown(total['inUse'])} | {_unknown(total['free'])} | "
+            f"{_reservation_verdict(total)} |"
         )
     return [*lines, ""]
 
@@ -269,6 +310,7 @@ def fleet_markdown(
         *_conflicts(fleet),
         *_cost(fleet, document),
         *_quota(fleet, document),
+        *_reservations(document),
         *_versions(fleet),
     ]
     return "\n".join(lines)

@@ -4,14 +4,18 @@ found them against a cloud snapshot (`preflight_report`, from what `run_prefligh
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from gke_tpu.catalog import version_at_least
+from gke_tpu.preflight.capacity import CapacityVerdict, capacity_requests
+from gke_tpu.preflight.check import capacity_checks
 from gke_tpu.preflight.facts import UNLIMITED, Reservation
 from gke_tpu.preflight.quotas import QuotaRow
 
 if TYPE_CHECKING:
+    from gke_tpu.config.platform.spec import PlatformSpec
     from gke_tpu.preflight.check import Checked, Preflight
     from gke_tpu.preview.snapshot.read import CloudSnapshot
 
@@ -93,9 +97,40 @@ def preflight_section(report: PreflightReport | None) -> list[str]:
         "what already runs, this stack's nodes included once it is up.",
         "",
     ]
+    lines += capacity_section(found.capacity, report.recorded_at)
     if found.warnings:
         lines += [*(f"- {w}" for w in found.warnings), ""]
     return lines
+
+
+def _cell(items: tuple[str, ...]) -> str:
+    return "; ".join(items).replace("|", "\\|") or "-"
+
+
+def capacity_section(verdicts: tuple[CapacityVerdict, ...], recorded: datetime | None) -> list[str]:
+    """Each pool's capacity verdict: where its slices go, why, and what the advice proposes."""
+    if not verdicts:
+        return []
+    when = recorded.isoformat() if recorded else "at a time it does not say (an older snapshot)"
+    lines = [
+        "| pool | capacity | slices in | why | advice proposes |",
+        "|---|---|---|---|---|",
+    ]
+    for v in verdicts:
+        shown = f"**{v.verdict}**" if v.verdict in ("cannot", "at risk") else v.verdict
+        lines.append(
+            f"| {v.pool} | {shown} | {_cell(v.placed)} | {_cell(v.reasons)} | {_cell(v.advice)} |"
+        )
+    return [
+        *lines,
+        "",
+        f"Capacity as the cloud snapshot recorded it {when}: fits (a healthy block or "
+        "sub-block with room for each slice, or advice for the pool's zone now), at risk (only "
+        "degraded, unreported or nearly full blocks, or advice for another zone or window), "
+        "cannot (no block holds a slice of its shape, or the zone does not offer its machine "
+        "type: `pulumi preview` refuses it).",
+        "",
+    ]
 
 
 def _quota_line(q: QuotaRow, usage: int | None) -> str:
@@ -124,15 +159,36 @@ class PreflightReport:
 
     found: Preflight
     quota_usage: Mapping[str, int | None] = field(default_factory=dict)
+    recorded_at: datetime | None = None
+    """When the snapshot was recorded; None when it does not say."""
 
 
-def preflight_report(checked: Checked, snapshot: CloudSnapshot) -> PreflightReport:
+def preflight_report(
+    checked: Checked,
+    snapshot: CloudSnapshot,
+    spec: PlatformSpec | None = None,
+    *,
+    capacity: bool = False,
+) -> PreflightReport:
     """What the program's preflight found (`checked`, as `run_preflight` returned it), with
-    what the snapshot's region listing says is in use of each quota it checked."""
+    what the snapshot's region listing says is in use of each quota it checked and, with
+    `capacity`, each pool's capacity checked against the snapshot, whose problems are
+    warnings: it says what was free when it was recorded."""
     region = checked.requests.region
+    found = checked.found
+    if capacity and spec is not None:
+        facts = replace(
+            checked.facts,
+            capacity=snapshot.capacity_facts(capacity_requests(spec.project, spec.tpu_pools)),
+        )
+        verdicts, _, warnings = capacity_checks(
+            spec.project, spec.tpu_pools, facts, list(found.problems), "warn"
+        )
+        found = replace(found, capacity=verdicts, warnings=(*found.warnings, *warnings))
     return PreflightReport(
-        found=checked.found,
+        found=found,
         quota_usage={
             q.quota_id: snapshot.usage(region, q.quota_id) for q in checked.requests.quotas
         },
+        recorded_at=snapshot.recorded_at,
     )

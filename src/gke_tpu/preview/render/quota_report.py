@@ -83,10 +83,10 @@ def quota_needs(plan: Preview) -> tuple[dict[str | None, Need], dict[str, Reserv
                 if vcpus is None:
                     need.unknown_machines.add(row.machine)
                 need.vcpus += per_zone * (vcpus or 0)
-        if row.reservation:
-            reserved = reservations[row.reservation]
-            reserved.chips += row.chips
-            reserved.vms[row.machine] = reserved.vms.get(row.machine, 0) + row.most
+        for name, nodes in row.reserved:
+            reserved = reservations[name]
+            reserved.chips += nodes * row.chips_per_node
+            reserved.vms[row.machine] = reserved.vms.get(row.machine, 0) + nodes
     return dict(needs), dict(reservations)
 
 

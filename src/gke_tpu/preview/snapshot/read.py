@@ -10,7 +10,10 @@ provider functions (invokes) in the offline plan as the provider would.
  "clusters": {"<region>/<name>": <gcloud container clusters describe NAME --region R
                                   --format=json>},
  "instanceGroupManagers": [<gcloud compute instance-groups managed describe NAME --zone Z
-                            --format=json>, ...]}
+                            --format=json>, ...],
+ "machineTypes": {"<zone>": <gcloud compute machine-types list --filter=zone:Z --format=json>},
+ "recordedAt": "<RFC 3339: when make snapshot ran>",
+ "capacity": <Compute Engine's capacity: src/gke_tpu/preview/snapshot/capacity.py>}
 ```
 
 `quotaInfos` holds the quotas `regions describe` does not list (v5p, v6e). Instance groups are
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +35,22 @@ from gke_tpu.catalog.tokens import (
     GET_MACHINE_TYPES,
     GET_QUOTA_INFO,
     GET_RESERVATION,
+    GET_RESERVATION_BLOCK,
+    GET_RESERVATION_SUB_BLOCK,
 )
+from gke_tpu.preflight.capacity_facts import CapacityFacts, CapacityRequests
 from gke_tpu.preview.json_file import UnreadableJson, read_json
+from gke_tpu.preview.snapshot.capacity import (
+    capacity_facts,
+    recorded_blocks,
+    recorded_sub_blocks,
+)
 from gke_tpu.preview.snapshot.shape import snapshot_problems, whole_number
 
 _METRICS = {q.quota_id: q.metric for q in all_quotas() if q.metric}
+#: A snapshot older than this is warned about: the free hosts of reservations' blocks change as
+#: VMs come and go, quota use and GKE's versions within days.
+MAX_SNAPSHOT_AGE = timedelta(hours=24)
 
 
 class SnapshotError(ValueError):
@@ -261,6 +276,16 @@ class CloudSnapshot:
     machine_types: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     """By zone, the machine types gcloud listed there (`make snapshot` lists the CPU pool's
     zones)."""
+    capacity: Mapping[str, Any] = field(default_factory=dict)
+    """Compute Engine's capacity as gcloud printed it (snapshot.capacity)."""
+    recorded_at: datetime | None = None
+    """When `make snapshot` ran; None for a snapshot that does not say."""
+    source: str = "the cloud snapshot"
+    """The file it was read from, as messages name it."""
+
+    def capacity_facts(self, wanted: CapacityRequests) -> CapacityFacts:
+        """What it says of the capacity preflight asks about."""
+        return capacity_facts(self.capacity, self.machine_types, self.source, wanted)
 
     def answer(self, token: str, args: Mapping[str, Any]) -> dict[str, Any]:
         if token == GET_RESERVATION:
@@ -300,6 +325,8 @@ class CloudSnapshot:
             return quota_info_result(quota_id, project, info, self.regions)
         if token == GET_MACHINE_TYPES:
             return self._machine_types(args["zone"], args.get("filter", ""))
+        if token in (GET_RESERVATION_BLOCK, GET_RESERVATION_SUB_BLOCK):
+            return self._block(token, args)
         raise NotImplementedError(f"the cloud snapshot does not answer {token}")
 
     def _machine_types(self, zone: str, wanted: str) -> dict[str, Any]:
@@ -318,11 +345,44 @@ class CloudSnapshot:
             "machineTypes": [{"name": t["name"]} for t in listed if t.get("name") == name],
         }
 
+    def _block(self, token: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """A block (with its sub-blocks' names) or a sub-block as the provider's
+        getReservationBlock and getReservationSubBlock return it, from the recorded lists."""
+        path = f"projects/{args.get('project', '')}/zones/{args['zone']}/reservations/"
+        path += args["reservation"]
+        block = args.get("reservationBlock") or args["name"]
+        listed = (
+            recorded_blocks(self.capacity, self.source).get(path)
+            if token == GET_RESERVATION_BLOCK
+            else recorded_sub_blocks(self.capacity, self.source).get((path, block))
+        )
+        if isinstance(listed, str):
+            raise NotInCloud(listed, "name")
+        found = next((item for item in listed or () if item["name"] == args["name"]), None)
+        if found is None:
+            raise NotInCloud(f"{path}: {args['name']} not found (in the cloud snapshot)", "name")
+        health = found.get("healthInfo")
+        result: dict[str, Any] = {
+            "name": found["name"],
+            "inUseCount": _int(found.get("inUseCount")),
+            "status": found.get("status", ""),
+            "healthInfos": [{"healthStatus": health.get("healthStatus", "")}] if health else [],
+        }
+        if token == GET_RESERVATION_SUB_BLOCK:
+            return {**result, "subBlockCount": _int(found.get("count"))}
+        subs = recorded_sub_blocks(self.capacity, self.source).get((path, block))
+        names = [s["name"] for s in subs] if isinstance(subs, list) else []
+        return {**result, "blockCount": _int(found.get("count")), "subBlockNames": names}
+
     def _reservation(self, name: str, zone: str, project: str) -> dict[str, Any]:
         for reservation in self.reservations:
             found = reservation_result(reservation)
             if (found["name"], found["zone"], found["project"]) == (name, zone, project):
-                return found
+                # The provider lists the blocks, as `make snapshot` recorded them.
+                blocks = recorded_blocks(self.capacity, self.source).get(found["id"], [])
+                if isinstance(blocks, str):
+                    raise NotInCloud(blocks, "name")
+                return {**found, "blockNames": [b["name"] for b in blocks]}
         raise NotInCloud(
             f"Error 404: The resource 'projects/{project}/zones/{zone}/reservations/{name}' was "
             "not found (in the cloud snapshot)",
@@ -355,7 +415,28 @@ def read_snapshot(path: Path) -> CloudSnapshot:
                 ]
             )
         )
-    return snapshot_of(document)
+    return snapshot_of(document, f"the cloud snapshot {path}")
+
+
+def age(delta: timedelta) -> str:
+    """A duration in its largest whole unit: `3 days`, `5 hours`, `12 minutes`."""
+    for unit, seconds in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        count = int(delta.total_seconds() // seconds)
+        if count:
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return "less than a minute"
+
+
+def snapshot_age(snapshot: CloudSnapshot, now: datetime) -> str | None:
+    """The warning for a snapshot older than MAX_SNAPSHOT_AGE, with its age; None otherwise."""
+    recorded = snapshot.recorded_at
+    if recorded is None or now - recorded <= MAX_SNAPSHOT_AGE:
+        return None
+    return (
+        f"{snapshot.source} was recorded {age(now - recorded)} ago ({recorded.isoformat()}), "
+        f"more than {age(MAX_SNAPSHOT_AGE)}: reservations' free hosts, quota use and GKE's "
+        "versions may have changed since; record it again (make snapshot STACK=<stack>)"
+    )
 
 
 def snapshot_projects(snapshot: CloudSnapshot) -> set[str]:
@@ -365,8 +446,9 @@ def snapshot_projects(snapshot: CloudSnapshot) -> set[str]:
     return {project for link in links if (project := _project_of(str(link)))}
 
 
-def snapshot_of(document: Mapping[str, Any]) -> CloudSnapshot:
-    """The snapshot a document of the right shape holds."""
+def snapshot_of(document: Mapping[str, Any], source: str = "the cloud snapshot") -> CloudSnapshot:
+    """The snapshot a document of the right shape holds; `source` names its file."""
+    recorded = document.get("recordedAt")
     return CloudSnapshot(
         reservations=tuple(document.get("reservations", [])),
         server_configs=document.get("serverConfig", {}),
@@ -377,4 +459,7 @@ def snapshot_of(document: Mapping[str, Any]) -> CloudSnapshot:
         machine_types={
             zone: tuple(listed) for zone, listed in document.get("machineTypes", {}).items()
         },
+        capacity=document.get("capacity", {}),
+        recorded_at=datetime.fromisoformat(recorded) if recorded else None,
+        source=source,
     )

@@ -4,12 +4,26 @@ and what is expected, all at once, so the conversion never meets a value it cann
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from gke_tpu.preview.snapshot.capacity import capacity_problems
+from gke_tpu.preview.snapshot.kinds import (
+    BOOLEAN,
+    OBJECT,
+    STRING,
+    STRING_MAP,
+    STRINGS,
+    WHOLE,
+    Shape,
+    at,
+    named,
+    whole_number,
+)
 from gke_tpu.problems import Problem, show
+
+__all__ = ["SECTIONS", "snapshot_problems", "whole_number"]
 
 SECTIONS = (
     "reservations",
@@ -19,95 +33,13 @@ SECTIONS = (
     "clusters",
     "instanceGroupManagers",
     "machineTypes",
+    "recordedAt",
+    "capacity",
 )
 
 
-def whole_number(value: Any) -> int | None:
-    """A whole number as gcloud prints one: a JSON number, or a string of one (Compute Engine
-    prints int64 fields as strings, `"count": "4"`, and a region's quotas as floats, `24.0`);
-    None for anything else (`"abc"`, `"1e400"`, `2.5`, `true`)."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    if not math.isfinite(number) or not number.is_integer():
-        return None
-    return int(number)
-
-
-@dataclass(frozen=True)
-class Kind:
-    """What a field must hold, and how a message says it."""
-
-    holds: Callable[[Any], bool]
-    expected: str
-
-
-STRING = Kind(lambda v: isinstance(v, str), "a string")
-BOOLEAN = Kind(lambda v: isinstance(v, bool), "true or false")
-WHOLE = Kind(
-    lambda v: whole_number(v) is not None, "a whole number (a JSON number or a string of one)"
-)
-OBJECT = Kind(lambda v: isinstance(v, dict), "an object")
-LIST = Kind(lambda v: isinstance(v, list), "a list")
-STRINGS = Kind(
-    lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v), "a list of strings"
-)
-STRING_MAP = Kind(
-    lambda v: isinstance(v, dict) and all(isinstance(s, str) for s in v.values()),
-    "an object of strings",
-)
-
-
-def _at(path: str, key: str) -> str:
-    return f"{path}.{key}"
-
-
-def _named(path: str, name: str) -> str:
-    return f"{path}[{name!r}]"
-
-
-class _Shape:
-    """Collects the problems of one document."""
-
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-
-    def bad(self, path: str, value: Any, expected: str) -> None:
-        self.problems.append(Problem(path, f"expected {expected}, got {show(value)}"))
-
-    def field(
-        self, parent: Mapping[str, Any], key: str, path: str, kind: Kind, *, required: bool = False
-    ) -> Any:
-        """The field's value when it holds what it must; None (and a problem) when it does not,
-        None alone when it is absent and may be."""
-        where = _at(path, key)
-        if key not in parent:
-            if required:
-                self.problems.append(Problem(where, f"missing: expected {kind.expected}"))
-            return None
-        value = parent[key]
-        if not kind.holds(value):
-            self.bad(where, value, kind.expected)
-            return None
-        return value
-
-    def fields(self, parent: Mapping[str, Any], path: str, **kinds: Kind) -> None:
-        for key, kind in kinds.items():
-            self.field(parent, key, path, kind)
-
-    def objects(self, parent: Mapping[str, Any], key: str, path: str) -> list[tuple[str, dict]]:
-        """The objects of a list field with their paths; each item that is not one a problem."""
-        found = []
-        for i, item in enumerate(self.field(parent, key, path, LIST) or []):
-            where = f"{_at(path, key)}[{i}]"
-            if isinstance(item, dict):
-                found.append((where, item))
-            else:
-                self.bad(where, item, "an object")
-        return found
+class _Snapshot(Shape):
+    """The checks of each section's gcloud outputs."""
 
     def reservation(self, reservation: Mapping[str, Any], path: str) -> None:
         self.fields(
@@ -120,7 +52,7 @@ class _Shape:
         if "specificReservation" not in reservation:
             return  # an aggregate reservation
         specific = reservation["specificReservation"]
-        where = _at(path, "specificReservation")
+        where = at(path, "specificReservation")
         if not isinstance(specific, dict) or not specific:
             self.problems.append(
                 Problem(
@@ -134,7 +66,7 @@ class _Shape:
         self.fields(specific, where, inUseCount=WHOLE, assuredCount=WHOLE)
         properties = self.field(specific, "instanceProperties", where, OBJECT, required=True)
         if properties is not None:
-            where = _at(where, "instanceProperties")
+            where = at(where, "instanceProperties")
             self.field(properties, "machineType", where, STRING, required=True)
             self.fields(
                 properties,
@@ -176,7 +108,7 @@ class _Shape:
             self.fields(dimensions, where, dimensions=STRING_MAP, applicableLocations=STRINGS)
             details = self.field(dimensions, "details", where, OBJECT, required=True)
             if details is not None:
-                self.field(details, "value", _at(where, "details"), WHOLE, required=True)
+                self.field(details, "value", at(where, "details"), WHOLE, required=True)
 
     def cluster(self, cluster: Mapping[str, Any], path: str) -> None:
         self.fields(cluster, path, location=STRING, locations=STRINGS, currentMasterVersion=STRING)
@@ -188,7 +120,7 @@ class _Shape:
             config = self.field(pool, "config", where, OBJECT)
             if config is None:
                 continue
-            where = _at(where, "config")
+            where = at(where, "config")
             self.fields(
                 config,
                 where,
@@ -201,7 +133,7 @@ class _Shape:
             if affinity is not None:
                 self.fields(
                     affinity,
-                    _at(where, "reservationAffinity"),
+                    at(where, "reservationAffinity"),
                     consumeReservationType=STRING,
                     key=STRING,
                     values=STRINGS,
@@ -211,7 +143,7 @@ class _Shape:
         self.fields(manager, path, selfLink=STRING, targetSize=WHOLE)
 
 
-def _listed(shape: _Shape, document: Mapping[str, Any], key: str, what: str) -> list[tuple]:
+def _listed(shape: _Snapshot, document: Mapping[str, Any], key: str, what: str) -> list[tuple]:
     """The entries of a list section that have the name and zone every one needs."""
     items = document.get(key, [])
     if not isinstance(items, list):
@@ -227,13 +159,13 @@ def _listed(shape: _Shape, document: Mapping[str, Any], key: str, what: str) -> 
     return found
 
 
-def _machine_types(shape: _Shape, section: Any) -> None:
+def _machine_types(shape: _Snapshot, section: Any) -> None:
     """`machineTypes`: by zone, gcloud's list of the zone's machine types, each with a name."""
     if not isinstance(section, dict):
         shape.bad("machineTypes", section, "an object of zones' machine type lists")
         return
     for zone, listed in section.items():
-        where = _named("machineTypes", zone)
+        where = named("machineTypes", zone)
         if not isinstance(listed, list):
             shape.bad(where, listed, "a list of machine types (gcloud compute machine-types list)")
             continue
@@ -242,9 +174,21 @@ def _machine_types(shape: _Shape, section: Any) -> None:
                 shape.bad(f"{where}[{i}]", item, "a machine type with a string name")
 
 
+def _recorded_at(shape: Shape, recorded: Any) -> None:
+    """When `make snapshot` ran, with its time zone (RFC 3339); absent in older snapshots."""
+    if recorded is None:
+        return
+    try:
+        valid = isinstance(recorded, str) and datetime.fromisoformat(recorded).tzinfo is not None
+    except ValueError:
+        valid = False
+    if not valid:
+        shape.bad("recordedAt", recorded, "a time with its zone (RFC 3339, `2026-05-10T12:00:00Z`)")
+
+
 def snapshot_problems(document: Any) -> list[Problem]:
     """Every problem of a snapshot's document, at its JSON path."""
-    shape = _Shape()
+    shape = _Snapshot()
     if not isinstance(document, dict):
         shape.bad("(top level)", document, f"an object with {', '.join(SECTIONS)}")
         return shape.problems
@@ -266,19 +210,22 @@ def snapshot_problems(document: Any) -> list[Problem]:
         shape.field(manager, "zone", where, STRING)
         shape.manager(manager, where)
     _machine_types(shape, document.get("machineTypes", {}))
+    _recorded_at(shape, document.get("recordedAt"))
+    if "capacity" in document:
+        capacity_problems(shape, document["capacity"])
     for key, check in checks.items():
         section = document.get(key, {})
         if not isinstance(section, dict):
             shape.bad(key, section, "an object of gcloud outputs by name")
             continue
         for name, value in section.items():
-            where = _named(key, name)
+            where = named(key, name)
             if not isinstance(value, dict):
                 shape.bad(where, value, "an object (a gcloud output)")
                 continue
             if key == "clusters" and name.rsplit("/", 1)[-1] != value.get("name"):
                 shape.bad(
-                    _at(where, "name"),
+                    at(where, "name"),
                     value.get("name"),
                     f"the cluster's name, {name.rsplit('/', 1)[-1]!r} (clusters are keyed "
                     "<region>/<name>)",
