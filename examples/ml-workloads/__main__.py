@@ -13,6 +13,7 @@ from workloads import Llm, build_workloads
 from gke_tpu.config.base import problems_from
 from gke_tpu.contract.outputs import PlatformOutputs
 from gke_tpu.problems.pulumi import reject
+from gke_tpu.workloads import MultisliceJobSet
 
 raw = pulumi.Config()
 
@@ -81,7 +82,12 @@ async def main() -> dict[str, object]:
         pulumi.ResourceOptions(provider=provider),
     )
     return {
-        "trainingJobs": [workloads.diffusion.job_name, workloads.gpt2.job_name],
+        "trainingJobs": [
+            workloads.diffusion.jobset_name
+            if isinstance(workloads.diffusion, MultisliceJobSet)
+            else workloads.diffusion.job_name,
+            workloads.gpt2.job_name,
+        ],
         "servingService": workloads.server.service_name,
         "conversionJob": workloads.conversion.job_name,
     }

@@ -18,6 +18,8 @@ from gke_tpu.workloads import (
     ModelConversionJob,
     ModelConversionJobArgs,
     ModelMount,
+    MultisliceJobSet,
+    MultisliceJobSetArgs,
     ServingAutoscaling,
     TpuServingDeployment,
     TpuServingDeploymentArgs,
@@ -61,7 +63,8 @@ class Llm:
 
 @dataclass(frozen=True)
 class Workloads:
-    diffusion: TpuTrainingJob
+    diffusion: TpuTrainingJob | MultisliceJobSet
+    """A one-slice JobSet with the checkpoint volume where the platform checkpoints the pool."""
     gpt2: TpuTrainingJob
     server: TpuServingDeployment | VllmServingDeployment
     """BERT on TF Serving, or the `llm` on vLLM."""
@@ -235,6 +238,53 @@ def _check_config(
     return pools["pools.training"], pools["pools.serving"], queue
 
 
+def _diffusion(
+    platform: PlatformOutputs,
+    training: TpuPoolRef,
+    namespace: str,
+    reader: str,
+    queue: QueueRef | None,
+    images: dict[str, str | None],
+    opts: pulumi.ResourceOptions,
+) -> TpuTrainingJob | MultisliceJobSet:
+    """The Stable Diffusion training. Where the platform checkpoints the training pool (prod),
+    it runs as a one-slice JobSet with the multi-tier checkpoint volume, as the writer of the
+    checkpoint bucket: GKE's driver gives its workers their JAX process ids, and JobSet restarts
+    it on an interruption. The tutorial's script (diffusers' train_text_to_image_flax.py)
+    neither saves nor restores Orbax checkpoints, so a restarted run starts over; a program that
+    initializes Orbax's multi-tier checkpointing (as MaxText does) resumes from the newest
+    checkpoint instead (docs/workloads.md)."""
+    container = ContainerSpec(
+        image=str(images["diffusion"]), command=("bash", "-c", DIFFUSION_TRAINING)
+    )
+    writer = platform.checkpoint_kubernetes_service_account
+    if not (training.checkpointing and platform.checkpoint_bucket and writer):
+        return TpuTrainingJob(
+            "tpu-job-diffusion",
+            TpuTrainingJobArgs(
+                pool=training,
+                namespace=namespace,
+                queue=queue,
+                service_account=reader,
+                container=container,
+            ),
+            opts=opts,
+        )
+    return MultisliceJobSet(
+        "tpu-job-diffusion",
+        MultisliceJobSetArgs(
+            pool=training,
+            slices=1,
+            namespace=namespace,
+            queue=queue,
+            service_account=writer,
+            container=container,
+            checkpoint=CheckpointArgs(bucket=platform.checkpoint_bucket),
+        ),
+        opts=opts,
+    )
+
+
 def build_workloads(
     platform: PlatformOutputs,
     training_pool: str,
@@ -257,31 +307,7 @@ def build_workloads(
         llm,
     )
     models = ModelMount(claim=claim, mount_path="/models/")
-    # On a platform with multi-tier checkpointing (prod), the JAX training checkpoints to the
-    # node's in-memory volume and resumes from it after an interruption, as the writer of the
-    # checkpoint bucket.
-    checkpoint = (
-        CheckpointArgs(bucket=platform.checkpoint_bucket)
-        if platform.checkpoint_bucket and platform.checkpoint_kubernetes_service_account
-        else None
-    )
-
-    diffusion = TpuTrainingJob(
-        "tpu-job-diffusion",
-        TpuTrainingJobArgs(
-            pool=training,
-            namespace=namespace,
-            queue=queue,
-            service_account=platform.checkpoint_kubernetes_service_account
-            if checkpoint
-            else reader,
-            container=ContainerSpec(
-                image=str(images["diffusion"]), command=("bash", "-c", DIFFUSION_TRAINING)
-            ),
-            checkpoint=checkpoint,
-        ),
-        opts=opts,
-    )
+    diffusion = _diffusion(platform, training, namespace, reader, queue, images, opts)
     gpt2 = TpuTrainingJob(
         "tpu-job-gpt",
         TpuTrainingJobArgs(

@@ -135,3 +135,22 @@ def test_shares_the_namespace_model_storage_creates(run_plan: PlanRunner) -> Non
     writer = next(k for k in plan.of_type(KSA) if k.name == "tpu-test-checkpoints-ksa")
     assert namespaces[0].urn in writer.dependencies
     assert namespaces[0].urn in plan.one(CPC).dependencies
+
+
+def test_jobset_is_installed_and_the_checkpointed_pools_say_so(run_plan: PlanRunner) -> None:
+    plan = _plan(run_plan)
+    # GKE's driver serves JobSet Pods only: the platform installs JobSet without Kueue too.
+    (manifests,) = plan.of_type("kubernetes:yaml/v2:ConfigFile")
+    assert manifests.inputs == {
+        "file": "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml"
+    }
+    assert str(manifests.parent).endswith("gke-tpu:index:JobSetInstall::tpu-test-jobset")
+    assert plan.outputs["jobsetVersion"] == "v0.12.0"
+    assert {n: p["checkpointing"] for n, p in plan.outputs["tpuPools"].items()} == {
+        "slice": True,
+        "one": False,
+    }
+    without = run_plan(cluster=BASE_CLUSTER, tpuPools=POOLS)
+    assert without.of_type("kubernetes:yaml/v2:ConfigFile") == []
+    assert without.outputs["jobsetVersion"] is None
+    assert [p["checkpointing"] for p in without.outputs["tpuPools"].values()] == [False, False]

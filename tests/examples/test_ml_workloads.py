@@ -20,6 +20,7 @@ from gke_tpu_upkeep.fixture_stacks import APP, app_plan, app_reference, fixture_
 REFERENCE = app_reference("dev")
 APP_DEV = fixture_file("dev", APP)
 JOB = "kubernetes:batch/v1:Job"
+JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 SERVICE = "kubernetes:core/v1:Service"
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 TPU_TOLERATION = {"key": "google.com/tpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}  # fmt: skip
@@ -319,16 +320,36 @@ def test_prod_app_trains_on_both_v5p_slices_and_serves_on_v6e() -> None:
         "cloud.google.com/gke-tpu-accelerator": "tpu-v5p-slice",
         "cloud.google.com/gke-tpu-topology": "4x4x4",
     }
-    for name in ("tpu-job-diffusion", "tpu-job-gpt"):
-        job = plan.one(JOB, name)
-        spec = job.inputs["spec"]
+    gpt_job = plan.one(JOB, "tpu-job-gpt").inputs["spec"]
+    # prod checkpoints v5p-train: the diffusion training is a one-slice JobSet (GKE's
+    # checkpointing driver serves JobSet Pods only), the other slice is GPT-2's Job.
+    jobset = plan.one(JOBSET, "tpu-job-diffusion").inputs["spec"]
+    (replicated,) = jobset["replicatedJobs"]
+    assert replicated["replicas"] == 1
+    diffusion_job = replicated["template"]["spec"]
+    for spec in (diffusion_job, gpt_job):
         # A 4x4x4 slice is 16 VMs of 4 chips: one worker on each.
         assert (spec["completions"], spec["parallelism"]) == (16, 16)
-        assert _pod(job)["nodeSelector"] == v5p
-        (container,) = _pod(job)["containers"]
+        assert spec["template"]["spec"]["nodeSelector"] == v5p
+        (container,) = spec["template"]["spec"]["containers"]
         assert container["resources"]["limits"] == {"google.com/tpu": "4"}
-    (gpt,) = _pod(plan.one(JOB, "tpu-job-gpt"))["containers"]
+    # Each carries the job label both trainings' anti-affinity keys on: never one slice shared.
+    assert diffusion_job["template"]["metadata"]["labels"] == {"gke-tpu/job": "tpu-job-diffusion"}
+    assert gpt_job["template"]["metadata"]["labels"] == {"gke-tpu/job": "tpu-job-gpt"}
+    pod = diffusion_job["template"]["spec"]
+    assert pod["serviceAccountName"] == "checkpoint-writer"
+    assert {
+        "name": "checkpoint",
+        "csi": {"driver": "multitier-checkpoint.csi.storage.gke.io"},
+    } in pod["volumes"]
+    assert [e["name"] for e in pod["containers"][0]["env"]] == [
+        "JOBSET_NAME",
+        "CHECKPOINT_LOCAL_DIRECTORY",
+        "CHECKPOINT_PERSISTENT_DIRECTORY",
+    ]
+    (gpt,) = gpt_job["template"]["spec"]["containers"]
     assert "xla_spawn.py --num_cores 4 " in gpt["command"][2]
+    assert plan.outputs["trainingJobs"] == ["tpu-job-diffusion", "tpu-job-gpt"]
     # An open model with vLLM on v6e, not BERT: TF Serving 2.13 predates v6e.
     assert plan.of_type(DEPLOYMENT) == [plan.one(DEPLOYMENT, "llm-server")]
     deployment = plan.one(DEPLOYMENT, "llm-server").inputs["spec"]
