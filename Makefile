@@ -17,7 +17,7 @@ PLAN := $(VENV)/bin/gke-tpu-plan
 UPKEEP := PYTHONPATH=tools $(PY) -m gke_tpu_upkeep
 
 .DEFAULT_GOAL := help
-.PHONY: help plan fleet plan-workloads report snapshot test lint typecheck pytest scan bench goldens schema docs prices mutants package-check clean
+.PHONY: help plan fleet plan-workloads report snapshot test lint typecheck pytest scan bench goldens schema docs catalog prices mutants package-check clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
@@ -35,6 +35,8 @@ help:
 	@echo "make schema            rewrite the components' generated Args (src/gke_tpu/components/inputs.py),"
 	@echo "                       components/schema.json and docs/api.md after reviewing an API change"
 	@echo "make docs              rewrite the generated parts of README.md and docs/"
+	@echo "make catalog           rewrite the catalog tables generated from vendored definitions"
+	@echo "                       (gcsfuse's options, from tools/third_party/gcsfuse/params.yaml)"
 	@echo "make mutants [MODULES=planning|<files>] [BASE=main] [SAMPLE=60] [SEED=<new each pass>] [BUDGET=900]"
 	@echo "                       a sampled mutation pass over the modules changed against BASE;"
 	@echo "                       RERUN=build/mutants-survivors.txt runs the last pass's survivors"
@@ -121,6 +123,9 @@ schema: $(VENV)/.runtime
 
 docs: $(VENV)/.runtime
 	$(UPKEEP).generated_docs
+
+catalog: $(VENV)/.runtime
+	$(UPKEEP).gcsfuse_params
 
 # Files or folders to mutate (planning: the planning code); default the files changed since BASE.
 MODULES ?=

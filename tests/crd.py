@@ -14,6 +14,9 @@ THIRD_PARTY = ROOT / "tools" / "third_party"
 #: The vendored CRD of each custom kind, by (API group, kind).
 CRDS = {
     ("jobset.x-k8s.io", "JobSet"): THIRD_PARTY / "jobset" / "jobset.x-k8s.io_jobsets.yaml",
+    ("checkpointing.gke.io", "CheckpointConfiguration"): THIRD_PARTY
+    / "high-scale-checkpointing-controller"
+    / "checkpointconfiguration.yaml",
     ("monitoring.googleapis.com", "PodMonitoring"): THIRD_PARTY
     / "prometheus-engine"
     / "monitoring.googleapis.com_podmonitorings.yaml",
@@ -57,11 +60,23 @@ def _as_the_api_server_checks(schema: Any) -> Any:
     return fixed
 
 
+#: What the API server takes at an object's root whatever its CRD's schema says: a CRD may leave
+#: them out (Kubernetes "Extend the Kubernetes API with CustomResourceDefinitions": apiVersion,
+#: kind and metadata are implicitly specified and validated).
+_IMPLICIT_ROOT = {
+    "apiVersion": {"type": "string"},
+    "kind": {"type": "string"},
+    "metadata": {"type": "object"},
+}
+
+
 @cache
 def _validator(crd: Path, version: str) -> jsonschema.Draft7Validator:
     document = yaml.safe_load(crd.read_text())
     served = {v["name"]: v for v in document["spec"]["versions"] if v.get("served")}
-    schema = _as_the_api_server_checks(served[version]["schema"]["openAPIV3Schema"])
+    root = served[version]["schema"]["openAPIV3Schema"]
+    root = {**root, "properties": {**_IMPLICIT_ROOT, **root.get("properties", {})}}
+    schema = _as_the_api_server_checks(root)
     jsonschema.Draft7Validator.check_schema(schema)
     return jsonschema.Draft7Validator(schema)
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
+import pytest
+
 from gke_tpu.preview.engine import Preview
 from tests.conftest import BASE_CLUSTER, PlanRunner
+from tests.crd import validate_custom_resource
 
 CLUSTER = "gcp:container/cluster:Cluster"
 BUCKET = "gcp:storage/bucket:Bucket"
@@ -114,6 +118,13 @@ def test_one_checkpoint_configuration_per_pool_and_the_writer_ksa(run_plan: Plan
         },
     }
     assert plan.one(BUCKET).urn in configuration.dependencies
+    # The CRD GKE's controller serves (vendored unchanged) takes it, and refuses a field it
+    # does not have.
+    validate_custom_resource(configuration.inputs)
+    with pytest.raises(jsonschema.ValidationError):
+        validate_custom_resource(
+            {**configuration.inputs, "spec": {**configuration.inputs["spec"], "bucket": "x"}}
+        )
     namespace = plan.one(NAMESPACE)
     assert namespace.inputs["metadata"]["name"] == "tpu-workloads"
     ksa = plan.one(KSA)

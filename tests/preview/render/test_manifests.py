@@ -13,7 +13,6 @@ import pytest
 
 from gke_tpu.preview.render.manifests import manifests
 from gke_tpu_upkeep.fixture_stacks import STACKS, app_plan, platform_plan
-from tests.checkpointconfiguration import validate_checkpoint_configuration
 from tests.computeclass import validate_compute_class
 from tests.crd import CRDS, validate_custom_resource
 
@@ -52,9 +51,7 @@ def _invalid(
 
 
 def _valid_kubernetes(document: dict[str, Any]) -> None:
-    if document["kind"] == "CheckpointConfiguration":
-        validate_checkpoint_configuration(document)
-    elif (document["apiVersion"].rsplit("/", 1)[0], document["kind"]) in CRDS:
+    if (document["apiVersion"].rsplit("/", 1)[0], document["kind"]) in CRDS:
         validate_custom_resource(document)
     else:
         kubernetes_validate.validate(document, KUBERNETES_VERSION, strict=True)

@@ -6,7 +6,6 @@ multi-tier-checkpointing).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -14,6 +13,7 @@ from pydantic import AfterValidator, Field, StrictFloat, StrictStr
 
 from gke_tpu.catalog import TPU_TAINT
 from gke_tpu.catalog.gke import POOL_LABEL
+from gke_tpu.catalog.quantity import QUANTITY_FORMS, parse_quantity
 from gke_tpu.config.base import Spec
 from gke_tpu.config.model_storage.spec import (
     DEFAULT_NAMESPACE,
@@ -37,12 +37,21 @@ BUCKET_ROLE = "roles/storage.objectUser"
 #: GKE's replicator (namespace, ServiceAccount), as xpk's grant and GoogleCloudPlatform/
 #: cluster-toolkit docs name it (gke-managed-checkpointing/gke-checkpointing-multitier-node).
 REPLICATOR = ("gke-managed-checkpointing", "gke-checkpointing-multitier-node")
-_QUANTITY = re.compile(r"[1-9][0-9]*(G|Gi|M|Mi|T|Ti)", re.ASCII)
+#: The most of a node's memory the RAM disk may take: the rest is the training process's.
+MAX_MEMORY_FRACTION = 0.5
 
 
 def _quantity(value: str) -> str:
-    if not _QUANTITY.fullmatch(value):
-        raise ValueError("is not a size: a whole number with G, Gi, M, Mi, T or Ti, as `100G`")
+    """As GKE's checkpoint controller reads it: a Kubernetes quantity (catalog.quantity); of
+    1 GB at least, as a share of the memory is (rules.py)."""
+    size = parse_quantity(value)
+    if size is None:
+        raise ValueError(f"is not {QUANTITY_FORMS} (the checkpoint controller refuses it)")
+    if size < 10**9:
+        raise ValueError(
+            "is under 1 GB (a number without a suffix is bytes): give the RAM disk's size with "
+            "G or Gi, such as 100G"
+        )
     return value
 
 
@@ -58,11 +67,15 @@ class CheckpointingSpec(Spec):
     cluster's region. No default."""
     pools: tuple[StrictStr, ...] | None = Field(default=None, min_length=1)
     """The `tpuPools` entries, by name, that checkpoint; default every multi-host pool."""
-    memory_fraction: StrictFloat = Field(default=DEFAULT_MEMORY_FRACTION, gt=0, le=0.5)
+    memory_fraction: StrictFloat = Field(
+        default=DEFAULT_MEMORY_FRACTION, gt=0, le=MAX_MEMORY_FRACTION
+    )
     """Share of a node's memory for the in-memory checkpoint volume; default 0.25, at most
     0.5 (the rest is the training process's)."""
     in_memory_volume_sizes: dict[StrictStr, Size] = Field(default_factory=dict)
-    """A pool's in-memory volume size, by pool name, instead of the share (`100G`)."""
+    """A pool's in-memory volume size, by pool name, instead of the share: a Kubernetes quantity
+    as the checkpoint controller reads it (`100Gi`, `100G`; not `100GB`), at most half the
+    machine's memory."""
     kubernetes_service_account: KubernetesName = DEFAULT_KSA
     """Kubernetes ServiceAccount of training Pods that write persistent checkpoints; default
     `checkpoint-writer`, in the model storage's namespace (or `tpu-workloads`)."""

@@ -139,7 +139,10 @@ class ModelStorageSpec(Spec):
     create_kubernetes_service_account: StrictBool = True
     """Create the ServiceAccount; false annotates an existing one instead."""
     mount_options: tuple[str, ...] = Field(default=DEFAULT_MOUNT_OPTIONS, min_length=0)
-    """GCS FUSE mount options; default: implicit directories and unlimited metadata caches."""
+    """GCS FUSE mount options, `section:key:value` or `flag[=value]`; default: implicit
+    directories and unlimited metadata caches. Checked as GKE's CSI driver and gcsfuse v3.11.2
+    check them: known options of their type and range, booleans as `true`/`false`, none the
+    driver drops or sets itself, and with the platform's tuning of each volume."""
     anywhere_cache: AnywhereCacheSpec | None = None
     """An Anywhere Cache of the bucket in the TPU pools' zones (`cachedGib` required); default
     none."""
