@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, StrictFloat, StrictStr
+from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictStr
 
 from gke_tpu.catalog import TPU_TAINT
 from gke_tpu.catalog.gke import POOL_LABEL
@@ -64,7 +64,8 @@ class CheckpointingSpec(Spec):
 
     bucket: BucketName
     """The checkpoint bucket the program creates, with hierarchical namespace, in the
-    cluster's region. No default."""
+    cluster's region; `{stack}` stands for the stack's name, as in `cluster.name`. No
+    default."""
     pools: tuple[StrictStr, ...] | None = Field(default=None, min_length=1)
     """The `tpuPools` entries, by name, that checkpoint; default every multi-host pool."""
     memory_fraction: StrictFloat = Field(
@@ -79,6 +80,9 @@ class CheckpointingSpec(Spec):
     kubernetes_service_account: KubernetesName = DEFAULT_KSA
     """Kubernetes ServiceAccount of training Pods that write persistent checkpoints; default
     `checkpoint-writer`, in the model storage's namespace (or `tpu-workloads`)."""
+    force_destroy: StrictBool = False
+    """`pulumi destroy` deletes the bucket with every checkpoint in it (not protected, not
+    retained): for stacks that come and go, such as review stacks. Default false."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,7 @@ class CheckpointingPlan:
     create_namespace: bool
     kubernetes_service_account: str
     configurations: tuple[CheckpointConfigurationPlan, ...]
+    force_destroy: bool = False
 
     @property
     def pools(self) -> tuple[str, ...]:
@@ -175,4 +180,5 @@ def plan_checkpointing(
         create_namespace=model_namespace is None,
         kubernetes_service_account=spec.kubernetes_service_account,
         configurations=tuple(configurations),
+        force_destroy=spec.force_destroy,
     )

@@ -123,7 +123,8 @@ class ModelStorageSpec(Spec):
 
     bucket: BucketName
     """Bucket name, checked against Cloud Storage's naming rules; names are global, so prefix
-    it with the project id. No default."""
+    it with the project id. `{stack}` stands for the stack's name, as in `cluster.name`. No
+    default."""
     location: Location | None = None
     """Bucket location; default: the cluster's region, for throughput to the nodes."""
     storage_class: StorageClass = DEFAULT_STORAGE_CLASS
@@ -149,6 +150,10 @@ class ModelStorageSpec(Spec):
     writer: Writer = Field(default_factory=Writer)
     """A second identity, with `roles/storage.objectAdmin` and a ReadWriteMany claim, for
     conversion jobs."""
+    force_destroy: StrictBool = False
+    """`pulumi destroy` deletes the bucket with every object in it (Cloud Storage's
+    `force_destroy`; not protected, not retained): for stacks that come and go, such as review
+    stacks. Default false: the bucket is protected and retained."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,8 @@ class StoragePlan:
     mount_options: tuple[str, ...]
     identities: tuple[Identity, ...]
     cache: AnywhereCachePlan | None = None
+    force_destroy: bool = False
+    """`pulumi destroy` deletes the bucket and its objects; False: protected and retained."""
     version_floor: str | None = None
     """The lowest GKE version the cluster may run, which gates GCS FUSE options; None: unknown,
     nothing gated is used."""
@@ -229,4 +236,5 @@ def plan_model_storage(spec: ModelStorageSpec, cluster_name: str, region: str) -
         create_namespace=spec.create_namespace,
         mount_options=spec.mount_options,
         identities=tuple(identities),
+        force_destroy=spec.force_destroy,
     )

@@ -84,12 +84,16 @@ def _cluster(
 
 
 def record(
-    config: dict[str, str], project: str | None, region: str | None, gcloud: Gcloud
+    config: dict[str, str],
+    project: str | None,
+    region: str | None,
+    gcloud: Gcloud,
+    stack: str | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The snapshot of what the stack's preflight asks, and notes on what was left out.
     SnapshotMismatch for another project or region than the stack's, which its plan would not
-    ask about."""
-    spec = load_platform(config)
+    ask about. `stack`: the stack's name, which `{stack}` in its names stands for."""
+    spec = load_platform(config, stack)
     project = project or spec.project
     region = region or spec.cluster.region
     if (spec.project, spec.cluster.region) != (project, region):
@@ -191,7 +195,11 @@ def main(argv: list[str] | None = None, gcloud: Gcloud | None = None) -> int:
     try:
         config = read_stack_config(args.project_dir, args.stack, args.config_file)
         snapshot, notes = record(
-            dict(config.values), args.project, args.region, gcloud or run_gcloud(args.gcloud)
+            dict(config.values),
+            args.project,
+            args.region,
+            gcloud or run_gcloud(args.gcloud),
+            args.stack,
         )
     except (StackFileError, RuntimeError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
