@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -246,8 +246,16 @@ def _observability(spec: PlatformSpec, platform: Platform) -> Platform:
 
 
 def _checkpointing(spec: PlatformSpec, platform: Platform) -> Platform:
-    """The checkpoint bucket and CheckpointConfigurations of multi-tier checkpointing."""
-    bucket, configurations = build_checkpointing(spec, platform.cluster, platform.volumes)
+    """The checkpoint bucket and CheckpointConfigurations of multi-tier checkpointing, each
+    after its pool's node pools."""
+    node_pools = {
+        name: list(built.node_pools)
+        for name, built in platform.tpu_pools.items()
+        if isinstance(built, BuiltTpuPool)
+    }
+    bucket, configurations = build_checkpointing(
+        spec, platform.cluster, platform.volumes, node_pools
+    )
     return replace(platform, checkpoint_bucket=bucket, checkpoint_configurations=configurations)
 
 
@@ -275,7 +283,10 @@ def build_platform(spec: PlatformSpec) -> Platform:
 
 
 def build_checkpointing(
-    spec: PlatformSpec, cluster: ClusterParts, volumes: ModelVolumes | None
+    spec: PlatformSpec,
+    cluster: ClusterParts,
+    volumes: ModelVolumes | None,
+    node_pools: Mapping[str, Sequence[pulumi.Resource]] | None = None,
 ) -> tuple[CheckpointBucket | None, CheckpointConfigurations | None]:
     """The checkpoint bucket and its identities, and each pool's CheckpointConfiguration
     (`gke-tpu:checkpointing`); none without the section."""
@@ -302,6 +313,7 @@ def build_checkpointing(
             provider=cluster.provider,
             # Model storage's namespace, when it is the one the training Pods run in.
             ready=volumes.ready if volumes is not None and not plan.create_namespace else [],
+            pools=dict(node_pools or {}),
         ),
     )
     return bucket, configurations

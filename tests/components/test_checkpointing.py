@@ -57,6 +57,8 @@ def test_bucket_has_hierarchical_namespace_and_is_kept(run_plan: PlanRunner) -> 
         "uniformBucketLevelAccess": True,
         "publicAccessPrevention": "enforced",
         "hierarchicalNamespace": {"enabled": True},
+        # On at its shortest: a replaced checkpoint is restorable, and billed, for 7 days.
+        "softDeletePolicy": {"retentionDurationSeconds": 604800},
         "forceDestroy": False,
     }
     assert bucket.options["protect"] is True
@@ -137,6 +139,16 @@ def test_one_checkpoint_configuration_per_pool_and_the_writer_ksa(run_plan: Plan
     assert namespace.urn in ksa.dependencies
     assert plan.outputs["checkpointBucket"] == "tpu-test-ckpt"
     assert plan.outputs["checkpointKubernetesServiceAccount"] == "checkpoint-writer"
+
+
+def test_each_configuration_waits_for_its_pool_s_node_pools(run_plan: PlanRunner) -> None:
+    """The addon serves the CRD some time after the cluster is up (pulumi-kubernetes#1446)."""
+    plan = _plan(run_plan)
+    node_pools = {
+        r.urn for r in plan.of_type("gcp:container/nodePool:NodePool") if "slice-" in r.name
+    }
+    assert len(node_pools) == 2
+    assert node_pools <= set(plan.one(CPC).dependencies)
 
 
 def test_shares_the_namespace_model_storage_creates(run_plan: PlanRunner) -> None:

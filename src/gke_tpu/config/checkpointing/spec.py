@@ -31,6 +31,12 @@ MIN_VERSION = "1.32.4-gke.1415000"
 #: copy of the state (GKE leaves the size to the user; xpk and GKE's test DAGs use `100G` on v5p).
 DEFAULT_MEMORY_FRACTION = 0.25
 DEFAULT_KSA = "checkpoint-writer"
+#: Soft delete of the checkpoint bucket, kept on (a bucket with hierarchical namespace keeps no
+#: versions: the guardrails ask for it) at its shortest, 7 days: every checkpoint the replicator
+#: replaces or deletes is billed for that long after, at the bucket's storage price
+#: (https://cloud.google.com/storage/docs/soft-delete: 7 to 90 days, or 0 for off; the default
+#: is 7 days, set here so that it does not follow a change of the default).
+SOFT_DELETE_SECONDS = 7 * 24 * 3600
 #: The least role that reads, writes and lists objects, as xpk grants the replicator
 #: (AI-Hypercomputer/xpk src/xpk/core/mtc.py, add_mtc_bucket_iam_member).
 BUCKET_ROLE = "roles/storage.objectUser"
