@@ -142,7 +142,11 @@ def test_bert_serving_reads_models_through_the_platforms_identity(
         "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1},
     }
     template = spec["template"]
-    assert template["metadata"]["annotations"] == {"gke-gcsfuse/volumes": "true"}
+    # The sidecar's memory limit holds the file cache it writes to memory (Standard: unset).
+    assert template["metadata"]["annotations"] == {
+        "gke-gcsfuse/volumes": "true",
+        "gke-gcsfuse/memory-limit": "0",
+    }
     pod = template["spec"]
     assert pod["serviceAccountName"] == platform.outputs["kubernetesServiceAccount"]
     assert deployment.inputs["metadata"]["namespace"] == platform.outputs["kubernetesNamespace"]
@@ -367,13 +371,15 @@ def test_prod_app_trains_on_both_v5p_slices_and_serves_on_v6e() -> None:
         "--port=8000",
         "--model=meta-llama/Llama-3.1-8B-Instruct",
         "--tensor-parallel-size=4",
+        "--max-model-len=4096",
     ]
     assert server["resources"]["limits"] == {"google.com/tpu": "4"}
     assert server["env"] == [
+        {"name": "VLLM_XLA_CACHE_PATH", "value": "/var/cache/vllm-xla"},
         {
             "name": "HUGGING_FACE_HUB_TOKEN",
             "valueFrom": {"secretKeyRef": {"name": "hf-secret", "key": "hf_api_token"}},
-        }
+        },
     ]
     hpa = plan.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "llm-server")
     spec = hpa.inputs["spec"]
