@@ -29,7 +29,8 @@ def _value(key: str) -> object:
         return text
 
 
-keys = ("platformStack", "pools", "trainingQueue", "images", "servingReplicas", "llm")
+keys = ("platformStack", "pools", "trainingQueue", "images", "servingTutorials",
+        "servingReplicas", "llm")  # fmt: skip
 try:
     app = AppConfig.model_validate(
         {key: value for key in keys if (value := _value(key)) is not None}
@@ -62,12 +63,7 @@ async def main() -> dict[str, object]:
         app.pools.serving,
         app.serving_replicas,
         app.training_queue,
-        {
-            "diffusion": app.images.diffusion,
-            "gpt2": app.images.gpt2,
-            "bert_serving": app.images.bert_serving,
-            "converter": app.images.converter,
-        },
+        app.images.model_dump(),
         Llm(
             image=app.llm.image,
             model=app.llm.model,
@@ -80,6 +76,7 @@ async def main() -> dict[str, object]:
         if app.llm
         else None,
         pulumi.ResourceOptions(provider=provider),
+        app.serving_tutorials,
     )
     return {
         "trainingJobs": [
@@ -88,8 +85,8 @@ async def main() -> dict[str, object]:
             else workloads.diffusion.job_name,
             workloads.gpt2.job_name,
         ],
-        "servingService": workloads.server.service_name,
-        "conversionJob": workloads.conversion.job_name,
+        "servingServices": {name: s.service_name for name, s in workloads.servers.items()},
+        "conversionJobs": {name: c.job_name for name, c in workloads.conversions.items()},
     }
 
 

@@ -22,7 +22,7 @@ from gke_tpu.contract.workloads import (
 )
 from gke_tpu.problems.args import NoneMeansDefault, from_inputs, given
 from gke_tpu.problems.pulumi import reject
-from gke_tpu.pulumi_options import child
+from gke_tpu.pulumi_options import caller_waits, child
 from gke_tpu.workloads.args import ContainerSpec, ModelMount
 from gke_tpu.workloads.internal.pods import (
     container,
@@ -155,7 +155,8 @@ class TpuServingDeployment(pulumi.ComponentResource):
                     labels=labels,
                 ),
             ),
-            opts=child(self),
+            # What the caller waits for (a conversion job that writes the model) it waits for.
+            opts=child(self, pulumi.ResourceOptions(depends_on=caller_waits(opts))),
         )
         self.service: k8s.core.v1.Service = k8s.core.v1.Service(
             name,
