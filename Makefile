@@ -17,7 +17,7 @@ PLAN := $(VENV)/bin/gke-tpu-plan
 UPKEEP := PYTHONPATH=tools $(PY) -m gke_tpu_upkeep
 
 .DEFAULT_GOAL := help
-.PHONY: help plan fleet plan-workloads report snapshot test lint typecheck pytest scan bench goldens schema docs kube-schemas prices mutants package-check clean
+.PHONY: help plan fleet plan-workloads report snapshot test lint typecheck pytest scan bench goldens schema docs kube-schemas catalog prices mutants package-check clean
 
 help:
 	@echo "make plan [STACK=dev]  offline plan of a stack (no cloud, no Pulumi CLI)"
@@ -38,6 +38,8 @@ help:
 	@echo "make kube-schemas      rewrite the schemas the plan checks Kubernetes objects against"
 	@echo "                       (src/gke_tpu/preview/objects/): the OpenAPI of each supported minor"
 	@echo "                       from kubernetes-validate, the vendored CRDs compiled"
+	@echo "make catalog           rewrite the catalog tables generated from vendored definitions"
+	@echo "                       (gcsfuse's options, from tools/third_party/gcsfuse/params.yaml)"
 	@echo "make mutants [MODULES=planning|<files>] [BASE=main] [SAMPLE=60] [SEED=<new each pass>] [BUDGET=900]"
 	@echo "                       a sampled mutation pass over the modules changed against BASE;"
 	@echo "                       RERUN=build/mutants-survivors.txt runs the last pass's survivors"
@@ -127,6 +129,8 @@ docs: $(VENV)/.runtime
 
 kube-schemas: $(VENV)/.dev
 	$(UPKEEP).kubernetes_schemas
+catalog: $(VENV)/.runtime
+	$(UPKEEP).gcsfuse_params
 
 # Files or folders to mutate (planning: the planning code); default the files changed since BASE.
 MODULES ?=

@@ -3,10 +3,11 @@
 Reads the config, plans (ops_plan.py), composes and exports."""
 
 import json
+from pathlib import Path
 
 import pulumi
 import pulumi_pulumiservice as ps
-from ops_config import OpsConfig, ops_problems
+from ops_config import OpsConfig, ops_problems, template_problems
 from ops_plan import SHARED_ENVIRONMENT, plan_ops
 from pydantic import ValidationError
 from stack_deployments import StackDeployments
@@ -35,7 +36,15 @@ try:
 except ValidationError as error:
     reject(problems_from(error, "", OpsConfig), subject="stack config")
     raise
-reject(ops_problems(config), subject="stack config")
+#: The platform project's stack files, beside its Pulumi.yaml at the repository's top.
+PLATFORM = Path(__file__).resolve().parent.parent
+review = config.review_stacks
+template = (
+    template_problems(review.template, PLATFORM / f"Pulumi.{review.template}.yaml")
+    if review is not None
+    else []
+)
+reject(ops_problems(config) + template, subject="stack config")
 ops = plan_ops(config)
 
 shared = ps.Environment(

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated, Any
+from pathlib import Path
+from typing import Annotated, Any, cast
 
+import yaml
 from pydantic import AfterValidator, Field, StrictBool, StrictInt
 
 from gke_tpu.config.base import Spec
@@ -86,14 +88,16 @@ class ManagedStack(Spec):
 
     name: Name
     branch: str = Field(default="main", min_length=1)
-    """The branch its deployments check out."""
+    """The branch its deployments check out; default main, sent as `refs/heads/main` (a full
+    `refs/...` as it is)."""
     service_account: ServiceAccount
     """The service account its deployments impersonate through the pool (its deployer)."""
     deploy_commits: StrictBool = True
     """Run `pulumi up` on each push to the branch."""
     preview_pull_requests: StrictBool = True
     """Run `pulumi preview` on pull requests that change the paths."""
-    drift: Drift = Field(default_factory=Drift)
+    drift: Drift | None = Field(default_factory=Drift)
+    """Drift detection; null: none (a review stacks' template, which is never deployed)."""
     refresh: Cron | None = None
     """A `pulumi refresh` on this schedule; default none."""
     config: dict[str, Any] = Field(default_factory=dict)
@@ -108,10 +112,15 @@ class ReviewStack(Spec):
 
 
 class ReviewStacks(Spec):
-    """Stacks that Pulumi Deployments creates for pull requests from a template stack."""
+    """Stacks that Pulumi Deployments creates for pull requests from a template stack, whose
+    config it copies into each (https://www.pulumi.com/docs/deployments/concepts/
+    review-stacks/)."""
 
     template: Name
-    """The managed stack whose settings review stacks copy."""
+    """The managed stack whose settings and config review stacks copy: its stack file must
+    name the cluster and the buckets with `{stack}` and let the buckets go with the stack
+    (`forceDestroy: true`), or every review stack would take the same names and none could be
+    destroyed."""
     ttl_hours: StrictInt = Field(default=DEFAULT_REVIEW_TTL_HOURS, ge=1, le=24 * 30)
     """Hours after opening that a review stack is destroyed; default 8."""
     open: tuple[ReviewStack, ...] = ()
@@ -132,6 +141,51 @@ class OpsConfig(Spec):
     notification channels, billing labels."""
     stacks: tuple[ManagedStack, ...] = Field(min_length=1)
     review_stacks: ReviewStacks | None = None
+
+
+#: The names every stack of a project must have its own of, and the buckets a review stack's
+#: destroy must be able to delete: where the platform takes `{stack}` (gke_tpu.config.platform.
+#: stack_names).
+_NAMED = (("gke-tpu:cluster", "name"), ("gke-tpu:modelStorage", "bucket"),
+          ("gke-tpu:checkpointing", "bucket"))  # fmt: skip
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
+
+
+def template_problems(template: str, stack_file: Path) -> list[Problem]:
+    """The review stacks' template stack file against what copying it into every review stack
+    needs."""
+    path = "reviewStacks.template"
+    if not stack_file.is_file():
+        return [Problem(path, f"{template!r} has no stack file: {stack_file.name} is not there")]
+    document: Any = yaml.safe_load(stack_file.read_text())
+    config: dict[str, Any] = _mapping(_mapping(document).get("config"))
+    problems: list[Problem] = []
+    for section, key in _NAMED:
+        fields = _mapping(config.get(section))
+        value = fields.get(key)
+        if value is None:
+            continue
+        if "{stack}" not in str(value):
+            problems.append(
+                Problem(
+                    path,
+                    f"{stack_file.name} fixes {section}.{key} as {value!r}: every review stack "
+                    "would take it and fail on a name that exists; write {stack} in it "
+                    "(tpu-{stack})",
+                )
+            )
+        if key == "bucket" and fields.get("forceDestroy") is not True:
+            problems.append(
+                Problem(
+                    path,
+                    f"{stack_file.name}: {section} keeps its bucket (no forceDestroy: true), so "
+                    "a review stack's destroy would stop at the protected bucket",
+                )
+            )
+    return problems
 
 
 def ops_problems(config: OpsConfig) -> list[Problem]:

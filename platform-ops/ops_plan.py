@@ -22,7 +22,8 @@ class StackPlan:
     stack: str
     settings: dict[str, Any]
     """DeploymentSettings' arguments besides organization, project and stack."""
-    drift_cron: str
+    drift_cron: str | None
+    """None: no drift detection."""
     remediate: bool
     refresh_cron: str | None
     environment: str
@@ -57,6 +58,13 @@ def environment_yaml(imports: list[str], config: dict[str, Any]) -> str:
     return json.dumps(definition, indent=2, sort_keys=True) + "\n"
 
 
+def git_ref(branch: str) -> str:
+    """A branch as the provider's examples give it, `refs/heads/main` (examples/
+    ts-deployment-settings/index.ts, yaml-deployment-settings/Pulumi.yaml); a full ref as it
+    is."""
+    return branch if branch.startswith("refs/") else f"refs/heads/{branch}"
+
+
 def _settings(config: OpsConfig, stack: ManagedStack, template: bool) -> dict[str, Any]:
     oidc = config.oidc
     gcp: dict[str, Any] = {
@@ -76,13 +84,12 @@ def _settings(config: OpsConfig, stack: ManagedStack, template: bool) -> dict[st
     }
     if config.paths:
         vcs["paths"] = list(config.paths)
+    # The repository comes from the GitHub integration (`vcs`): the provider's schema says
+    # `repoUrl` and `gitAuth` are not set beside it (pulumi/pulumi-pulumiservice
+    # provider/cmd/pulumi-resource-pulumiservice/schema.json, DeploymentSettingsGitSource), and
+    # its VCS example sets the branch alone (examples/yaml-deployment-settings-vcs/Pulumi.yaml).
     return {
-        "source_context": {
-            "git": {
-                "repo_url": f"https://github.com/{config.repository}.git",
-                "branch": stack.branch,
-            }
-        },
+        "source_context": {"git": {"branch": git_ref(stack.branch)}},
         "vcs": vcs,
         "operation_context": {"oidc": {"gcp": gcp}},
     }
@@ -102,8 +109,8 @@ def plan_ops(config: OpsConfig) -> OpsPlan:
         StackPlan(
             stack=s.name,
             settings=_settings(config, s, s.name == template),
-            drift_cron=s.drift.schedule,
-            remediate=s.drift.remediate,
+            drift_cron=s.drift.schedule if s.drift else None,
+            remediate=s.drift.remediate if s.drift else False,
             refresh_cron=s.refresh,
             environment=s.name,
             environment_yaml=environment_yaml([shared], s.config),

@@ -37,12 +37,16 @@ class StackDeployments(pulumi.ComponentResource):
         )
         # Schedules run deployments: Pulumi Cloud takes them only once the stack has settings.
         after_settings = pulumi.ResourceOptions(parent=self, depends_on=[self.settings])
-        self.drift = ps.DriftSchedule(
-            f"{name}-drift",
-            **where,
-            schedule_cron=plan.drift_cron,
-            auto_remediate=plan.remediate,
-            opts=after_settings,
+        self.drift = (
+            ps.DriftSchedule(
+                f"{name}-drift",
+                **where,
+                schedule_cron=plan.drift_cron,
+                auto_remediate=plan.remediate,
+                opts=after_settings,
+            )
+            if plan.drift_cron is not None
+            else None
         )
         self.refresh = (
             ps.DeploymentSchedule(

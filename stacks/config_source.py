@@ -24,9 +24,10 @@ def _config_values() -> dict[str, str]:
 
 
 def read_platform_config() -> PlatformSpec:
-    """The parsed stack config; warnings go to Pulumi's warning channel."""
+    """The parsed stack config, `{stack}` in its names the stack's name; warnings go to
+    Pulumi's warning channel."""
     with reported():
-        spec = load_platform(_config_values())
+        spec = load_platform(_config_values(), pulumi.get_stack())
     for warning in spec.warnings:
         pulumi.log.warn(warning)
     return spec

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from gke_tpu.components.checkpoint_configurations import CheckpointConfigurations
     from gke_tpu.components.cloud_nat import CloudNat
     from gke_tpu.components.cluster_observability import ClusterObservability
+    from gke_tpu.components.jobset_install import JobSetInstall
     from gke_tpu.components.kueue_install import KueueInstall
     from gke_tpu.components.kueue_queues import KueueQueues
     from gke_tpu.components.model_volumes import ModelVolumes
@@ -51,8 +52,9 @@ class Platform:
     queues: KueueQueues | None = None
     observability: ClusterObservability | None = None
     kueue: KueueInstall | None = None
+    jobset: JobSetInstall | None = None
     jobset_version: str | None = None
-    """The JobSet release installed (with Kueue); None: none."""
+    """The JobSet release installed (with Kueue or checkpointing); None: none."""
     checkpoint_bucket: CheckpointBucket | None = None
     checkpoint_configurations: CheckpointConfigurations | None = None
 
@@ -173,21 +175,38 @@ def _storage(spec: PlatformSpec, platform: Platform) -> Platform:
     return replace(platform, storage=storage, volumes=volumes)
 
 
+def _jobset(spec: PlatformSpec, platform: Platform) -> Platform:
+    """JobSet, which Kueue manages multislice jobs through and GKE's multi-tier checkpointing
+    needs (its driver serves JobSet Pods only: GoogleCloudPlatform/
+    high-scale-checkpointing-controller deploy/multitier/README.md installs the JobSet CRD
+    first); none without `gke-tpu:kueue` or `gke-tpu:checkpointing`."""
+    if spec.kueue is None and spec.checkpointing is None:
+        return platform
+    from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
+
+    args = JobSetInstallArgs()
+    jobset = JobSetInstall(
+        f"{spec.cluster.name}-jobset",
+        args,
+        pulumi.ResourceOptions(provider=platform.cluster.provider),
+    )
+    return replace(platform, jobset=jobset, jobset_version=args.version)
+
+
 def _kueue(spec: PlatformSpec, platform: Platform) -> Platform:
-    """Kueue, JobSet with it (multislice jobs go through the queues too), and the queues of
+    """Kueue, after JobSet (multislice jobs go through the queues too), and the queues of
     `gke-tpu:kueue`, for the namespace of the model volumes as well."""
     if spec.kueue is None:
         return platform
-    from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
     from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs
     from gke_tpu.components.kueue_queues import KueueQueues, KueueQueuesArgs
 
     name, volumes = spec.cluster.name, platform.volumes
     on_cluster = pulumi.ResourceOptions(provider=platform.cluster.provider)
-    jobset_args = JobSetInstallArgs()
-    jobset = JobSetInstall(f"{name}-jobset", jobset_args, on_cluster)
     kueue = KueueInstall(
-        f"{name}-kueue", KueueInstallArgs(version=spec.kueue.version, jobset=jobset), on_cluster
+        f"{name}-kueue",
+        KueueInstallArgs(version=spec.kueue.version, jobset=platform.jobset),
+        on_cluster,
     )
     queues = KueueQueues(
         f"{name}-queues",
@@ -200,7 +219,7 @@ def _kueue(spec: PlatformSpec, platform: Platform) -> Platform:
         ),
         on_cluster,
     )
-    return replace(platform, kueue=kueue, queues=queues, jobset_version=jobset_args.version)
+    return replace(platform, kueue=kueue, queues=queues)
 
 
 def _observability(spec: PlatformSpec, platform: Platform) -> Platform:
@@ -227,17 +246,27 @@ def _observability(spec: PlatformSpec, platform: Platform) -> Platform:
 
 
 def _checkpointing(spec: PlatformSpec, platform: Platform) -> Platform:
-    """The checkpoint bucket and CheckpointConfigurations of multi-tier checkpointing."""
-    bucket, configurations = build_checkpointing(spec, platform.cluster, platform.volumes)
+    """The checkpoint bucket and CheckpointConfigurations of multi-tier checkpointing, each
+    after its pool's node pools."""
+    node_pools = {
+        name: list(built.node_pools)
+        for name, built in platform.tpu_pools.items()
+        if isinstance(built, BuiltTpuPool)
+    }
+    bucket, configurations = build_checkpointing(
+        spec, platform.cluster, platform.volumes, node_pools
+    )
     return replace(platform, checkpoint_bucket=bucket, checkpoint_configurations=configurations)
 
 
 #: What each section adds once the network and the cluster exist, in the order they need each
-#: other (the queues take the volumes' namespace; the alerts wait for Kueue's install).
+#: other (the queues take the volumes' namespace; Kueue comes after JobSet; the alerts wait for
+#: Kueue's install).
 SECTION_BUILDERS: tuple[Callable[[PlatformSpec, Platform], Platform], ...] = (
     _tpu_pools,
     _storage,
     _checkpointing,
+    _jobset,
     _kueue,
     _observability,
 )
@@ -254,7 +283,10 @@ def build_platform(spec: PlatformSpec) -> Platform:
 
 
 def build_checkpointing(
-    spec: PlatformSpec, cluster: ClusterParts, volumes: ModelVolumes | None
+    spec: PlatformSpec,
+    cluster: ClusterParts,
+    volumes: ModelVolumes | None,
+    node_pools: Mapping[str, Sequence[pulumi.Resource]] | None = None,
 ) -> tuple[CheckpointBucket | None, CheckpointConfigurations | None]:
     """The checkpoint bucket and its identities, and each pool's CheckpointConfiguration
     (`gke-tpu:checkpointing`); none without the section."""
@@ -281,6 +313,7 @@ def build_checkpointing(
             provider=cluster.provider,
             # Model storage's namespace, when it is the one the training Pods run in.
             ready=volumes.ready if volumes is not None and not plan.create_namespace else [],
+            pools=dict(node_pools or {}),
         ),
     )
     return bucket, configurations
@@ -290,6 +323,8 @@ def stack_outputs(platform: Platform) -> dict[str, Any]:
     """The outputs contract for app repos (docs/outputs.md), by output name."""
     spec, cluster = platform.spec, platform.cluster
     storage, volumes = platform.storage, platform.volumes
+    # The pools a CheckpointConfiguration selects: only there does the checkpoint volume mount.
+    checkpointed = frozenset(spec.checkpointing.pools if spec.checkpointing else ())
     model = None
     if spec.storage and storage and volumes:
         writer = spec.storage.writer
@@ -316,7 +351,10 @@ def stack_outputs(platform: Platform) -> dict[str, Any]:
         kubeconfig=cluster.kubeconfig,
         workload_pool=cluster.workload_pool,
         tpu_pools=[
-            platform.tpu_pools[plan.name].ref if plan.name in platform.tpu_pools else plan.ref
+            replace(
+                platform.tpu_pools[plan.name].ref if plan.name in platform.tpu_pools else plan.ref,
+                checkpointing=plan.name in checkpointed,
+            )
             for plan in spec.tpu_pools
         ],
         queues=[queue.ref for queue in spec.kueue.queues] if spec.kueue else (),

@@ -13,6 +13,7 @@ from workloads import Llm, build_workloads
 from gke_tpu.config.base import problems_from
 from gke_tpu.contract.outputs import PlatformOutputs
 from gke_tpu.problems.pulumi import reject
+from gke_tpu.workloads import MultisliceJobSet
 
 raw = pulumi.Config()
 
@@ -28,7 +29,8 @@ def _value(key: str) -> object:
         return text
 
 
-keys = ("platformStack", "pools", "trainingQueue", "images", "servingReplicas", "llm")
+keys = ("platformStack", "pools", "trainingQueue", "images", "servingTutorials",
+        "servingReplicas", "llm")  # fmt: skip
 try:
     app = AppConfig.model_validate(
         {key: value for key in keys if (value := _value(key)) is not None}
@@ -61,12 +63,7 @@ async def main() -> dict[str, object]:
         app.pools.serving,
         app.serving_replicas,
         app.training_queue,
-        {
-            "diffusion": app.images.diffusion,
-            "gpt2": app.images.gpt2,
-            "bert_serving": app.images.bert_serving,
-            "converter": app.images.converter,
-        },
+        app.images.model_dump(),
         Llm(
             image=app.llm.image,
             model=app.llm.model,
@@ -79,11 +76,17 @@ async def main() -> dict[str, object]:
         if app.llm
         else None,
         pulumi.ResourceOptions(provider=provider),
+        app.serving_tutorials,
     )
     return {
-        "trainingJobs": [workloads.diffusion.job_name, workloads.gpt2.job_name],
-        "servingService": workloads.server.service_name,
-        "conversionJob": workloads.conversion.job_name,
+        "trainingJobs": [
+            workloads.diffusion.jobset_name
+            if isinstance(workloads.diffusion, MultisliceJobSet)
+            else workloads.diffusion.job_name,
+            workloads.gpt2.job_name,
+        ],
+        "servingServices": {name: s.service_name for name, s in workloads.servers.items()},
+        "conversionJobs": {name: c.job_name for name, c in workloads.conversions.items()},
     }
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, StrictFloat, StrictInt
 
 from gke_tpu.config.base import Spec
 
-#: The product document's BERT serving tutorial runs three replicas.
-DEFAULT_SERVING_REPLICAS = 3
+#: The product document's serving tutorials, by the name `servingTutorials` takes.
+Tutorial = Literal["bert", "resnet50", "densenet161", "stableDiffusion"]
 #: Requests waiting per vLLM server before the autoscaler adds one: a starting point, to tune
 #: against the latency the model's users accept (docs/serving.md).
 DEFAULT_QUEUE_PER_REPLICA = 5
@@ -23,9 +25,22 @@ class Pools(Spec):
 class Images(Spec):
     diffusion: str
     gpt2: str
-    converter: str
+    converter: str | None = None
+    """BERT's conversion: a Python image with the Cloud TPU Converter and
+    export_bert_model.py; required with the `bert` tutorial."""
     bert_serving: str | None = None
-    """TF Serving for BERT; required without `llm`."""
+    """TensorFlow Serving for TPUs, for BERT, ResNet-50 and Stable Diffusion; required with
+    any of them."""
+    resnet_converter: str | None = None
+    """ResNet-50's conversion (export_resnet_model.py), with the `resnet50` tutorial."""
+    diffusion_converter: str | None = None
+    """Stable Diffusion's conversion (export_stable_diffusion_model.py), with
+    `stableDiffusion`."""
+    densenet_archiver: str | None = None
+    """TorchServe's image with DenseNet-161's model.py, weights and labels, which archives them
+    (torch-model-archiver), with `densenet161`."""
+    torch_serve: str | None = None
+    """TorchServe for TPUs, with `densenet161`."""
 
 
 class Llm(Spec):
@@ -54,8 +69,12 @@ class AppConfig(Spec):
     """A Kueue queue of the platform (its `queues` output) over the training pool: the jobs
     wait in it for the slice's chips. Required when the pool is a queued-provisioning pool."""
     images: Images
+    serving_tutorials: tuple[Tutorial, ...] | None = Field(default=None, min_length=1)
+    """The product document's serving tutorials to run on the serving pool: `bert`,
+    `resnet50`, `densenet161`, `stableDiffusion`; default `[bert]`. Not with `llm`."""
     serving_replicas: StrictInt | None = Field(default=None, ge=1)
-    """BERT servers, one per VM of the serving pool; default 3. Not with `llm`, whose
-    autoscaler sets them."""
+    """Servers of each tutorial, one per VM of the serving pool; default the pool's VMs shared
+    between the tutorials (3 for BERT alone on dev), or 3 each where GKE creates a VM per
+    server. Not with `llm`, whose autoscaler sets them."""
     llm: Llm | None = None
     """Serve this model with vLLM instead of BERT."""

@@ -6,21 +6,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pulumi
-from app_config import DEFAULT_SERVING_REPLICAS
+from serving import IMAGE_KEYS as SERVING_IMAGE_KEYS
+from serving import MODELS, build_tutorial, replicas_each, serving_problems
 
 from gke_tpu.contract.outputs import PlatformOutputs, QueueRef, TpuPoolRef
-from gke_tpu.contract.workloads import check_image, check_queue, check_serving
+from gke_tpu.contract.workloads import check_image, check_queue
 from gke_tpu.problems import ConfigError, Problem
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.workloads import (
     CheckpointArgs,
     ContainerSpec,
     ModelConversionJob,
-    ModelConversionJobArgs,
     ModelMount,
+    MultisliceJobSet,
+    MultisliceJobSetArgs,
     ServingAutoscaling,
     TpuServingDeployment,
-    TpuServingDeploymentArgs,
     TpuTrainingJob,
     TpuTrainingJobArgs,
     VllmServingDeployment,
@@ -61,11 +62,13 @@ class Llm:
 
 @dataclass(frozen=True)
 class Workloads:
-    diffusion: TpuTrainingJob
+    diffusion: TpuTrainingJob | MultisliceJobSet
+    """A one-slice JobSet with the checkpoint volume where the platform checkpoints the pool."""
     gpt2: TpuTrainingJob
-    server: TpuServingDeployment | VllmServingDeployment
-    """BERT on TF Serving, or the `llm` on vLLM."""
-    conversion: ModelConversionJob
+    servers: dict[str, TpuServingDeployment | VllmServingDeployment]
+    """Each serving tutorial's server by its name, or the `llm` on vLLM (`llm`)."""
+    conversions: dict[str, ModelConversionJob]
+    """Each serving tutorial's conversion job; none with `llm`."""
 
 
 def _required(platform: PlatformOutputs) -> tuple[str, str, str, str, str]:
@@ -91,12 +94,9 @@ def _required(platform: PlatformOutputs) -> tuple[str, str, str, str, str]:
 
 
 #: The config key of each image, by the workload it runs.
-IMAGE_KEYS = {
-    "diffusion": "images.diffusion",
-    "gpt2": "images.gpt2",
-    "bert_serving": "images.bertServing",
-    "converter": "images.converter",
-}
+IMAGE_KEYS = {"diffusion": "images.diffusion", "gpt2": "images.gpt2", **SERVING_IMAGE_KEYS}
+#: Served when the stack names no tutorial and no `llm`: the product document's first.
+DEFAULT_TUTORIALS = ("bert",)
 #: The app's config key of each argument of the vLLM server it sets from config.
 LLM_KEYS = {
     "image": "llm.image",
@@ -108,8 +108,6 @@ LLM_KEYS = {
     "autoscaling.max_replicas": "llm.maxReplicas",
     "autoscaling.target_per_replica": "llm.queuePerReplica",
 }
-#: Where the model bucket is mounted in every Pod that reads it.
-MODELS = "/models/"
 
 
 def llm_args(
@@ -139,31 +137,19 @@ def _serving_problems(
     replicas: int | None,
     images: dict[str, str | None],
     llm: Llm | None,
-    namespace: str,
-    reader: str,
-    claim: str,
+    tutorials: tuple[str, ...] | None,
+    identities: tuple[str, str, str],
 ) -> list[Problem]:
-    """BERT or the LLM on the serving pool, at the app's config keys."""
+    """The serving tutorials or the LLM on the serving pool, at the app's config keys."""
     if llm is None:
-        if images["bert_serving"] is None:
-            return [
-                Problem(
-                    "images.bertServing",
-                    "is required: the serving pool serves BERT unless `llm` names a model",
-                )
-            ]
-        return [
-            Problem(
-                "servingReplicas" if p.path == "replicas" else "pools.serving",
-                f"{serving.name!r} cannot run BERT serving: {p.message}",
-            )
-            for p in check_serving(serving, replicas=replicas, chips=None, topology=None)
-        ]
+        return serving_problems(serving, tutorials or DEFAULT_TUTORIALS, replicas, images)
+    namespace, reader, claim = identities
     problems = [
-        Problem(key, f"the serving pool serves `llm`, not BERT; drop {key}")
+        Problem(key, f"the serving pool serves `llm`, not the tutorials; drop {key}")
         for key, given in (
             ("images.bertServing", images["bert_serving"]),
             ("servingReplicas", replicas),
+            ("servingTutorials", tutorials),
         )
         if given is not None
     ]
@@ -185,6 +171,7 @@ def _check_config(
     queue_name: str | None,
     images: dict[str, str | None],
     llm: Llm | None,
+    tutorials: tuple[str, ...] | None = None,
 ) -> tuple[TpuPoolRef, TpuPoolRef, QueueRef | None]:
     """The images are pinned and both pools exist and fit every tutorial, or one error naming
     the config key of each problem, as the app's config writes it (not the component's field).
@@ -192,7 +179,7 @@ def _check_config(
     The jobs take their shape from the pool (one worker per VM of a slice, every chip of a VM),
     so any multi-host pool runs the training tutorials and any single-host pool serves.
     """
-    namespace, reader, claim = identities
+    namespace = identities[0]
     problems: list[Problem] = [
         p
         for workload, key in IMAGE_KEYS.items()
@@ -222,7 +209,7 @@ def _check_config(
         )
     serving = pools.get("pools.serving")
     if serving:
-        problems += _serving_problems(serving, replicas, images, llm, namespace, reader, claim)
+        problems += _serving_problems(serving, replicas, images, llm, tutorials, identities)
     if training and (queue or queue_name is None):
         problems += [
             Problem(
@@ -235,6 +222,53 @@ def _check_config(
     return pools["pools.training"], pools["pools.serving"], queue
 
 
+def _diffusion(
+    platform: PlatformOutputs,
+    training: TpuPoolRef,
+    namespace: str,
+    reader: str,
+    queue: QueueRef | None,
+    images: dict[str, str | None],
+    opts: pulumi.ResourceOptions,
+) -> TpuTrainingJob | MultisliceJobSet:
+    """The Stable Diffusion training. Where the platform checkpoints the training pool (prod),
+    it runs as a one-slice JobSet with the multi-tier checkpoint volume, as the writer of the
+    checkpoint bucket: GKE's driver gives its workers their JAX process ids, and JobSet restarts
+    it on an interruption. The tutorial's script (diffusers' train_text_to_image_flax.py)
+    neither saves nor restores Orbax checkpoints, so a restarted run starts over; a program that
+    initializes Orbax's multi-tier checkpointing (as MaxText does) resumes from the newest
+    checkpoint instead (docs/workloads.md)."""
+    container = ContainerSpec(
+        image=str(images["diffusion"]), command=("bash", "-c", DIFFUSION_TRAINING)
+    )
+    writer = platform.checkpoint_kubernetes_service_account
+    if not (training.checkpointing and platform.checkpoint_bucket and writer):
+        return TpuTrainingJob(
+            "tpu-job-diffusion",
+            TpuTrainingJobArgs(
+                pool=training,
+                namespace=namespace,
+                queue=queue,
+                service_account=reader,
+                container=container,
+            ),
+            opts=opts,
+        )
+    return MultisliceJobSet(
+        "tpu-job-diffusion",
+        MultisliceJobSetArgs(
+            pool=training,
+            slices=1,
+            namespace=namespace,
+            queue=queue,
+            service_account=writer,
+            container=container,
+            checkpoint=CheckpointArgs(bucket=platform.checkpoint_bucket),
+        ),
+        opts=opts,
+    )
+
+
 def build_workloads(
     platform: PlatformOutputs,
     training_pool: str,
@@ -244,6 +278,7 @@ def build_workloads(
     images: dict[str, str | None],
     llm: Llm | None,
     opts: pulumi.ResourceOptions,
+    tutorials: tuple[str, ...] | None = None,
 ) -> Workloads:
     namespace, reader, claim, writer, writer_claim = _required(platform)
     training, serving, queue = _check_config(
@@ -255,33 +290,9 @@ def build_workloads(
         training_queue,
         images,
         llm,
+        tutorials,
     )
-    models = ModelMount(claim=claim, mount_path="/models/")
-    # On a platform with multi-tier checkpointing (prod), the JAX training checkpoints to the
-    # node's in-memory volume and resumes from it after an interruption, as the writer of the
-    # checkpoint bucket.
-    checkpoint = (
-        CheckpointArgs(bucket=platform.checkpoint_bucket)
-        if platform.checkpoint_bucket and platform.checkpoint_kubernetes_service_account
-        else None
-    )
-
-    diffusion = TpuTrainingJob(
-        "tpu-job-diffusion",
-        TpuTrainingJobArgs(
-            pool=training,
-            namespace=namespace,
-            queue=queue,
-            service_account=platform.checkpoint_kubernetes_service_account
-            if checkpoint
-            else reader,
-            container=ContainerSpec(
-                image=str(images["diffusion"]), command=("bash", "-c", DIFFUSION_TRAINING)
-            ),
-            checkpoint=checkpoint,
-        ),
-        opts=opts,
-    )
+    diffusion = _diffusion(platform, training, namespace, reader, queue, images, opts)
     gpt2 = TpuTrainingJob(
         "tpu-job-gpt",
         TpuTrainingJobArgs(
@@ -299,41 +310,18 @@ def build_workloads(
         ),
         opts=opts,
     )
-    server: TpuServingDeployment | VllmServingDeployment
     if llm is not None:
         server = VllmServingDeployment(
             "llm-server", llm_args(serving, namespace, reader, claim, llm), opts=opts
         )
-    else:
-        server = TpuServingDeployment(
-            "bert-deployment",
-            TpuServingDeploymentArgs(
-                pool=serving,
-                namespace=namespace,
-                service_account=reader,
-                model=models,
-                replicas=serving_replicas or DEFAULT_SERVING_REPLICAS,
-                service_ports=(8500, 8501),
-                health_port=8501,
-                container=ContainerSpec(
-                    image=str(images["bert_serving"]),
-                    env={"MODEL_NAME": "bert"},
-                    ports=(8500, 8501, 8431),
-                ),
-            ),
-            opts=opts,
-        )
-    conversion = ModelConversionJob(
-        "convert-bert",
-        ModelConversionJobArgs(
-            namespace=namespace,
-            service_account=writer,
-            model=ModelMount(claim=writer_claim, mount_path="/models/", read_only=False),
-            container=ContainerSpec(
-                image=str(images["converter"]),
-                command=("python3", "export_bert_model.py", "--export_dir", "/models/bert/1"),
-            ),
-        ),
-        opts=opts,
+        return Workloads(diffusion=diffusion, gpt2=gpt2, servers={"llm": server}, conversions={})
+    served = tutorials or DEFAULT_TUTORIALS
+    each = replicas_each(serving, served, serving_replicas)
+    identities = (namespace, reader, claim, writer, writer_claim)
+    built = {name: build_tutorial(name, serving, each, identities, images, opts) for name in served}
+    return Workloads(
+        diffusion=diffusion,
+        gpt2=gpt2,
+        servers={name: b.server for name, b in built.items()},
+        conversions={name: b.conversion for name, b in built.items()},
     )
-    return Workloads(diffusion=diffusion, gpt2=gpt2, server=server, conversion=conversion)

@@ -8,3 +8,13 @@ def child(
 ) -> pulumi.ResourceOptions:
     """Children take the component's provider from their parent."""
     return pulumi.ResourceOptions.merge(pulumi.ResourceOptions(parent=parent), opts)
+
+
+def caller_waits(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
+    """What the caller's options have the component wait for (`depends_on`): a component's
+    dependencies do not hold back its children's registration, so the child that must wait
+    takes them itself."""
+    given = opts.depends_on if opts is not None else None
+    if isinstance(given, pulumi.Resource):
+        return [given]
+    return [r for r in given if isinstance(r, pulumi.Resource)] if isinstance(given, list) else []

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gke_tpu.preview.engine import Preview
+from gke_tpu.preview.objects.check import document_problems
 from tests.conftest import BASE_CLUSTER, PlanRunner
 
 CLUSTER = "gcp:container/cluster:Cluster"
@@ -53,6 +54,8 @@ def test_bucket_has_hierarchical_namespace_and_is_kept(run_plan: PlanRunner) -> 
         "uniformBucketLevelAccess": True,
         "publicAccessPrevention": "enforced",
         "hierarchicalNamespace": {"enabled": True},
+        # On at its shortest: a replaced checkpoint is restorable, and billed, for 7 days.
+        "softDeletePolicy": {"retentionDurationSeconds": 604800},
         "forceDestroy": False,
     }
     assert bucket.options["protect"] is True
@@ -114,6 +117,15 @@ def test_one_checkpoint_configuration_per_pool_and_the_writer_ksa(run_plan: Plan
         },
     }
     assert plan.one(BUCKET).urn in configuration.dependencies
+    # The CRD GKE's controller serves (vendored unchanged) takes it, and refuses a field it
+    # does not have.
+    assert document_problems(configuration.inputs) == []
+    bad = {**configuration.inputs, "spec": {**configuration.inputs["spec"], "bucket": "x"}}
+    assert document_problems(bad) == [
+        "spec.bucket: is not a field here; its fields: cloudStorageBucketName, csiEphemeralLimit, "
+        "enableExternalJaxProcessIds, gcsFuseMountOptions, inMemoryVolumeSize, nodeSelector, "
+        "tolerations"
+    ]
     namespace = plan.one(NAMESPACE)
     assert namespace.inputs["metadata"]["name"] == "tpu-workloads"
     ksa = plan.one(KSA)
@@ -128,6 +140,16 @@ def test_one_checkpoint_configuration_per_pool_and_the_writer_ksa(run_plan: Plan
     assert plan.outputs["checkpointKubernetesServiceAccount"] == "checkpoint-writer"
 
 
+def test_each_configuration_waits_for_its_pool_s_node_pools(run_plan: PlanRunner) -> None:
+    """The addon serves the CRD some time after the cluster is up (pulumi-kubernetes#1446)."""
+    plan = _plan(run_plan)
+    node_pools = {
+        r.urn for r in plan.of_type("gcp:container/nodePool:NodePool") if "slice-" in r.name
+    }
+    assert len(node_pools) == 2
+    assert node_pools <= set(plan.one(CPC).dependencies)
+
+
 def test_shares_the_namespace_model_storage_creates(run_plan: PlanRunner) -> None:
     plan = _plan(run_plan, modelStorage={"bucket": "tpu-test-models"})
     namespaces = plan.of_type(NAMESPACE)
@@ -135,3 +157,22 @@ def test_shares_the_namespace_model_storage_creates(run_plan: PlanRunner) -> Non
     writer = next(k for k in plan.of_type(KSA) if k.name == "tpu-test-checkpoints-ksa")
     assert namespaces[0].urn in writer.dependencies
     assert namespaces[0].urn in plan.one(CPC).dependencies
+
+
+def test_jobset_is_installed_and_the_checkpointed_pools_say_so(run_plan: PlanRunner) -> None:
+    plan = _plan(run_plan)
+    # GKE's driver serves JobSet Pods only: the platform installs JobSet without Kueue too.
+    (manifests,) = plan.of_type("kubernetes:yaml/v2:ConfigFile")
+    assert manifests.inputs == {
+        "file": "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml"
+    }
+    assert str(manifests.parent).endswith("gke-tpu:index:JobSetInstall::tpu-test-jobset")
+    assert plan.outputs["jobsetVersion"] == "v0.12.0"
+    assert {n: p["checkpointing"] for n, p in plan.outputs["tpuPools"].items()} == {
+        "slice": True,
+        "one": False,
+    }
+    without = run_plan(cluster=BASE_CLUSTER, tpuPools=POOLS)
+    assert without.of_type("kubernetes:yaml/v2:ConfigFile") == []
+    assert without.outputs["jobsetVersion"] is None
+    assert [p["checkpointing"] for p in without.outputs["tpuPools"].values()] == [False, False]

@@ -31,6 +31,7 @@ POOL = TpuPoolRef(
     maintenance_interval="PERIODIC",
     upgrade=PoolUpgrade("SURGE", 0, 1),
     reservation="r1",
+    checkpointing=True,
 )
 
 
@@ -39,7 +40,7 @@ def test_every_field_has_its_camel_case_key() -> None:
         "name", "nodePools", "generation", "machineType", "topology", "chipsPerNode",
         "nodesPerSlice", "slices", "zone", "multiHost", "capacity", "nodeSelector",
         "tolerations", "autoscaling", "nodeCount", "autopilot", "computeClass", "fallback",
-        "maintenanceInterval", "upgrade", "reservation", "reservations",
+        "maintenanceInterval", "upgrade", "reservation", "reservations", "checkpointing",
     ]  # fmt: skip
     assert [f.name for f in dataclasses.fields(TpuPoolRef)][:3] == [
         "name",
@@ -63,16 +64,17 @@ def test_keys_added_after_the_first_release_may_be_missing_and_the_rest_may_not(
     entry = POOL.entry()
     optional = {
         "name", "autoscaling", "nodeCount", "autopilot", "computeClass", "fallback",
-        "maintenanceInterval", "upgrade", "reservation", "reservations",
+        "maintenanceInterval", "upgrade", "reservation", "reservations", "checkpointing",
     }  # fmt: skip
     old = TpuPoolRef.parse("train", {k: v for k, v in entry.items() if k not in optional})
-    assert (old.name, old.min_nodes, old.autopilot, old.fallback, old.upgrade) == (
-        "train",
-        None,
-        False,
-        (),
-        None,
-    )
+    assert (
+        old.name,
+        old.min_nodes,
+        old.autopilot,
+        old.fallback,
+        old.upgrade,
+        old.checkpointing,
+    ) == ("train", None, False, (), None, False)
     for key in set(entry) - optional:
         with pytest.raises(KeyError):
             TpuPoolRef.parse("train", {k: v for k, v in entry.items() if k != key})

@@ -20,6 +20,7 @@ from gke_tpu_upkeep.fixture_stacks import APP, app_plan, app_reference, fixture_
 REFERENCE = app_reference("dev")
 APP_DEV = fixture_file("dev", APP)
 JOB = "kubernetes:batch/v1:Job"
+JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 SERVICE = "kubernetes:core/v1:Service"
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 TPU_TOLERATION = {"key": "google.com/tpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}  # fmt: skip
@@ -141,7 +142,12 @@ def test_bert_serving_reads_models_through_the_platforms_identity(
         "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1},
     }
     template = spec["template"]
-    assert template["metadata"]["annotations"] == {"gke-gcsfuse/volumes": "true"}
+    # The file cache is in memory, which counts against the sidecar's memory limit: unset, as
+    # GKE's vLLM sample has it on a Standard cluster.
+    assert template["metadata"]["annotations"] == {
+        "gke-gcsfuse/volumes": "true",
+        "gke-gcsfuse/memory-limit": "0",
+    }
     pod = template["spec"]
     assert pod["serviceAccountName"] == platform.outputs["kubernetesServiceAccount"]
     assert deployment.inputs["metadata"]["namespace"] == platform.outputs["kubernetesNamespace"]
@@ -192,7 +198,12 @@ def test_conversion_job_writes_through_the_writer_identity_off_tpu_nodes(
     pod = _pod(job)
     # Off TPU nodes by their taint alone, so the same Job runs on Autopilot.
     assert "nodeSelector" not in pod and "tolerations" not in pod
-    assert job.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
+    # `pulumi up` waits for it (up to an hour), and the server waits for it: no server starts
+    # before its model is in the bucket.
+    assert "annotations" not in job.inputs["metadata"]
+    assert job.options["customTimeouts"] == {"create": "60m", "update": "60m"}
+    server = app.one(DEPLOYMENT, "bert-deployment")
+    assert job.urn in server.dependencies
     assert pod["serviceAccountName"] == platform.outputs["kubernetesWriterServiceAccount"]
     assert pod["volumes"][0]["persistentVolumeClaim"] == {
         "claimName": platform.outputs["modelWriterVolumeClaim"],
@@ -305,7 +316,7 @@ def test_swapped_pools_are_reported_together_against_the_config_keys(
     assert plan.errors == [
         "pools.training: 'v5e-serve' cannot run the training tutorials: it is a single-host 1x1 "
         "pool, and they are multi-host jobs; choose a multi-host pool",
-        "pools.serving: 'v5e-train' cannot run BERT serving: 'v5e-train' is a multi-host slice; "
+        "pools.serving: 'v5e-train' cannot run the serving tutorials: 'v5e-train' is a multi-host slice; "
         "a serving Deployment needs a single-host pool (one replica per VM)",
         "trainingQueue: the training jobs cannot run on 'v5e-serve': queue 'training' does not "
         "cover pool 'v5e-serve'; its pools: v5e-train",
@@ -319,16 +330,36 @@ def test_prod_app_trains_on_both_v5p_slices_and_serves_on_v6e() -> None:
         "cloud.google.com/gke-tpu-accelerator": "tpu-v5p-slice",
         "cloud.google.com/gke-tpu-topology": "4x4x4",
     }
-    for name in ("tpu-job-diffusion", "tpu-job-gpt"):
-        job = plan.one(JOB, name)
-        spec = job.inputs["spec"]
+    gpt_job = plan.one(JOB, "tpu-job-gpt").inputs["spec"]
+    # prod checkpoints v5p-train: the diffusion training is a one-slice JobSet (GKE's
+    # checkpointing driver serves JobSet Pods only), the other slice is GPT-2's Job.
+    jobset = plan.one(JOBSET, "tpu-job-diffusion").inputs["spec"]
+    (replicated,) = jobset["replicatedJobs"]
+    assert replicated["replicas"] == 1
+    diffusion_job = replicated["template"]["spec"]
+    for spec in (diffusion_job, gpt_job):
         # A 4x4x4 slice is 16 VMs of 4 chips: one worker on each.
         assert (spec["completions"], spec["parallelism"]) == (16, 16)
-        assert _pod(job)["nodeSelector"] == v5p
-        (container,) = _pod(job)["containers"]
+        assert spec["template"]["spec"]["nodeSelector"] == v5p
+        (container,) = spec["template"]["spec"]["containers"]
         assert container["resources"]["limits"] == {"google.com/tpu": "4"}
-    (gpt,) = _pod(plan.one(JOB, "tpu-job-gpt"))["containers"]
+    # Each carries the job label both trainings' anti-affinity keys on: never one slice shared.
+    assert diffusion_job["template"]["metadata"]["labels"] == {"gke-tpu/job": "tpu-job-diffusion"}
+    assert gpt_job["template"]["metadata"]["labels"] == {"gke-tpu/job": "tpu-job-gpt"}
+    pod = diffusion_job["template"]["spec"]
+    assert pod["serviceAccountName"] == "checkpoint-writer"
+    assert {
+        "name": "checkpoint",
+        "csi": {"driver": "multitier-checkpoint.csi.storage.gke.io"},
+    } in pod["volumes"]
+    assert [e["name"] for e in pod["containers"][0]["env"]] == [
+        "JOBSET_NAME",
+        "CHECKPOINT_LOCAL_DIRECTORY",
+        "CHECKPOINT_PERSISTENT_DIRECTORY",
+    ]
+    (gpt,) = gpt_job["template"]["spec"]["containers"]
     assert "xla_spawn.py --num_cores 4 " in gpt["command"][2]
+    assert plan.outputs["trainingJobs"] == ["tpu-job-diffusion", "tpu-job-gpt"]
     # An open model with vLLM on v6e, not BERT: TF Serving 2.13 predates v6e.
     assert plan.of_type(DEPLOYMENT) == [plan.one(DEPLOYMENT, "llm-server")]
     deployment = plan.one(DEPLOYMENT, "llm-server").inputs["spec"]
@@ -346,13 +377,15 @@ def test_prod_app_trains_on_both_v5p_slices_and_serves_on_v6e() -> None:
         "--port=8000",
         "--model=meta-llama/Llama-3.1-8B-Instruct",
         "--tensor-parallel-size=4",
+        "--max-model-len=4096",
     ]
     assert server["resources"]["limits"] == {"google.com/tpu": "4"}
     assert server["env"] == [
+        {"name": "VLLM_XLA_CACHE_PATH", "value": "/var/cache/vllm-xla"},
         {
             "name": "HUGGING_FACE_HUB_TOKEN",
             "valueFrom": {"secretKeyRef": {"name": "hf-secret", "key": "hf_api_token"}},
-        }
+        },
     ]
     hpa = plan.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "llm-server")
     spec = hpa.inputs["spec"]
@@ -362,7 +395,9 @@ def test_prod_app_trains_on_both_v5p_slices_and_serves_on_v6e() -> None:
         "target": {"type": "AverageValue", "averageValue": "5"},
     }
     assert plan.one("kubernetes:monitoring.googleapis.com/v1:PodMonitoring", "llm-server")
-    assert plan.outputs["servingService"] == "llm-server"
+    assert plan.outputs["servingServices"] == {"llm": "llm-server"}
+    # No tutorial, so no conversion: the LLM comes from Hugging Face.
+    assert plan.outputs["conversionJobs"] == {}
 
 
 def _prod_app(tmp_path: Path, *changes: tuple[str, str]) -> Preview:
@@ -439,12 +474,14 @@ def test_bert_or_the_llm_is_said_once_at_the_apps_keys(tmp_path: Path) -> None:
         ("ml-workloads:images:", "ml-workloads:servingReplicas: 2\n  ml-workloads:images:"),
     )
     assert both.errors == [
-        "images.bertServing: the serving pool serves `llm`, not BERT; drop images.bertServing",
-        "servingReplicas: the serving pool serves `llm`, not BERT; drop servingReplicas",
+        "images.bertServing: the serving pool serves `llm`, not the tutorials; drop "
+        "images.bertServing",
+        "servingReplicas: the serving pool serves `llm`, not the tutorials; drop servingReplicas",
     ]
     neither = _prod_app(tmp_path, *[(line, "") for line in _LLM_LINES])
     assert neither.errors == [
-        "images.bertServing: is required: the serving pool serves BERT unless `llm` names a model"
+        "images.bertServing: is required: the serving pool serves the bert tutorial "
+        "(servingTutorials; default bert unless `llm` names a model)"
     ]
 
 
@@ -467,7 +504,7 @@ def test_more_bert_servers_than_the_pool_has_vms_is_the_apps_config_error(
     plan = plan_stack("big", APP, config_file=stack, stack_references={REFERENCE: platform.outputs})
     assert plan.resources == []
     assert plan.errors == [
-        "servingReplicas: 'v5e-serve' cannot run BERT serving: 9 replicas do not fit pool "
+        "servingReplicas: 'v5e-serve' cannot run the serving tutorials: 9 replicas do not fit pool "
         "'v5e-serve': one replica takes a whole VM and the pool has at most 3"
     ]
 
@@ -493,32 +530,124 @@ def test_app_plan_without_the_platform_plan_is_one_clear_error(
 def test_the_same_app_runs_unchanged_on_the_autopilot_platform() -> None:
     """Only the stack it reads differs: the selectors come from the contract, so training asks
     Autopilot for Spot v5e 4x4 nodes in the pool's zone, and serving selects its pool's
-    ComputeClass (on-demand, else Spot) for three 1x1 VMs."""
+    ComputeClass (on-demand, else Spot); there the app runs all four serving tutorials, three
+    servers each as the product document does, on VMs GKE creates for them."""
     app = app_plan("autopilot")
     assert app.errors == []
+    tutorials = {
+        "convert-resnet",
+        "resnet-deployment",
+        "archive-densenet161",
+        "densenet161-deployment",
+        "convert-stable-diffusion",
+        "stable-diffusion-deployment",
+    }
     assert {r.name for r in app.resources if r.type.startswith("kubernetes:")} == {
         r.name for r in app_plan("dev").resources if r.type.startswith("kubernetes:")
-    }
+    } | tutorials
     zone = {"topology.kubernetes.io/zone": "us-east5-b"}
     for name in ("tpu-job-diffusion", "tpu-job-gpt"):
         pod = _pod(app.one(JOB, name))
         assert pod["nodeSelector"] == {**V5E_4X4, **zone, "cloud.google.com/gke-spot": "true"}
         assert pod["tolerations"] == [TPU_TOLERATION]
         assert app.one(JOB, name).inputs["spec"]["parallelism"] == 4
-    serving = app.one(DEPLOYMENT, "bert-deployment").inputs["spec"]
-    assert serving["replicas"] == 3  # one VM each, which GKE creates: no node pool bounds it
-    assert serving["template"]["spec"]["nodeSelector"] == {
-        "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
-        "cloud.google.com/gke-tpu-topology": "1x1",
-        "cloud.google.com/compute-class": "v5e-serve",
-        **zone,
-    }
-    assert serving["template"]["spec"]["tolerations"] == [
-        TPU_TOLERATION,
-        {**TPU_TOLERATION, "key": "cloud.google.com/compute-class", "value": "v5e-serve"},
-        {**TPU_TOLERATION, "key": "cloud.google.com/gke-spot", "value": "true"},
-    ]
+    for server in ("bert", "resnet", "densenet161", "stable-diffusion"):
+        serving = app.one(DEPLOYMENT, f"{server}-deployment").inputs["spec"]
+        assert serving["replicas"] == 3  # one VM each, which GKE creates: no node pool bounds it
+        assert serving["template"]["spec"]["nodeSelector"] == {
+            "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
+            "cloud.google.com/gke-tpu-topology": "1x1",
+            "cloud.google.com/compute-class": "v5e-serve",
+            **zone,
+        }
+        assert serving["template"]["spec"]["tolerations"] == [
+            TPU_TOLERATION,
+            {**TPU_TOLERATION, "key": "cloud.google.com/compute-class", "value": "v5e-serve"},
+            {**TPU_TOLERATION, "key": "cloud.google.com/gke-spot", "value": "true"},
+        ]
     assert "nodeSelector" not in _pod(app.one(JOB, "convert-bert"))
+    assert app.outputs["conversionJobs"] == {
+        "bert": "convert-bert",
+        "resnet50": "convert-resnet",
+        "densenet161": "archive-densenet161",
+        "stableDiffusion": "convert-stable-diffusion",
+    }
+
+
+def test_the_tutorials_servers_each_read_what_their_conversion_wrote() -> None:
+    """ResNet-50 and Stable Diffusion on TF Serving under their model names, DenseNet-161 on
+    TorchServe from the archive its job wrote; each server after its own conversion."""
+    app = app_plan("autopilot")
+    for server, model in (("resnet", "resnet"), ("stable-diffusion", "stable_diffusion")):
+        deployment = app.one(DEPLOYMENT, f"{server}-deployment")
+        (container,) = deployment.inputs["spec"]["template"]["spec"]["containers"]
+        assert container["image"].endswith("/tf-serving-tpu:2.13.0")
+        assert container["env"] == [{"name": "MODEL_NAME", "value": model}]
+        job = app.one(JOB, f"convert-{server}")
+        (converter,) = _pod(job)["containers"]
+        assert converter["command"][-2:] == ["--export_dir", f"/models/{model}/1"]
+        assert job.urn in deployment.dependencies
+    densenet = app.one(DEPLOYMENT, "densenet161-deployment")
+    (container,) = densenet.inputs["spec"]["template"]["spec"]["containers"]
+    assert container["command"] == [
+        "torchserve",
+        "--start",
+        "--foreground",
+        "--ts-config",
+        "/models/densenet161/config.properties",
+    ]
+    assert container["readinessProbe"]["tcpSocket"] == {"port": 8080}
+    archive = app.one(JOB, "archive-densenet161")
+    script = _pod(archive)["containers"][0]["command"][2]
+    assert "--export-path /models/densenet161/model-store" in script
+    assert "> /models/densenet161/config.properties" in script
+    assert archive.urn in densenet.dependencies
+    service = app.one("kubernetes:core/v1:Service", "densenet161-deployment").inputs["spec"]
+    assert [p["port"] for p in service["ports"]] == [8080, 8081]
+
+
+def test_tutorials_that_need_more_vms_than_the_pool_has_are_refused(
+    platform: Preview, tmp_path: Path
+) -> None:
+    """dev's serving pool has three VMs: four tutorials of a server each do not fit."""
+    stack = tmp_path / "Pulumi.many.yaml"
+    text = APP_DEV.read_text() + (
+        "  ml-workloads:servingTutorials: [bert, resnet50, densenet161, stableDiffusion]\n"
+    )
+    stack.write_text(text)
+    plan = plan_stack(
+        "many", APP, config_file=stack, stack_references={REFERENCE: platform.outputs}
+    )
+    assert plan.resources == []
+    required = (
+        "is required: the serving pool serves the {} tutorial (servingTutorials; default bert "
+        "unless `llm` names a model)"
+    )
+    assert plan.errors == [
+        f"images.resnetConverter: {required.format('resnet50')}",
+        f"images.torchServe: {required.format('densenet161')}",
+        f"images.densenetArchiver: {required.format('densenet161')}",
+        f"images.diffusionConverter: {required.format('stableDiffusion')}",
+        "servingReplicas: 4 tutorials of 1 server each need 4 VMs of pool 'v5e-serve', which "
+        "has at most 3: one server takes a whole VM; serve fewer tutorials (servingTutorials) "
+        "or set fewer servingReplicas",
+    ]
+    # Two fit, a server each: the pool's three VMs shared out.
+    three = APP_DEV.read_text() + "  ml-workloads:servingTutorials: [bert, stableDiffusion]\n"
+    stack.write_text(
+        three.replace(
+            "    converter:",
+            "    diffusionConverter: us-docker.pkg.dev/p/tools/sd:1.0\n    converter:",
+        )
+    )
+    fits = plan_stack(
+        "many", APP, config_file=stack, stack_references={REFERENCE: platform.outputs}
+    )
+    assert fits.errors == []
+    assert [
+        fits.one(DEPLOYMENT, d).inputs["spec"]["replicas"]
+        for d in ("bert-deployment", "stable-diffusion-deployment")
+    ] == [1, 1]
 
 
 def test_dev_training_jobs_wait_in_the_platforms_queue(app: Preview, platform: Preview) -> None:

@@ -129,7 +129,11 @@ def test_write_rewrites_the_tables_keeping_rows_the_api_does_not_price(
     assert rows[("v5p", "us-east5", "on-demand")]["as_of"] == "2026-12-03"
     assert rows[("v6e", "*", "commit-3y")]["source"].startswith("https://cloud.google.com/blog/")
     machine_rows = read_rows(machines, MACHINE_COLUMNS)
-    assert {r["machine_type"] for r in machine_rows} == {"e2-standard-4", "e2-standard-8"}
+    assert {r["machine_type"] for r in machine_rows} == {
+        "e2-standard-4",
+        "e2-standard-8",
+        "n2-standard-4",
+    }
 
 
 def test_without_an_api_key_it_says_how_to_get_one(

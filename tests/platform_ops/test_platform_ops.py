@@ -33,19 +33,21 @@ def plan() -> Preview:
     return found
 
 
-def settings(stack: str, *, template: bool, deploy_commits: bool) -> dict[str, Any]:
+def settings(
+    stack: str, *, template: bool, deploy_commits: bool, previews: bool = True, project: str = ""
+) -> dict[str, Any]:
+    # The repository comes from the GitHub integration alone (no repoUrl beside it), the branch
+    # as a full ref, as the provider's examples give them.
     return {
         "organization": "my-org",
         "project": "gke-tpu",
         "stack": stack,
-        "sourceContext": {
-            "git": {"repoUrl": "https://github.com/my-org/gke-tpu.git", "branch": "main"}
-        },
+        "sourceContext": {"git": {"branch": "refs/heads/main"}},
         "vcs": {
             "provider": "github",
             "repository": "my-org/gke-tpu",
             "deployCommits": deploy_commits,
-            "previewPullRequests": True,
+            "previewPullRequests": previews,
             "pullRequestTemplate": template,
         },
         "operationContext": {
@@ -54,7 +56,8 @@ def settings(stack: str, *, template: bool, deploy_commits: bool) -> dict[str, A
                     "projectId": "123456789012",
                     "workloadPoolId": "pulumi-deployments",
                     "providerId": "pulumi-cloud",
-                    "serviceAccount": f"gke-tpu-deployer@gke-tpu-{stack}.iam.gserviceaccount.com",
+                    "serviceAccount": f"gke-tpu-deployer@gke-tpu-{project or stack}.iam"
+                    ".gserviceaccount.com",
                 }
             }
         },
@@ -63,9 +66,15 @@ def settings(stack: str, *, template: bool, deploy_commits: bool) -> dict[str, A
 
 def test_deployment_settings_check_out_the_repository_with_gcp_oidc(plan: Preview) -> None:
     dev, prod = plan.one(SETTINGS, "dev-settings"), plan.one(SETTINGS, "prod-settings")
-    assert dev.inputs == settings("dev", template=True, deploy_commits=True)
+    assert dev.inputs == settings("dev", template=False, deploy_commits=True)
     assert prod.inputs == settings("prod", template=False, deploy_commits=False)
     assert dev.parent == f"{URN}{COMPONENT}::dev"
+    # Review stacks' template: never deployed, previewed or checked for drift itself.
+    template = plan.one(SETTINGS, "pr-settings")
+    assert template.inputs == settings(
+        "pr", template=True, deploy_commits=False, previews=False, project="dev"
+    )
+    assert [d.name for d in plan.of_type(DRIFT)] == ["dev-drift", "prod-drift"]
 
 
 def test_drift_is_remediated_on_dev_and_only_detected_on_prod(plan: Preview) -> None:
@@ -98,16 +107,16 @@ def test_dev_is_refreshed_nightly_and_prod_is_not(plan: Preview) -> None:
 def test_a_review_stack_is_destroyed_ttl_hours_after_it_opened(plan: Preview) -> None:
     ttl = plan.one(TTL)
     assert (ttl.name, ttl.inputs) == (
-        "dev-pr-42-ttl",
+        "pr-42-ttl",
         {
             "organization": "my-org",
             "project": "gke-tpu",
-            "stack": "dev-pr-42",
+            "stack": "pr-42",
             "timestamp": "2026-12-05T18:00:00Z",
             "deleteAfterDestroy": True,
         },
     )
-    assert plan.outputs["reviewStackTtls"] == {"dev-pr-42": "2026-12-05T18:00:00Z"}
+    assert plan.outputs["reviewStackTtls"] == {"pr-42": "2026-12-05T18:00:00Z"}
 
 
 def _definition(plan: Preview, name: str) -> dict[str, Any]:
@@ -136,6 +145,7 @@ def test_environments_hold_the_shared_and_each_stack_s_config(plan: Preview) -> 
     assert plan.outputs["environments"] == {
         "shared": "gke-tpu/shared",
         "dev": "gke-tpu/dev",
+        "pr": "gke-tpu/pr",
         "prod": "gke-tpu/prod",
     }
 
@@ -203,11 +213,50 @@ config:
         "stacks[1].name: 'dev' is listed twice: one entry a stack",
         "reviewStacks.template: 'staging' is not a managed stack; one of dev",
         "reviewStacks.open[0].name: 'dev' is a managed stack: a review stack would destroy it",
+        "reviewStacks.template: 'staging' has no stack file: Pulumi.staging.yaml is not there",
     ]
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            ('name: "tpu-{stack}"', "name: tpu-dev"),
+            [
+                "reviewStacks.template: Pulumi.pr.yaml fixes gke-tpu:cluster.name as 'tpu-dev': "
+                "every review stack would take it and fail on a name that exists; write {stack} "
+                "in it (tpu-{stack})"
+            ],
+        ),
+        (
+            ("    forceDestroy: true\n", ""),
+            [
+                "reviewStacks.template: Pulumi.pr.yaml: gke-tpu:modelStorage keeps its bucket "
+                "(no forceDestroy: true), so a review stack's destroy would stop at the "
+                "protected bucket"
+            ],
+        ),
+    ],
+)
+def test_a_template_whose_copies_would_collide_or_stay_is_refused(
+    tmp_path: Path, edit: tuple[str, str], expected: list[str]
+) -> None:
+    project = tmp_path / "platform-ops"
+    project.mkdir()
+    for name in ("Pulumi.yaml", "Pulumi.cloud.yaml", "__main__.py", "ops_config.py",
+                 "ops_plan.py", "stack_deployments.py"):  # fmt: skip
+        shutil.copy(OPS / name, project / name)
+    old, new = edit
+    text = (ROOT / "Pulumi.pr.yaml").read_text()
+    assert old in text
+    (tmp_path / "Pulumi.pr.yaml").write_text(text.replace(old, new))
+    plan = plan_stack("cloud", project)
+    assert plan.resources == []
+    assert plan.errors == expected
 
 
 def test_the_fleet_plans_it_like_any_project(tmp_path: Path) -> None:
     out = tmp_path / "fleet.json"
     assert main(["--fleet", "--project-dir", str(OPS), "--json", str(out)]) == 0
     entry = json.loads(out.read_text())["stacks"]["cloud"]
-    assert (entry["errors"], entry["resources"], entry["quota"]) == ([], 11, [])
+    assert (entry["errors"], entry["resources"], entry["quota"]) == ([], 14, [])

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -55,3 +57,24 @@ def test_ctrl_c_ends_the_process_with_one_line_and_exit_130(tmp_path: Path) -> N
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert (result.returncode, result.stdout, result.stderr) == (130, "", "\ninterrupted\n")
+
+
+@pytest.mark.parametrize("seconds", [1.0, 1.5, 2.0])
+def test_a_real_ctrl_c_at_any_moment_is_one_line_and_exit_130(seconds: float) -> None:
+    """SIGINT while the command imports, loads a program, plans or renders: the fleet plan of
+    every stack runs long enough for each moment. (Before the command's first line runs, the
+    interpreter's own start is Python's to end: its `site` import prints its traceback.)"""
+    with subprocess.Popen(
+        [*COMMANDS["module"], "--fleet"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:  # its pipes closed whatever the test finds
+        time.sleep(seconds)
+        ended = process.poll() is not None
+        if not ended:
+            process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    assert not ended, "the plan ended before the signal"
+    assert (process.returncode, out, err) == (130, "", "\ninterrupted\n")

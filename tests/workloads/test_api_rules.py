@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from gke_tpu.contract.checkpoints import JOBSET_ONLY
 from gke_tpu.contract.outputs import PlatformOutputs, TpuPoolRef
 from gke_tpu.workloads import (
     ServingAutoscaling,
@@ -114,7 +115,7 @@ def test_a_container_s_own_ports_become_the_service_s(pools: Pools) -> None:
     ]
 
 
-def test_a_training_job_s_service_name_its_mounts_and_its_restarts(pools: Pools) -> None:
+def test_a_training_job_s_service_name_and_its_mounts(pools: Pools) -> None:
     name = "n" * 56
     errors = _errors(
         lambda: TpuTrainingJob(
@@ -125,13 +126,12 @@ def test_a_training_job_s_service_name_its_mounts_and_its_restarts(pools: Pools)
                 container=ContainerSpec(image=IMAGE, ports=(8471, 65536)),
                 model=ModelMount("models", mount_path="/local"),
                 checkpoint=CheckpointArgs(bucket="ckpt"),
-                max_restarts=2**27,
             ),
         )
     )
     head = f"TpuTrainingJob {name!r}"
     assert errors == [
-        f"{head}.max_restarts: 2147483648 is more than the API holds: at most 2147483647",
+        f"{head}.checkpoint: {JOBSET_ONLY}",
         f"{head}.name: {name!r} is too long: its Service '{name}-workers' would be 64 characters, and a Service's name is at most 63 (at most 55 for the name)",
         f"{head}.container.ports[1]: 65536 is not a port number: 1 to 65535",
         f"{head}.checkpoint.local_directory: '/local' is model.mount_path's too; each mount needs its own path",
@@ -227,7 +227,7 @@ def test_a_vllm_server_s_startup_window_and_autoscaler_are_32_bit(pools: Pools) 
     assert _errors(build) == [
         f"{head}.autoscaling.max_replicas: 2147483648 replicas do not fit pool 'v6e-serve': one replica takes a whole VM and the pool has at most 8; raise the pool's maxNodes or lower this",
         f"{head}.autoscaling.max_replicas: 2147483648 is more than the API holds: at most 2147483647",
-        f"{head}.model_size_gb: 100000000000000.0 GB at 9.0 GB a minute takes 66666666666667 startup probes, more than the API holds: at most 2147483647",
+        f"{head}.model_size_gb: 100000000000000.0 GB at 9.0 GB a minute takes 66666666666847 startup probes, more than the API holds: at most 2147483647",
     ]  # fmt: skip
 
 

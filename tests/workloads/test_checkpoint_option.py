@@ -1,9 +1,10 @@
-"""The workloads' `checkpoint` option: the multi-tier checkpoint volume, the directories Orbax
-reads, the restarts that resume from them, and its refusals."""
+"""The workloads' `checkpoint` option: on a JobSet only, on a pool the platform checkpoints, with
+the multi-tier checkpoint volume and the JobSet's name Orbax reads; and its refusals."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import pulumi
 import pytest
@@ -32,34 +33,42 @@ def train(prod: PlatformOutputs) -> TpuPoolRef:
     return prod.pool("v5p-train")
 
 
-def test_the_prod_platform_gives_the_bucket_and_the_writer(prod: PlatformOutputs) -> None:
+def test_the_prod_platform_gives_the_bucket_the_writer_and_the_pools(
+    prod: PlatformOutputs,
+) -> None:
     assert prod.checkpoint_bucket == "gke-tpu-prod-checkpoints"
     assert prod.checkpoint_kubernetes_service_account == "checkpoint-writer"
     assert prod.namespace == "tpu-workloads"
+    # Only the pool a CheckpointConfiguration selects says it has checkpointing.
+    assert {name: pool.checkpointing for name, pool in prod.tpu_pools.items()} == {
+        "v5p-train": True,
+        "v6e-serve": False,
+    }
 
 
-def test_a_training_job_mounts_the_volume_and_resumes(
+def test_a_jobset_mounts_the_volume_and_names_itself_in_every_slice(
     train: TpuPoolRef, prod: PlatformOutputs
 ) -> None:
     def build() -> None:
-        TpuTrainingJob(
-            "t",
-            TpuTrainingJobArgs(
+        MultisliceJobSet(
+            "llm",
+            MultisliceJobSetArgs(
                 pool=train,
                 namespace="tpu-workloads",
                 service_account=prod.checkpoint_kubernetes_service_account,
                 container=IMAGE,
                 model=ModelMount(claim="models"),
-                checkpoint=CheckpointArgs(bucket=str(prod.checkpoint_bucket)),
+                checkpoint=CheckpointArgs(
+                    bucket=str(prod.checkpoint_bucket), local_directory="/mtc", prefix="/runs/llm/"
+                ),
+                max_restarts=2,
             ),
         )
 
-    job = run_app(build).one("kubernetes:batch/v1:Job").inputs
-    spec = job["spec"]
-    # 16 workers, 5 restarts each; disruptions still replace a worker without counting.
-    assert spec["backoffLimit"] == 80
-    assert spec["podFailurePolicy"]["rules"][0]["action"] == "Ignore"
-    pod = spec["template"]["spec"]
+    jobset = run_app(build).one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet").inputs
+    # Every slice restarts together on an interruption.
+    assert jobset["spec"]["failurePolicy"]["maxRestarts"] == 2
+    pod = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     assert pod["serviceAccountName"] == "checkpoint-writer"
     assert pod["volumes"] == [
         {"name": "models", "persistentVolumeClaim": {"claimName": "models", "readOnly": True}},
@@ -70,66 +79,89 @@ def test_a_training_job_mounts_the_volume_and_resumes(
     worker = pod["containers"][0]
     assert worker["volumeMounts"] == [
         {"name": "models", "mountPath": "/models", "readOnly": True},
-        {"name": "checkpoint", "mountPath": "/local"},
+        {"name": "checkpoint", "mountPath": "/mtc"},
     ]
-    env = {e["name"]: e["value"] for e in worker["env"]}
-    assert env["CHECKPOINT_LOCAL_DIRECTORY"] == "/local"
-    assert env["CHECKPOINT_PERSISTENT_DIRECTORY"] == "gs://gke-tpu-prod-checkpoints/t"
+    # JOBSET_NAME is what Orbax's multi-tier initialization reads, from the annotation JobSet
+    # sets on its Pods (as xpk passes it); the two directories are for the program to pass on.
+    assert worker["env"] == [
+        {
+            "name": "JOBSET_NAME",
+            "valueFrom": {
+                "fieldRef": {"fieldPath": "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"}
+            },
+        },
+        {"name": "CHECKPOINT_LOCAL_DIRECTORY", "value": "/mtc"},
+        {
+            "name": "CHECKPOINT_PERSISTENT_DIRECTORY",
+            "value": "gs://gke-tpu-prod-checkpoints/runs/llm",
+        },
+    ]
 
 
-def test_a_jobset_mounts_the_volume_in_every_slice(train: TpuPoolRef) -> None:
+def test_a_jobsets_directories_default_to_local_and_its_name(train: TpuPoolRef) -> None:
     def build() -> None:
         MultisliceJobSet(
             "llm",
             MultisliceJobSetArgs(
-                pool=train,
-                namespace="ns",
-                container=IMAGE,
-                checkpoint=CheckpointArgs(
-                    bucket="ckpt", local_directory="/mtc", prefix="/runs/llm/"
-                ),
-                max_restarts=2,
+                pool=train, namespace="ns", container=IMAGE, checkpoint=CheckpointArgs("ckpt")
             ),
         )
 
     jobset = run_app(build).one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet").inputs
-    # Every slice restarts together on an interruption, and resumes.
-    assert jobset["spec"]["failurePolicy"]["maxRestarts"] == 2
-    pod = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
-    assert pod["volumes"] == [CHECKPOINT_VOLUME]
-    worker = pod["containers"][0]
-    assert worker["volumeMounts"] == [{"name": "checkpoint", "mountPath": "/mtc"}]
-    assert {e["name"]: e["value"] for e in worker["env"]} == {
-        "CHECKPOINT_LOCAL_DIRECTORY": "/mtc",
-        "CHECKPOINT_PERSISTENT_DIRECTORY": "gs://ckpt/runs/llm",
-    }
+    worker = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"][
+        "containers"
+    ][0]
+    assert worker["volumeMounts"] == [{"name": "checkpoint", "mountPath": "/local"}]
+    assert [e.get("value") for e in worker["env"]] == [None, "/local", "gs://ckpt/llm"]
 
 
 def test_without_a_checkpoint_nothing_changes(train: TpuPoolRef) -> None:
     def build() -> None:
         TpuTrainingJob("t", TpuTrainingJobArgs(pool=train, namespace="ns", container=IMAGE))
+        MultisliceJobSet("s", MultisliceJobSetArgs(pool=train, namespace="ns", container=IMAGE))
 
-    pod = run_app(build).one("kubernetes:batch/v1:Job").inputs["spec"]["template"]["spec"]
-    assert "volumes" not in pod
-    assert "volumeMounts" not in pod["containers"][0]
+    plan = run_app(build)
+    job = plan.one("kubernetes:batch/v1:Job").inputs["spec"]
+    jobset = plan.one("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet").inputs["spec"]
+    # A failed worker fails the Job: no restarts without a JobSet.
+    assert job["backoffLimit"] == 0
+    for pod in (
+        job["template"]["spec"],
+        jobset["replicatedJobs"][0]["template"]["spec"]["template"]["spec"],
+    ):
+        assert "volumes" not in pod
+        assert "volumeMounts" not in pod["containers"][0]
+        assert "env" not in pod["containers"][0] or [
+            e["name"] for e in pod["containers"][0]["env"]
+        ] == ["TPU_WORKER_HOSTNAMES"]
 
 
+JOBSET_ONLY = (
+    "TpuTrainingJob 't'.checkpoint: multi-tier checkpointing runs on the JobSet path only: "
+    "GKE's checkpointing driver gives a Pod its JAX process id only when the Pod carries "
+    "JobSet's jobset.sigs.k8s.io/jobset-name annotation "
+    "(GoogleCloudPlatform/high-scale-checkpointing-controller pkg/idfile/controller.go), and "
+    "Orbax's multi-tier initialization waits for that id (up to 900 s) and takes the run's name "
+    "from JOBSET_NAME (google/orbax checkpoint/orbax/checkpoint/experimental/emergency/"
+    "multi_tier_checkpointing/initialization.py); MaxText's guide runs it on JobSets only. Run "
+    "the job as a MultisliceJobSet (one slice is enough) or drop checkpoint"
+)
 REJECTIONS: list[tuple[str, Callable[[TpuPoolRef], object], list[str]]] = [
     (
-        "restarts-without-checkpoint",
-        lambda pool: TpuTrainingJob(
-            "t", TpuTrainingJobArgs(pool=pool, namespace="ns", container=IMAGE, max_restarts=3)
-        ),
-        [
-            "TpuTrainingJob 't'.max_restarts: 3 without a checkpoint: a restarted worker would "
-            "start over; set checkpoint or remove max_restarts"
-        ],
-    ),
-    (
-        "bad-checkpoint",
+        "training-job-checkpoint",
         lambda pool: TpuTrainingJob(
             "t",
             TpuTrainingJobArgs(
+                pool=pool, namespace="ns", container=IMAGE, checkpoint=CheckpointArgs("ckpt")
+            ),
+        ),
+        [JOBSET_ONLY],
+    ),
+    (
+        "bad-checkpoint",
+        lambda pool: MultisliceJobSet(
+            "llm",
+            MultisliceJobSetArgs(
                 pool=pool,
                 namespace="ns",
                 container=IMAGE,
@@ -138,28 +170,29 @@ REJECTIONS: list[tuple[str, Callable[[TpuPoolRef], object], list[str]]] = [
             ),
         ),
         [
-            "TpuTrainingJob 't'.checkpoint.bucket: 'gs://ckpt' is not a bucket name: give the "
-            "platform's checkpointBucket output, without gs://",
-            "TpuTrainingJob 't'.checkpoint.local_directory: 'local' is not an absolute path",
-            "TpuTrainingJob 't'.max_restarts: 0 with a checkpoint: a run resumes from its "
+            "MultisliceJobSet 'llm'.checkpoint.bucket: 'gs://ckpt' is not a bucket name: give "
+            "the platform's checkpointBucket output, without gs://",
+            "MultisliceJobSet 'llm'.checkpoint.local_directory: 'local' is not an absolute path",
+            "MultisliceJobSet 'llm'.max_restarts: 0 with a checkpoint: a run resumes from its "
             "checkpoint only when it restarts; allow 1 or more, or drop the checkpoint",
         ],
     ),
     (
-        "jobset-never-restarting",
+        "pool-without-checkpointing",
         lambda pool: MultisliceJobSet(
             "llm",
             MultisliceJobSetArgs(
-                pool=pool,
+                pool=replace(pool, checkpointing=False),
                 namespace="ns",
                 container=IMAGE,
                 checkpoint=CheckpointArgs(bucket="ckpt"),
-                max_restarts=0,
             ),
         ),
         [
-            "MultisliceJobSet 'llm'.max_restarts: 0 with a checkpoint: a run resumes from its "
-            "checkpoint only when it restarts; allow 1 or more, or drop the checkpoint"
+            "MultisliceJobSet 'llm'.checkpoint: pool 'v5p-train' has no multi-tier "
+            "checkpointing: no CheckpointConfiguration of the platform selects its nodes, so "
+            "the checkpoint volume would never mount (the Pods would stay ContainerCreating); "
+            "name the pool in the platform's checkpointing.pools, or drop checkpoint"
         ],
     ),
 ]

@@ -109,5 +109,7 @@ def test_the_plan_without_autoscaling_or_a_token() -> None:
     plan = plan_vllm(args, 8000)
     assert (plan.replicas, plan.autoscaling, plan.hf_token) == (3, None, None)
     assert plan.termination_grace_seconds == 45
-    # 1 GB at 0.01 GB a minute: 6,000 seconds, 600 probes.
-    assert (plan.startup_failure_threshold, plan.startup_seconds) == (600, 6000)
+    # 1 GB at 0.01 GB a minute: 6,000 seconds, and half an hour of compiling: 780 probes.
+    assert (plan.startup_failure_threshold, plan.startup_seconds) == (780, 7800)
+    # GKE's tutorial's context: the TPU compiles up to it at start.
+    assert "--max-model-len=4096" in plan.args

@@ -70,6 +70,10 @@ def test_multislice_jobset_runs_one_job_per_slice_on_separate_slices(pools: Pool
         "cloud.google.com/gke-tpu-accelerator": "tpu-v5p-slice",
         "cloud.google.com/gke-tpu-topology": "4x4x4",
     }
+    # The pool's taint, tolerated with its value as GKE sets it (google.com/tpu=present).
+    assert pod["tolerations"] == [
+        {"key": "google.com/tpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+    ]
     assert pod["containers"][0]["resources"]["limits"] == {"google.com/tpu": "4"}
     # An interruption restarts every slice together, five times at most; an exit code of the
     # program's own (1-127) fails the JobSet at once, even when it follows a drain's SIGTERM.

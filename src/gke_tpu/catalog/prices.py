@@ -46,14 +46,35 @@ to count (https://cloud.google.com/kubernetes-engine/pricing)."""
 GKE_CLUSTER_FEE_SOURCE = "https://cloud.google.com/kubernetes-engine/pricing"
 GKE_CLUSTER_FEE_AS_OF = "2026-12-03"
 
-#: Anywhere Cache (now Rapid Cache) per GiB, us-central1, from
-#: https://cloud.google.com/storage/pricing (api-evangelist/gcp-cloud-storage
-#: plans/gcp-cloud-storage-plans-pricing.yml). Other regions differ: NOT VERIFIED for a stack's
-#: region, and the cost says so.
-ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR = 0.0001233
+#: Anywhere Cache storage per GiB-hour by region, the "Anywhere Cache storage" column of
+#: https://cloud.google.com/storage/pricing (the first-party page, read through a copy of it).
+#: A newer third-party transcription of the page, naming the product Rapid Cache
+#: (api-evangelist/gcp-cloud-storage plans/gcp-cloud-storage-plans-pricing.yml, 2026-09-20),
+#: gives $0.0001233 in us-central1: the sources disagree, so the higher, first-party figure is
+#: taken, and a region the page lists no price for takes the highest listed.
+ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR: dict[str, float] = {
+    "us-central1": 0.0003,
+    "us-east4": 0.0004,
+    "us-west4": 0.0004,
+}
+#: Ingest per GiB: the third-party transcription's only (NOT VERIFIED on the first-party page).
 ANYWHERE_CACHE_INGEST_USD_PER_GIB = 0.0032
+#: What reads from the cache cost, from the same transcription (NOT VERIFIED): not counted, since
+#: they follow the reads, which the stack does not know; the cost's note names them.
+ANYWHERE_CACHE_TRANSFER_USD_PER_GIB = 0.0006
+ANYWHERE_CACHE_OPERATIONS_USD_PER_1000 = 0.0002
 ANYWHERE_CACHE_SOURCE = "https://cloud.google.com/storage/pricing"
 ANYWHERE_CACHE_AS_OF = "2026-09-20"
+
+
+def anywhere_cache_storage_rate(region: str) -> tuple[float, bool]:
+    """Storage per GiB-hour in `region`, and whether the page lists the region (else the highest
+    it lists)."""
+    listed = ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR.get(region)
+    if listed is not None:
+        return listed, True
+    return max(ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR.values()), False
+
 
 _HERE = Path(__file__).resolve().parent
 TPU_PRICES_FILE = _HERE / "tpu_prices.csv"
@@ -99,6 +120,11 @@ class MachinePrice:
     @property
     def dynamic(self) -> bool:
         return self.capacity in DYNAMIC_KINDS
+
+    @property
+    def estimate(self) -> bool:
+        """Not confirmed where published (ESTIMATE_MARK)."""
+        return ESTIMATE_MARK in self.source
 
 
 def _problems(row: Mapping[str, str], price_key: str) -> list[str]:

@@ -7,8 +7,17 @@ from dataclasses import dataclass
 import pulumi
 from pulumi_gcp import serviceaccount, storage
 
-from gke_tpu.components.storage_bucket import WORKLOAD_IDENTITY_USER, workload_identity_member
-from gke_tpu.config.checkpointing.spec import BUCKET_ROLE, REPLICATOR, CheckpointingPlan
+from gke_tpu.components.storage_bucket import (
+    WORKLOAD_IDENTITY_USER,
+    kept,
+    workload_identity_member,
+)
+from gke_tpu.config.checkpointing.spec import (
+    BUCKET_ROLE,
+    REPLICATOR,
+    SOFT_DELETE_SECONDS,
+    CheckpointingPlan,
+)
 
 
 def workload_identity_principal(project_number: int, project: str, ns: str, ksa: str) -> str:
@@ -39,7 +48,9 @@ class CheckpointBucket(pulumi.ComponentResource):
 
     No object versions: they would keep every checkpoint ever written, and hierarchical
     namespace buckets do not support them (https://cloud.google.com/storage/docs/hns-overview;
-    NOT VERIFIED in the page's text here). Protected and retained like the models' bucket.
+    NOT VERIFIED in the page's text here). Soft delete stays on at its shortest, 7 days
+    (SOFT_DELETE_SECONDS: a replaced checkpoint stays billed for a week). Protected and retained
+    like the models' bucket, unless `forceDestroy`.
     """
 
     bucket_name: pulumi.Output[str]
@@ -60,8 +71,11 @@ class CheckpointBucket(pulumi.ComponentResource):
             uniform_bucket_level_access=True,
             public_access_prevention="enforced",
             hierarchical_namespace=storage.BucketHierarchicalNamespaceArgs(enabled=True),
-            force_destroy=False,
-            opts=pulumi.ResourceOptions(parent=self, protect=True, retain_on_delete=True),
+            soft_delete_policy=storage.BucketSoftDeletePolicyArgs(
+                retention_duration_seconds=SOFT_DELETE_SECONDS
+            ),
+            force_destroy=plan.force_destroy,
+            opts=kept(self, not plan.force_destroy),
         )
         replicator_ns, replicator_ksa = REPLICATOR
         # Named by project number, which the bucket reports: no provider call to look it up.

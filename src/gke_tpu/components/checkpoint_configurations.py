@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -31,12 +31,25 @@ class CheckpointConfigurationsArgs:
     ready: Sequence[pulumi.Resource] = ()
     """What the objects wait for besides the provider: the namespace model storage creates, and
     the cluster, whose addon serves the CheckpointConfiguration kind."""
+    pools: Mapping[str, Sequence[pulumi.Resource]] = field(
+        default_factory=dict[str, Sequence[pulumi.Resource]]
+    )
+    """Each checkpointed pool's node pools, by pool name: its CheckpointConfiguration waits for
+    them (see the class)."""
 
 
 class CheckpointConfigurations(pulumi.ComponentResource):
     """One CheckpointConfiguration per pool that checkpoints, and the annotated Kubernetes
     ServiceAccount of the training Pods (with the namespace, where model storage creates
-    none)."""
+    none).
+
+    GKE's HighScaleCheckpointing addon installs the CheckpointConfiguration CRD, which Pulumi
+    does not see: in the `pulumi up` that creates the cluster, the provider tries a custom
+    resource of a kind not yet served for about a minute only (pulumi/pulumi-kubernetes#1446;
+    its await.go retries 5 times from 1 s, doubling). Each object therefore also waits for its
+    pool's node pools, which take minutes to create and leave the addon the time to serve its
+    kind; docs/configuration.md says what to run where that is not enough.
+    """
 
     names: dict[str, pulumi.Output[str]]
     """Each pool's CheckpointConfiguration, by pool name."""
@@ -74,6 +87,10 @@ class CheckpointConfigurations(pulumi.ComponentResource):
         )
         self.names = {}
         for configuration in plan.configurations:
+            after_pool = pulumi.ResourceOptions.merge(
+                base,
+                pulumi.ResourceOptions(depends_on=list(args.pools.get(configuration.pool, ()))),
+            )
             resource = k8s.apiextensions.CustomResource(
                 f"{name}-{configuration.pool}",
                 api_version=API_VERSION,
@@ -81,7 +98,7 @@ class CheckpointConfigurations(pulumi.ComponentResource):
                 # No namespace, as xpk applies it: the controller serves the whole cluster.
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=configuration.name, labels=MANAGED_BY),
                 spec=configuration.spec(args.bucket),
-                opts=base,
+                opts=after_pool,
             )
             # The name once the object exists (a custom resource's metadata is untyped).
             self.names[configuration.pool] = resource.id.apply(

@@ -164,8 +164,9 @@ class RegionalClusterArgs:
     project: str
     """Google Cloud project id."""
     cluster_name: str | None = None
-    """Cluster name: lowercase letters, digits and hyphens, at most 40 characters. Default: the
-    component's name.
+    """Cluster name: lowercase letters, digits and hyphens, at most 40 characters. In a stack file,
+    `{stack}` stands for the stack's name (lower-cased, other characters as `-`), for a template
+    whose config Pulumi copies into other stacks (review stacks). Default: the component's name.
     """
     region: str
     """Region of the control plane and of every node pool, such as `us-east5`; one GKE has. No
@@ -230,7 +231,10 @@ class MultiHostTpuPoolArgs:
     allow_undocumented_region: bool | None = None
     """Accept a region the catalog does not list (a new one); the plan warns. Default false."""
     cluster_name: str
-    """Cluster name: lowercase letters, digits and hyphens, at most 40 characters."""
+    """Cluster name: lowercase letters, digits and hyphens, at most 40 characters. In a stack file,
+    `{stack}` stands for the stack's name (lower-cased, other characters as `-`), for a template
+    whose config Pulumi copies into other stacks (review stacks).
+    """
     cluster: pulumi.Input[str]
     """The cluster's name output (a RegionalCluster's `name`): the pool waits for the cluster."""
     node_service_account: pulumi.Input[str]
@@ -337,7 +341,10 @@ class SingleHostTpuPoolArgs:
     allow_undocumented_region: bool | None = None
     """Accept a region the catalog does not list (a new one); the plan warns. Default false."""
     cluster_name: str
-    """Cluster name: lowercase letters, digits and hyphens, at most 40 characters."""
+    """Cluster name: lowercase letters, digits and hyphens, at most 40 characters. In a stack file,
+    `{stack}` stands for the stack's name (lower-cased, other characters as `-`), for a template
+    whose config Pulumi copies into other stacks (review stacks).
+    """
     cluster: pulumi.Input[str]
     """The cluster's name output (a RegionalCluster's `name`): the pool waits for the cluster."""
     node_service_account: pulumi.Input[str]
@@ -440,14 +447,17 @@ class StorageBucketArgs:
     default.
     """
     cluster_name: str
-    """Cluster name: lowercase letters, digits and hyphens, at most 40 characters."""
+    """Cluster name: lowercase letters, digits and hyphens, at most 40 characters. In a stack file,
+    `{stack}` stands for the stack's name (lower-cased, other characters as `-`), for a template
+    whose config Pulumi copies into other stacks (review stacks).
+    """
     workload_pool: pulumi.Input[str]
     """The cluster's Workload Identity pool (a RegionalCluster's `workload_pool`): the bindings wait
     for the cluster, whose pool does not exist before it.
     """
     bucket: str
     """Bucket name, checked against Cloud Storage's naming rules; names are global, so prefix it
-    with the project id. No default.
+    with the project id. `{stack}` stands for the stack's name, as in `cluster.name`. No default.
     """
     location: str | None = None
     """Bucket location; default: the cluster's region, for throughput to the nodes."""
@@ -465,4 +475,9 @@ class StorageBucketArgs:
     writer: WriterArgs | None = None
     """A second identity, with `roles/storage.objectAdmin` and a ReadWriteMany claim, for conversion
     jobs.
+    """
+    force_destroy: bool | None = None
+    """`pulumi destroy` deletes the bucket with every object in it (Cloud Storage's `force_destroy`;
+    not protected, not retained): for stacks that come and go, such as review stacks. Default
+    false: the bucket is protected and retained.
     """

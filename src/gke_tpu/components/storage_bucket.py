@@ -18,6 +18,12 @@ STORAGE_BUCKET_TYPE = "gke-tpu:index:StorageBucket"
 WORKLOAD_IDENTITY_USER = "roles/iam.workloadIdentityUser"
 
 
+def kept(parent: pulumi.Resource, keep: bool) -> pulumi.ResourceOptions:
+    """A bucket's options: protected and retained (neither `pulumi destroy` nor a rename deletes
+    its data), unless the stack says it comes and goes (`forceDestroy`)."""
+    return pulumi.ResourceOptions(parent=parent, protect=keep, retain_on_delete=keep)
+
+
 def workload_identity_member(workload_pool: str, namespace: str, ksa: str) -> str:
     """The IAM member that stands for one Kubernetes ServiceAccount of the cluster."""
     return f"serviceAccount:{workload_pool}[{namespace}/{ksa}]"
@@ -42,9 +48,10 @@ def build_storage_bucket(
     workload_pool: pulumi.Input[str],
     plan: StoragePlan,
 ) -> BucketParts:
-    """A private, versioned bucket; a service account per identity with a role on this bucket
-    only (never on the project); and the Workload Identity binding of each to its Kubernetes
-    ServiceAccount, children of `parent` (whose outputs it registers). The bindings wait for
+    """A private, versioned bucket (protected and retained unless `force_destroy`); a service
+    account per identity with a role on this bucket only (never on the project); and the
+    Workload Identity binding of each to its Kubernetes ServiceAccount, children of `parent`
+    (whose outputs it registers). The bindings wait for
     `workload_pool`, the cluster's: it does not exist before the cluster."""
     bucket = storage.Bucket(
         name,
@@ -55,8 +62,8 @@ def build_storage_bucket(
         uniform_bucket_level_access=True,
         public_access_prevention="enforced",
         versioning=storage.BucketVersioningArgs(enabled=True),
-        force_destroy=False,
-        opts=pulumi.ResourceOptions(parent=parent, protect=True, retain_on_delete=True),
+        force_destroy=plan.force_destroy,
+        opts=kept(parent, not plan.force_destroy),
     )
     accounts: dict[str, serviceaccount.Account] = {}
     for identity in plan.identities:
@@ -121,7 +128,7 @@ class StorageBucket(pulumi.ComponentResource):
     ServiceAccount.
 
     The bucket holds models: it is protected and retained, so neither `pulumi destroy` nor a
-    rename deletes it.
+    rename deletes it, unless `force_destroy` says the stack comes and goes.
     """
 
     if TYPE_CHECKING:  # children, not outputs of the component package's schema

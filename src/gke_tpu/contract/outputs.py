@@ -47,8 +47,9 @@ OUTPUT_MEANINGS: dict[str, str] = {
     "`observability.enabled: false`.",
     "alertPolicies": "Alert policies by alert name (`slice-down`, `idle-chips`, ...): "
     "their resource names, `projects/<p>/alertPolicies/<id>`; `{}` without observability.",
-    "jobsetVersion": "The JobSet release the platform installed (with `gke-tpu:kueue`), which "
-    "MultisliceJobSet needs; `null` where the platform installs none.",
+    "jobsetVersion": "The JobSet release the platform installed (with `gke-tpu:kueue` or "
+    "`gke-tpu:checkpointing`), which MultisliceJobSet needs; `null` where the platform installs "
+    "none.",
     "checkpointBucket": "Multi-tier checkpointing's bucket (hierarchical namespace), where GKE "
     "backs checkpoints up and training writes persistent ones: a workload's `checkpoint` option "
     "takes it; `null` without `gke-tpu:checkpointing`.",
@@ -216,6 +217,10 @@ class TpuPoolRef:
     reservations: Sequence[str] = ()
     """For a pool drawn from several reservations, the one each node pool consumes, in
     `node_pools` order; empty otherwise."""
+    checkpointing: bool = False
+    """Whether a CheckpointConfiguration of the platform's `gke-tpu:checkpointing` selects its
+    nodes: only there does a workload's multi-tier checkpoint volume mount (GKE's driver sets it
+    up per CheckpointConfiguration). False on platforms older than this key."""
 
     @property
     def min_nodes(self) -> int | None:
@@ -407,6 +412,8 @@ class PlatformOutputs:
     """Multi-tier checkpointing's bucket; None without `gke-tpu:checkpointing`."""
     checkpoint_kubernetes_service_account: str | None = None
     """The Kubernetes ServiceAccount that may write the checkpoint bucket."""
+    jobset_version: str | None = None
+    """The JobSet release the platform installed; None where it installs none."""
 
     @classmethod
     def parse(cls, outputs: Mapping[str, Any], source: str = "platform stack") -> "PlatformOutputs":
@@ -462,6 +469,7 @@ class PlatformOutputs:
             # Added in contract version 1 after its first release: older platforms have none.
             checkpoint_bucket=outputs.get("checkpointBucket"),
             checkpoint_kubernetes_service_account=outputs.get("checkpointKubernetesServiceAccount"),
+            jobset_version=outputs.get("jobsetVersion"),
         )
 
     def pool(self, name: str, path: str = "pool") -> "TpuPoolRef":

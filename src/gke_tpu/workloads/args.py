@@ -30,11 +30,15 @@ class ModelMount(NoneMeansDefault):
 
 @dataclass(frozen=True)
 class CheckpointArgs(NoneMeansDefault):
-    """GKE's multi-tier checkpointing (the platform's `gke-tpu:checkpointing`): the node's
-    in-memory checkpoint volume, mounted by its CSI driver, and the bucket GKE backs it up to.
-    The workers get `CHECKPOINT_LOCAL_DIRECTORY` and `CHECKPOINT_PERSISTENT_DIRECTORY` to hand
-    to Orbax (`local_directory` and `persistent_directory` of its emergency CheckpointManager);
-    after an interruption the restarted workers restore from the newest checkpoint there."""
+    """GKE's multi-tier checkpointing (the platform's `gke-tpu:checkpointing`), for a
+    MultisliceJobSet on a pool the platform checkpoints (its `tpuPools` entry's
+    `checkpointing`): the node's in-memory checkpoint volume, mounted by GKE's CSI driver, which
+    writes the worker's JAX process id there (`jax-init-info.txt`), and `JOBSET_NAME`, which
+    Orbax's `initialize_multi_tier_checkpointing` reads. The workers also get
+    `CHECKPOINT_LOCAL_DIRECTORY` (the volume: Orbax's and MaxText's
+    `local_checkpoint_directory`) and `CHECKPOINT_PERSISTENT_DIRECTORY` (a directory of the
+    bucket for the program's own persistent checkpoints); nothing reads these two unless the
+    program passes them on. A restart resumes only where the program restores through Orbax."""
 
     bucket: str
     """The platform's `checkpointBucket` output."""
@@ -90,6 +94,7 @@ class TpuJobArgs(NoneMeansDefault):
     """Seconds a worker has after SIGTERM (a drain, an upgrade, host maintenance) to write a
     checkpoint; default 1800, at most 3600, GKE's limit for TPU nodes."""
     checkpoint: CheckpointArgs | None = None
-    """Multi-tier checkpointing: the checkpoint volume and directories, and restarts that
-    resume from them; with it, `service_account` is the platform's
-    `checkpointKubernetesServiceAccount`, which may write the bucket."""
+    """Multi-tier checkpointing, on a MultisliceJobSet only (TpuTrainingJob refuses it: GKE's
+    driver serves JobSet Pods only): the checkpoint volume and directories; with it,
+    `service_account` is the platform's `checkpointKubernetesServiceAccount`, which may write
+    the bucket."""

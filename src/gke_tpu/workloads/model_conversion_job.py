@@ -26,6 +26,8 @@ from gke_tpu.workloads.internal.pods import (
     pod_annotations,
 )
 
+#: The longest `wait_minutes`: a day.
+MAX_WAIT_MINUTES = 1440
 #: Conversion holds a model in memory: most of a 16 GB CPU node, and a hard memory ceiling.
 CONVERSION_RESOURCES = k8s.core.v1.ResourceRequirementsArgs(
     requests={"cpu": "2", "memory": "12Gi"}, limits={"cpu": "4", "memory": "14Gi"}
@@ -45,6 +47,11 @@ class ModelConversionJobArgs(NoneMeansDefault):
     """The platform's writer ServiceAccount."""
     backoff_limit: int | None = 2
     """Retries; conversion is idempotent. Default 2."""
+    wait_minutes: int | None = None
+    """Minutes `pulumi up` waits for the Job to complete (1 to 1440), so that a server that
+    reads the model can wait for it (`depends_on=[conversion.job]`) instead of starting before
+    the model is there; a Job that fails then fails the update. Default none: `pulumi up` does
+    not wait (`pulumi.com/skipAwait`)."""
 
 
 class ModelConversionJob(pulumi.ComponentResource):
@@ -75,6 +82,11 @@ class ModelConversionJob(pulumi.ComponentResource):
             problems.append(
                 Problem("model.read_only", "true: a conversion job writes; mount the writer claim")
             )
+        wait = args.wait_minutes
+        if wait is not None and (type(wait) is not int or not 1 <= wait <= MAX_WAIT_MINUTES):
+            problems.append(
+                Problem("wait_minutes", f"{wait!r} is not 1 to {MAX_WAIT_MINUTES} minutes")
+            )
         reject(
             problems,
             f"ModelConversionJob {name!r}",
@@ -87,10 +99,15 @@ class ModelConversionJob(pulumi.ComponentResource):
             env=args.container.env,
             ports=(),
         )
+        waited = pulumi.ResourceOptions(
+            custom_timeouts=pulumi.CustomTimeouts(create=f"{wait}m", update=f"{wait}m")
+            if wait
+            else None
+        )
         self.job: k8s.batch.v1.Job = k8s.batch.v1.Job(
             name,
             metadata=k8s.meta.v1.ObjectMetaArgs(
-                name=name, namespace=args.namespace, annotations=SKIP_AWAIT
+                name=name, namespace=args.namespace, annotations=None if wait else SKIP_AWAIT
             ),
             spec=k8s.batch.v1.JobSpecArgs(
                 backoff_limit=args.backoff_limit,
@@ -115,7 +132,7 @@ class ModelConversionJob(pulumi.ComponentResource):
                     ),
                 ),
             ),
-            opts=child(self),
+            opts=child(self, waited),
         )
         self.job_name = self.job.metadata.name
         self.register_outputs({"jobName": self.job_name})

@@ -6,7 +6,11 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gke_tpu.contract.checkpoints import check_checkpoint
+from gke_tpu.contract.checkpoints import (
+    JOBSET_NAME_ANNOTATION,
+    JOBSET_NAME_ENV,
+    check_checkpoint,
+)
 from gke_tpu.contract.interruptions import (
     DEFAULT_APPLICATION_EXIT_CODES,
     DEFAULT_MAX_RESTARTS,
@@ -18,10 +22,11 @@ from gke_tpu.contract.interruptions import (
 from gke_tpu.contract.workloads import check_image, check_multislice, check_queue, queue_labels
 from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
-from gke_tpu.pulumi_options import child
+from gke_tpu.pulumi_options import caller_waits, child
 from gke_tpu.workloads.args import TpuJobArgs
 from gke_tpu.workloads.internal.api_rules import count_problems, job_problems
 from gke_tpu.workloads.internal.jobs import (
+    JOB_LABEL,
     SKIP_AWAIT,
     fail_on_application_errors,
     jobset_failure_policy,
@@ -51,11 +56,20 @@ class MultisliceJobSetArgs(TpuJobArgs):
     fail the JobSet at once; default 1-127 (128 and above are deaths by signal)."""
 
 
-def _waits(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
-    given = opts.depends_on if opts is not None else None
-    if isinstance(given, pulumi.Resource):
-        return [given]
-    return [r for r in given if isinstance(r, pulumi.Resource)] if isinstance(given, list) else []
+def jobset_name_env() -> list[k8s.core.v1.EnvVarArgs]:
+    """The JobSet's name, which Orbax's multi-tier initialization reads, from the annotation
+    JobSet puts on every Pod, as xpk passes it (AI-Hypercomputer/xpk
+    src/xpk/core/docker_resources.py, `get_gpu_env`)."""
+    return [
+        k8s.core.v1.EnvVarArgs(
+            name=JOBSET_NAME_ENV,
+            value_from=k8s.core.v1.EnvVarSourceArgs(
+                field_ref=k8s.core.v1.ObjectFieldSelectorArgs(
+                    field_path=f"metadata.annotations['{JOBSET_NAME_ANNOTATION}']"
+                )
+            ),
+        )
+    ]
 
 
 class MultisliceJobSet(pulumi.ComponentResource):
@@ -64,8 +78,10 @@ class MultisliceJobSet(pulumi.ComponentResource):
     An interruption of any worker restarts every slice together, up to `max_restarts` times; an
     application error fails the JobSet at once. Use it, even with one slice, for a run that must
     ride out host maintenance, upgrades and preemptions. With `checkpoint` every worker mounts
-    its node's multi-tier checkpoint volume, and each restart resumes from the newest checkpoint
-    (in memory on the node or a peer slice, or in the bucket) instead of starting over.
+    its node's multi-tier checkpoint volume (GKE's driver writes the worker's JAX process id
+    there) and gets `JOBSET_NAME`, which Orbax's multi-tier initialization reads; a restart
+    resumes from the newest checkpoint (in memory on the node or a peer slice, or in the bucket)
+    when the program restores it through Orbax, and starts over otherwise.
     """
 
     jobset_name: pulumi.Output[str]
@@ -92,7 +108,10 @@ class MultisliceJobSet(pulumi.ComponentResource):
                 given(args.termination_grace_seconds, DEFAULT_TERMINATION_GRACE_SECONDS),
             )
             + check_checkpoint(
-                "checkpoint", args.checkpoint, given(args.max_restarts, DEFAULT_MAX_RESTARTS)
+                "checkpoint",
+                args.checkpoint,
+                given(args.max_restarts, DEFAULT_MAX_RESTARTS),
+                pool,
             )
             + count_problems({"max_restarts": args.max_restarts})
             + job_problems(name, args, None),
@@ -103,7 +122,8 @@ class MultisliceJobSet(pulumi.ComponentResource):
         job_template = k8s.batch.v1.JobTemplateSpecArgs(
             spec=slice_job_spec(
                 args,
-                tpu_worker(name, args),
+                tpu_worker(name, args, extra_env=jobset_name_env() if args.checkpoint else ()),
+                labels={JOB_LABEL: name},
                 pod_failure_policy=fail_on_application_errors(
                     name, given(args.application_exit_codes, DEFAULT_APPLICATION_EXIT_CODES)
                 ),
@@ -131,7 +151,7 @@ class MultisliceJobSet(pulumi.ComponentResource):
             },
             # What the caller's options wait for (a JobSetInstall: its CRD), the JobSet waits for:
             # a component's dependencies do not hold back its children's registration.
-            opts=child(self, pulumi.ResourceOptions(depends_on=_waits(opts))),
+            opts=child(self, pulumi.ResourceOptions(depends_on=caller_waits(opts))),
         )
         self.jobset_name = pulumi.Output.from_input(name)
         self.register_outputs({"jobsetName": self.jobset_name, "slices": self.slices})

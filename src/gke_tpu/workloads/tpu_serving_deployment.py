@@ -24,7 +24,7 @@ from gke_tpu.contract.workloads import (
 from gke_tpu.problems import Problem
 from gke_tpu.problems.args import NoneMeansDefault, from_inputs, given
 from gke_tpu.problems.pulumi import reject
-from gke_tpu.pulumi_options import child
+from gke_tpu.pulumi_options import caller_waits, child
 from gke_tpu.workloads.args import ContainerSpec, ModelMount
 from gke_tpu.workloads.internal.api_rules import (
     check,
@@ -198,7 +198,8 @@ class TpuServingDeployment(pulumi.ComponentResource):
                     labels=labels,
                 ),
             ),
-            opts=child(self),
+            # What the caller waits for (a conversion job that writes the model) it waits for.
+            opts=child(self, pulumi.ResourceOptions(depends_on=caller_waits(opts))),
         )
         self.service: k8s.core.v1.Service = k8s.core.v1.Service(
             name,

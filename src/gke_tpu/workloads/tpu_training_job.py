@@ -5,21 +5,17 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gke_tpu.contract.checkpoints import check_checkpoint
-from gke_tpu.contract.interruptions import (
-    DEFAULT_MAX_RESTARTS,
-    DEFAULT_TERMINATION_GRACE_SECONDS,
-    check_grace,
-    check_max_restarts,
-)
+from gke_tpu.contract.checkpoints import JOBSET_ONLY
+from gke_tpu.contract.interruptions import DEFAULT_TERMINATION_GRACE_SECONDS, check_grace
 from gke_tpu.contract.workloads import check_image, check_queue, check_training, queue_labels
 from gke_tpu.problems import Problem
 from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import TpuJobArgs
-from gke_tpu.workloads.internal.api_rules import count_problems, job_problems
+from gke_tpu.workloads.internal.api_rules import job_problems
 from gke_tpu.workloads.internal.jobs import (
+    JOB_LABEL,
     SKIP_AWAIT,
     ignore_disruptions,
     one_job_per_slice,
@@ -27,22 +23,19 @@ from gke_tpu.workloads.internal.jobs import (
     tpu_worker,
 )
 
-#: Label on every Pod of a TPU job; the anti-affinity between jobs keys on it.
-JOB_LABEL = "gke-tpu/job"
 #: The headless Service's name after the job's.
 SERVICE_SUFFIX = "-workers"
 
 
 @dataclass(frozen=True)
 class TpuTrainingJobArgs(TpuJobArgs):
+    """`checkpoint` is refused: multi-tier checkpointing runs on the JobSet path only
+    (MultisliceJobSet)."""
+
     workers: int | None = None
     """Expected workers; must equal the slice's VMs when given (default: derived)."""
     avoid_deadlock: bool | None = True
     """Pod affinity and anti-affinity that keep two jobs from sharing slices."""
-    max_restarts: int | None = None
-    """With `checkpoint` only: restarts of the slice's workers after a failure that is no
-    disruption (a worker that lost its peers), each resuming from the newest checkpoint;
-    default 5. Without a checkpoint a failed worker fails the job."""
 
 
 def worker_hostnames(job: str, service: str, workers: int) -> str:
@@ -50,29 +43,10 @@ def worker_hostnames(job: str, service: str, workers: int) -> str:
     return ",".join(f"{job}-{i}.{service}" for i in range(workers))
 
 
-def _restart_problems(args: TpuTrainingJobArgs) -> list[Problem]:
+def _checkpoint_problems(args: TpuTrainingJobArgs) -> list[Problem]:
     if args.checkpoint is None:
-        if args.max_restarts is None:
-            return []
-        return [
-            Problem(
-                "max_restarts",
-                f"{args.max_restarts!r} without a checkpoint: a restarted worker would start "
-                "over; set checkpoint or remove max_restarts",
-            )
-        ]
-    restarts = given(args.max_restarts, DEFAULT_MAX_RESTARTS)
-    return check_max_restarts("max_restarts", restarts) + check_checkpoint(
-        "checkpoint", args.checkpoint, restarts
-    )
-
-
-def restart_limit(args: TpuTrainingJobArgs, workers: int) -> int:
-    """The Job's `backoffLimit`: none without a checkpoint, else a restart of every worker per
-    allowed restart (a worker that fails takes its peers down with it)."""
-    if args.checkpoint is None:
-        return 0
-    return given(args.max_restarts, DEFAULT_MAX_RESTARTS) * workers
+        return []
+    return [Problem("checkpoint", JOBSET_ONLY)]
 
 
 class TpuTrainingJob(pulumi.ComponentResource):
@@ -83,10 +57,8 @@ class TpuTrainingJob(pulumi.ComponentResource):
     (`DisruptionTarget`: a drain, host maintenance, a preemption) does not count: the Job
     replaces its Pod, and restarts no other worker (MultisliceJobSet restarts them all).
 
-    With `checkpoint`, the workers mount the node's multi-tier checkpoint volume and the Job
-    recreates failed workers too, up to `max_restarts` times per worker (`backoffLimit`:
-    restarts x workers): the recreated workers restore from the newest checkpoint, in memory on
-    the node or a peer, or in the bucket, instead of starting over.
+    It takes no `checkpoint`: GKE's multi-tier checkpointing gives JAX process ids to JobSet
+    Pods only, so a run that checkpoints that way is a MultisliceJobSet.
     """
 
     job_name: pulumi.Output[str]
@@ -109,9 +81,7 @@ class TpuTrainingJob(pulumi.ComponentResource):
                 "termination_grace_seconds",
                 given(args.termination_grace_seconds, DEFAULT_TERMINATION_GRACE_SECONDS),
             )
-            + _restart_problems(args)
-            # Restarts of every worker: the Job's backoffLimit, 32 bits.
-            + count_problems({"max_restarts": restart_limit(args, pool.nodes_per_slice)})
+            + _checkpoint_problems(args)
             + job_problems(name, args, SERVICE_SUFFIX),
             f"TpuTrainingJob {name!r}",
         )
@@ -154,7 +124,6 @@ class TpuTrainingJob(pulumi.ComponentResource):
                 # Kueue starts a queued Job by resuming it once admitted.
                 suspend=args.queue is not None,
                 pod_failure_policy=ignore_disruptions(),
-                backoff_limit=restart_limit(args, self.workers),
             ),
             opts=child(self, pulumi.ResourceOptions(depends_on=[self.service])),
         )

@@ -17,6 +17,11 @@ DEFAULT_HF_TOKEN_KEY = "hf_api_token"
 #: rounded down so the window errs long
 #: (https://cloud.google.com/kubernetes-engine/docs/tutorials/serve-vllm-tpu).
 DEFAULT_LOAD_GB_PER_MINUTE = 9.0
+#: The context GKE's vLLM TPU tutorial and sample serve with (`--max-model-len=4096`,
+#: GoogleCloudPlatform/kubernetes-engine-samples ai-ml/vllm-tpu/vllm-llama3-70b.yaml): on TPU,
+#: vLLM compiles a graph per input-shape bucket up to it at start, so a model's own (128k for
+#: Llama 3.1) would lengthen the start and take HBM.
+DEFAULT_MAX_MODEL_LEN = 4096
 #: vllm-project/vllm docs/deployment/k8s.md, "Drain Shutdown".
 DEFAULT_DRAIN_SECONDS = 120
 
@@ -68,8 +73,9 @@ class VllmServingDeploymentArgs(NoneMeansDefault):
     """The name clients send as `model`; default the model."""
     tensor_parallel_size: int | None = None
     """Chips the model is sharded over; default, and only, the pool's chips per VM."""
-    max_model_len: int | None = None
-    """vLLM's `--max-model-len`; default the model's own."""
+    max_model_len: int | None = DEFAULT_MAX_MODEL_LEN
+    """vLLM's `--max-model-len`, the longest prompt and answer in tokens; default 4096, as GKE's
+    TPU tutorial serves (the TPU compiles up to it at start)."""
     extra_args: Sequence[str] | None = ()
     """More vLLM flags (`--max-num-seqs=128`); never the ones the component sets."""
     env: Mapping[str, str] | None = field(default_factory=dict[str, str])
@@ -86,7 +92,9 @@ class VllmServingDeploymentArgs(NoneMeansDefault):
     autoscaling: ServingAutoscaling | None = None
     """Scale between two counts on a vLLM gauge; conflicts with `replicas`."""
     load_gb_per_minute: float | None = DEFAULT_LOAD_GB_PER_MINUTE
-    """How fast the server loads weights and compiles, for its startup window; default 9."""
+    """How fast the server loads weights, for its startup window (which adds half an hour of
+    compiling); default 9, GKE's tutorial's readiness wait for 141 GB (no first-party load rate
+    was found: an estimate, to set from a measured start)."""
     drain_seconds: int | None = DEFAULT_DRAIN_SECONDS
     """Seconds after SIGTERM for requests in flight; default 120. Pass vLLM's own drain flag
     for the image's version in `extra_args`."""

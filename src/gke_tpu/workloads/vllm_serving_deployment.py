@@ -14,8 +14,6 @@ from gke_tpu.pulumi_options import child
 from gke_tpu.workloads.args import ContainerSpec
 from gke_tpu.workloads.internal.api_rules import workload_name_problems
 from gke_tpu.workloads.internal.pods import (
-    GCS_FUSE_CACHE_VOLUME,
-    UNLIMITED_GCS_FUSE_SIDECAR,
     container,
     disruption_budget,
     tpu_pod_template,
@@ -24,6 +22,8 @@ from gke_tpu.workloads.internal.vllm_plan import (
     PRE_STOP_SECONDS,
     SHM_PATH,
     STARTUP_PERIOD_SECONDS,
+    XLA_CACHE_PATH,
+    XLA_CACHE_VOLUME,
     plan_vllm,
     vllm_problems,
 )
@@ -70,15 +70,8 @@ class VllmServingDeployment(pulumi.ComponentResource):
         self.startup_seconds = plan.startup_seconds
         labels = {"app": name}
         health = k8s.core.v1.HTTPGetActionArgs(path=HEALTH_PATH, port=port)
-        server = container(
-            name,
-            ContainerSpec(
-                image=args.image, command=COMMAND, args=plan.args, env=args.env, ports=(port,)
-            ),
-            chips=args.pool.chips_per_node,
-            model=args.model_volume,
-            privileged=needs_privileged(args.cluster_version),
-            extra_env=[
+        hf_token = (
+            [
                 k8s.core.v1.EnvVarArgs(
                     name="HUGGING_FACE_HUB_TOKEN",
                     value_from=k8s.core.v1.EnvVarSourceArgs(
@@ -89,7 +82,23 @@ class VllmServingDeployment(pulumi.ComponentResource):
                 )
             ]
             if plan.hf_token
-            else [],
+            else []
+        )
+        server = container(
+            name,
+            ContainerSpec(
+                image=args.image, command=COMMAND, args=plan.args, env=args.env, ports=(port,)
+            ),
+            chips=args.pool.chips_per_node,
+            model=args.model_volume,
+            privileged=needs_privileged(args.cluster_version),
+            extra_env=[
+                # Where vLLM keeps the graphs XLA compiled (vllm-project/vllm
+                # docs/getting_started/installation/ai_accelerator/tpu.inc.md), as GKE's sample
+                # sets it.
+                k8s.core.v1.EnvVarArgs(name="VLLM_XLA_CACHE_PATH", value=XLA_CACHE_PATH),
+                *hf_token,
+            ],
             probes={
                 # Loading the weights and compiling take minutes: the other probes wait for it.
                 "startup": k8s.core.v1.ProbeArgs(
@@ -108,7 +117,10 @@ class VllmServingDeployment(pulumi.ComponentResource):
                     failure_threshold=3,
                 ),
             },
-            extra_mounts=[k8s.core.v1.VolumeMountArgs(name=SHM_VOLUME, mount_path=SHM_PATH)],
+            extra_mounts=[
+                k8s.core.v1.VolumeMountArgs(name=SHM_VOLUME, mount_path=SHM_PATH),
+                k8s.core.v1.VolumeMountArgs(name=XLA_CACHE_VOLUME, mount_path=XLA_CACHE_PATH),
+            ],
             lifecycle=k8s.core.v1.LifecycleArgs(
                 pre_stop=k8s.core.v1.LifecycleHandlerArgs(
                     sleep=k8s.core.v1.SleepActionArgs(seconds=PRE_STOP_SECONDS)
@@ -142,21 +154,18 @@ class VllmServingDeployment(pulumi.ComponentResource):
                             name=SHM_VOLUME,
                             empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs(medium="Memory"),
                         ),
-                        # Where the platform's claim turns the GCS FUSE file cache on, the
-                        # weights a restarted server reads again come from memory.
-                        *(
-                            [
-                                k8s.core.v1.VolumeArgs(
-                                    name=GCS_FUSE_CACHE_VOLUME,
-                                    empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs(medium="Memory"),
-                                )
-                            ]
-                            if args.model_volume
-                            else []
+                        # Each replica's own XLA cache, on the node's disk: a restarted server
+                        # skips compiling again. Never shared: GKE's tutorial warns that
+                        # replicas sharing one fail with "cannot create directories".
+                        k8s.core.v1.VolumeArgs(
+                            name=XLA_CACHE_VOLUME,
+                            empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs(),
                         ),
                     ],
-                    # Reading a model of many GB: the sidecar gets what it needs.
-                    sidecar=UNLIMITED_GCS_FUSE_SIDECAR,
+                    # Reading a model of many GB: the sidecar gets what it needs (the file cache
+                    # in memory, where the platform's claim turns it on, holds the weights a
+                    # restarted server reads again).
+                    unlimited_sidecar=True,
                 ),
             ),
             # The autoscaler owns the replicas once it exists: an update must not reset them.

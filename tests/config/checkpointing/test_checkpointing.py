@@ -138,7 +138,14 @@ def test_unknown_pools_sizes_and_no_pool_to_checkpoint() -> None:
     [
         ("memoryFraction", 0.6, "at most 0.5 is allowed"),
         ("memoryFraction", 0, "more than 0 is allowed"),
-        ("inMemoryVolumeSizes", {"train": "100"}, "is not a size"),
+        ("inMemoryVolumeSizes", {"train": "100"}, "is under 1 GB (a number without a suffix is"),
+        (
+            "inMemoryVolumeSizes",
+            {"train": "64GB"},
+            "'64GB': is not a Kubernetes quantity: a number with Ki, Mi, Gi, Ti (powers of 1024) "
+            "or k, M, G, T (powers of 1000), such as 100Gi or 100G; `100GB` is not one (the "
+            "checkpoint controller refuses it)",
+        ),
         ("bucket", "Bad_Bucket", "lowercase"),
         ("kubernetesServiceAccount", "Trainer", "Kubernetes name"),
     ],
@@ -195,6 +202,28 @@ def test_a_fraction_of_memory_under_one_gb_is_refused_unless_the_pool_s_size_is_
     configured = load_platform(_config(sized)).checkpointing
     assert configured is not None
     assert configured.configurations[0].in_memory_volume_size == "1G"
+
+
+@pytest.mark.parametrize("size", ["224G", "208Gi", "0.2T", "224e9", "208.6Gi"])
+def test_a_size_of_at_most_half_the_machine_s_memory_is_taken_in_any_quantity_form(
+    size: str,
+) -> None:
+    spec = load_platform(
+        _config({"bucket": "tpu-test-ckpt", "inMemoryVolumeSizes": {"train": size}})
+    ).checkpointing
+    assert spec is not None
+    assert spec.configurations[0].in_memory_volume_size == size
+
+
+def test_a_size_above_half_the_machine_s_memory_is_refused() -> None:
+    # ct5p-hightpu-4t: 448 GB; 209Gi is 224.4 GB.
+    assert config_problems(
+        _config({"bucket": "tpu-test-ckpt", "inMemoryVolumeSizes": {"train": "209Gi"}})
+    ) == [
+        "checkpointing.inMemoryVolumeSizes.train: '209Gi' is 224.412 GB, more than half of the "
+        "448 GB of memory of ct5p-hightpu-4t (pool 'train'; the catalog's figure): the volume is "
+        "a RAM disk that the training process cannot use; at most 224G"
+    ]
 
 
 def test_a_checkpoint_bucket_named_like_the_model_bucket_is_refused_naming_both() -> None:

@@ -38,16 +38,21 @@ def test_the_cost_has_a_row_per_zone() -> None:
     assert spec.cost is not None
     rows = [i for i in spec.cost.items if i.kind == "cache"]
     assert [r.name for r in rows] == ["anywhere-cache-us-east5-a", "anywhere-cache-us-east5-b"]
-    # 100 GiB x $0.0001233 x 730 h = $9.00; one fill $0.32; a fill a day: 30.4 fills, $9.73.
-    assert (rows[0].monthly_min, rows[0].monthly_max) == (9.32, 18.73)
-    assert "as of 2026-09-20" in rows[0].note
-    # 37 GiB: storage $3.33 (to the cent, not $3.3), one fill $0.12, a fill a day $3.60.
+    # us-east5 is not on the page: the highest listed, $0.0004. 100 GiB x $0.0004 x 730 h =
+    # $29.20; one fill $0.32; a fill a day: 30.4 fills, $9.73.
+    assert (rows[0].monthly_min, rows[0].monthly_max) == (29.52, 38.93)
+    assert "(the highest list price: us-east5 is unlisted, " in rows[0].note
+    assert "NOT VERIFIED: a transcription of the page as of 2026-09-20" in rows[0].note
+    assert "not counted: $0.0006 per GiB read from the cache" in rows[0].note
+    # us-central1's own: 37 GiB x $0.0003 x 730 h = $8.10 (to the cent), one fill $0.12.
+    central = {**CLUSTER, "region": "us-central1"}
     small = load_platform(
-        stack_config(cluster=CLUSTER, tpuPools=POOLS, modelStorage=_storage(cachedGib=37))
+        stack_config(cluster=central, modelStorage=_storage(cachedGib=37, zones=["us-central1-a"]))
     ).cost
     assert small is not None
     cache = next(i for i in small.items if i.kind == "cache")
-    assert (cache.monthly_min, cache.monthly_max) == (3.45, 6.93)
+    assert (cache.monthly_min, cache.monthly_max) == (8.22, 11.7)
+    assert "at $0.0003 per GiB-hour (us-central1's list price, " in cache.note
 
 
 def test_named_zones_and_the_default_ttl() -> None:

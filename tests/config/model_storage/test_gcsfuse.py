@@ -55,5 +55,9 @@ def test_a_writer_gets_no_file_cache() -> None:
 def test_profiles_are_named_where_the_version_has_them_and_not_used() -> None:
     assert tune_volume("read", (), "1.35.1-gke.1616000").profile == "gcsfusecsi-serving"
     assert tune_volume("read", (), "1.35.1-gke.1615999").profile is None
-    assert "profile gcsfusecsi-serving available, not used" in tune_volume("read", (), "1.36").why
+    assert tune_volume("read", (), "1.36").why.endswith(
+        "; profile gcsfusecsi-serving available, not used: it needs roles on the bucket for the "
+        "CSI controller's identity (gcs-fuse-csi-driver/gcs-fuse-csi-controller-sa), which the "
+        "platform does not grant, and its serving class makes an Anywhere Cache in every zone"
+    )
     assert tune_volume("write", (), "1.36").profile is None

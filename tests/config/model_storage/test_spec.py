@@ -107,7 +107,7 @@ def test_unknown_role_and_unknown_key_are_rejected_together() -> None:
         "roles/storage.objectAdmin; did you mean 'roles/storage.objectAdmin'?",
         "modelStorage.namespce: unknown key; did you mean 'namespace'? Allowed keys: bucket, "
         "location, storageClass, readerRole, namespace, createNamespace, "
-        "kubernetesServiceAccount, createKubernetesServiceAccount, mountOptions, anywhereCache, writer",
+        "kubernetesServiceAccount, createKubernetesServiceAccount, mountOptions, anywhereCache, writer, forceDestroy",
     ]
 
 

@@ -409,7 +409,7 @@ def test_tiles_do_not_overlap() -> None:
 
 @pytest.mark.parametrize(("stack", "config"), _shipped(), ids=[s for s, _ in _shipped()])
 def test_every_query_of_the_shipped_stacks_parses(stack: str, config: dict[str, str]) -> None:
-    plan = load_platform(config).observability
+    plan = load_platform(config, stack.split(".")[1]).observability
     assert plan is not None
     queries = _queries(plan)
     assert len(queries) > 15

@@ -61,6 +61,25 @@ def test_the_table_holds_the_prices_these_tests_use() -> None:
     assert price is not None and price.usd_per_chip_hour == V5P
 
 
+def test_a_v4_stack_in_us_central2_has_a_cost_its_budget_is_held_to() -> None:
+    """us-central2 (TPU v4 only) has no E2: its CPU pool is n2-standard-4, whose hour there is an
+    estimate (the highest of the US regions the catalog has), said as such."""
+    spec = _spec(
+        {"name": "v4", "tpu": "v4", "topology": "2x2x2"},
+        cluster={"region": "us-central2"},
+        cost={"monthlyBudgetUsd": 1000},
+    )
+    cpu = _item(spec, "cpu")
+    assert cpu.monthly_max == _dollars(0.2333, 3)
+    assert cpu.note == (
+        "3 x n2-standard-4 at $0.2333 an hour (an estimate, not confirmed on Google's price page: "
+        "src/gke_tpu/catalog/machine_prices.csv); boot disks and upgrades' surge nodes not "
+        "included"
+    )
+    assert spec.cost is not None and spec.cost.monthly_max is not None
+    assert [w.split(":")[0] for w in spec.warnings if "budget" in w] == ["cost.monthlyBudgetUsd"]
+
+
 def test_a_standard_stack_costs_its_cluster_fee_cpu_pool_and_pools() -> None:
     spec = _spec(
         {"name": "serve", "tpu": "v5e", "topology": "2x2", "nodeCount": 2},

@@ -676,8 +676,12 @@ def test_flex_start_with_queued_provisioning_is_taken_with_a_warning_that_source
         "tpuPools[0].queuedProvisioning: GKE refused flex-start with queued provisioning for TPUs "
         'in December 2025 ("Flex start node pools don\'t support TPUs with queued provisioning", '
         "AI-Hypercomputer/xpk#900), and Google's blueprints run it for v6e and tpu7x since "
-        "February 2026 (GoogleCloudPlatform/cluster-toolkit#5218); GKE's pages name neither: if "
-        "creating the node pool fails with that 400, use flexStart alone"
+        "February 2026 (GoogleCloudPlatform/cluster-toolkit#5218); GKE's pages settle neither: its "
+        "queued provisioning page is written for GPUs "
+        "(https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest) and Cloud "
+        "TPU's flex-start page is about its queued resources, not GKE "
+        "(https://cloud.google.com/tpu/docs/request-using-flex-start, Preview). If creating the "
+        "node pool fails with that 400, use flexStart alone"
     ]
     flex_alone = tpu_pool(
         topology="2x2",

@@ -245,7 +245,7 @@ def test_the_longest_names_the_stack_file_takes_render_objects_the_api_takes(
     }
     config["gke-tpu:checkpointing"] |= {
         "kubernetesServiceAccount": "c" * 63,
-        "inMemoryVolumeSizes": {"v5p-train": "99999Ti"},
+        "inMemoryVolumeSizes": {"v5p-train": "224G"},
     }
     config["gke-tpu:kueue"] = {
         "queues": [{"name": "q." + "a" * 61, "pools": ["v5p-train"], "namespaces": ["x" * 63]}]

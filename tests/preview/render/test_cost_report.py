@@ -138,7 +138,7 @@ def test_the_report_compares_with_the_base_branch_plan(tmp_path: Path) -> None:
     argv = ["--stack", "prod", "--config-file", str(changed), "--markdown", str(report)]
     assert main([*argv, "--baseline", str(base_json)]) == 0
     text = report.read_text()
-    assert "Cost: **+$196,224/month** at the most ($456,254.97 to $652,478.97)" in text
+    assert "Cost: **+$196,224/month** at the most ($456,335.77 to $652,559.77)" in text
     assert (
         "| v5p-train | tpu | $392,448 to $392,448 | $588,672 to $588,672 | +$196,224/month | +$196,224/month |"
         in text

@@ -11,8 +11,9 @@ def test_prod_checkpoints_its_slices_and_caches_model_reads() -> None:
     assert lines[0] == "## Goodput"
     assert (
         "| v5p-train | multi-tier: 112G in memory per node, a peer's copy, backed up to "
-        "gs://gke-tpu-prod-checkpoints | the node's memory, else a peer node's, else "
-        "gs://gke-tpu-prod-checkpoints | Anywhere Cache in us-east5-a (TTL 1 d) |"
+        "gs://gke-tpu-prod-checkpoints | a MultisliceJobSet that restores through Orbax: the "
+        "node's memory, else a peer node's, else gs://gke-tpu-prod-checkpoints; anything else: "
+        "what it wrote itself | Anywhere Cache in us-east5-a (TTL 1 d) |"
     ) in lines
     assert (
         "| v6e-serve | the workload's own (none kept by the platform) | the workload's last "

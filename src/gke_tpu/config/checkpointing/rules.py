@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from gke_tpu.catalog import version_at_least
 from gke_tpu.catalog.gke import CHANNEL_FLOORS
+from gke_tpu.catalog.quantity import mib_rounded_up, parse_quantity
 from gke_tpu.config.checkpointing.spec import (
+    MAX_MEMORY_FRACTION,
     MIN_VERSION,
     PATH,
     checkpointed_pools,
@@ -13,6 +17,7 @@ from gke_tpu.config.checkpointing.spec import (
 )
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.platform.cluster_plan import GCS_FUSE_CSI_DRIVER, WORKLOAD_IDENTITY
+from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem, did_you_mean, show
 from gke_tpu.problems.rules import Rule, rule
@@ -113,6 +118,8 @@ def sizes_of_checkpointed_pools(view: StackView) -> list[Problem]:
     ]
     for pool in pools:
         size, derived = in_memory_size(spec, pool)
+        if not derived:
+            problems += _fits_the_machine(pool, size)
         if derived and size == "0G":
             problems.append(
                 Problem(
@@ -123,6 +130,29 @@ def sizes_of_checkpointed_pools(view: StackView) -> list[Problem]:
                 )
             )
     return problems
+
+
+def _fits_the_machine(pool: TpuPoolPlan, size: str) -> list[Problem]:
+    """A RAM disk of at most half the VM's memory (memoryFraction's bound), by the catalog's
+    memory (GB as the machine's page states it; GiB for tpu7x, read as GB: the smaller)."""
+    memory = pool.machine.memory_gb
+    parsed = parse_quantity(size)
+    if not memory or parsed is None:
+        return []
+    most = Fraction(memory * 10**9) * Fraction(MAX_MEMORY_FRACTION)
+    # The controller sets up whole MiB, rounded up: compared as it sizes them.
+    if mib_rounded_up(parsed) <= mib_rounded_up(most):
+        return []
+    value = parsed
+    return [
+        Problem(
+            f"{PATH}.inMemoryVolumeSizes.{pool.name}",
+            f"{size!r} is {float(value) / 10**9:g} GB, more than half of the {memory} GB of "
+            f"memory of {pool.machine.name} (pool {pool.name!r}; the catalog's figure): the "
+            f"volume is a RAM disk that the training process cannot use; at most "
+            f"{int(most // 10**9)}G",
+        )
+    ]
 
 
 RULES: tuple[Rule[StackView], ...] = (

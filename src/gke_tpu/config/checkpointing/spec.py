@@ -6,14 +6,14 @@ multi-tier-checkpointing).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, StrictFloat, StrictStr
+from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictStr
 
 from gke_tpu.catalog import TPU_TAINT
 from gke_tpu.catalog.gke import POOL_LABEL
+from gke_tpu.catalog.quantity import QUANTITY_FORMS, parse_quantity
 from gke_tpu.config.base import Spec
 from gke_tpu.config.model_storage.spec import (
     DEFAULT_NAMESPACE,
@@ -31,18 +31,33 @@ MIN_VERSION = "1.32.4-gke.1415000"
 #: copy of the state (GKE leaves the size to the user; xpk and GKE's test DAGs use `100G` on v5p).
 DEFAULT_MEMORY_FRACTION = 0.25
 DEFAULT_KSA = "checkpoint-writer"
+#: Soft delete of the checkpoint bucket, kept on (a bucket with hierarchical namespace keeps no
+#: versions: the guardrails ask for it) at its shortest, 7 days: every checkpoint the replicator
+#: replaces or deletes is billed for that long after, at the bucket's storage price
+#: (https://cloud.google.com/storage/docs/soft-delete: 7 to 90 days, or 0 for off; the default
+#: is 7 days, set here so that it does not follow a change of the default).
+SOFT_DELETE_SECONDS = 7 * 24 * 3600
 #: The least role that reads, writes and lists objects, as xpk grants the replicator
 #: (AI-Hypercomputer/xpk src/xpk/core/mtc.py, add_mtc_bucket_iam_member).
 BUCKET_ROLE = "roles/storage.objectUser"
 #: GKE's replicator (namespace, ServiceAccount), as xpk's grant and GoogleCloudPlatform/
 #: cluster-toolkit docs name it (gke-managed-checkpointing/gke-checkpointing-multitier-node).
 REPLICATOR = ("gke-managed-checkpointing", "gke-checkpointing-multitier-node")
-_QUANTITY = re.compile(r"[1-9][0-9]*(G|Gi|M|Mi|T|Ti)", re.ASCII)
+#: The most of a node's memory the RAM disk may take: the rest is the training process's.
+MAX_MEMORY_FRACTION = 0.5
 
 
 def _quantity(value: str) -> str:
-    if not _QUANTITY.fullmatch(value):
-        raise ValueError("is not a size: a whole number with G, Gi, M, Mi, T or Ti, as `100G`")
+    """As GKE's checkpoint controller reads it: a Kubernetes quantity (catalog.quantity); of
+    1 GB at least, as a share of the memory is (rules.py)."""
+    size = parse_quantity(value)
+    if size is None:
+        raise ValueError(f"is not {QUANTITY_FORMS} (the checkpoint controller refuses it)")
+    if size < 10**9:
+        raise ValueError(
+            "is under 1 GB (a number without a suffix is bytes): give the RAM disk's size with "
+            "G or Gi, such as 100G"
+        )
     return value
 
 
@@ -55,17 +70,25 @@ class CheckpointingSpec(Spec):
 
     bucket: BucketName
     """The checkpoint bucket the program creates, with hierarchical namespace, in the
-    cluster's region. No default."""
+    cluster's region; `{stack}` stands for the stack's name, as in `cluster.name`. No
+    default."""
     pools: tuple[StrictStr, ...] | None = Field(default=None, min_length=1)
     """The `tpuPools` entries, by name, that checkpoint; default every multi-host pool."""
-    memory_fraction: StrictFloat = Field(default=DEFAULT_MEMORY_FRACTION, gt=0, le=0.5)
+    memory_fraction: StrictFloat = Field(
+        default=DEFAULT_MEMORY_FRACTION, gt=0, le=MAX_MEMORY_FRACTION
+    )
     """Share of a node's memory for the in-memory checkpoint volume; default 0.25, at most
     0.5 (the rest is the training process's)."""
     in_memory_volume_sizes: dict[StrictStr, Size] = Field(default_factory=dict)
-    """A pool's in-memory volume size, by pool name, instead of the share (`100G`)."""
+    """A pool's in-memory volume size, by pool name, instead of the share: a Kubernetes quantity
+    as the checkpoint controller reads it (`100Gi`, `100G`; not `100GB`), at most half the
+    machine's memory."""
     kubernetes_service_account: KubernetesName = DEFAULT_KSA
     """Kubernetes ServiceAccount of training Pods that write persistent checkpoints; default
     `checkpoint-writer`, in the model storage's namespace (or `tpu-workloads`)."""
+    force_destroy: StrictBool = False
+    """`pulumi destroy` deletes the bucket with every checkpoint in it (not protected, not
+    retained): for stacks that come and go, such as review stacks. Default false."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +121,7 @@ class CheckpointingPlan:
     create_namespace: bool
     kubernetes_service_account: str
     configurations: tuple[CheckpointConfigurationPlan, ...]
+    force_destroy: bool = False
 
     @property
     def pools(self) -> tuple[str, ...]:
@@ -162,4 +186,5 @@ def plan_checkpointing(
         create_namespace=model_namespace is None,
         kubernetes_service_account=spec.kubernetes_service_account,
         configurations=tuple(configurations),
+        force_destroy=spec.force_destroy,
     )

@@ -128,7 +128,9 @@ class ClusterSpec(Spec):
     """`gke-tpu:cluster`: the regional GKE cluster."""
 
     name: GkeName
-    """Cluster name: lowercase letters, digits and hyphens, at most 40 characters."""
+    """Cluster name: lowercase letters, digits and hyphens, at most 40 characters. In a stack
+    file, `{stack}` stands for the stack's name (lower-cased, other characters as `-`), for a
+    template whose config Pulumi copies into other stacks (review stacks)."""
     region: Region
     """Region of the control plane and of every node pool, such as `us-east5`; one GKE has.
     No default."""

@@ -26,10 +26,18 @@ READ_CACHE_OPTIONS = (
 #: page (a copy of GKE's docs states it), so it is set only where the version is known to be met.
 METADATA_PREFETCH = "gcsfuseMetadataPrefetchOnMount"
 METADATA_PREFETCH_MIN_VERSION = "1.32.1-gke.1357001"
-#: GKE's GCS FUSE profile StorageClasses (GoogleCloudPlatform/cluster-toolkit docs, "Cloud
-#: Storage FUSE storage profiles"; https://cloud.google.com/kubernetes-engine/docs/how-to/
-#: persistent-volumes/gcsfuse-profiles, NOT VERIFIED in its text here).
+#: GKE's GCS FUSE profile StorageClasses (GoogleCloudPlatform/gcs-fuse-csi-driver
+#: deploy/base/setup/storageclass.yaml: gcsfusecsi-training, -serving, -checkpointing). The GKE
+#: version is from copies of Google's blog post "Optimize AI/ML workloads with GKE Cloud Storage
+#: FUSE profiles", NOT VERIFIED on a first-party page; the driver's own floor is its sidecar
+#: v1.19.3-gke.0 (pkg/csi_driver/utils.go, GCSFuseProfilesMinVersion).
 PROFILES_MIN_VERSION = "1.35.1-gke.1616000"
+#: Who a profile's permissions go to: the CSI controller's Kubernetes ServiceAccount through
+#: Workload Identity, not a GKE service agent: a custom role with storage.objects.list,
+#: storage.buckets.get and storage.anywhereCaches.{create,get,list,update} on the bucket, and
+#: roles/compute.viewer on the project (gcs-fuse-csi-driver examples/gcsfuse-profiles/README.md,
+#: for the driver's own install; the principal of GKE's managed driver is NOT VERIFIED).
+PROFILES_PRINCIPAL = "gcs-fuse-csi-driver/gcs-fuse-csi-controller-sa"
 PROFILES = {"read": "gcsfusecsi-serving", "write": None}
 #: The annotation on a model volume that says how it is tuned and why (read by the report).
 TUNING_ANNOTATION = "gke-tpu/gcsfuse-tuning"
@@ -81,8 +89,9 @@ def tune_volume(role: Role, base: tuple[str, ...], version: str | None) -> Volum
         why = "no file cache: the volume writes, others read"
     if profile:
         why += (
-            f"; profile {profile} available, not used: it needs the GKE service agent's roles on "
-            "the bucket, which the platform does not grant"
+            f"; profile {profile} available, not used: it needs roles on the bucket for the CSI "
+            f"controller's identity ({PROFILES_PRINCIPAL}), which the platform does not grant, "
+            "and its serving class makes an Anywhere Cache in every zone"
         )
     else:
         why += f"; no profile StorageClass (GKE {PROFILES_MIN_VERSION} and newer)"

@@ -8,6 +8,7 @@ from gke_tpu.catalog.gcp import STORAGE_NAMED_LOCATIONS
 from gke_tpu.config.cluster.spec import region_problems
 from gke_tpu.config.model_storage.anywhere_cache import PATH as CACHE
 from gke_tpu.config.model_storage.anywhere_cache import anywhere_cache_problems
+from gke_tpu.config.model_storage.mount_volume import mount_option_problems
 from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem
 from gke_tpu.problems.rules import Rule, rule
@@ -39,6 +40,13 @@ def writer_has_its_own_account(view: StackView) -> Iterator[Problem]:
         )
 
 
+@rule("modelStorage.mountOptions", "modelStorage.writer")
+def mount_options_mount(view: StackView) -> list[Problem]:
+    """As gcsfuse and GKE's CSI driver take them, on each volume the platform mounts."""
+    storage = view.model_storage
+    return mount_option_problems(storage.mount_options, storage.writer.enabled)
+
+
 @rule(CACHE, "modelStorage.location", "cluster.region", "tpuPools")
 def cache_is_in_the_buckets_zones(view: StackView) -> list[Problem]:
     storage = view.model_storage
@@ -53,5 +61,6 @@ def cache_is_in_the_buckets_zones(view: StackView) -> list[Problem]:
 RULES: tuple[Rule[StackView], ...] = (
     storage_location_is_known,
     writer_has_its_own_account,
+    mount_options_mount,
     cache_is_in_the_buckets_zones,
 )

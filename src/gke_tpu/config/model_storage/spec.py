@@ -123,7 +123,8 @@ class ModelStorageSpec(Spec):
 
     bucket: BucketName
     """Bucket name, checked against Cloud Storage's naming rules; names are global, so prefix
-    it with the project id. No default."""
+    it with the project id. `{stack}` stands for the stack's name, as in `cluster.name`. No
+    default."""
     location: Location | None = None
     """Bucket location; default: the cluster's region, for throughput to the nodes."""
     storage_class: StorageClass = DEFAULT_STORAGE_CLASS
@@ -139,13 +140,20 @@ class ModelStorageSpec(Spec):
     create_kubernetes_service_account: StrictBool = True
     """Create the ServiceAccount; false annotates an existing one instead."""
     mount_options: tuple[str, ...] = Field(default=DEFAULT_MOUNT_OPTIONS, min_length=0)
-    """GCS FUSE mount options; default: implicit directories and unlimited metadata caches."""
+    """GCS FUSE mount options, `section:key:value` or `flag[=value]`; default: implicit
+    directories and unlimited metadata caches. Checked as GKE's CSI driver and gcsfuse v3.11.2
+    check them: known options of their type and range, booleans as `true`/`false`, none the
+    driver drops or sets itself, and with the platform's tuning of each volume."""
     anywhere_cache: AnywhereCacheSpec | None = None
     """An Anywhere Cache of the bucket in the TPU pools' zones (`cachedGib` required); default
     none."""
     writer: Writer = Field(default_factory=Writer)
     """A second identity, with `roles/storage.objectAdmin` and a ReadWriteMany claim, for
     conversion jobs."""
+    force_destroy: StrictBool = False
+    """`pulumi destroy` deletes the bucket with every object in it (Cloud Storage's
+    `force_destroy`; not protected, not retained): for stacks that come and go, such as review
+    stacks. Default false: the bucket is protected and retained."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +184,8 @@ class StoragePlan:
     mount_options: tuple[str, ...]
     identities: tuple[Identity, ...]
     cache: AnywhereCachePlan | None = None
+    force_destroy: bool = False
+    """`pulumi destroy` deletes the bucket and its objects; False: protected and retained."""
     version_floor: str | None = None
     """The lowest GKE version the cluster may run, which gates GCS FUSE options; None: unknown,
     nothing gated is used."""
@@ -226,4 +236,5 @@ def plan_model_storage(spec: ModelStorageSpec, cluster_name: str, region: str) -
         create_namespace=spec.create_namespace,
         mount_options=spec.mount_options,
         identities=tuple(identities),
+        force_destroy=spec.force_destroy,
     )

@@ -7,14 +7,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from gke_tpu.catalog.gcp import zone_region
 from gke_tpu.catalog.gke import CPU_POOL_NAME
 from gke_tpu.catalog.prices import (
     ANYWHERE_CACHE_AS_OF,
     ANYWHERE_CACHE_INGEST_USD_PER_GIB,
-    ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR,
+    ANYWHERE_CACHE_OPERATIONS_USD_PER_1000,
+    ANYWHERE_CACHE_SOURCE,
+    ANYWHERE_CACHE_TRANSFER_USD_PER_GIB,
     GKE_CLUSTER_FEE_USD_PER_HOUR,
     HOURS_PER_MONTH,
     PriceKind,
+    anywhere_cache_storage_rate,
     chip_price,
     machine_price,
     price_kind,
@@ -113,7 +117,12 @@ def tpu_item(
         )
         notes.append(f"range over the chain ({steps} per chip-hour)")
     if any(p is not None and p.dynamic for p in prices.values()):
-        notes.append("Spot prices are dynamic: they may change once every 30 days")
+        notes.append(
+            "Spot prices are dynamic: they may change once every 30 days "
+            "(https://cloud.google.com/spot-vms/pricing), and these come from a third-party "
+            "catalog, NOT VERIFIED on https://cloud.google.com/tpu/pricing: `make prices` "
+            "reads Google's Cloud Billing Catalog"
+        )
     estimates = [kind for kind, p in prices.items() if p is not None and p.estimate]
     if estimates:
         notes.append(
@@ -151,6 +160,12 @@ def cpu_item(row: PoolDemand, region: str, warnings: list[str]) -> CostItem:
         monthly_max=monthly(hourly, row.nodes),
         note=f"{row.nodes} x {row.machine}"
         + (f" at {rate(price.usd_per_hour)} an hour" if price else "")
+        + (
+            " (an estimate, not confirmed on Google's price page: "
+            "src/gke_tpu/catalog/machine_prices.csv)"
+            if price and price.estimate
+            else ""
+        )
         + "; boot disks and upgrades' surge nodes not included",
     )
 
@@ -177,30 +192,41 @@ def cluster_item(cluster: ClusterSpec) -> CostItem:
 
 def cache_items(cache: AnywhereCachePlan) -> list[CostItem]:
     """One item per zone's cache: its storage all month, and its ingest, once at the least (the
-    models read once) and at the most again every TTL (each copy expires between reads)."""
-    storage = round(cache.cached_gib * ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR * HOURS_PER_MONTH, 2)
+    models read once) and at the most again every TTL (each copy expires between reads). Reads
+    from the cache (data transfer, operations) follow the traffic, which the stack does not
+    know: the note names their price instead."""
     fill = cache.cached_gib * ANYWHERE_CACHE_INGEST_USD_PER_GIB
     refills = HOURS_PER_MONTH * 3600 / cache.ttl_seconds
-    note = (
-        f"Anywhere Cache of the model bucket, {cache.cached_gib} GiB: storage at "
-        f"{rate(ANYWHERE_CACHE_STORAGE_USD_PER_GIB_HOUR)} per GiB-hour and ingest at "
-        f"{rate(ANYWHERE_CACHE_INGEST_USD_PER_GIB)} per GiB, us-central1's list prices as of "
-        f"{ANYWHERE_CACHE_AS_OF} (other regions differ); ingest once at the least, every TTL "
-        f"({cache.ttl_seconds} s) at the most"
-    )
-    return [
-        CostItem(
-            kind="cache",
-            name=f"anywhere-cache-{zone}",
-            capacity=None,
-            chips=None,
-            usd_per_chip_hour=None,
-            monthly_min=round(storage + fill, 2),
-            monthly_max=round(storage + fill * refills, 2),
-            note=note,
+    items: list[CostItem] = []
+    for zone in cache.zones:
+        region = zone_region(zone) or zone
+        hourly, listed = anywhere_cache_storage_rate(region)
+        storage = round(cache.cached_gib * hourly * HOURS_PER_MONTH, 2)
+        where = (
+            f"{region}'s list price" if listed else f"the highest list price: {region} is unlisted"
         )
-        for zone in cache.zones
-    ]
+        note = (
+            f"Anywhere Cache of the model bucket, {cache.cached_gib} GiB: storage at "
+            f"{rate(hourly)} per GiB-hour ({where}, {ANYWHERE_CACHE_SOURCE}) and ingest at "
+            f"{rate(ANYWHERE_CACHE_INGEST_USD_PER_GIB)} per GiB (NOT VERIFIED: a transcription "
+            f"of the page as of {ANYWHERE_CACHE_AS_OF}); ingest once at the least, every TTL "
+            f"({cache.ttl_seconds} s) at the most; not counted: "
+            f"{rate(ANYWHERE_CACHE_TRANSFER_USD_PER_GIB)} per GiB read from the cache and "
+            f"{rate(ANYWHERE_CACHE_OPERATIONS_USD_PER_1000)} per 1,000 reads (same transcription)"
+        )
+        items.append(
+            CostItem(
+                kind="cache",
+                name=f"anywhere-cache-{zone}",
+                capacity=None,
+                chips=None,
+                usd_per_chip_hour=None,
+                monthly_min=round(storage + fill, 2),
+                monthly_max=round(storage + fill * refills, 2),
+                note=note,
+            )
+        )
+    return items
 
 
 ItemKind = Literal["tpu", "cpu", "cluster", "cache"]

@@ -39,6 +39,7 @@ from gke_tpu.config.platform.sections import (
     view_of,
 )
 from gke_tpu.config.platform.spec import PlatformSpec, PreflightSpec
+from gke_tpu.config.platform.stack_names import expand_stack_names
 from gke_tpu.config.pools.list_rules import maintenance_warnings
 from gke_tpu.config.pools.versions import channel_version_warnings, version_warnings
 from gke_tpu.config.rules import check
@@ -47,15 +48,16 @@ from gke_tpu.problems import ConfigError, Problem, show
 from gke_tpu.problems.rules import skipped
 
 
-def load_platform(config: Mapping[str, str]) -> PlatformSpec:
+def load_platform(config: Mapping[str, str], stack: str | None = None) -> PlatformSpec:
     """Parse and check the stack config; raise one ConfigError listing every problem.
 
-    `config` maps fully qualified keys to strings (objects as JSON), as Pulumi hands them over.
+    `config` maps fully qualified keys to strings (objects as JSON), as Pulumi hands them over;
+    `stack` is the stack's name, which `{stack}` in its names stands for.
     """
-    return plan_platform(check_stack(config))
+    return plan_platform(check_stack(config, stack))
 
 
-def check_stack(config: Mapping[str, str]) -> StackView:
+def check_stack(config: Mapping[str, str], stack: str | None = None) -> StackView:
     """The stack config parsed, derived and checked by every rule: the view of a stack with no
     problem, or one ConfigError with every problem, in config order."""
     project = config.get(PROJECT_KEY)
@@ -67,8 +69,11 @@ def check_stack(config: Mapping[str, str]) -> StackView:
     ours = {k.split(":", 1)[1]: v for k, v in config.items() if k.startswith(f"{NAMESPACE}:")}
     problems += unknown_keys(ours)
     values = section_values(ours, problems)
+    unnamed = expand_stack_names(values, stack)
     view, parse_problems = view_of(values, project=valid_project, written=ours, warnings=warnings)
-    problems += parse_problems + check(view)
+    # A name whose `{stack}` stands for nothing is told once, as that.
+    placeholders = {p.path for p in unnamed}
+    problems += unnamed + [p for p in parse_problems + check(view) if p.path not in placeholders]
     if problems or project is None or skipped(["cluster"], view.unparsed):
         raise ConfigError(sorted(problems, key=_path_order))
     return replace(view, project=project)

@@ -166,8 +166,12 @@ def queued_provisioning_takes_flex_start(view: StackView) -> Iterator[Problem]:
             f"{at}: GKE refused flex-start with queued provisioning for TPUs in December 2025 "
             '("Flex start node pools don\'t support TPUs with queued provisioning", '
             "AI-Hypercomputer/xpk#900), and Google's blueprints run it for v6e and tpu7x since "
-            "February 2026 (GoogleCloudPlatform/cluster-toolkit#5218); GKE's pages name neither: "
-            "if creating the node pool fails with that 400, use flexStart alone"
+            "February 2026 (GoogleCloudPlatform/cluster-toolkit#5218); GKE's pages settle neither: "
+            "its queued provisioning page is written for GPUs "
+            "(https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest) and "
+            "Cloud TPU's flex-start page is about its queued resources, not GKE "
+            "(https://cloud.google.com/tpu/docs/request-using-flex-start, Preview). If creating "
+            "the node pool fails with that 400, use flexStart alone"
         )
 
 

@@ -56,7 +56,10 @@ def goodput_section(plan: Preview) -> list[str]:
                 f"multi-tier: {spec.get('inMemoryVolumeSize')} in memory per node, a peer's "
                 f"copy, backed up to gs://{bucket}"
             )
-            restore = f"the node's memory, else a peer node's, else gs://{bucket}"
+            restore = (
+                f"a MultisliceJobSet that restores through Orbax: the node's memory, else a "
+                f"peer node's, else gs://{bucket}; anything else: what it wrote itself"
+            )
         else:
             where = "the workload's own (none kept by the platform)"
             restore = "the workload's last checkpoint it wrote itself, or the start"

@@ -218,11 +218,12 @@ def record(
     region: str | None,
     gcloud: Gcloud,
     clock: Clock = lambda: datetime.now(UTC),
+    stack: str | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The snapshot of what the stack's preflight asks, and notes on what was left out.
     SnapshotMismatch for another project or region than the stack's, which its plan would not
-    ask about."""
-    spec = load_platform(config)
+    ask about. `stack`: the stack's name, which `{stack}` in its names stands for."""
+    spec = load_platform(config, stack)
     project = project or spec.project
     region = region or spec.cluster.region
     if (spec.project, spec.cluster.region) != (project, region):
@@ -356,6 +357,7 @@ def main(
             args.region,
             gcloud or run_gcloud(args.gcloud),
             clock or (lambda: datetime.now(UTC)),
+            args.stack,
         )
     except (StackFileError, RuntimeError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -11,6 +11,10 @@ from gke_tpu.contract.workloads import needs_privileged
 from gke_tpu.workloads.args import TpuJobArgs
 from gke_tpu.workloads.internal.pods import NODE_POOL_LABEL, container, tpu_pod_template
 
+#: Label on every Pod of a TPU job, a JobSet's too: a TpuTrainingJob's anti-affinity keys on it,
+#: and a required anti-affinity holds both ways, so a JobSet's slice and a TpuTrainingJob's are
+#: never shared (JobSet's own exclusive placement sees only JobSet Pods).
+JOB_LABEL = "gke-tpu/job"
 #: Jobs run for hours; the provider's await would fail the update after 10 minutes.
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
 

@@ -144,35 +144,62 @@ def model_volumes(
     return volumes or None
 
 
-#: No sidecar limits, as GKE's vLLM sample reads a large model
-#: (GoogleCloudPlatform/kubernetes-engine-samples ai-ml/vllm-tpu/vllm-llama3-70b.yaml;
-#: https://cloud.google.com/kubernetes-engine/docs/how-to/cloud-storage-fuse-csi-driver-sidecar).
-UNLIMITED_GCS_FUSE_SIDECAR = {
-    "gke-gcsfuse/cpu-limit": "0",
-    "gke-gcsfuse/memory-limit": "0",
-    "gke-gcsfuse/ephemeral-storage-limit": "0",
-}
+#: The GCS FUSE sidecar's resources, by Pod annotation (GoogleCloudPlatform/gcs-fuse-csi-driver
+#: pkg/webhook/mutatingwebhook.go); "0" leaves a limit unset (pkg/webhook/config.go).
+SIDECAR_MEMORY_LIMIT = "gke-gcsfuse/memory-limit"
+SIDECAR_CPU_LIMIT = "gke-gcsfuse/cpu-limit"
+SIDECAR_STORAGE_LIMIT = "gke-gcsfuse/ephemeral-storage-limit"
+UNLIMITED = "0"
+#: The sidecar's own memory besides its cache: the driver's default request, 256Mi
+#: (gcs-fuse-csi-driver cmd/webhook/main.go).
+SIDECAR_MEMORY_MIB = 256
 #: The same GKE page, "custom read cache volume".
 GCS_FUSE_CACHE_VOLUME = "gke-gcsfuse-cache"
 
 
-def fuse_cache_volume(pool: TpuPoolRef, model: ModelMount | None) -> list[k8s.core.v1.VolumeArgs]:
-    """A read-only mount's file cache, in memory (TPU VMs have no Local SSD); none where the
-    machine's memory is unknown or the mount writes."""
+def fuse_cache_bytes(pool: TpuPoolRef, model: ModelMount | None) -> int | None:
+    """The in-memory file cache of a read-only model mount: a quarter of the VM's memory (TPU
+    VMs have no Local SSD); none where the machine's memory is unknown or the mount writes."""
     if model is None or model.read_only is False:
-        return []
+        return None
     known = machine_type(pool.machine_type)
     memory = known[1].memory_gb if known else None
-    if not memory:
+    return int(memory * FUSE_CACHE_MEMORY_FRACTION) * 10**9 if memory else None
+
+
+def fuse_cache_volume(cache: int | None) -> list[k8s.core.v1.VolumeArgs]:
+    if cache is None:
         return []
     return [
         k8s.core.v1.VolumeArgs(
             name=GCS_FUSE_CACHE_VOLUME,
             empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs(
-                medium="Memory", size_limit=f"{int(memory * FUSE_CACHE_MEMORY_FRACTION)}G"
+                medium="Memory", size_limit=f"{cache // 10**9}G"
             ),
         )
     ]
+
+
+def sidecar_limits(pool: TpuPoolRef, cache: int | None, unlimited: bool) -> dict[str, str]:
+    """The sidecar's limits where the defaults would not do. Kubernetes counts what a container
+    writes to a memory volume against its memory limit (https://kubernetes.io/docs/concepts/
+    storage/volumes/#emptydir), and the file cache is the sidecar's writing: the 256Mi default
+    limit would stop it. On a Standard cluster the limit is unset ("0"), as GKE's vLLM sample
+    does (GoogleCloudPlatform/kubernetes-engine-samples ai-ml/vllm-tpu/vllm-llama3-70b.yaml;
+    `unlimited`: its CPU and ephemeral storage too); Autopilot refuses "0"
+    (gcs-fuse-csi-driver docs/troubleshooting.md), so there the memory limit holds the cache and
+    the sidecar's own 256Mi, and CPU and storage keep the driver's defaults."""
+    if pool.autopilot:
+        if cache is None:
+            return {}
+        return {SIDECAR_MEMORY_LIMIT: f"{-(-cache // 2**20) + SIDECAR_MEMORY_MIB}Mi"}
+    if unlimited:
+        return {
+            SIDECAR_CPU_LIMIT: UNLIMITED,
+            SIDECAR_MEMORY_LIMIT: UNLIMITED,
+            SIDECAR_STORAGE_LIMIT: UNLIMITED,
+        }
+    return {SIDECAR_MEMORY_LIMIT: UNLIMITED} if cache is not None else {}
 
 
 def pod_annotations(
@@ -204,14 +231,17 @@ def tpu_pod_template(
     affinity: k8s.core.v1.AffinityArgs | None = None,
     termination_grace_seconds: int | None = None,
     extra_volumes: Sequence[k8s.core.v1.VolumeArgs] = (),
-    sidecar: Mapping[str, str] | None = None,
+    unlimited_sidecar: bool = False,
     checkpoint: CheckpointArgs | None = None,
 ) -> k8s.core.v1.PodTemplateSpecArgs:
     """A Pod on the pool's TPU nodes, hardened, with the model volume when one is given (and,
-    read-only, the GCS FUSE file cache in the node's memory)."""
+    read-only, the GCS FUSE file cache in the node's memory, with a sidecar limit that holds
+    it); `unlimited_sidecar` lifts the sidecar's other limits too, where the cluster takes it."""
+    cache = fuse_cache_bytes(pool, model)
     return k8s.core.v1.PodTemplateSpecArgs(
         metadata=k8s.meta.v1.ObjectMetaArgs(
-            labels=dict(labels) if labels else None, annotations=pod_annotations(model, sidecar)
+            labels=dict(labels) if labels else None,
+            annotations=pod_annotations(model, sidecar_limits(pool, cache, unlimited_sidecar)),
         ),
         spec=k8s.core.v1.PodSpecArgs(
             subdomain=subdomain,
@@ -225,12 +255,7 @@ def tpu_pod_template(
             containers=[main],
             volumes=[
                 *(model_volumes(model, checkpoint) or []),
-                # A Pod that brings its own cache volume (a vLLM server) keeps it.
-                *(
-                    fuse_cache_volume(pool, model)
-                    if all(v.name != GCS_FUSE_CACHE_VOLUME for v in extra_volumes)
-                    else []
-                ),
+                *fuse_cache_volume(cache),
                 *extra_volumes,
             ]
             or None,
