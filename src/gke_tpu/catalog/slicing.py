@@ -28,6 +28,7 @@ Pure data and arithmetic. Bracketed tags name a fact's source:
 from __future__ import annotations
 
 import math
+
 from gke_tpu.catalog.tpu import chips_in, parse_topology
 
 #: Dynamic slicing is Ironwood's only [DS].
@@ -156,9 +157,7 @@ def static_sub_slice_shapes(topology: str) -> tuple[str, ...]:
     dimension, as xpk lays them out (is_topology_contained)."""
     pool = parse_topology(topology) or ()
     return tuple(
-        shape
-        for shape in STATIC_SUB_SLICE_SHAPES
-        if _contained(parse_topology(shape) or (), pool)
+        shape for shape in STATIC_SUB_SLICE_SHAPES if _contained(parse_topology(shape) or (), pool)
     )
 
 
