@@ -25,6 +25,7 @@ CRDS = {
             ("LocalQueue", "localqueues"),
             ("AdmissionCheck", "admissionchecks"),
             ("ProvisioningRequestConfig", "provisioningrequestconfigs"),
+            ("Topology", "topologies"),
         )
     },
 }

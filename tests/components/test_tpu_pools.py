@@ -286,6 +286,7 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "maintenanceInterval": None,
             "upgrade": {"strategy": "SURGE", "maxSurge": 0, "maxUnavailable": 1},
             "reservation": "r",
+            "slicing": None,
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x2",
@@ -312,6 +313,7 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "maintenanceInterval": None,
             "upgrade": {"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0},
             "reservation": None,
+            "slicing": None,
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x1",

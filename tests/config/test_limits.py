@@ -69,6 +69,7 @@ LIMITS: dict[tuple[str, str], tuple[float | None, float | None]] = {
     ("TpuPoolSpec", "maxPodsPerNode"): (8, 256),
     ("TpuPoolSpec", "fallback"): (None, 8),
     ("TpuPoolSpec", "maxRunSeconds"): (1, 604_800),
+    ("TpuPoolSpec", "subSlices"): (None, 6),
     ("BlueGreenSpec", "batchNodeCount"): (1, 1_000),
     ("BlueGreenSpec", "batchPercent"): (1, 100),
     ("BlueGreenSpec", "batchSoakSeconds"): (0, 604_800),

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from gke_tpu.catalog.capacity import QUEUED_CAPACITIES
+from gke_tpu.contract.slicing import PoolSlicing
 from gke_tpu.problems import Problem, config_error, did_you_mean
 
 #: Version of the contract this code writes and reads. Bump it when a change would break a
@@ -212,6 +213,9 @@ class TpuPoolRef:
     and queued nodes, node pools GKE creates)."""
     reservation: str | None = None
     """The SPECIFIC reservation its nodes consume, as the stack names it; None: none."""
+    slicing: PoolSlicing | None = None
+    """Set on a topology-aware pool: each workload asks Kueue for a slice of one of its shapes
+    (dynamic slicing, or sub-slices); None: a workload takes one whole slice."""
 
     @property
     def min_nodes(self) -> int | None:

@@ -162,6 +162,7 @@ def test_an_entry_has_no_node_pools_and_the_selectors_of_its_shape_and_zone() ->
         "maintenanceInterval": None,
         "upgrade": None,
         "reservation": None,
+        "slicing": None,
         "nodeSelector": {
             "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
             "cloud.google.com/gke-tpu-topology": "1x1",

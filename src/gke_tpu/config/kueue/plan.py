@@ -27,6 +27,11 @@ class QueuePlan:
         return tuple(s.pool.name for s in self.shares if s.pool.capacity.queued_provisioning)
 
     @property
+    def dynamic_pools(self) -> tuple[str, ...]:
+        """Pools of the queue whose slices only come through a Slice of the slice controller."""
+        return tuple(s.pool.name for s in self.shares if s.pool.dynamic)
+
+    @property
     def ref(self) -> QueueRef:
         """The queue as workloads see it: its entry in the `queues` stack output."""
         return QueueRef(
@@ -56,6 +61,11 @@ class KueuePlan:
     def provisioning(self) -> bool:
         """Whether a queue needs GKE's queued provisioning admission check."""
         return any(q.provisioning_pools for q in self.queues)
+
+    @property
+    def dynamic(self) -> bool:
+        """Whether a queue needs the dynamic slicing admission check."""
+        return any(q.dynamic_pools for q in self.queues)
 
 
 def plan_kueue(spec: KueueSpec, pools: Mapping[str, TpuPoolPlan]) -> KueuePlan:

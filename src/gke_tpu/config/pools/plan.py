@@ -23,6 +23,7 @@ from gke_tpu.config.pools.capacity import Capacity, flex_start_key
 from gke_tpu.config.pools.derive import PoolFacts
 from gke_tpu.config.pools.fallback import OWN_KIND, Step
 from gke_tpu.config.pools.reservation import ReservationAffinity, ReservationRef
+from gke_tpu.config.pools.slicing import SlicingPlan, plan_slicing
 from gke_tpu.config.pools.spec import DEFAULT_NODE_COUNT, Autoscaling, TpuPoolSpec
 from gke_tpu.config.pools.upgrades import MaintenanceInterval, UpgradePlan
 from gke_tpu.contract.outputs import PoolAutoscaling, PoolUpgrade, TpuPoolRef, per_workload
@@ -84,6 +85,19 @@ class TpuPoolPlan:
     boot_disk_type: str = "pd-balanced"
     max_run_seconds: int | None = None
     no_upgrades_until_end_of_support: bool = False
+    slicing: SlicingPlan | None = None
+    """Slices shaped at scheduling time (dynamic, or sub-slices); None: one whole slice each."""
+
+    @property
+    def dynamic(self) -> bool:
+        """Ironwood dynamic slicing: each node pool a sub-block, provisioned without ICI links."""
+        return self.slicing is not None and self.slicing.dynamic
+
+    def node_pool_affinity(self, index: int) -> ReservationAffinity | None:
+        """Node pool `index`'s: its sub-block's (or block's) with dynamic slicing, else the pool's."""
+        if self.slicing is not None and self.slicing.sub_blocks:
+            return ReservationAffinity.specific(self.slicing.sub_blocks[index])
+        return self.reservation_affinity
 
     @property
     def surge_nodes_per_node_pool(self) -> int:
@@ -164,6 +178,7 @@ class TpuPoolPlan:
             if self.upgrade
             else None,
             reservation=self.reservation,
+            slicing=self.slicing.ref if self.slicing else None,
         )
 
     @property
@@ -185,7 +200,12 @@ class TpuPoolPlan:
     def node_selector(self) -> dict[str, str]:
         """What a Pod selects; where GKE creates the node from these labels, also the zone and
         the capacity."""
-        selector = {ACCELERATOR_LABEL: self.generation.accelerator, TOPOLOGY_LABEL: self.topology}
+        selector = {ACCELERATOR_LABEL: self.generation.accelerator}
+        if self.dynamic:
+            # A dynamic slice's nodes carry its shape only once formed, not their sub-block's:
+            # a workload selects none (kubernetes-engine/docs/how-to/use-gke-dynamic-slicing).
+            return selector
+        selector[TOPOLOGY_LABEL] = self.topology
         if not self.per_workload:
             return selector
         selector[ZONE_LABEL] = self.zone
@@ -207,9 +227,11 @@ class TpuPoolPlan:
 
 
 def node_pool_names(pool: TpuPoolSpec) -> tuple[str, ...]:
-    if pool.slices == 1:
+    """One node pool per slice, or per sub-block with dynamic slicing."""
+    count = pool.dynamic_slicing.count if pool.dynamic_slicing else pool.slices
+    if count == 1:
         return (pool.name,)
-    return tuple(f"{pool.name}-{i}" for i in range(pool.slices))
+    return tuple(f"{pool.name}-{i}" for i in range(count))
 
 
 def workload_policy_name(cluster_name: str, pool_name: str) -> str:
@@ -265,4 +287,12 @@ def plan_pool(facts: PoolFacts, pods_per_node: int | None = None) -> TpuPoolPlan
         boot_disk_type=pool.disk_type or generation.boot_disk_types[0],
         max_run_seconds=pool.max_run_seconds,
         no_upgrades_until_end_of_support=pool.no_upgrades_until_end_of_support,
+        slicing=plan_slicing(
+            pool.name,
+            pool.topology,
+            pool.reservation,
+            cluster.project,
+            pool.dynamic_slicing,
+            pool.sub_slices,
+        ),
     )

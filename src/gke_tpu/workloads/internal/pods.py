@@ -206,12 +206,15 @@ def tpu_pod_template(
     extra_volumes: Sequence[k8s.core.v1.VolumeArgs] = (),
     sidecar: Mapping[str, str] | None = None,
     checkpoint: CheckpointArgs | None = None,
+    annotations: Mapping[str, str] | None = None,
 ) -> k8s.core.v1.PodTemplateSpecArgs:
     """A Pod on the pool's TPU nodes, hardened, with the model volume when one is given (and,
-    read-only, the GCS FUSE file cache in the node's memory)."""
+    read-only, the GCS FUSE file cache in the node's memory); `annotations`: more of the Pod
+    template's, such as the slice it asks Kueue for."""
+    merged = {**(pod_annotations(model, sidecar) or {}), **(annotations or {})}
     return k8s.core.v1.PodTemplateSpecArgs(
         metadata=k8s.meta.v1.ObjectMetaArgs(
-            labels=dict(labels) if labels else None, annotations=pod_annotations(model, sidecar)
+            labels=dict(labels) if labels else None, annotations=merged or None
         ),
         spec=k8s.core.v1.PodSpecArgs(
             subdomain=subdomain,
