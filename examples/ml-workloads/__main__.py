@@ -28,7 +28,15 @@ def _value(key: str) -> object:
         return text
 
 
-keys = ("platformStack", "pools", "trainingQueue", "images", "servingReplicas", "llm")
+keys = (
+    "platformStack",
+    "pools",
+    "trainingQueue",
+    "trainingTopology",
+    "images",
+    "servingReplicas",
+    "llm",
+)
 try:
     app = AppConfig.model_validate(
         {key: value for key in keys if (value := _value(key)) is not None}
@@ -61,6 +69,7 @@ async def main() -> dict[str, object]:
         app.pools.serving,
         app.serving_replicas,
         app.training_queue,
+        app.training_topology,
         {
             "diffusion": app.images.diffusion,
             "gpt2": app.images.gpt2,

@@ -52,7 +52,12 @@ class AppConfig(Spec):
     pools: Pools
     training_queue: str | None = Field(default=None, min_length=1)
     """A Kueue queue of the platform (its `queues` output) over the training pool: the jobs
-    wait in it for the slice's chips. Required when the pool is a queued-provisioning pool."""
+    wait in it for the slice's chips. Required when the pool is a queued-provisioning or a
+    topology-aware pool."""
+    training_topology: str | None = Field(default=None, min_length=1)
+    """The slice each training job asks Kueue for on a topology-aware training pool (its
+    `slicing.shapes`): required on a dynamic-slicing pool, default the whole slice of a
+    sub-sliced one. Not for other pools, whose slice is their topology."""
     images: Images
     serving_replicas: StrictInt | None = Field(default=None, ge=1)
     """BERT servers, one per VM of the serving pool; default 3. Not with `llm`, whose

@@ -9,7 +9,7 @@ import pulumi
 from app_config import DEFAULT_SERVING_REPLICAS
 
 from gke_tpu.contract.outputs import PlatformOutputs, QueueRef, TpuPoolRef
-from gke_tpu.contract.workloads import check_image, check_queue, check_serving
+from gke_tpu.contract.workloads import check_image, check_queue, check_serving, check_topology
 from gke_tpu.problems import ConfigError, Problem
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.workloads import (
@@ -183,6 +183,7 @@ def _check_config(
     replicas: int | None,
     identities: tuple[str, str, str],
     queue_name: str | None,
+    topology: str | None,
     images: dict[str, str | None],
     llm: Llm | None,
 ) -> tuple[TpuPoolRef, TpuPoolRef, QueueRef | None]:
@@ -223,7 +224,28 @@ def _check_config(
     serving = pools.get("pools.serving")
     if serving:
         problems += _serving_problems(serving, replicas, images, llm, namespace, reader, claim)
-    if training and (queue or queue_name is None):
+    if training:
+        problems += _training_problems(training, namespace, queue, queue_name, topology)
+    reject(problems, subject="stack config")
+    return pools["pools.training"], pools["pools.serving"], queue
+
+
+def _training_problems(
+    training: TpuPoolRef,
+    namespace: str,
+    queue: QueueRef | None,
+    queue_name: str | None,
+    topology: str | None,
+) -> list[Problem]:
+    """The training jobs run through the queue and ask for the slice shape the app's config
+    names (`trainingQueue`, `trainingTopology`)."""
+    problems = [
+        Problem(
+            "trainingTopology", f"the training jobs cannot run on {training.name!r}: {p.message}"
+        )
+        for p in check_topology("trainingTopology", training, topology)
+    ]
+    if queue or queue_name is None:
         problems += [
             Problem(
                 "trainingQueue",
@@ -231,8 +253,7 @@ def _check_config(
             )
             for p in check_queue(training, namespace, queue)
         ]
-    reject(problems, subject="stack config")
-    return pools["pools.training"], pools["pools.serving"], queue
+    return problems
 
 
 def build_workloads(
@@ -241,6 +262,7 @@ def build_workloads(
     serving_pool: str,
     serving_replicas: int | None,
     training_queue: str | None,
+    training_topology: str | None,
     images: dict[str, str | None],
     llm: Llm | None,
     opts: pulumi.ResourceOptions,
@@ -253,6 +275,7 @@ def build_workloads(
         serving_replicas,
         (namespace, reader, claim),
         training_queue,
+        training_topology,
         images,
         llm,
     )
@@ -272,6 +295,7 @@ def build_workloads(
             pool=training,
             namespace=namespace,
             queue=queue,
+            topology=training_topology,
             service_account=platform.checkpoint_kubernetes_service_account
             if checkpoint
             else reader,
@@ -288,6 +312,7 @@ def build_workloads(
             pool=training,
             namespace=namespace,
             queue=queue,
+            topology=training_topology,
             service_account=reader,
             container=ContainerSpec(
                 image=str(images["gpt2"]),

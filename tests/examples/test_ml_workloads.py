@@ -365,8 +365,9 @@ def test_prod_app_trains_on_both_v5p_slices_and_serves_on_v6e() -> None:
     assert plan.outputs["servingService"] == "llm-server"
 
 
-def _prod_app(tmp_path: Path, *changes: tuple[str, str]) -> Preview:
-    text = fixture_file("prod", APP).read_text()
+def _changed_app(platform: str, tmp_path: Path, *changes: tuple[str, str]) -> Preview:
+    """The app's fixture of `platform`'s stack with `changes`, on that platform's plan."""
+    text = fixture_file(platform, APP).read_text()
     for old, new in changes:
         assert old in text, old
         text = text.replace(old, new)
@@ -376,8 +377,12 @@ def _prod_app(tmp_path: Path, *changes: tuple[str, str]) -> Preview:
         "changed",
         APP,
         config_file=stack,
-        stack_references={app_reference("prod"): platform_plan("prod").outputs},
+        stack_references={app_reference(platform): platform_plan(platform).outputs},
     )
+
+
+def _prod_app(tmp_path: Path, *changes: tuple[str, str]) -> Preview:
+    return _changed_app("prod", tmp_path, *changes)
 
 
 def test_more_llm_servers_than_the_pool_has_vms_is_the_apps_config_error(tmp_path: Path) -> None:
@@ -616,3 +621,44 @@ def test_each_workload_registers_its_names_and_counts(app: Preview) -> None:
             "workers": 4,
         },
     }
+
+
+def _ironwood_app(tmp_path: Path, *changes: tuple[str, str]) -> Preview:
+    return _changed_app("ironwood", tmp_path, *changes)
+
+
+def test_ironwood_app_trains_on_dynamic_slices_it_asks_kueue_for() -> None:
+    plan = app_plan("ironwood")
+    assert plan.errors == []
+    for name in ("tpu-job-diffusion", "tpu-job-gpt"):
+        job = next(j for j in plan.of_type(JOB) if j.inputs["metadata"]["name"] == name)
+        spec = job.inputs["spec"]
+        assert (spec["completions"], spec["parallelism"], spec["suspend"]) == (32, 32, True)
+        assert job.inputs["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "training"
+        assert spec["template"]["metadata"]["annotations"] == {
+            "cloud.google.com/gke-tpu-slice-topology": "4x4x8",
+            "kueue.x-k8s.io/podset-required-topology": "cloud.google.com/gce-topology-block",
+            "kueue.x-k8s.io/podset-slice-required-topology": (
+                "cloud.google.com/gke-tpu-partition-4x4x4-id"
+            ),
+            "kueue.x-k8s.io/podset-slice-size": "16",
+        }
+        assert spec["template"]["spec"]["nodeSelector"] == {
+            "cloud.google.com/gke-tpu-accelerator": "tpu7x"
+        }
+
+
+def test_a_dynamic_training_pool_needs_a_shape_it_can_form(tmp_path: Path) -> None:
+    missing = _ironwood_app(tmp_path, ("ml-workloads:trainingTopology: 4x4x8\n", ""))
+    assert missing.resources == []
+    shapes = "2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16, 4x8x8"
+    assert missing.errors == [
+        "trainingTopology: the training jobs cannot run on 'ironwood': is required: pool "
+        "'ironwood' forms each workload's slice from its sub-blocks (dynamic slicing); ask for "
+        f"one of {shapes}"
+    ]
+    large = _ironwood_app(tmp_path, ("trainingTopology: 4x4x8", "trainingTopology: 8x8x8"))
+    assert large.errors == [
+        "trainingTopology: the training jobs cannot run on 'ironwood': '8x8x8' is not a slice "
+        f"pool 'ironwood' can form; its shapes: {shapes}"
+    ]
