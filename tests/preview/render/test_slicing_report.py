@@ -1,0 +1,36 @@
+"""The report's slice shapes, on the ironwood fixture: each shape of each topology-aware pool,
+its chips and VMs, how many the pool holds at once, and the queues that reach it."""
+
+from __future__ import annotations
+
+from gke_tpu.preview.render.report import plan_markdown
+from gke_tpu.preview.render.slicing_report import slicing_section
+from gke_tpu_upkeep.fixture_stacks import platform_plan
+
+HEADER = "| TPU pool | slicing | queues | shape | chips | VMs | at once |"
+
+
+def test_each_shape_of_each_topology_aware_pool_and_how_many_fit() -> None:
+    lines = slicing_section(platform_plan("ironwood"))
+    rows = lines[lines.index(HEADER) + 2 : -1]
+    dynamic = "dynamic, 4 sub-blocks of 4x4x4"
+    assert rows == [
+        f"| ironwood | {dynamic} | training | 2x2x1 | 4 | 1 | 64 |",
+        f"| ironwood | {dynamic} | training | 2x2x2 | 8 | 2 | 32 |",
+        f"| ironwood | {dynamic} | training | 2x2x4 | 16 | 4 | 16 |",
+        f"| ironwood | {dynamic} | training | 2x4x4 | 32 | 8 | 8 |",
+        f"| ironwood | {dynamic} | training | 4x4x4 | 64 | 16 | 4 |",
+        f"| ironwood | {dynamic} | training | 4x4x8 | 128 | 32 | 2 |",
+        f"| ironwood | {dynamic} | training | 4x4x12 | 192 | 48 | 1 |",
+        f"| ironwood | {dynamic} | training | 4x4x16 | 256 | 64 | 1 |",
+        f"| ironwood | {dynamic} | training | 4x8x8 | 256 | 64 | 1 |",
+        "| v6e-train | sub-slices of 1 4x4 slice | training | 2x4 | 8 | 2 | 2 |",
+        "| v6e-train | sub-slices of 1 4x4 slice | training | 4x4 | 16 | 4 | 1 |",
+    ]
+    assert lines[0] == "## Slice shapes"
+    assert "## Slice shapes" in plan_markdown(platform_plan("ironwood"))
+
+
+def test_no_section_without_a_topology_aware_pool() -> None:
+    assert slicing_section(platform_plan("prod")) == []
+    assert "## Slice shapes" not in plan_markdown(platform_plan("prod"))
