@@ -140,6 +140,7 @@ bench: $(VENV)/.runtime
 	$(PY) tools/bench/package_overhead.py
 	$(PY) tools/bench/fleet_scale.py
 	$(PY) tools/bench/goodput_overhead.py
+	$(PY) tools/bench/sub_block_scale.py
 
 clean:
 	rm -rf $(VENV) .tools build .pytest_cache .ruff_cache
