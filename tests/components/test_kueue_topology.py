@@ -1,5 +1,6 @@
-"""Topology-aware queues: a Kueue Topology per topology-aware pool, which its ResourceFlavor
-names, and the dynamic slicing admission check on the flavors of dynamic-slicing pools only."""
+"""Topology-aware queues: a Kueue Topology per topology-aware pool (dynamic slicing, sub-slices,
+or a fixed-size pool's whole slices), which its ResourceFlavor names, none for a pool the
+autoscaler grows, and the dynamic slicing admission check on dynamic-slicing flavors only."""
 
 from __future__ import annotations
 
@@ -32,7 +33,22 @@ V6E = {
     "reservation": "v6e-res",
     "subSlices": ["2x4"],
 }
-SERVE = {"name": "serve", "tpu": "v6e", "topology": "2x2", "zone": "us-central1-b"}
+SERVE = {
+    "name": "serve",
+    "tpu": "v6e",
+    "topology": "2x2",
+    "zone": "us-central1-b",
+    "autoscaling": {"minNodes": 0, "maxNodes": 4},
+}
+#: Two whole v5p slices of a fixed size: their nodes are there for Kueue to count.
+V5P = {
+    "name": "v5p-train",
+    "tpu": "v5p",
+    "topology": "2x2x4",
+    "zone": "us-central1-a",
+    "reservation": "v5p-res",
+    "slices": 2,
+}
 TOLERATION = {
     "key": "google.com/tpu",
     "operator": "Equal",
@@ -48,11 +64,11 @@ def _plan() -> KueuePlan:
             "gke-tpu:cluster": json.dumps(
                 {"name": "lib", "region": "us-central1", "minMasterVersion": "1.36.0-gke.3712000"}
             ),
-            "gke-tpu:tpuPools": json.dumps([IRONWOOD, V6E, SERVE]),
+            "gke-tpu:tpuPools": json.dumps([IRONWOOD, V6E, SERVE, V5P]),
             "gke-tpu:kueue": json.dumps(
                 {
                     "queues": [
-                        {"name": "train", "pools": ["ironwood", "v6e-train"]},
+                        {"name": "train", "pools": ["ironwood", "v6e-train", "v5p-train"]},
                         {"name": "serve", "pools": ["serve"]},
                     ]
                 }
@@ -79,12 +95,20 @@ def test_a_topology_per_topology_aware_pool_named_by_its_levels() -> None:
     kueue = _plan()
     pools = {p.name: p for p in kueue.pools}
     ironwood, v6e = topology(pools["ironwood"]), topology(pools["v6e-train"])
+    v5p = topology(pools["v5p-train"])
+    # Kueue counts only Ready nodes: a pool the autoscaler grows from zero gets none.
     assert topology(pools["serve"]) is None
-    assert ironwood is not None and v6e is not None
+    assert ironwood is not None and v6e is not None and v5p is not None
     assert ironwood.name.startswith("ironwood-") and len(ironwood.name) == len("ironwood-") + 8
     plan = _build(kueue)
     topologies = _by_name(plan, "Topology")
-    assert set(topologies) == {ironwood.name, v6e.name}
+    assert set(topologies) == {ironwood.name, v6e.name, v5p.name}
+    assert topologies[v5p.name].inputs["spec"] == {
+        "levels": [
+            {"nodeLabel": "cloud.google.com/gke-nodepool"},
+            {"nodeLabel": "kubernetes.io/hostname"},
+        ]
+    }
     assert topologies[ironwood.name].inputs["spec"] == {
         "levels": [{"nodeLabel": level} for level in dynamic_levels(sub_slicing=True)]
     }
@@ -108,7 +132,25 @@ def test_a_topology_aware_flavor_names_its_topology_and_waits_for_it() -> None:
     topologies = _by_name(plan, "Topology")
     ironwood = resource_flavor(pools["ironwood"])
     assert ironwood.name != "ironwood" and ironwood.name.startswith("ironwood-")
-    assert set(flavors) == {ironwood.name, resource_flavor(pools["v6e-train"]).name, "serve"}
+    v5p = resource_flavor(pools["v5p-train"])
+    assert set(flavors) == {
+        ironwood.name,
+        resource_flavor(pools["v6e-train"]).name,
+        v5p.name,
+        "serve",
+    }
+    whole = topology(pools["v5p-train"])
+    assert whole is not None
+    assert flavors[v5p.name].inputs["spec"] == {
+        "nodeLabels": {
+            "cloud.google.com/gke-tpu-accelerator": "tpu-v5p-slice",
+            "cloud.google.com/gke-tpu-topology": "2x2x4",
+            "gke-tpu/pool": "v5p-train",
+        },
+        "tolerations": [TOLERATION],
+        "topologyName": whole.name,
+    }
+    assert topologies[whole.name].urn in flavors[v5p.name].dependencies
     placed = topology(pools["ironwood"])
     assert placed is not None
     # No topology label: a dynamic slice's nodes carry its shape only once it is formed.
@@ -149,6 +191,7 @@ def test_only_dynamic_slicing_flavors_wait_for_their_slice() -> None:
     assert flavors == [
         resource_flavor(pools["ironwood"]).name,
         resource_flavor(pools["v6e-train"]).name,
+        resource_flavor(pools["v5p-train"]).name,
     ]
     assert check.urn in queues["train"].dependencies
     assert check.urn not in queues["serve"].dependencies

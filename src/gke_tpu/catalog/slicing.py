@@ -69,6 +69,15 @@ BLOCK_LABEL = "cloud.google.com/gce-topology-block"
 #: Well-known node labels: the host (Kubernetes), and the node pool (GKE, on every node).
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
+#: The Kueue Topology of a pool's whole static slices: the node pool, which on GKE is one
+#: multi-host slice (https://cloud.google.com/tpu/docs/tpus-in-gke: a multi-host slice node
+#: pool's VMs are one atomic unit, and another slice is another node pool;
+#: ai-hypercomputer/docs/workloads/pathways-on-cloud/multihost-inference keeps a slice's Pods in
+#: one with `exclusive-topology: cloud.google.com/gke-nodepool`), then the host. No reservation block or
+#: sub-block level: GKE documents `gce-topology-block`, `-subblock` and `-host` on GPU nodes only
+#: (ai-hypercomputer/docs/workloads/schedule-gke-workloads-tas), and on TPU nodes only the
+#: block of dynamic slicing [USE]; neither xpk nor cluster-toolkit gives a static TPU pool more.
+WHOLE_SLICE_LEVELS = (NODE_POOL_LABEL, HOSTNAME_LABEL)
 #: The first Kueue, JobSet and LeaderWorkerSet releases for dynamic slicing. GKE's [USE] page
 #: names JobSet v0.10.1 (super-slicing, multislice); sub-slicing's table [LLMD] asks Kueue
 #: v0.18.2, JobSet v0.12.0 and LWS v0.8.0, and xpk asks Kueue 0.15.2 for super-slicing
@@ -165,4 +174,5 @@ def static_levels(shapes: tuple[str, ...]) -> tuple[str, ...]:
     """The Kueue Topology of a sub-sliced static pool: the node pool (one slice), each sub-slice
     shape's label, largest first, then the host [XPK kueue_manager.py]."""
     ordered = sorted(shapes, key=chips_in, reverse=True)
-    return (NODE_POOL_LABEL, *(static_slice_id_label(s) for s in ordered), HOSTNAME_LABEL)
+    first, last = WHOLE_SLICE_LEVELS
+    return (first, *(static_slice_id_label(s) for s in ordered), last)

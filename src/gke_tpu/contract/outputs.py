@@ -214,8 +214,9 @@ class TpuPoolRef:
     reservation: str | None = None
     """The SPECIFIC reservation its nodes consume, as the stack names it; None: none."""
     slicing: PoolSlicing | None = None
-    """Set on a topology-aware pool: each workload asks Kueue for a slice of one of its shapes
-    (dynamic slicing, or sub-slices); None: a workload takes one whole slice."""
+    """Set on a topology-aware pool: a workload queued to it asks Kueue for a slice of one of
+    its shapes (dynamic slicing, sub-slices, or the whole slices of a pool of a fixed size in a
+    queue); None: Kueue does not place its slices, and a workload takes one whole slice."""
 
     @property
     def min_nodes(self) -> int | None:

@@ -30,18 +30,24 @@ SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
 @dataclass(frozen=True)
 class PoolSlicing:
     """How a topology-aware pool's workloads ask Kueue for their slice: Ironwood dynamic
-    slicing (`dynamic`: GKE forms each slice from 4x4x4 sub-blocks) or static sub-slices of
-    each of its slices."""
+    slicing (`dynamic`: GKE forms each slice from 4x4x4 sub-blocks), static sub-slices of each
+    of its slices, or its whole slices (a pool of a fixed size in a Kueue queue)."""
 
     dynamic: bool
     """GKE forms each workload's slice from the pool's sub-blocks (its `nodePools`, one each);
-    false: workloads take a sub-slice of one of the pool's static slices."""
+    false: workloads take one of the pool's static slices, or a sub-slice of one."""
     shapes: Sequence[str]
     """Every slice shape a workload may ask for (its `topology`), smallest first."""
     levels: Sequence[str]
     """The Kueue Topology's node labels, coarsest first."""
     sub_blocks: int = 0
     """Dynamic: the 4x4x4 sub-blocks the slices are formed from; 0 otherwise."""
+
+    @property
+    def queued_only(self) -> bool:
+        """Whether only Kueue gives the pool's workloads their slice: a dynamic slice, or a
+        sub-slice; a pool's whole slices are a workload's without Kueue too."""
+        return self.dynamic or len(self.shapes) > 1
 
     def slices_at_once(self, shape: str, slices: int) -> int:
         """How many `shape` slices the pool holds at once (`slices`: its own static slices)."""

@@ -232,7 +232,7 @@ def check_queue(pool: TpuPoolRef, namespace: str, queue: QueueRef | None) -> lis
     """A workload reaches a queued-provisioning or topology-aware pool only through a Kueue
     queue over it, and a queue only from the namespaces that have its LocalQueue."""
     if queue is None:
-        if pool.slicing is not None:
+        if pool.slicing is not None and pool.slicing.queued_only:
             return [
                 Problem(
                     "queue",
@@ -307,10 +307,18 @@ def default_replicas(pool: TpuPoolRef) -> int:
     return 1 if pool.per_workload else pool.max_node_count
 
 
-def topology_annotations(pool: TpuPoolRef, topology: str | None, slices: int = 1) -> dict[str, str]:
-    """The Pod template annotations that ask Kueue for the workload's slices on a
-    topology-aware pool (contract.slicing); none on another."""
-    if pool.slicing is None:
+def kueue_places(pool: TpuPoolRef, queue: QueueRef | None) -> bool:
+    """Whether Kueue places the workload's slices: it goes through a queue to a topology-aware
+    pool. Otherwise the scheduler does, each slice on a node pool of its own."""
+    return pool.slicing is not None and queue is not None
+
+
+def topology_annotations(
+    pool: TpuPoolRef, topology: str | None, queue: QueueRef | None, slices: int = 1
+) -> dict[str, str]:
+    """The Pod template annotations that ask Kueue for the workload's slices when it places
+    them (kueue_places; contract.slicing); none otherwise."""
+    if pool.slicing is None or not kueue_places(pool, queue):
         return {}
     shape = slice_shape(pool, topology)
     return pool.slicing.annotations(shape, slice_workers(pool, topology), slices)

@@ -19,6 +19,7 @@ from gke_tpu.contract.workloads import (
     check_image,
     check_multislice,
     check_queue,
+    kueue_places,
     queue_labels,
     slices_at_once,
 )
@@ -114,8 +115,9 @@ class MultisliceJobSet(pulumi.ComponentResource):
                 slices=self.slices,
             )
         )
-        # Each Job alone on a node pool (a static slice); Kueue places a topology-aware pool's.
-        exclusive = {EXCLUSIVE_TOPOLOGY: NODE_POOL_LABEL} if pool.slicing is None else {}
+        # Each Job alone on a node pool (a static slice), but where Kueue places the slices.
+        placed = kueue_places(pool, args.queue)
+        exclusive = {} if placed else {EXCLUSIVE_TOPOLOGY: NODE_POOL_LABEL}
         self.jobset: k8s.apiextensions.CustomResource = k8s.apiextensions.CustomResource(
             name,
             api_version=JOBSET_API,

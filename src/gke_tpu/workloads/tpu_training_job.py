@@ -16,6 +16,7 @@ from gke_tpu.contract.workloads import (
     check_image,
     check_queue,
     check_training,
+    kueue_places,
     queue_labels,
     slice_workers,
 )
@@ -153,7 +154,7 @@ class TpuTrainingJob(pulumi.ComponentResource):
                 subdomain=service_name,
                 # Kueue places a topology-aware pool's slices: no node pool is a job's alone.
                 affinity=one_job_per_slice(JOB_LABEL, name)
-                if args.avoid_deadlock and pool.slicing is None
+                if args.avoid_deadlock and not kueue_places(pool, args.queue)
                 else None,
                 # Kueue starts a queued Job by resuming it once admitted.
                 suspend=args.queue is not None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from gke_tpu.preview.render.report import plan_markdown
 from gke_tpu.preview.render.slicing_report import slicing_section
 from gke_tpu_upkeep.fixture_stacks import platform_plan
+from tests.conftest import PlanRunner
 
 HEADER = "| TPU pool | slicing | queues | shape | chips | VMs | at once |"
 
@@ -34,3 +35,34 @@ def test_each_shape_of_each_topology_aware_pool_and_how_many_fit() -> None:
 def test_no_section_without_a_topology_aware_pool() -> None:
     assert slicing_section(platform_plan("prod")) == []
     assert "## Slice shapes" not in plan_markdown(platform_plan("prod"))
+
+
+def test_a_fixed_pools_whole_slices_and_none_for_a_pool_the_autoscaler_grows(
+    run_plan: PlanRunner,
+) -> None:
+    plan = run_plan(
+        cluster={"name": "tpu", "region": "us-central1"},
+        tpuPools=[
+            {
+                "name": "v5p",
+                "tpu": "v5p",
+                "topology": "2x2x4",
+                "zone": "us-central1-a",
+                "reservation": "v5p-res",
+                "slices": 2,
+            },
+            {
+                "name": "v5e",
+                "tpu": "v5e",
+                "topology": "4x4",
+                "zone": "us-central1-a",
+                "autoscaling": {"minNodes": 0, "maxNodes": 4},
+            },
+        ],
+        kueue={"queues": [{"name": "train", "pools": ["v5p", "v5e"]}]},
+    )
+    lines = slicing_section(plan)
+    assert lines[lines.index(HEADER) + 2 : -1] == [
+        "| v5p | whole slices: 2 2x2x4 slices | train | 2x2x4 | 16 | 4 | 2 |"
+    ]
+    assert plan.outputs["tpuPools"]["v5e"]["slicing"] is None

@@ -1,5 +1,6 @@
-"""The report's slice shapes: for each topology-aware pool, the slices its workloads may ask
-Kueue for and how many of each the pool holds at once, and the queues that reach them."""
+"""The report's slice shapes: for each topology-aware pool (dynamic slicing, sub-slices, or the
+whole slices of a pool of a fixed size in a queue), the slices its workloads may ask Kueue for
+and how many of each the pool holds at once, and the queues that reach them."""
 
 from __future__ import annotations
 
@@ -23,9 +24,9 @@ def slicing_section(plan: Preview) -> list[str]:
     lines = [
         "## Slice shapes",
         "",
-        "Workloads on these pools ask Kueue for a slice of one of these shapes (their "
-        "`topology`); Kueue places each, and GKE forms a dynamic slice from sub-blocks when "
-        "Kueue admits it.",
+        "Workloads queued to these pools ask Kueue for a slice of one of these shapes (their "
+        "`topology`); Kueue's topology-aware scheduling places each, and GKE forms a dynamic "
+        "slice from sub-blocks when Kueue admits it.",
         "",
         "| TPU pool | slicing | queues | shape | chips | VMs | at once |",
         "|---|---|---|---|---|---|---|",
@@ -33,10 +34,13 @@ def slicing_section(plan: Preview) -> list[str]:
     for pool in sliced:
         slicing = pool.slicing
         assert slicing is not None
+        slices = f"{pool.slices} {pool.topology} slice{'s' * (pool.slices > 1)}"
         kind = (
             f"dynamic, {slicing.sub_blocks} sub-blocks of {pool.topology}"
             if slicing.dynamic
-            else f"sub-slices of {pool.slices} {pool.topology} slice{'s' * (pool.slices > 1)}"
+            else f"sub-slices of {slices}"
+            if slicing.queued_only
+            else f"whole slices: {slices}"
         )
         queues = _queues_over(pool.name, plan)
         for shape in slicing.shapes:

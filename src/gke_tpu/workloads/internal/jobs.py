@@ -138,7 +138,7 @@ def slice_job_spec(
             affinity=affinity,
             termination_grace_seconds=args.termination_grace_seconds,
             checkpoint=args.checkpoint,
-            annotations=topology_annotations(args.pool, args.topology, slices),
+            annotations=topology_annotations(args.pool, args.topology, args.queue, slices),
         ),
     )
 
