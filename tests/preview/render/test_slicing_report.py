@@ -58,11 +58,20 @@ def test_a_fixed_pools_whole_slices_and_none_for_a_pool_the_autoscaler_grows(
                 "zone": "us-central1-a",
                 "autoscaling": {"minNodes": 0, "maxNodes": 4},
             },
+            {
+                "name": "v6e",
+                "tpu": "v6e",
+                "topology": "2x2",
+                "zone": "us-central1-b",
+                "nodeCount": 3,
+            },
         ],
-        kueue={"queues": [{"name": "train", "pools": ["v5p", "v5e"]}]},
+        kueue={"queues": [{"name": "train", "pools": ["v5p", "v5e", "v6e"]}]},
     )
     lines = slicing_section(plan)
     assert lines[lines.index(HEADER) + 2 : -1] == [
-        "| v5p | whole slices: 2 2x2x4 slices | train | 2x2x4 | 16 | 4 | 2 |"
+        "| v5p | whole slices: 2 2x2x4 slices | train | 2x2x4 | 16 | 4 | 2 |",
+        # Single-host: each of its three VMs is a slice.
+        "| v6e | whole slices: 3 2x2 slices | train | 2x2 | 4 | 1 | 3 |",
     ]
     assert plan.outputs["tpuPools"]["v5e"]["slicing"] is None

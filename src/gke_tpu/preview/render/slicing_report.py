@@ -34,7 +34,9 @@ def slicing_section(plan: Preview) -> list[str]:
     for pool in sliced:
         slicing = pool.slicing
         assert slicing is not None
-        slices = f"{pool.slices} {pool.topology} slice{'s' * (pool.slices > 1)}"
+        # A single-host pool's slices are its VMs, however many node pools hold them.
+        count = pool.slices if pool.multi_host else pool.max_node_count
+        slices = f"{count} {pool.topology} slice{'s' * (count > 1)}"
         kind = (
             f"dynamic, {slicing.sub_blocks} sub-blocks of {pool.topology}"
             if slicing.dynamic
@@ -47,7 +49,7 @@ def slicing_section(plan: Preview) -> list[str]:
             chips = chips_in(shape)
             lines.append(
                 f"| {pool.name} | {kind} | {queues} | {shape} | {chips} | "
-                f"{chips // pool.chips_per_node} | {slicing.slices_at_once(shape, pool.slices)} |"
+                f"{chips // pool.chips_per_node} | {slicing.slices_at_once(shape, count)} |"
             )
     lines.append("")
     return lines
