@@ -662,3 +662,36 @@ def test_a_dynamic_training_pool_needs_a_shape_it_can_form(tmp_path: Path) -> No
         "trainingTopology: the training jobs cannot run on 'ironwood': '8x8x8' is not a slice "
         f"pool 'ironwood' can form; its shapes: {shapes}"
     ]
+
+
+def test_ironwood_app_trains_on_a_v6e_sub_slice_when_pointed_at_it(tmp_path: Path) -> None:
+    """The platform's v6e slice is shared as 2x4 sub-slices: both jobs fit it at once."""
+    plan = _ironwood_app(
+        tmp_path,
+        ("training: ironwood", "training: v6e-train"),
+        ("trainingTopology: 4x4x8", "trainingTopology: 2x4"),
+    )
+    assert plan.errors == []
+    for name in ("tpu-job-diffusion", "tpu-job-gpt"):
+        job = plan.one(JOB, name)
+        spec = job.inputs["spec"]
+        # A 2x4 sub-slice is two ct6e-standard-4t VMs: a worker on each.
+        assert (spec["completions"], spec["parallelism"], spec["suspend"]) == (2, 2, True)
+        assert spec["template"]["metadata"]["annotations"] == {
+            "kueue.x-k8s.io/podset-required-topology": "cloud.google.com/gke-tpu-slice-2x4-id"
+        }
+        # The nodes carry the slice's own shape, never the sub-slice's.
+        assert _pod(job)["nodeSelector"] == {
+            "cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice",
+            "cloud.google.com/gke-tpu-topology": "4x4",
+        }
+        assert "affinity" not in _pod(job)
+    larger = _ironwood_app(
+        tmp_path,
+        ("training: ironwood", "training: v6e-train"),
+        ("trainingTopology: 4x4x8", "trainingTopology: 4x8"),
+    )
+    assert larger.errors == [
+        "trainingTopology: the training jobs cannot run on 'v6e-train': '4x8' is not a slice "
+        "pool 'v6e-train' can form; its shapes: 2x4, 4x4"
+    ]
