@@ -63,7 +63,7 @@ class PoolSlicing:
             return partition_id_label(shape if small else SUB_BLOCK_TOPOLOGY)
         return NODE_POOL_LABEL if shape == self.shapes[-1] else static_slice_id_label(shape)
 
-    def annotations(self, shape: str, pods: int, slices: int = 1) -> dict[str, str]:
+    def annotations(self, shape: str, pods: int, slices: int) -> dict[str, str]:
         """The Pod template annotations of `slices` slices of `shape`, `pods` Pods each.
 
         Dynamic: the shape for the Kueue slice controller, and what its webhook writes (the
