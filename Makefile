@@ -152,6 +152,7 @@ bench: $(VENV)/.runtime
 	$(PY) tools/bench/goodput_overhead.py
 	$(PY) tools/bench/object_check_overhead.py
 	$(PY) tools/bench/capacity_scale.py
+	$(PY) tools/bench/sub_block_scale.py
 
 clean:
 	rm -rf $(VENV) .tools build .pytest_cache .ruff_cache

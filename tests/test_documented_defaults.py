@@ -29,6 +29,7 @@ import gke_tpu.config.model_storage.spec
 import gke_tpu.config.network.spec
 import gke_tpu.config.observability.spec
 import gke_tpu.config.platform.spec
+import gke_tpu.config.pools.slicing
 import gke_tpu.config.pools.spec
 import gke_tpu.workloads.args
 import gke_tpu.workloads.model_conversion_job
@@ -48,6 +49,7 @@ MODULES: tuple[ModuleType, ...] = (
     gke_tpu.config.network.spec,
     gke_tpu.config.observability.spec,
     gke_tpu.config.platform.spec,
+    gke_tpu.config.pools.slicing,
     gke_tpu.config.pools.spec,
     gke_tpu.config.model_storage.anywhere_cache,
     gke_tpu.config.model_storage.spec,

@@ -29,8 +29,8 @@ def _value(key: str) -> object:
         return text
 
 
-keys = ("platformStack", "pools", "trainingQueue", "images", "servingTutorials",
-        "servingReplicas", "llm")  # fmt: skip
+keys = ("platformStack", "pools", "trainingQueue", "trainingTopology", "images",
+        "servingTutorials", "servingReplicas", "llm")  # fmt: skip
 try:
     app = AppConfig.model_validate(
         {key: value for key in keys if (value := _value(key)) is not None}
@@ -63,6 +63,7 @@ async def main() -> dict[str, object]:
         app.pools.serving,
         app.serving_replicas,
         app.training_queue,
+        app.training_topology,
         app.images.model_dump(),
         Llm(
             image=app.llm.image,

@@ -67,7 +67,12 @@ class AppConfig(Spec):
     pools: Pools
     training_queue: str | None = Field(default=None, min_length=1)
     """A Kueue queue of the platform (its `queues` output) over the training pool: the jobs
-    wait in it for the slice's chips. Required when the pool is a queued-provisioning pool."""
+    wait in it for the slice's chips. Required when the pool is a queued-provisioning or a
+    topology-aware pool."""
+    training_topology: str | None = Field(default=None, min_length=1)
+    """The slice each training job asks Kueue for on a topology-aware training pool (its
+    `slicing.shapes`): required on a dynamic-slicing pool, default the whole slice of a
+    sub-sliced one. Not for other pools, whose slice is their topology."""
     images: Images
     serving_tutorials: tuple[Tutorial, ...] | None = Field(default=None, min_length=1)
     """The product document's serving tutorials to run on the serving pool: `bert`,

@@ -10,7 +10,7 @@ from serving import IMAGE_KEYS as SERVING_IMAGE_KEYS
 from serving import MODELS, build_tutorial, replicas_each, serving_problems
 
 from gke_tpu.contract.outputs import PlatformOutputs, QueueRef, TpuPoolRef
-from gke_tpu.contract.workloads import check_image, check_queue
+from gke_tpu.contract.workloads import check_image, check_queue, check_topology
 from gke_tpu.problems import ConfigError, Problem
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.workloads import (
@@ -169,6 +169,7 @@ def _check_config(
     replicas: int | None,
     identities: tuple[str, str, str],
     queue_name: str | None,
+    topology: str | None,
     images: dict[str, str | None],
     llm: Llm | None,
     tutorials: tuple[str, ...] | None = None,
@@ -210,7 +211,28 @@ def _check_config(
     serving = pools.get("pools.serving")
     if serving:
         problems += _serving_problems(serving, replicas, images, llm, tutorials, identities)
-    if training and (queue or queue_name is None):
+    if training:
+        problems += _training_problems(training, namespace, queue, queue_name, topology)
+    reject(problems, subject="stack config")
+    return pools["pools.training"], pools["pools.serving"], queue
+
+
+def _training_problems(
+    training: TpuPoolRef,
+    namespace: str,
+    queue: QueueRef | None,
+    queue_name: str | None,
+    topology: str | None,
+) -> list[Problem]:
+    """The training jobs run through the queue and ask for the slice shape the app's config
+    names (`trainingQueue`, `trainingTopology`)."""
+    problems = [
+        Problem(
+            "trainingTopology", f"the training jobs cannot run on {training.name!r}: {p.message}"
+        )
+        for p in check_topology("trainingTopology", training, topology)
+    ]
+    if queue or queue_name is None:
         problems += [
             Problem(
                 "trainingQueue",
@@ -218,8 +240,7 @@ def _check_config(
             )
             for p in check_queue(training, namespace, queue)
         ]
-    reject(problems, subject="stack config")
-    return pools["pools.training"], pools["pools.serving"], queue
+    return problems
 
 
 def _diffusion(
@@ -229,6 +250,7 @@ def _diffusion(
     reader: str,
     queue: QueueRef | None,
     images: dict[str, str | None],
+    topology: str | None,
     opts: pulumi.ResourceOptions,
 ) -> TpuTrainingJob | MultisliceJobSet:
     """The Stable Diffusion training. Where the platform checkpoints the training pool (prod),
@@ -249,6 +271,7 @@ def _diffusion(
                 pool=training,
                 namespace=namespace,
                 queue=queue,
+                topology=topology,
                 service_account=reader,
                 container=container,
             ),
@@ -261,6 +284,7 @@ def _diffusion(
             slices=1,
             namespace=namespace,
             queue=queue,
+            topology=topology,
             service_account=writer,
             container=container,
             checkpoint=CheckpointArgs(bucket=platform.checkpoint_bucket),
@@ -275,6 +299,7 @@ def build_workloads(
     serving_pool: str,
     serving_replicas: int | None,
     training_queue: str | None,
+    training_topology: str | None,
     images: dict[str, str | None],
     llm: Llm | None,
     opts: pulumi.ResourceOptions,
@@ -288,17 +313,21 @@ def build_workloads(
         serving_replicas,
         (namespace, reader, claim),
         training_queue,
+        training_topology,
         images,
         llm,
         tutorials,
     )
-    diffusion = _diffusion(platform, training, namespace, reader, queue, images, opts)
+    diffusion = _diffusion(
+        platform, training, namespace, reader, queue, images, training_topology, opts
+    )
     gpt2 = TpuTrainingJob(
         "tpu-job-gpt",
         TpuTrainingJobArgs(
             pool=training,
             namespace=namespace,
             queue=queue,
+            topology=training_topology,
             service_account=reader,
             container=ContainerSpec(
                 image=str(images["gpt2"]),

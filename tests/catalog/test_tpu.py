@@ -37,8 +37,8 @@ SHAPES_2D = [
     "16x16",
 ]  # [SEED][ABOUT], v5e and v6e
 SUB_CUBE_3D = ["2x2x1", "2x2x2", "2x2x4", "2x4x4"]  # [ABOUT], v4 / v5p / tpu7x
-# Largest slice per 3D generation: v4 and v5p from [ABOUT], tpu7x the catalog's own bound.
-LARGEST_3D = {"v4": (12, 16, 16), "v5p": (16, 16, 24), "tpu7x": (16, 16, 24)}
+# Largest slice per 3D generation: v4 and v5p from [ABOUT], tpu7x from [CE]'s topology table.
+LARGEST_3D = {"v4": (12, 16, 16), "v5p": (16, 16, 24), "tpu7x": (8, 16, 16)}
 
 
 def _machine(name: str) -> MachineType:
@@ -144,7 +144,10 @@ def test_catalog_has_exactly_the_documented_machine_types() -> None:
     assert listed == [(generation, name) for generation, name, *_ in MACHINE_FACTS]
 
 
-@pytest.mark.parametrize("name", ["n2-standard-8", "", "ct5lp-hightpu-2t", "tpu7x"])
+# tpu7x-standard-1t: named by xpk and cluster-toolkit only, no GKE or Cloud TPU page.
+@pytest.mark.parametrize(
+    "name", ["n2-standard-8", "", "ct5lp-hightpu-2t", "tpu7x", "tpu7x-standard-1t"]
+)
 def test_unknown_machine_type(name: str) -> None:
     assert machine_type(name) is None
 
@@ -219,7 +222,9 @@ def test_documented_3d_shapes_are_generated(generation: str) -> None:
         ("v5p", "4x4x24", True),
         ("tpu7x", "2x2x1", True),
         ("tpu7x", "8x8x16", True),
-        ("tpu7x", "16x24x24", False),  # beyond the catalog's conservative tpu7x bound
+        ("tpu7x", "8x16x16", True),  # the largest in [CE]'s table
+        ("tpu7x", "16x16x16", False),  # beyond it: only dynamic slicing forms larger ones
+        ("tpu7x", "16x24x24", False),
         ("v5e", "4x4", True),
         ("v5e", "4x2", False),
         ("v5e", "1x2", False),

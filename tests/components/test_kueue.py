@@ -9,6 +9,7 @@ import pytest
 
 from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs, kueue_manifest_url
 from gke_tpu.components.kueue_queues import KueueQueues, KueueQueuesArgs
+from gke_tpu.config.kueue.objects import resource_flavor
 from gke_tpu.config.kueue.plan import KueuePlan
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.preview.engine import Preview, RecordedResource, run_program
@@ -67,6 +68,11 @@ def _kind(plan: Preview, kind: str) -> list[RecordedResource]:
     return plan.of_type(f"{KUEUE}:{kind}")
 
 
+def _flavor(plan: KueuePlan, pool: str) -> str:
+    """A pool's flavor's name: a topology-aware one's carries a digest of its spec."""
+    return resource_flavor(next(p for p in plan.pools if p.name == pool)).name
+
+
 @pytest.fixture(scope="module")
 def shared() -> KueuePlan:
     """Two queues of one cohort sharing a Spot pool, and a queued pool."""
@@ -118,11 +124,14 @@ def test_a_flavor_per_pool_matches_its_nodes_and_tolerates_its_taints(shared: Ku
     flavors = {
         f.inputs["metadata"]["name"]: f.inputs["spec"] for f in _kind(plan, "ResourceFlavor")
     }
-    # The pool's own label tells nodes of one shape apart.
+    topology = _kind(plan, "Topology")[0].inputs["metadata"]["name"]
+    # The pool's own label tells nodes of one shape apart. Two fixed Spot slices: Kueue places
+    # workloads on one (its Topology); queued provisioning's nodes come and go: no Topology.
     assert flavors == {
-        "spot": {
+        _flavor(shared, "spot"): {
             "nodeLabels": {**V5E_4X4, "gke-tpu/pool": "spot"},
             "tolerations": [TPU_TOLERATION],
+            "topologyName": topology,
         },
         # GKE taints queued nodes: Pods that Kueue admits there must tolerate it.
         "dws": {
@@ -179,11 +188,10 @@ def test_the_pool_label_a_flavor_selects_is_on_the_pools_nodes(run_plan: PlanRun
         if p.inputs["name"] != "cpu"
     }
     assert labels == {"spot": {"gke-tpu/pool": "spot"}, "spot-2": {"gke-tpu/pool": "spot-2"}}
-    flavors = {
-        f.inputs["metadata"]["name"]: f.inputs["spec"]["nodeLabels"]["gke-tpu/pool"]
-        for f in _kind(plan, "ResourceFlavor")
-    }
-    assert flavors == {"spot": "spot", "spot-2": "spot-2"}
+    flavors = sorted(
+        f.inputs["spec"]["nodeLabels"]["gke-tpu/pool"] for f in _kind(plan, "ResourceFlavor")
+    )
+    assert flavors == ["spot", "spot-2"]
 
 
 def test_a_namespace_the_queues_create_outlives_them(shared: KueuePlan) -> None:
@@ -199,7 +207,7 @@ def test_cluster_queues_get_their_chip_shares_cohort_and_preemption(shared: Kueu
     (group,) = research["resourceGroups"]
     assert group["coveredResources"] == ["cpu", "memory", "ephemeral-storage", "google.com/tpu"]
     assert [(f["name"], f["resources"][-1]) for f in group["flavors"]] == [
-        ("spot", {"name": "google.com/tpu", "nominalQuota": 16}),
+        (_flavor(shared, "spot"), {"name": "google.com/tpu", "nominalQuota": 16}),
         ("dws", {"name": "google.com/tpu", "nominalQuota": 16}),
     ]
     # Every flavor lists the covered resources in their order, as Kueue requires.
@@ -267,12 +275,14 @@ def test_objects_wait_for_kueue_and_are_deleted_in_order(shared: KueuePlan) -> N
     plan = _build(shared)
     manifest = plan.one(CONFIG_FILE).urn
     objects = [r for r in plan.resources if r.type.startswith(KUEUE)]
-    assert len(objects) == 2 + 2 + 3 + 2  # flavors, cluster queues, local queues, check + config
+    # Flavors, the Spot pool's Topology, cluster queues, local queues, check + config.
+    assert len(objects) == 2 + 1 + 2 + 3 + 2
     assert all(manifest in r.dependencies for r in objects)
     flavors = {f.inputs["metadata"]["name"]: f.urn for f in _kind(plan, "ResourceFlavor")}
     queues = {q.inputs["metadata"]["name"]: q for q in _kind(plan, "ClusterQueue")}
     # A ClusterQueue depends on its flavors: Kueue keeps a flavor in use from being deleted.
-    assert {flavors["spot"], flavors["dws"]} <= set(queues["research"].dependencies)
+    spot = flavors[_flavor(shared, "spot")]
+    assert {spot, flavors["dws"]} <= set(queues["research"].dependencies)
     assert flavors["dws"] not in queues["prod"].dependencies
     for local in _kind(plan, "LocalQueue"):
         assert queues[local.inputs["spec"]["clusterQueue"]].urn in local.dependencies
@@ -322,6 +332,7 @@ def test_every_object_fits_its_crd_schema(shared: KueuePlan) -> None:
     plan = _build(shared)
     objects = [r.inputs for r in plan.resources if r.type.startswith(KUEUE)]
     assert {o["kind"] for o in objects} == {
+        "Topology",
         "ResourceFlavor",
         "ClusterQueue",
         "LocalQueue",

@@ -327,6 +327,7 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "reservation": "r",
             "reservations": [],
             "checkpointing": False,
+            "slicing": None,
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x2",
@@ -355,6 +356,7 @@ def test_tpu_pools_output_has_what_workloads_need(run_plan: PlanRunner) -> None:
             "reservation": None,
             "reservations": [],
             "checkpointing": False,
+            "slicing": None,
             "nodeSelector": {
                 "cloud.google.com/gke-tpu-accelerator": "tpu-v4-podslice",
                 "cloud.google.com/gke-tpu-topology": "2x2x1",

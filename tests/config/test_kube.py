@@ -122,6 +122,8 @@ def test_a_cluster_queue_with_a_queued_pool_waits_for_its_check_on_that_flavor_o
     plan = _spec(SPOT, QUEUED, kueue=kueue).kueue
     assert plan is not None
     (queue,) = plan.queues
+    spot = next(p for p in plan.pools if p.name == "spot")
+    assert resource_flavor(spot).name.startswith("spot-")
     unbounded = [
         {"name": "cpu", "nominalQuota": "1000000000"},
         {"name": "memory", "nominalQuota": "1000000000Gi"},
@@ -148,7 +150,8 @@ def test_a_cluster_queue_with_a_queued_pool_waits_for_its_check_on_that_flavor_o
             {
                 "coveredResources": ["cpu", "memory", "ephemeral-storage", "google.com/tpu"],
                 "flavors": [
-                    {"name": "spot", "resources": [*unbounded, tpu(16)]},
+                    # A fixed Spot pool's flavor is topology-aware: its name has a digest.
+                    {"name": resource_flavor(spot).name, "resources": [*unbounded, tpu(16)]},
                     {"name": "dws", "resources": [*unbounded, tpu(16)]},
                 ],
             }

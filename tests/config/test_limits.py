@@ -74,6 +74,7 @@ LIMITS: dict[tuple[str, str], tuple[float | None, float | None]] = {
     ("TpuPoolSpec", "reservations"): (None, 16),
     ("ReservationShare", "slices"): (1, 7_500),
     ("TpuPoolSpec", "maxRunSeconds"): (1, 604_800),
+    ("TpuPoolSpec", "subSlices"): (None, 6),
     ("BlueGreenSpec", "batchNodeCount"): (1, 1_000),
     ("BlueGreenSpec", "batchPercent"): (1, 100),
     ("BlueGreenSpec", "batchSoakSeconds"): (0, 604_800),

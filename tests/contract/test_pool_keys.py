@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from gke_tpu.contract.outputs import PoolAutoscaling, PoolUpgrade, TpuPoolRef
+from gke_tpu.contract.slicing import PoolSlicing
 
 POOL = TpuPoolRef(
     name="train",
@@ -41,6 +42,7 @@ def test_every_field_has_its_camel_case_key() -> None:
         "nodesPerSlice", "slices", "zone", "multiHost", "capacity", "nodeSelector",
         "tolerations", "autoscaling", "nodeCount", "autopilot", "computeClass", "fallback",
         "maintenanceInterval", "upgrade", "reservation", "reservations", "checkpointing",
+        "slicing",
     ]  # fmt: skip
     assert [f.name for f in dataclasses.fields(TpuPoolRef)][:3] == [
         "name",
@@ -65,6 +67,7 @@ def test_keys_added_after_the_first_release_may_be_missing_and_the_rest_may_not(
     optional = {
         "name", "autoscaling", "nodeCount", "autopilot", "computeClass", "fallback",
         "maintenanceInterval", "upgrade", "reservation", "reservations", "checkpointing",
+        "slicing",
     }  # fmt: skip
     old = TpuPoolRef.parse("train", {k: v for k, v in entry.items() if k not in optional})
     assert (
@@ -78,6 +81,23 @@ def test_keys_added_after_the_first_release_may_be_missing_and_the_rest_may_not(
     for key in set(entry) - optional:
         with pytest.raises(KeyError):
             TpuPoolRef.parse("train", {k: v for k, v in entry.items() if k != key})
+
+
+def test_a_topology_aware_entry_reads_back_with_its_shapes() -> None:
+    slicing = PoolSlicing(True, ("4x4x4", "4x4x8"), ("a", "b"), sub_blocks=2)
+    pool = dataclasses.replace(POOL, slicing=slicing)
+    entry = pool.entry()
+    assert entry["slicing"] == {
+        "dynamic": True,
+        "shapes": ["4x4x4", "4x4x8"],
+        "levels": ["a", "b"],
+        "subBlocks": 2,
+    }
+    assert (
+        TpuPoolRef.parse("train", {**entry, "slicing": {**entry["slicing"], "subBlocks": 2.0}})
+        == pool
+    )
+    assert POOL.entry()["slicing"] is None
 
 
 def test_the_output_s_key_names_the_pool_over_what_the_entry_says() -> None:

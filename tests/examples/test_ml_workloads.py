@@ -400,8 +400,9 @@ def test_prod_app_trains_on_both_v5p_slices_and_serves_on_v6e() -> None:
     assert plan.outputs["conversionJobs"] == {}
 
 
-def _prod_app(tmp_path: Path, *changes: tuple[str, str]) -> Preview:
-    text = fixture_file("prod", APP).read_text()
+def _changed_app(platform: str, tmp_path: Path, *changes: tuple[str, str]) -> Preview:
+    """The app's fixture of `platform`'s stack with `changes`, on that platform's plan."""
+    text = fixture_file(platform, APP).read_text()
     for old, new in changes:
         assert old in text, old
         text = text.replace(old, new)
@@ -411,8 +412,12 @@ def _prod_app(tmp_path: Path, *changes: tuple[str, str]) -> Preview:
         "changed",
         APP,
         config_file=stack,
-        stack_references={app_reference("prod"): platform_plan("prod").outputs},
+        stack_references={app_reference(platform): platform_plan(platform).outputs},
     )
+
+
+def _prod_app(tmp_path: Path, *changes: tuple[str, str]) -> Preview:
+    return _changed_app("prod", tmp_path, *changes)
 
 
 def test_more_llm_servers_than_the_pool_has_vms_is_the_apps_config_error(tmp_path: Path) -> None:
@@ -745,3 +750,77 @@ def test_each_workload_registers_its_names_and_counts(app: Preview) -> None:
             "workers": 4,
         },
     }
+
+
+def _ironwood_app(tmp_path: Path, *changes: tuple[str, str]) -> Preview:
+    return _changed_app("ironwood", tmp_path, *changes)
+
+
+def test_ironwood_app_trains_on_dynamic_slices_it_asks_kueue_for() -> None:
+    plan = app_plan("ironwood")
+    assert plan.errors == []
+    for name in ("tpu-job-diffusion", "tpu-job-gpt"):
+        job = next(j for j in plan.of_type(JOB) if j.inputs["metadata"]["name"] == name)
+        spec = job.inputs["spec"]
+        assert (spec["completions"], spec["parallelism"], spec["suspend"]) == (32, 32, True)
+        assert job.inputs["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "training"
+        assert spec["template"]["metadata"]["annotations"] == {
+            "cloud.google.com/gke-tpu-slice-topology": "4x4x8",
+            "kueue.x-k8s.io/podset-required-topology": "cloud.google.com/gce-topology-block",
+            "kueue.x-k8s.io/podset-slice-required-topology": (
+                "cloud.google.com/gke-tpu-partition-4x4x4-id"
+            ),
+            "kueue.x-k8s.io/podset-slice-size": "16",
+        }
+        assert spec["template"]["spec"]["nodeSelector"] == {
+            "cloud.google.com/gke-tpu-accelerator": "tpu7x"
+        }
+
+
+def test_a_dynamic_training_pool_needs_a_shape_it_can_form(tmp_path: Path) -> None:
+    missing = _ironwood_app(tmp_path, ("ml-workloads:trainingTopology: 4x4x8\n", ""))
+    assert missing.resources == []
+    shapes = "2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16, 4x8x8"
+    assert missing.errors == [
+        "trainingTopology: the training jobs cannot run on 'ironwood': is required: pool "
+        "'ironwood' forms each workload's slice from its sub-blocks (dynamic slicing); ask for "
+        f"one of {shapes}"
+    ]
+    large = _ironwood_app(tmp_path, ("trainingTopology: 4x4x8", "trainingTopology: 8x8x8"))
+    assert large.errors == [
+        "trainingTopology: the training jobs cannot run on 'ironwood': '8x8x8' is not a slice "
+        f"pool 'ironwood' can form; its shapes: {shapes}"
+    ]
+
+
+def test_ironwood_app_trains_on_a_v6e_sub_slice_when_pointed_at_it(tmp_path: Path) -> None:
+    """The platform's v6e slice is shared as 2x4 sub-slices: both jobs fit it at once."""
+    plan = _ironwood_app(
+        tmp_path,
+        ("training: ironwood", "training: v6e-train"),
+        ("trainingTopology: 4x4x8", "trainingTopology: 2x4"),
+    )
+    assert plan.errors == []
+    for name in ("tpu-job-diffusion", "tpu-job-gpt"):
+        job = plan.one(JOB, name)
+        spec = job.inputs["spec"]
+        # A 2x4 sub-slice is two ct6e-standard-4t VMs: a worker on each.
+        assert (spec["completions"], spec["parallelism"], spec["suspend"]) == (2, 2, True)
+        assert spec["template"]["metadata"]["annotations"] == {
+            "kueue.x-k8s.io/podset-required-topology": "cloud.google.com/gke-tpu-slice-2x4-id"
+        }
+        # The nodes carry the slice's own shape, never the sub-slice's.
+        assert _pod(job)["nodeSelector"] == {
+            "cloud.google.com/gke-tpu-accelerator": "tpu-v6e-slice",
+            "cloud.google.com/gke-tpu-topology": "4x4",
+        }
+        assert "affinity" not in _pod(job)
+    larger = _ironwood_app(
+        tmp_path,
+        ("training: ironwood", "training: v6e-train"),
+        ("trainingTopology: 4x4x8", "trainingTopology: 4x8"),
+    )
+    assert larger.errors == [
+        "trainingTopology: the training jobs cannot run on 'v6e-train': '4x8' is not a slice "
+        "pool 'v6e-train' can form; its shapes: 2x4, 4x4"
+    ]

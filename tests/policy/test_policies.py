@@ -310,7 +310,7 @@ CASES = [
         },
         [
             'placementPolicy.tpuTopology "4x4x5" is not a tpu7x shape a tpu7x-standard-4t pool'
-            " can form; valid: 2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16 and 36"
+            " can form; valid: 2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16 and 12"
             " larger"
         ],
     ),

@@ -449,3 +449,36 @@ def test_the_pools_own_reservation_is_compared(pool: TpuPoolPlan) -> None:
 
 def test_a_fallback_step_is_not_since_gke_creates_those_nodes(pool: TpuPoolPlan) -> None:
     assert _problems(pool, "tpuPools[0].fallback[1].reservation") == []
+
+
+def test_sub_blocks_beyond_the_reservation_are_short_at_the_pools_reservation() -> None:
+    """Four sub-blocks of 16 VMs need 64 of the reservation's: 48 free is 16 short."""
+    spec = load_platform(
+        stack_config(
+            project="app-project",
+            cluster={
+                "name": "c",
+                "region": "us-central1",
+                "minMasterVersion": "1.35.2-gke.1842000",
+            },
+            tpuPools=[
+                {
+                    "name": "ironwood",
+                    "tpu": "tpu7x",
+                    "reservation": "r/reservationBlocks/b1",
+                    "dynamicSlicing": {"subBlocks": 4},
+                }
+            ],
+            kueue={"queues": [{"name": "q", "pools": ["ironwood"]}]},
+        )
+    )
+    key = ReservationKey("app-project", "us-central1-c", "r")
+    users = reservation_needs("app-project", spec.tpu_pools)[key]
+    assert [(u.path, u.nodes) for u in users] == [("tpuPools[0].reservation", 64)]
+    found = Reservation("READY", "tpu7x-standard-4t", 48, 0, True)
+    assert [str(p) for p in reservation_problems(key, users, found, ReservationUse())] == [
+        "tpuPools[0].reservation: 'r/reservationBlocks/b1' has 48 free VMs (48 reserved, 0 in "
+        "use); the pools that consume it need 64 (ironwood 64): 16 short"
+    ]
+    enough = Reservation("READY", "tpu7x-standard-4t", 64, 0, True)
+    assert reservation_problems(key, users, enough, ReservationUse()) == []

@@ -114,7 +114,7 @@ def test_missing_stack_file_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--stack", "no-such-stack"]) == 2
     assert capsys.readouterr().err == (
         f"error: {ROOT / 'Pulumi.no-such-stack.yaml'}: no such file; the stacks of this project "
-        "(Pulumi.<stack>.yaml): autopilot, dev, pr, prod\n"
+        "(Pulumi.<stack>.yaml): autopilot, dev, ironwood, pr, prod\n"
     )
 
 

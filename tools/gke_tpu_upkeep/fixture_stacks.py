@@ -16,7 +16,7 @@ from gke_tpu_upkeep import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "stacks"
 #: The platform stacks with a fixture, a golden plan and an app fixture of the same name.
-STACKS = ("dev", "prod", "autopilot")
+STACKS = ("dev", "prod", "autopilot", "ironwood")
 APP = ROOT / "examples" / "ml-workloads"
 APP_FIXTURES = FIXTURES / "ml-workloads"
 

@@ -300,16 +300,22 @@ _V6E = Generation(
     calendar_advice="V6E",
 )
 
-# No GKE or Cloud TPU page gives a largest tpu7x slice; xpk allows up to 144 cubes
-# (src/xpk/core/system_characteristics.py: generate_tpu_topologies(max_cubes=144)). GKE's v5p
-# maximum is the safe side: the Cloud TPU7x page says TPU7x "shares many similarities with" v5p.
-_TPU7X_LARGEST = "16x16x24"
+# The largest static tpu7x slice: Cloud TPU's TPU7x page tabulates its topologies from 2x2x1 to
+# 8x16x16 (2,048 chips, 512 VMs; https://docs.cloud.google.com/tpu/docs/tpu7x), as does
+# cluster-toolkit (pkg/config/hardware.go allowed3DTopologies). xpk generates static shapes up
+# to 144 cubes (src/xpk/core/system_characteristics.py: generate_tpu_topologies(max_cubes=144)),
+# and GKE's Slice accepts 9,216 chips, but those are slices formed from sub-blocks (dynamic
+# slicing, catalog.slicing), not one node pool: the smaller, documented bound is taken.
+_TPU7X_LARGEST = "8x16x16"
 
 _TPU7X = Generation(
     name="tpu7x",
     accelerator="tpu7x",
     dimensions=3,
-    # Only the 4-chip VM [CE]; xpk also names a tpu7x-standard-1t.
+    # Only the 4-chip VM [CE], whose table of topologies starts at 2x2x1 on one tpu7x-standard-4t.
+    # xpk and cluster-toolkit also name a tpu7x-standard-1t (1x1x1; xpk
+    # src/xpk/core/system_characteristics.py, cluster-toolkit pkg/config/hardware.go "tpu7x-1"),
+    # but no GKE or Cloud TPU page does: it stays out until one does.
     machine_types=(MachineType("tpu7x-standard-4t", chips=4, vcpus=224, memory_gb=960),),
     tensorcores_per_chip=2,
     hbm_per_chip="192 GiB",

@@ -17,6 +17,8 @@ from gke_tpu.config.kueue.objects import (
     local_queue,
     provisioning_request_config,
     resource_flavor,
+    slice_admission_check,
+    topology,
 )
 from gke_tpu.config.kueue.plan import KueuePlan
 from gke_tpu.pulumi_options import child
@@ -39,9 +41,12 @@ class KueueQueuesArgs:
 
 
 class KueueQueues(pulumi.ComponentResource):
-    """A ResourceFlavor per pool, a ClusterQueue per queue, a LocalQueue per namespace of a
-    queue, and GKE's queued provisioning admission check when a queue has such a pool."""
+    """A ResourceFlavor per pool (and a Topology per topology-aware pool), a ClusterQueue per
+    queue, a LocalQueue per namespace of a queue, GKE's queued provisioning admission check when
+    a queue has such a pool, and the dynamic slicing check when one has a dynamic-slicing pool."""
 
+    topologies: dict[str, k8s.apiextensions.CustomResource]
+    """By pool: the Kueue Topology of each topology-aware pool."""
     flavors: dict[str, k8s.apiextensions.CustomResource]
     cluster_queues: dict[str, k8s.apiextensions.CustomResource]
     local_queues: dict[tuple[str, str], k8s.apiextensions.CustomResource]
@@ -76,14 +81,24 @@ class KueueQueues(pulumi.ComponentResource):
                 ),
             )
 
+        self.topologies = {
+            pool.name: custom(f"{name}-topology-{pool.name}", placed)
+            for pool in plan.pools
+            if (placed := topology(pool)) is not None
+        }
         self.flavors = {
-            pool.name: custom(f"{name}-flavor-{pool.name}", resource_flavor(pool))
+            pool.name: custom(
+                f"{name}-flavor-{pool.name}",
+                resource_flavor(pool),
+                *([self.topologies[pool.name]] if pool.name in self.topologies else []),
+            )
             for pool in plan.pools
         }
-        checks: list[pulumi.Resource] = []
+        provisioning: list[pulumi.Resource] = []
         if plan.provisioning:
             config = custom(f"{name}-provisioning-config", provisioning_request_config())
-            checks.append(custom(f"{name}-provisioning-check", admission_check(), config))
+            provisioning.append(custom(f"{name}-provisioning-check", admission_check(), config))
+        slicing = [custom(f"{name}-slice-check", slice_admission_check())] if plan.dynamic else []
         # A ClusterQueue waits for its flavors and checks, and is deleted before them: Kueue
         # keeps a flavor in use from being deleted.
         self.cluster_queues = {
@@ -91,7 +106,8 @@ class KueueQueues(pulumi.ComponentResource):
                 f"{name}-{queue.name}",
                 cluster_queue(queue),
                 *(self.flavors[s.pool.name] for s in queue.shares),
-                *(checks if queue.provisioning_pools else ()),
+                *(provisioning if queue.provisioning_pools else ()),
+                *(slicing if queue.dynamic_pools else ()),
             )
             for queue in plan.queues
         }

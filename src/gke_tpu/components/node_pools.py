@@ -8,6 +8,7 @@ import pulumi
 from pulumi_gcp import compute, container
 
 from gke_tpu.catalog.gke import GKE_DEFAULT_BOOT_DISK_TYPE, POOL_LABEL
+from gke_tpu.catalog.slicing import HIGH_THROUGHPUT, NODE_IMAGE, PROVISION_ONLY
 from gke_tpu.components.clusters import NODE_OAUTH_SCOPES
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.contract.outputs import TpuPoolRef
@@ -16,13 +17,16 @@ from gke_tpu.contract.outputs import TpuPoolRef
 def node_config(
     plan: TpuPoolPlan, service_account: pulumi.Input[str], index: int = 0
 ) -> container.NodePoolNodeConfigArgs:
-    """Node pool `index`'s. GKE sets the TPU labels and the `google.com/tpu` taint itself;
-    declaring them would diff. The pool's own label names the `tpuPools` entry (a label changes
-    in place)."""
-    affinity = plan.reservation_affinity(index)
+    """Node pool `index`'s node config. GKE sets the TPU labels and the `google.com/tpu` taint
+    itself; declaring them would diff. The pool's own label names the `tpuPools` entry (a label
+    changes in place)."""
+    affinity = plan.node_pool_affinity(index)
     capacity = plan.capacity
     return container.NodePoolNodeConfigArgs(
         machine_type=plan.machine.name,
+        # Dynamic slicing runs on Container-Optimized OS only (catalog.slicing NODE_IMAGE):
+        # said, where elsewhere GKE's default image (the same) is left unset.
+        image_type=NODE_IMAGE if plan.dynamic else None,
         # Only where it is not GKE's default, which the provider leaves unset.
         disk_type=None
         if plan.boot_disk_type == GKE_DEFAULT_BOOT_DISK_TYPE
@@ -200,7 +204,11 @@ def placement(
         region=target.region,
         name=plan.workload_policy_name,
         workload_policy=compute.ResourcePolicyWorkloadPolicyArgs(
-            type="HIGH_THROUGHPUT", accelerator_topology=plan.topology
+            type=HIGH_THROUGHPUT,
+            accelerator_topology=plan.topology,
+            # Dynamic slicing: each sub-block's VMs come up without ICI links, which a Slice
+            # forms later (kubernetes-engine/docs/how-to/create-dynamic-slices).
+            accelerator_topology_mode=PROVISION_ONLY if plan.dynamic else None,
         ),
         # A new topology is a new policy of the same name: delete the old one first.
         opts=pulumi.ResourceOptions(parent=parent, delete_before_replace=True),

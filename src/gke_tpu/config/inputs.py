@@ -107,8 +107,9 @@ _POOL_CLUSTER = (
     Key(ClusterSpec, "min_master_version", "cluster.minMasterVersion", name="cluster_version"),
 )
 #: What no node pool of ours takes: a pool's name is the component's, and a fallback makes a
-#: ComputeClass, not node pools.
-_NOT_A_NODE_POOL = ("name", "fallback")
+#: ComputeClass, not node pools. Slices shaped at scheduling time are the stack's: they need
+#: the cluster's slice controller and Kueue's queues and topologies, which it composes.
+_NOT_A_NODE_POOL = ("name", "fallback", "dynamic_slicing", "sub_slices")
 
 MULTI_HOST_TPU_POOL = Inputs(
     "MultiHostTpuPool",

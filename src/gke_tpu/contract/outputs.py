@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from gke_tpu.catalog.capacity import QUEUED_CAPACITIES
+from gke_tpu.contract.slicing import PoolSlicing
 from gke_tpu.problems import Problem, config_error, did_you_mean
 
 #: Version of the contract this code writes and reads. Bump it when a change would break a
@@ -212,15 +213,16 @@ class TpuPoolRef:
     """How GKE replaces its nodes on an upgrade; None where GKE decides (short-lived flex-start
     and queued nodes, node pools GKE creates)."""
     reservation: str | None = None
-    """The SPECIFIC reservation its nodes consume, as the stack names it; None: none, or
-    several (`reservations`)."""
+    """The SPECIFIC reservation its nodes consume; None: none, or several (`reservations`)."""
     reservations: Sequence[str] = ()
-    """For a pool drawn from several reservations, the one each node pool consumes, in
-    `node_pools` order; empty otherwise."""
+    """Each node pool's reservation, in `node_pools` order, for a pool drawn from several."""
     checkpointing: bool = False
-    """Whether a CheckpointConfiguration of the platform's `gke-tpu:checkpointing` selects its
-    nodes: only there does a workload's multi-tier checkpoint volume mount (GKE's driver sets it
-    up per CheckpointConfiguration). False on platforms older than this key."""
+    """Whether a CheckpointConfiguration of `gke-tpu:checkpointing` selects its nodes: only there
+    does a workload's multi-tier checkpoint volume mount. False on platforms older than this key."""
+    slicing: PoolSlicing | None = None
+    """Set on a topology-aware pool: a workload queued to it asks Kueue for a slice of one of
+    its shapes (dynamic slicing, sub-slices, or the whole slices of a pool of a fixed size in a
+    queue); None: Kueue does not place its slices, and a workload takes one whole slice."""
 
     @property
     def min_nodes(self) -> int | None:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import re
 
-from gke_tpu.catalog import TPU_RUNTIME_PORTS, UNPRIVILEGED_TPU_VERSION, version_at_least
+from gke_tpu.catalog import (
+    TPU_RUNTIME_PORTS,
+    UNPRIVILEGED_TPU_VERSION,
+    chips_in,
+    version_at_least,
+)
 from gke_tpu.catalog.kueue import QUEUE_NAME_LABEL
 from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu.problems import Problem
@@ -65,7 +70,44 @@ def check_chips(path: str, pool: TpuPoolRef, chips: int | None) -> list[Problem]
     return []
 
 
+def slice_shape(pool: TpuPoolRef, topology: str | None) -> str:
+    """The shape of each slice a workload runs on: the one it asks for on a topology-aware pool
+    (the whole slice by default on a sub-sliced one), else the pool's."""
+    if topology is not None and pool.slicing is not None:
+        return topology
+    if pool.slicing is not None and pool.slicing.dynamic:
+        return pool.slicing.shapes[0]  # refused by check_topology: dynamic slices are asked for
+    return pool.topology
+
+
+def slice_workers(pool: TpuPoolRef, topology: str | None) -> int:
+    """Workers of one slice: a Pod per VM of its shape."""
+    return chips_in(slice_shape(pool, topology)) // pool.chips_per_node
+
+
 def check_topology(path: str, pool: TpuPoolRef, topology: str | None) -> list[Problem]:
+    """The slice shape a workload asks for: one its topology-aware pool forms (required with
+    dynamic slicing), or the pool's own."""
+    slicing = pool.slicing
+    if slicing is not None:
+        shapes = ", ".join(slicing.shapes)
+        if topology is None and slicing.dynamic:
+            return [
+                Problem(
+                    path,
+                    f"is required: pool {pool.name!r} forms each workload's slice from its "
+                    f"sub-blocks (dynamic slicing); ask for one of {shapes}",
+                )
+            ]
+        if topology is not None and topology not in slicing.shapes:
+            return [
+                Problem(
+                    path,
+                    f"{topology!r} is not a slice pool {pool.name!r} can form; its shapes: "
+                    f"{shapes}",
+                )
+            ]
+        return []
     if topology is not None and topology != pool.topology:
         return [
             Problem(
@@ -81,17 +123,27 @@ def check_training(
     pool: TpuPoolRef, *, workers: int | None, chips: int | None, topology: str | None
 ) -> list[Problem]:
     """A training job runs one Pod per VM of one slice."""
-    problems = check_chips("chips", pool, chips) + check_topology("topology", pool, topology)
-    if workers is not None and workers != pool.nodes_per_slice:
+    shaped = check_topology("topology", pool, topology)
+    problems = check_chips("chips", pool, chips) + shaped
+    if shaped and pool.slicing is not None:
+        return problems  # no shape of the pool's to count the workers of
+    shape, nodes = slice_shape(pool, topology), slice_workers(pool, topology)
+    if workers is not None and workers != nodes:
         problems.append(
             Problem(
                 "workers",
-                f"{workers} workers do not fit pool {pool.name!r}: a {pool.topology} slice has "
-                f"{pool.nodes_per_slice} VM{'s' if pool.nodes_per_slice != 1 else ''} and runs exactly "
-                "one worker on each",
+                f"{workers} workers do not fit pool {pool.name!r}: a {shape} slice has "
+                f"{nodes} VM{'s' if nodes != 1 else ''} and runs exactly one worker on each",
             )
         )
     return problems
+
+
+def slices_at_once(pool: TpuPoolRef, topology: str | None) -> int:
+    """Slices of the workload's shape the pool holds at once."""
+    if pool.slicing is None:
+        return pool.slices
+    return pool.slicing.slices_at_once(slice_shape(pool, topology), pool.slices)
 
 
 def check_multislice(
@@ -105,11 +157,24 @@ def check_multislice(
                 f"{pool.name!r} is a single-host pool; multislice runs on multi-host slices",
             )
         )
-    if slices is not None and not 1 <= slices <= pool.slices:
+    if pool.slicing is None:
+        if slices is not None and not 1 <= slices <= pool.slices:
+            problems.append(
+                Problem(
+                    "slices",
+                    f"{slices} slices do not fit pool {pool.name!r}, which has {pool.slices}",
+                )
+            )
+        return problems
+    if problems:
+        return problems  # no shape of the pool's to count the slices of
+    most, shape = slices_at_once(pool, topology), slice_shape(pool, topology)
+    if slices is not None and not 1 <= slices <= most:
         problems.append(
             Problem(
                 "slices",
-                f"{slices} slices do not fit pool {pool.name!r}, which has {pool.slices}",
+                f"{slices} slices do not fit pool {pool.name!r}, which holds {most} {shape} "
+                "at once",
             )
         )
     return problems
@@ -119,6 +184,17 @@ def check_serving(
     pool: TpuPoolRef, *, replicas: int | None, chips: int | None, topology: str | None
 ) -> list[Problem]:
     """Serving runs one Pod per single-host VM, on nodes that stay."""
+    if pool.slicing is not None and pool.slicing.dynamic:
+        return [
+            Problem(
+                "pool",
+                f"{pool.name!r} forms slices for Jobs, JobSets and LeaderWorkerSets only, whose "
+                "creation the Kueue slice controller's webhooks shape (GoogleCloudPlatform/"
+                "cluster-toolkit modules/management/kubectl-apply/kueue/slice-controller.yaml."
+                "tftpl): a Deployment's Pods would wait for a slice that never forms; serve from "
+                "a single-host pool",
+            )
+        ]
     problems = check_chips("chips", pool, chips) + check_topology("topology", pool, topology)
     if pool.provisioning_request_only:
         problems.append(
@@ -153,9 +229,18 @@ def check_serving(
 
 
 def check_queue(pool: TpuPoolRef, namespace: str, queue: QueueRef | None) -> list[Problem]:
-    """A workload reaches a queued-provisioning pool only through a Kueue queue over it, and a
-    queue only from the namespaces that have its LocalQueue."""
+    """A workload reaches a queued-provisioning or topology-aware pool only through a Kueue
+    queue over it, and a queue only from the namespaces that have its LocalQueue."""
     if queue is None:
+        if pool.slicing is not None and pool.slicing.queued_only:
+            return [
+                Problem(
+                    "queue",
+                    f"is required: Kueue places each slice on pool {pool.name!r} (topology-aware "
+                    "scheduling), and without a queue the workload would stay Pending for ever. "
+                    f"Pass a queue of the platform's `queues` output that covers {pool.name!r}",
+                )
+            ]
         if not pool.provisioning_request_only:
             return []
         return [
@@ -220,3 +305,20 @@ def default_replicas(pool: TpuPoolRef) -> int:
     """One replica per node the pool can have; where GKE creates a VM for each replica
     (Autopilot, a ComputeClass), one."""
     return 1 if pool.per_workload else pool.max_node_count
+
+
+def kueue_places(pool: TpuPoolRef, queue: QueueRef | None) -> bool:
+    """Whether Kueue places the workload's slices: it goes through a queue to a topology-aware
+    pool. Otherwise the scheduler does, each slice on a node pool of its own."""
+    return pool.slicing is not None and queue is not None
+
+
+def topology_annotations(
+    pool: TpuPoolRef, topology: str | None, queue: QueueRef | None, slices: int = 1
+) -> dict[str, str]:
+    """The Pod template annotations that ask Kueue for the workload's slices when it places
+    them (kueue_places; contract.slicing); none otherwise."""
+    if pool.slicing is None or not kueue_places(pool, queue):
+        return {}
+    shape = slice_shape(pool, topology)
+    return pool.slicing.annotations(shape, slice_workers(pool, topology), slices)

@@ -84,12 +84,15 @@ class TpuJobArgs(NoneMeansDefault):
     chips: int | None = None
     """Expected chips per worker; must equal the pool's chips per VM when given."""
     topology: str | None = None
-    """Expected slice topology; must equal the pool's when given."""
+    """Expected slice topology; must equal the pool's when given. On a topology-aware pool (its
+    `slicing`), the shape of the slice to ask Kueue for, one of its `shapes`: required with
+    dynamic slicing, default the whole slice of a sub-sliced pool."""
     cluster_version: str | None = None
     """The cluster's GKE version, when known; TPU containers are privileged only below 1.28."""
     queue: QueueRef | None = None
     """A Kueue queue of the platform's `queues` output that covers the pool: the job waits,
-    suspended, until the queue admits it. Required for a queued-provisioning pool."""
+    suspended, until the queue admits it. Required for a queued-provisioning or topology-aware
+    pool."""
     termination_grace_seconds: int | None = DEFAULT_TERMINATION_GRACE_SECONDS
     """Seconds a worker has after SIGTERM (a drain, an upgrade, host maintenance) to write a
     checkpoint; default 1800, at most 3600, GKE's limit for TPU nodes."""

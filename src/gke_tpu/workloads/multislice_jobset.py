@@ -19,7 +19,14 @@ from gke_tpu.contract.interruptions import (
     check_grace,
     check_max_restarts,
 )
-from gke_tpu.contract.workloads import check_image, check_multislice, check_queue, queue_labels
+from gke_tpu.contract.workloads import (
+    check_image,
+    check_multislice,
+    check_queue,
+    kueue_places,
+    queue_labels,
+    slices_at_once,
+)
 from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
 from gke_tpu.pulumi_options import caller_waits, child
@@ -46,7 +53,8 @@ class MultisliceJobSetArgs(TpuJobArgs):
     """The pool is a multi-host pool with `slices` > 1."""
 
     slices: int | None = None
-    """Slices to use; default: all of the pool's."""
+    """Slices to use; default: all of the pool's (on a topology-aware pool, as many of
+    `topology` as it holds at once)."""
     max_restarts: int | None = DEFAULT_MAX_RESTARTS
     """Restarts of the whole JobSet (every slice together) after an interruption: a lost,
     preempted, repaired or maintained node, or a worker killed by a signal; default 5. An
@@ -118,7 +126,7 @@ class MultisliceJobSet(pulumi.ComponentResource):
             f"MultisliceJobSet {name!r}",
         )
         super().__init__("gke-tpu:index:MultisliceJobSet", name, None, opts)
-        self.slices = args.slices or pool.slices
+        self.slices = args.slices or slices_at_once(pool, args.topology)
         job_template = k8s.batch.v1.JobTemplateSpecArgs(
             spec=slice_job_spec(
                 args,
@@ -127,8 +135,12 @@ class MultisliceJobSet(pulumi.ComponentResource):
                 pod_failure_policy=fail_on_application_errors(
                     name, given(args.application_exit_codes, DEFAULT_APPLICATION_EXIT_CODES)
                 ),
+                slices=self.slices,
             )
         )
+        # Each Job alone on a node pool (a static slice), but where Kueue places the slices.
+        placed = kueue_places(pool, args.queue)
+        exclusive = {} if placed else {EXCLUSIVE_TOPOLOGY: NODE_POOL_LABEL}
         self.jobset: k8s.apiextensions.CustomResource = k8s.apiextensions.CustomResource(
             name,
             api_version=JOBSET_API,
@@ -137,7 +149,7 @@ class MultisliceJobSet(pulumi.ComponentResource):
                 name=name,
                 namespace=args.namespace,
                 labels=queue_labels(args.queue) or None,
-                annotations={EXCLUSIVE_TOPOLOGY: NODE_POOL_LABEL, **SKIP_AWAIT},
+                annotations={**exclusive, **SKIP_AWAIT},
             ),
             spec={
                 # Kueue starts a queued JobSet by resuming it once admitted.

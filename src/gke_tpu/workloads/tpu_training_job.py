@@ -7,7 +7,14 @@ import pulumi_kubernetes as k8s
 
 from gke_tpu.contract.checkpoints import JOBSET_ONLY
 from gke_tpu.contract.interruptions import DEFAULT_TERMINATION_GRACE_SECONDS, check_grace
-from gke_tpu.contract.workloads import check_image, check_queue, check_training, queue_labels
+from gke_tpu.contract.workloads import (
+    check_image,
+    check_queue,
+    check_training,
+    kueue_places,
+    queue_labels,
+    slice_workers,
+)
 from gke_tpu.problems import Problem
 from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
@@ -35,7 +42,8 @@ class TpuTrainingJobArgs(TpuJobArgs):
     workers: int | None = None
     """Expected workers; must equal the slice's VMs when given (default: derived)."""
     avoid_deadlock: bool | None = True
-    """Pod affinity and anti-affinity that keep two jobs from sharing slices."""
+    """Pod affinity and anti-affinity that keep two jobs from sharing slices; on a
+    topology-aware pool Kueue places each job's slice instead."""
 
 
 def worker_hostnames(job: str, service: str, workers: int) -> str:
@@ -86,7 +94,7 @@ class TpuTrainingJob(pulumi.ComponentResource):
             f"TpuTrainingJob {name!r}",
         )
         super().__init__("gke-tpu:index:TpuTrainingJob", name, None, opts)
-        self.workers = pool.nodes_per_slice
+        self.workers = slice_workers(pool, args.topology)
         service_name = f"{name}{SERVICE_SUFFIX}"
         labels = {JOB_LABEL: name}
         self.service: k8s.core.v1.Service = k8s.core.v1.Service(
@@ -120,7 +128,10 @@ class TpuTrainingJob(pulumi.ComponentResource):
                 worker,
                 labels=labels,
                 subdomain=service_name,
-                affinity=one_job_per_slice(JOB_LABEL, name) if args.avoid_deadlock else None,
+                # Kueue places a topology-aware pool's slices: no node pool is a job's alone.
+                affinity=one_job_per_slice(JOB_LABEL, name)
+                if args.avoid_deadlock and not kueue_places(pool, args.queue)
+                else None,
                 # Kueue starts a queued Job by resuming it once admitted.
                 suspend=args.queue is not None,
                 pod_failure_policy=ignore_disruptions(),

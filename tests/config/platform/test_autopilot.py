@@ -164,6 +164,7 @@ def test_an_entry_has_no_node_pools_and_the_selectors_of_its_shape_and_zone() ->
         "reservation": None,
         "reservations": [],
         "checkpointing": False,
+        "slicing": None,
         "nodeSelector": {
             "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
             "cloud.google.com/gke-tpu-topology": "1x1",

@@ -13,7 +13,8 @@ ALLOWED_KEYS = (
     "Allowed keys: name, tpu, topology, machineType, zone, allowUndocumentedZone, diskType, "
     "reservation, reservations, "
     "spot, flexStart, queuedProvisioning, autoscaling, nodeCount, slices, maxPodsPerNode, "
-    "fallback, upgrade, hostMaintenance, maxRunSeconds, noUpgradesUntilEndOfSupport"
+    "fallback, upgrade, hostMaintenance, maxRunSeconds, noUpgradesUntilEndOfSupport, "
+    "dynamicSlicing, subSlices"
 )
 
 ONE_CAPACITY = (

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.config.pools.plan import workload_policy_name
+from gke_tpu.config.pools.node_pools import workload_policy_name
 from tests.config.pools.entries import SCALE_0_1, SCALE_0_4, cluster_entry, one_plan, tpu_pool
 
 

@@ -114,6 +114,14 @@ def common_cluster_args(plan: ClusterPlan, network: ClusterNetworkArgs | None) -
             )
             if plan.high_scale_checkpointing
             else None,
+            # GKE's slice controller forms dynamic slices from sub-blocks (gcloud
+            # `--enable-slice-controller`; kubernetes-engine/docs/how-to/use-gke-dynamic-slicing);
+            # unset without a `dynamicSlicing` pool, as for checkpointing.
+            slice_controller_config=container.ClusterAddonsConfigSliceControllerConfigArgs(
+                enabled=True
+            )
+            if plan.slice_controller
+            else None,
         ),
         "maintenance_policy": maintenance_policy(plan.maintenance_policy),
         "monitoring_config": monitoring_config(plan.monitoring),

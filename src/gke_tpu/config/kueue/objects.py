@@ -1,8 +1,11 @@
 """The bodies of the Kueue objects a cluster's queues become: a ResourceFlavor per pool in a
-queue, a ClusterQueue and its LocalQueues per queue, and GKE's queued provisioning check. Pure."""
+queue (with the Topology of a topology-aware pool), a ClusterQueue and its LocalQueues per
+queue, GKE's queued provisioning check and the dynamic slicing check. Pure."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,12 +19,17 @@ from gke_tpu.catalog.kueue import (
     RESIZE_REQUEST_DETAIL,
     UNBOUNDED_QUOTAS,
 )
+from gke_tpu.catalog.slicing import SLICE_ADMISSION_CONTROLLER
 from gke_tpu.config.kube import KubeObject
 from gke_tpu.config.kueue.plan import QueuePlan
 from gke_tpu.config.pools.plan import TpuPoolPlan
 
 #: The admission check (and its ProvisioningRequestConfig) of queued-provisioning pools.
 QUEUED_PROVISIONING_CHECK = "queued-provisioning"
+#: The admission check that creates the Slice of each workload on a dynamic-slicing pool.
+DYNAMIC_SLICING_CHECK = "dynamic-slicing"
+#: Hex digits of the digest in a topology-aware object's name.
+_DIGEST = 8
 
 
 def _kueue(
@@ -30,17 +38,45 @@ def _kueue(
     return KubeObject(KUEUE_API, kind, name, spec, namespace=namespace, labels=MANAGED_BY)
 
 
+def _named(pool: str, spec: Mapping[str, Any]) -> str:
+    """A topology-aware object's name: the pool's and a digest of its spec. Kueue keeps a
+    Topology's levels, and a topology-aware flavor's labels, tolerations and topology, as first
+    created (its v0.19 CRDs' validations): a changed one is a new object of another name, which
+    the ClusterQueue moves to before the old one goes."""
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:_DIGEST]
+    return f"{pool}-{digest}"
+
+
+def topology(pool: TpuPoolPlan) -> KubeObject | None:
+    """A topology-aware pool's Kueue Topology: its levels, coarsest first; None for another."""
+    if pool.slicing is None:
+        return None
+    spec = {"levels": [{"nodeLabel": level} for level in pool.slicing.levels]}
+    return _kueue("Topology", _named(pool.slicing.topology, spec), spec)
+
+
 def resource_flavor(pool: TpuPoolPlan) -> KubeObject:
     """A pool's ResourceFlavor: its nodes' labels (GKE's, and the pool's own on node pools of
     ours), which Kueue adds to admitted Pods' node selectors, and the tolerations of its taints,
-    which Kueue adds to their tolerations."""
+    which Kueue adds to their tolerations; a topology-aware pool's names its Topology."""
     ref = pool.ref
     labels = dict(ref.node_selector)
     if not pool.per_workload:
         # Pins admitted Pods to this pool's node pools, not another pool of the same shape.
         labels[POOL_LABEL] = pool.name
-    spec = {"nodeLabels": labels, "tolerations": [dict(t) for t in ref.tolerations]}
-    return _kueue("ResourceFlavor", pool.name, spec)
+    spec: dict[str, Any] = {
+        "nodeLabels": labels,
+        "tolerations": [dict(t) for t in ref.tolerations],
+    }
+    placed = topology(pool)
+    if placed is None:
+        return _kueue("ResourceFlavor", pool.name, spec)
+    spec["topologyName"] = placed.name
+    return _kueue("ResourceFlavor", _named(pool.name, spec), spec)
+
+
+def flavor_name(pool: TpuPoolPlan) -> str:
+    return resource_flavor(pool).name
 
 
 def cluster_queue(queue: QueuePlan) -> KubeObject:
@@ -51,7 +87,7 @@ def cluster_queue(queue: QueuePlan) -> KubeObject:
         if queue.borrowing_limit is not None:
             tpu["borrowingLimit"] = queue.borrowing_limit
         others = [{"name": k, "nominalQuota": v} for k, v in UNBOUNDED_QUOTAS.items()]
-        flavors.append({"name": share.pool.name, "resources": [*others, tpu]})
+        flavors.append({"name": flavor_name(share.pool), "resources": [*others, tpu]})
     spec: dict[str, Any] = {
         "namespaceSelector": {
             "matchExpressions": [
@@ -72,13 +108,19 @@ def cluster_queue(queue: QueuePlan) -> KubeObject:
     }
     if queue.cohort:
         spec["cohortName"] = queue.cohort
-    if queue.provisioning_pools:
-        # Only the flavors of queued-provisioning pools wait for a ProvisioningRequest.
-        spec["admissionChecksStrategy"] = {
-            "admissionChecks": [
-                {"name": QUEUED_PROVISIONING_CHECK, "onFlavors": list(queue.provisioning_pools)}
-            ]
-        }
+    # Only the flavors of queued-provisioning pools wait for a ProvisioningRequest, and only
+    # those of dynamic-slicing pools for their Slice.
+    shared = {share.pool.name: share.pool for share in queue.shares}
+    checks = [
+        {"name": check, "onFlavors": [flavor_name(shared[p]) for p in pools]}
+        for check, pools in (
+            (QUEUED_PROVISIONING_CHECK, queue.provisioning_pools),
+            (DYNAMIC_SLICING_CHECK, queue.dynamic_pools),
+        )
+        if pools
+    ]
+    if checks:
+        spec["admissionChecksStrategy"] = {"admissionChecks": checks}
     return _kueue("ClusterQueue", queue.name, spec)
 
 
@@ -116,3 +158,12 @@ def admission_check() -> KubeObject:
         },
     }
     return _kueue("AdmissionCheck", QUEUED_PROVISIONING_CHECK, spec)
+
+
+def slice_admission_check() -> KubeObject:
+    """The admission check whose controller, the Kueue slice controller, creates a Slice for
+    each workload admitted to a dynamic-slicing flavor and admits it once the Slice is active
+    (kubernetes-engine/docs/how-to/use-gke-dynamic-slicing; GoogleCloudPlatform/cluster-toolkit
+    modules/management/kubectl-apply/kueue/kueue-configuration-dynamic-slicing.yaml.tftpl)."""
+    spec = {"controllerName": SLICE_ADMISSION_CONTROLLER}
+    return _kueue("AdmissionCheck", DYNAMIC_SLICING_CHECK, spec)

@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator
 
 from gke_tpu.catalog.kueue import KUEUE_MAX_FLAVORS
+from gke_tpu.catalog.slicing import KUEUE_MIN_VERSION
 from gke_tpu.config.kueue.shares import (
     QueueShares,
     beyond_auto_provisioning,
     oversubscribed,
     queue_shares_of,
 )
-from gke_tpu.config.kueue.spec import SYSTEM_NAMESPACES, system_namespace
+from gke_tpu.config.kueue.spec import SYSTEM_NAMESPACES, release_key, system_namespace
+from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem, show
 from gke_tpu.problems.rules import Rule, rule
@@ -124,26 +126,87 @@ def shares_fit_auto_provisioning(view: StackView) -> list[Problem]:
     return beyond_auto_provisioning(_shares(view).claims, view.planned, limits)
 
 
+#: Why a pool is only of use through a Kueue queue, by the key that makes it so.
+_ONLY_THROUGH_KUEUE = {
+    "queuedProvisioning": "gets nodes only through a ProvisioningRequest, so a workload sent "
+    "to it would wait for ever: add it to a queue of gke-tpu:kueue, which requests its nodes "
+    "for each admitted workload",
+    "dynamicSlicing": "gets slices only through Kueue: the slice admission check of a queue "
+    "over it creates each admitted workload's Slice "
+    "(kubernetes-engine/docs/how-to/use-gke-dynamic-slicing); add it to a queue of "
+    "gke-tpu:kueue",
+    "subSlices": "gets sub-slices only through Kueue, whose topology-aware scheduling places "
+    "each workload's: add it to a queue of gke-tpu:kueue",
+}
+
+
+def _only_through_kueue(pool: TpuPoolPlan) -> str | None:
+    """The key that makes a pool of use only through a Kueue queue, if any."""
+    if pool.capacity.queued_provisioning:
+        return "queuedProvisioning"
+    if pool.slicing is not None:
+        return "dynamicSlicing" if pool.slicing.dynamic else "subSlices"
+    return None
+
+
 def _unqueued(view: StackView, claims: Collection[str]) -> Iterator[Problem]:
     for pool in view.plans:
-        if pool.capacity.queued_provisioning and pool.name not in claims:
+        key = _only_through_kueue(pool)
+        if key and pool.name not in claims:
             yield Problem(
-                f"tpuPools[{view.indices[pool.name]}].queuedProvisioning",
-                f"pool {pool.name!r} gets nodes only through a ProvisioningRequest, so a "
-                "workload sent to it would wait for ever: add it to a queue of "
-                "gke-tpu:kueue, which requests its nodes for each admitted workload",
+                f"tpuPools[{view.indices[pool.name]}].{key}",
+                f"pool {pool.name!r} {_ONLY_THROUGH_KUEUE[key]}",
             )
 
 
 @rule(_QUEUES)
-def queued_provisioning_pools_are_queued(view: StackView) -> Iterator[Problem]:
+def kueue_only_pools_are_queued(view: StackView) -> Iterator[Problem]:
     return _unqueued(view, _shares(view).claims)
 
 
 @rule("tpuPools")
-def queued_provisioning_needs_kueue(view: StackView) -> Iterator[Problem]:
+def kueue_only_pools_need_kueue(view: StackView) -> Iterator[Problem]:
     """Without a `gke-tpu:kueue` section no queue covers any pool."""
     return iter(()) if "kueue" in view.written else _unqueued(view, ())
+
+
+@rule("kueue.version")
+def kueue_forms_dynamic_slices(view: StackView) -> Iterator[Problem]:
+    """Dynamic slicing's Kueue (catalog.slicing KUEUE_MIN_VERSION)."""
+    version = view.kueue.version
+    # Every dynamic-slicing entry, its own problems or not: the version is the section's.
+    dynamic = [e.pool.name for e in view.entries if e.pool.dynamic_slicing is not None]
+    if dynamic and release_key(version) < release_key(KUEUE_MIN_VERSION):
+        yield Problem(
+            "kueue.version",
+            f"{version!r} is below {KUEUE_MIN_VERSION}, the lowest Kueue for dynamic slicing "
+            f"(pool {dynamic[0]!r}; llm-d's GKE dynamic slicing guide, the highest of the "
+            f"sources); pin {KUEUE_MIN_VERSION} or later",
+        )
+
+
+#: Where GKE publishes the Kueue slice controller's install.
+SLICE_CONTROLLER_INSTALL = (
+    "kubernetes-engine/docs/how-to/use-gke-dynamic-slicing#install-kueue-slice-controller"
+)
+
+
+@rule(_QUEUES)
+def dynamic_slices_need_the_kueue_slice_controller(view: StackView) -> Iterator[Problem]:
+    """The platform installs no Kueue slice controller: the published manifests run an image
+    tagged `latest` (GoogleCloudPlatform/cluster-toolkit modules/management/kubectl-apply/kueue/
+    slice-controller.yaml.tftpl: tpuongke/kueue-slice-controller:latest), which a pinned
+    platform cannot vouch for. Said, not refused: an operator applies GKE's."""
+    dynamic = [p.name for p in view.plans if p.dynamic]
+    if dynamic:
+        view.warnings.append(
+            f"kueue.queues: pool {dynamic[0]!r} gets each workload's slice from the Kueue slice "
+            "controller, which the platform does not install (its published manifests run an "
+            "image tagged `latest`): apply GKE's manifest "
+            f"({SLICE_CONTROLLER_INSTALL}) before workloads ask for slices; until it runs, "
+            "Kueue admits no workload of the dynamic-slicing check"
+        )
+    return iter(())
 
 
 #: In the order their problems are listed.
@@ -157,6 +220,8 @@ RULES: tuple[Rule[StackView], ...] = (
     shares_name_planned_pools,
     shares_fit_their_pools,
     shares_fit_auto_provisioning,
-    queued_provisioning_pools_are_queued,
-    queued_provisioning_needs_kueue,
+    kueue_only_pools_are_queued,
+    kueue_only_pools_need_kueue,
+    kueue_forms_dynamic_slices,
+    dynamic_slices_need_the_kueue_slice_controller,
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gke_tpu.catalog import chips_in
 from gke_tpu.config.kueue.spec import KueueSpec, QueueSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.problems import Problem, did_you_mean, show
@@ -66,7 +67,10 @@ def pool_chips(pool: TpuPoolPlan) -> int:
 
 
 def _unit(pool: TpuPoolPlan) -> tuple[int, str]:
-    """The chips a workload takes at once on the pool: a slice, or one VM."""
+    """The chips a workload takes at once on the pool: its smallest slice, or one VM."""
+    if pool.slicing is not None:
+        smallest = pool.slicing.shapes[0]
+        return chips_in(smallest), f"a {smallest} slice, its smallest"
     if pool.multi_host:
         return pool.nodes_per_slice * pool.machine.chips, f"a {pool.topology} slice"
     return pool.machine.chips, f"one {pool.machine.name} VM"

@@ -36,7 +36,7 @@ def system_namespace(name: str) -> bool:
 def _release(value: str) -> str:
     if not is_release_tag(value):
         raise ValueError(f"pin a release such as {DEFAULT_KUEUE_VERSION!r}")
-    if _release_key(value) < _release_key(KUEUE_V1BETA2_SINCE):
+    if release_key(value) < release_key(KUEUE_V1BETA2_SINCE):
         raise ValueError(
             f"Kueue serves kueue.x-k8s.io/v1beta2, the API of the platform's queues, from "
             f"{KUEUE_V1BETA2_SINCE} on: pin {KUEUE_V1BETA2_SINCE} or later, such as "
@@ -45,7 +45,7 @@ def _release(value: str) -> str:
     return value
 
 
-def _release_key(tag: str) -> tuple[int, ...]:
+def release_key(tag: str) -> tuple[int, ...]:
     return tuple(int(part) for part in tag[1:].split("."))
 
 

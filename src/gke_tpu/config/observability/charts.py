@@ -273,6 +273,9 @@ def pool_sections(
         what = f"{pool.generation.name} {pool.topology}, {pool.slices} slice" + (
             "s" if pool.slices > 1 else ""
         )
+        if pool.dynamic:
+            # A node pool per sub-block: its charts are each sub-block's health.
+            what = f"{pool.generation.name}, {pool.slices} sub-blocks of {pool.topology}"
         labels = {"node_pool_name=~": any_of(pool.node_pool_names)}
         sections.append(
             DashboardSection(

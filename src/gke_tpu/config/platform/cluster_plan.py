@@ -124,6 +124,9 @@ class ClusterPlan:
     high_scale_checkpointing: bool = False
     """For multi-tier checkpointing (`gke-tpu:checkpointing`); False: not sent."""
     gcs_fuse_csi_driver: bool = GCS_FUSE_CSI_DRIVER
+    slice_controller: bool = False
+    """GKE's slice controller, which forms dynamic slices (a `dynamicSlicing` pool); False: not
+    sent."""
 
     @property
     def autopilot(self) -> bool:
@@ -251,4 +254,5 @@ def plan_cluster(
         monitoring=monitoring,
         dns_endpoint=dns_endpoint(spec, network),
         high_scale_checkpointing=high_scale_checkpointing,
+        slice_controller=any(p.dynamic for p in pools),
     )

@@ -15,7 +15,7 @@ from gke_tpu.catalog.gke import CHANNEL_FLOORS
 from gke_tpu.config.checkpointing.rules import checkpointing_warnings
 from gke_tpu.config.checkpointing.spec import PATH as CHECKPOINTING_KEY
 from gke_tpu.config.checkpointing.spec import CheckpointingSpec, plan_checkpointing
-from gke_tpu.config.kueue.plan import plan_kueue
+from gke_tpu.config.kueue.plan import plan_kueue, with_topologies
 from gke_tpu.config.kueue.spec import KueueSpec
 from gke_tpu.config.model_storage.anywhere_cache import plan_anywhere_cache
 from gke_tpu.config.model_storage.spec import ModelStorageSpec, plan_model_storage
@@ -85,7 +85,10 @@ def plan_platform(view: StackView) -> PlatformSpec:
     project, cluster, pools = view.project or "", view.cluster, view.plans
     specs, warnings = view.sections, view.warnings
     kueue_spec: KueueSpec | None = specs.get("kueue")
-    kueue = plan_kueue(kueue_spec, view.planned) if kueue_spec else None
+    kueue = None
+    if kueue_spec:
+        pools = with_topologies(kueue_spec, pools)
+        kueue = plan_kueue(kueue_spec, {pool.name: pool for pool in pools})
     warnings += version_warnings(cluster, pools) + maintenance_warnings(cluster, pools)
     warnings += channel_version_warnings(cluster)
     storage_spec: ModelStorageSpec | None = specs.get("modelStorage")

@@ -8,7 +8,8 @@ from collections.abc import Iterator, Sequence
 
 from gke_tpu.catalog.gke import CPU_POOL_NAME, MAX_NODES_PER_CLUSTER, gke_name_problem
 from gke_tpu.config.cluster.spec import ClusterSpec
-from gke_tpu.config.pools.plan import TpuPoolPlan, node_pool_names
+from gke_tpu.config.pools.node_pools import node_pool_names
+from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem

@@ -18,37 +18,23 @@ from gke_tpu.catalog.gke import (
     SPOT_LABEL,
     ZONE_LABEL,
 )
-from gke_tpu.config.names import derived_name
 from gke_tpu.config.pools.capacity import Capacity, flex_start_key
 from gke_tpu.config.pools.derive import PoolFacts
 from gke_tpu.config.pools.fallback import OWN_KIND, Step
+from gke_tpu.config.pools.node_pools import (
+    AUTOSCALER_OWNED,
+    GKE_REPORTED,
+    SLICE_REPLACED_ON,
+    Lifecycle,
+    node_pool_names,
+    node_pool_reservations,
+    workload_policy_name,
+)
 from gke_tpu.config.pools.reservation import ReservationAffinity, ReservationRef
-from gke_tpu.config.pools.spec import DEFAULT_NODE_COUNT, Autoscaling, TpuPoolSpec
+from gke_tpu.config.pools.slicing import SlicingPlan, plan_slicing
+from gke_tpu.config.pools.spec import DEFAULT_NODE_COUNT, Autoscaling
 from gke_tpu.config.pools.upgrades import MaintenanceInterval, UpgradePlan
 from gke_tpu.contract.outputs import PoolAutoscaling, PoolUpgrade, TpuPoolRef, per_workload
-
-#: Node counts the cluster autoscaler owns once an autoscaled pool exists.
-AUTOSCALER_OWNED = ("initialNodeCount", "nodeCount")
-#: GKE turns simultaneous multithreading off on TPU hosts and reports `threadsPerCore` back; the
-#: provider would replace the pool to remove it (vllm-project/ci-infra ignores it for that).
-GKE_REPORTED = ("nodeConfig.advancedMachineFeatures",)
-#: What GKE cannot change on a slice in place, though the provider would try. Not the
-#: placement's `type`: GKE reports a workload-policy placement without one, and that diff must
-#: not recreate a slice.
-SLICE_REPLACED_ON = ("nodeConfig.machineType", "nodeLocations", "placementPolicy.tpuTopology")
-#: Resource policy names are at most 63 characters (RFC 1035).
-POLICY_NAME_MAX = 63
-
-
-@dataclass(frozen=True)
-class Lifecycle:
-    """How `pulumi up` treats the pool's node pools after creation."""
-
-    ignore_changes: tuple[str, ...] = ()
-    replace_on_changes: tuple[str, ...] = ()
-    #: A node pool's fixed name cannot exist twice in a cluster (nor can an exactly sized
-    #: reservation hold two slices): a replacement deletes the old pool first.
-    delete_before_replace: bool = True
 
 
 @dataclass(frozen=True)
@@ -87,6 +73,8 @@ class TpuPoolPlan:
     reservations: tuple[str, ...] = ()
     """The reservation of each node pool, in `node_pool_names` order, for a pool drawn from
     several (`reservation` is then None); empty otherwise."""
+    slicing: SlicingPlan | None = None
+    """Slices shaped at scheduling time (dynamic, or sub-slices); None: one whole slice each."""
 
     def reservation_of(self, index: int) -> str | None:
         """The reservation node pool `index` consumes, by name; None: none by name."""
@@ -96,6 +84,17 @@ class TpuPoolPlan:
     def node_pool_reservations(self) -> tuple[tuple[str, str | None], ...]:
         """Each node pool and the reservation it consumes."""
         return tuple((name, self.reservation_of(i)) for i, name in enumerate(self.node_pool_names))
+
+    @property
+    def dynamic(self) -> bool:
+        """Ironwood dynamic slicing: each node pool a sub-block, provisioned without ICI links."""
+        return self.slicing is not None and self.slicing.dynamic
+
+    def node_pool_affinity(self, index: int) -> ReservationAffinity | None:
+        """Node pool `index`'s: its sub-block's (or block's) with dynamic slicing, else the pool's."""
+        if self.slicing is not None and self.slicing.sub_blocks:
+            return ReservationAffinity.specific(self.slicing.sub_blocks[index])
+        return self.reservation_affinity(index)
 
     @property
     def surge_nodes_per_node_pool(self) -> int:
@@ -180,6 +179,7 @@ class TpuPoolPlan:
             else None,
             reservation=self.reservation,
             reservations=self.reservations,
+            slicing=self.slicing.ref if self.slicing else None,
         )
 
     @property
@@ -201,7 +201,12 @@ class TpuPoolPlan:
     def node_selector(self) -> dict[str, str]:
         """What a Pod selects; where GKE creates the node from these labels, also the zone and
         the capacity."""
-        selector = {ACCELERATOR_LABEL: self.generation.accelerator, TOPOLOGY_LABEL: self.topology}
+        selector = {ACCELERATOR_LABEL: self.generation.accelerator}
+        if self.dynamic:
+            # A dynamic slice's nodes carry its shape only once formed, not their sub-block's:
+            # a workload selects none (kubernetes-engine/docs/how-to/use-gke-dynamic-slicing).
+            return selector
+        selector[TOPOLOGY_LABEL] = self.topology
         if not self.per_workload:
             return selector
         selector[ZONE_LABEL] = self.zone
@@ -220,28 +225,6 @@ class TpuPoolPlan:
                 selector[RESERVATION_PROJECT_LABEL] = ref.project
             selector[RESERVATION_AFFINITY_LABEL] = "specific"
         return selector
-
-
-def node_pool_names(pool: TpuPoolSpec) -> tuple[str, ...]:
-    if pool.slices == 1:
-        return (pool.name,)
-    return tuple(f"{pool.name}-{i}" for i in range(pool.slices))
-
-
-def node_pool_reservations(pool: TpuPoolSpec) -> tuple[str, ...]:
-    """Each node pool's reservation of a pool drawn from several: the first share's slices,
-    then the next's (empty for a pool that names one or none). One reservation per node pool,
-    as xpk gives each node pool one of `--reservation=a,b` (AI-Hypercomputer/xpk
-    src/xpk/core/nodepool.py `_validate_reservation_count`): a node pool's reservation affinity
-    takes one SPECIFIC reservation (cluster-toolkit modules/compute/gke-node-pool/variables.tf:
-    "only one reservation is allowed by the NodePool API")."""
-    return tuple(share.reservation for share in pool.reservations for _ in range(share.slices))
-
-
-def workload_policy_name(cluster_name: str, pool_name: str) -> str:
-    """Policies are per project and region, so the cluster name keeps clusters' apart; a long
-    name gets a digest so two pools sharing a prefix still get two."""
-    return derived_name(f"{cluster_name}-{pool_name}", "ht", POLICY_NAME_MAX)
 
 
 def plan_pool(facts: PoolFacts, pods_per_node: int | None = None) -> TpuPoolPlan | None:
@@ -292,4 +275,12 @@ def plan_pool(facts: PoolFacts, pods_per_node: int | None = None) -> TpuPoolPlan
         max_run_seconds=pool.max_run_seconds,
         no_upgrades_until_end_of_support=pool.no_upgrades_until_end_of_support,
         reservations=() if per_workload else node_pool_reservations(pool),
+        slicing=plan_slicing(
+            pool.name,
+            pool.topology,
+            pool.reservation,
+            cluster.project,
+            pool.dynamic_slicing,
+            pool.sub_slices,
+        ),
     )

@@ -23,6 +23,14 @@ from gke_tpu.config.pools.size_rules import (
     reservations_share_the_slices,
     size_fits_the_slice,
 )
+from gke_tpu.config.pools.slicing_rules import (
+    dynamic_slicing_has_a_standard_rapid_cluster,
+    dynamic_slicing_is_ironwood,
+    dynamic_slicing_names_a_block,
+    dynamic_slicing_takes_sub_blocks_only,
+    sub_slices_are_on_reserved_fixed_slices,
+    sub_slices_fit_the_slice,
+)
 from gke_tpu.config.pools.versions import version_problems
 from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem, did_you_mean, show
@@ -110,7 +118,7 @@ def boot_disk_fits_the_machine(view: StackView) -> Iterator[Problem]:
     )
 
 
-@rule(_TPU, "tpuPools.zone", "tpuPools.allowUndocumentedZone", each=True)
+@rule(_TPU, "tpuPools.zone", "tpuPools.allowUndocumentedZone", *_CAPACITY, each=True)
 def flex_start_zone_is_offered(view: StackView) -> Iterator[Problem]:
     entry = view.pool
     """GKE offers flex-start VMs of a generation in some zones only (catalog
@@ -256,11 +264,16 @@ def upgrades_held_until_end_of_support(view: StackView) -> Iterator[Problem]:
 RULES: tuple[Rule[StackView], ...] = (
     pool_names_are_unique,
     capacity_is_one_kind,
+    # Before the rules of other kinds of pool: what dynamic slicing refuses, it says once.
+    dynamic_slicing_is_ironwood,
+    dynamic_slicing_takes_sub_blocks_only,
     autopilot_has_no_node_pool_keys,
     autopilot_queues_no_provisioning,
     autopilot_selects_no_reservation_block,
     fallback_has_no_node_pool_keys,
     tpu_is_a_generation,
+    dynamic_slicing_names_a_block,
+    dynamic_slicing_has_a_standard_rapid_cluster,
     autopilot_knows_the_generation,
     compute_class_name_is_not_reserved,
     fallback_is_a_chain,
@@ -276,6 +289,8 @@ RULES: tuple[Rule[StackView], ...] = (
     autoscaling_range_is_ordered,
     multislice_is_multi_host,
     reservations_share_the_slices,
+    sub_slices_fit_the_slice,
+    sub_slices_are_on_reserved_fixed_slices,
     upgrade_fits_the_pool,
     host_maintenance_fits_the_generation,
     max_run_is_flex_start,

@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, cast
 
-from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictInt, StrictStr
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
 
 from gke_tpu.catalog.capacity import FALLBACK_FORMS
 from gke_tpu.catalog.gke import MAX_NODES_PER_CLUSTER, MAX_NODES_PER_POOL_ZONE
 from gke_tpu.catalog.network import MAX_PODS_PER_NODE, MIN_PODS_PER_NODE
+from gke_tpu.catalog.slicing import STATIC_SUB_SLICE_SHAPES, SUB_BLOCK_TOPOLOGY
 from gke_tpu.config.base import Spec
 from gke_tpu.config.cluster.fields import Zone
 from gke_tpu.config.pools.reservation import NOT_A_RESERVATION, is_reservation
+from gke_tpu.config.pools.slicing import DynamicSlicing
 from gke_tpu.config.pools.upgrades import HostMaintenanceSpec, UpgradeSpec
 
 BootDiskType = Literal["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"]
@@ -165,3 +176,31 @@ class TpuPoolSpec(Spec):
     node pool's maintenance policy `exclusionUntilEndOfSupport`), for slices an upgrade must not
     recreate; default false. Not for flex-start or queued pools, whose short-lived upgrades
     replace no node in place, nor with `releaseChannel: NONE`, which upgrades nothing."""
+    dynamic_slicing: DynamicSlicing | None = None
+    """Ironwood (`tpu: tpu7x`) dynamic slicing: the pool is sub-blocks of the All Capacity
+    reservation block `reservation` names, each a node pool of 16 VMs (a 4x4x4 cube of 64 chips)
+    that GKE provisions without ICI links (workload policy `PROVISION_ONLY`); GKE's slice
+    controller, turned on with it, stitches sub-blocks into the slice each workload asks for
+    (super-slicing) or splits one (`subSlicing`). Workloads get slices through a Kueue queue over
+    the pool, whose slice admission check creates them. Needs a Standard cluster on the RAPID
+    channel at GKE 1.35.2-gke.1842000 or later (1.36.0-gke.3712000 with `subSlicing`) and Kueue
+    v0.18.2 or later; takes no `topology`, `slices`, `autoscaling`, `nodeCount`, Spot,
+    flex-start, queued provisioning or `fallback`. Default: none (static slices)."""
+    sub_slices: tuple[str, ...] = Field(default=(), max_length=len(STATIC_SUB_SLICE_SHAPES))
+    """Static sub-slicing of a multi-host v6e slice: the smaller shapes (of `2x4`, `4x4`,
+    `4x8`, `8x8`, `8x16`, within `topology`) workloads may ask Kueue for, which GKE's TPU device
+    plugin labels on the slice's nodes. The pool is then placed by Kueue's topology-aware
+    scheduling: it must be in a Kueue queue, of a fixed size, on a reservation. Default: none."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sub_block_topology(cls, data: Any) -> Any:
+        """A dynamic-slicing entry's node pools are sub-blocks: 4x4x4 is its topology (a rule
+        refuses one written, config.pools.slicing_rules)."""
+        if not isinstance(data, Mapping):
+            return data
+        given = cast("Mapping[str, Any]", data)
+        dynamic = {"dynamicSlicing", "dynamic_slicing"} & set(given)
+        if dynamic and "topology" not in given:
+            return {**given, "topology": SUB_BLOCK_TOPOLOGY}
+        return given

@@ -12,6 +12,7 @@ from gke_tpu.catalog import (
     version_at_least,
 )
 from gke_tpu.catalog.gke import CHANNEL_FLOORS, COMPUTE_CLASS_TPU_MIN_VERSION
+from gke_tpu.catalog.slicing import SUB_SLICING_MIN_VERSION, SUPER_SLICING_MIN_VERSION
 from gke_tpu.config.cluster.spec import ClusterFacts, ClusterSpec
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.pools.spec import TpuPoolSpec
@@ -22,6 +23,9 @@ FLEX_START = "TPU flex-start"
 #: What a pool with queued provisioning needs a version for.
 QUEUED = "TPU queued provisioning"
 COMPUTE_CLASS = "TPUs in custom ComputeClasses"
+#: What dynamic slicing needs a version for: slices of sub-blocks, and slices within one.
+SUPER_SLICING = "dynamic slicing"
+SUB_SLICING = "dynamic sub-slicing"
 
 
 @dataclass(frozen=True)
@@ -44,10 +48,17 @@ def version_needs(
     fallback: bool = False,
     flex_start: str | None = None,
     queued: bool = False,
+    dynamic: bool = False,
+    sub_slicing: bool = False,
 ) -> tuple[VersionNeed, ...]:
     """The lowest GKE versions entry `path` needs in the cluster's mode, each with the config
     that asks for it. A minimum the catalog does not know is refused elsewhere."""
     needs: list[tuple[str, str | None, str]] = []
+    if dynamic:
+        needs.append((SUPER_SLICING, SUPER_SLICING_MIN_VERSION, f"{path}.dynamicSlicing"))
+        if sub_slicing:
+            at = f"{path}.dynamicSlicing.subSlicing"
+            needs.append((SUB_SLICING, SUB_SLICING_MIN_VERSION, at))
     if autopilot:
         needs.append((generation.name, generation.min_version_autopilot, path))
     else:
@@ -81,6 +92,8 @@ def plan_version_needs(path: str, plan: TpuPoolPlan) -> tuple[VersionNeed, ...]:
         fallback=bool(plan.fallback),
         flex_start=f"{path}.{plan.flex_start_key}" if plan.flex_start_key else None,
         queued=plan.capacity.queued_provisioning,
+        dynamic=plan.dynamic,
+        sub_slicing=plan.slicing is not None and plan.slicing.sub_slicing,
     )
 
 
@@ -107,6 +120,8 @@ def version_problems(
         fallback=fallback,
         flex_start=flex_start,
         queued=queued,
+        dynamic=pool.dynamic_slicing is not None,
+        sub_slicing=pool.dynamic_slicing is not None and pool.dynamic_slicing.sub_slicing,
     )
     return [
         Problem(

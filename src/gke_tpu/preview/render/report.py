@@ -32,6 +32,7 @@ from gke_tpu.preview.render.network_report import dns_endpoint_diagram, network_
 from gke_tpu.preview.render.outputs_report import outputs_section
 from gke_tpu.preview.render.preflight_report import PreflightReport, preflight_section
 from gke_tpu.preview.render.quota_report import quota_section
+from gke_tpu.preview.render.slicing_report import slicing_section
 
 
 def _cluster(plan: Preview) -> dict[str, Any]:
@@ -295,7 +296,8 @@ def plan_markdown(
     what = "in the plan" if baseline is not None else "to create"
     lines += [f"{len(plan.resources)} resources {what} (offline plan, fake cloud values).", ""]
     lines += outputs_section(document, baseline)
-    lines += _summary(plan) + _fallback(plan) + _queues(plan) + _diagram(plan) + quota_section(plan)
+    lines += _summary(plan) + _fallback(plan) + _queues(plan) + slicing_section(plan)
+    lines += _diagram(plan) + quota_section(plan)
     lines += cost_section(plan.cost)
     lines += preflight_section(preflight) + disruption_section(plan) + goodput_section(plan)
     lines += alerts_section(plan)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pulumi_kubernetes as k8s
 
-from gke_tpu.contract.workloads import needs_privileged
+from gke_tpu.contract.workloads import needs_privileged, slice_workers, topology_annotations
 from gke_tpu.workloads.args import TpuJobArgs
 from gke_tpu.workloads.internal.pods import NODE_POOL_LABEL, container, tpu_pod_template
 
@@ -118,10 +118,12 @@ def slice_job_spec(
     suspend: bool = False,
     pod_failure_policy: k8s.batch.v1.PodFailurePolicyArgs | None = None,
     backoff_limit: int = 0,
+    slices: int = 1,
 ) -> k8s.batch.v1.JobSpecArgs:
     """One Indexed Job over one slice: a worker per VM; a failed worker fails the slice.
-    `suspend` creates it suspended, for Kueue to start once it admits it."""
-    workers = args.pool.nodes_per_slice
+    `suspend` creates it suspended, for Kueue to start once it admits it. On a topology-aware
+    pool the slice is the shape `args.topology` asks for, one of `slices` alike."""
+    workers = slice_workers(args.pool, args.topology)
     return k8s.batch.v1.JobSpecArgs(
         suspend=True if suspend else None,
         backoff_limit=backoff_limit,
@@ -140,6 +142,7 @@ def slice_job_spec(
             affinity=affinity,
             termination_grace_seconds=args.termination_grace_seconds,
             checkpoint=args.checkpoint,
+            annotations=topology_annotations(args.pool, args.topology, args.queue, slices),
         ),
     )
 

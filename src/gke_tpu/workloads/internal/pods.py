@@ -233,15 +233,18 @@ def tpu_pod_template(
     extra_volumes: Sequence[k8s.core.v1.VolumeArgs] = (),
     unlimited_sidecar: bool = False,
     checkpoint: CheckpointArgs | None = None,
+    annotations: Mapping[str, str] | None = None,
 ) -> k8s.core.v1.PodTemplateSpecArgs:
     """A Pod on the pool's TPU nodes, hardened, with the model volume when one is given (and,
     read-only, the GCS FUSE file cache in the node's memory, with a sidecar limit that holds
-    it); `unlimited_sidecar` lifts the sidecar's other limits too, where the cluster takes it."""
+    it); `unlimited_sidecar` lifts the sidecar's other limits too, where the cluster takes it;
+    `annotations`: more of the Pod template's, such as the slice it asks Kueue for."""
     cache = fuse_cache_bytes(pool, model)
+    sidecar = sidecar_limits(pool, cache, unlimited_sidecar)
+    merged = {**(pod_annotations(model, sidecar) or {}), **(annotations or {})}
     return k8s.core.v1.PodTemplateSpecArgs(
         metadata=k8s.meta.v1.ObjectMetaArgs(
-            labels=dict(labels) if labels else None,
-            annotations=pod_annotations(model, sidecar_limits(pool, cache, unlimited_sidecar)),
+            labels=dict(labels) if labels else None, annotations=merged or None
         ),
         spec=k8s.core.v1.PodSpecArgs(
             subdomain=subdomain,

@@ -1,0 +1,77 @@
+"""The report's slice shapes, on the ironwood fixture: each shape of each topology-aware pool,
+its chips and VMs, how many the pool holds at once, and the queues that reach it."""
+
+from __future__ import annotations
+
+from gke_tpu.preview.render.report import plan_markdown
+from gke_tpu.preview.render.slicing_report import slicing_section
+from gke_tpu_upkeep.fixture_stacks import platform_plan
+from tests.conftest import PlanRunner
+
+HEADER = "| TPU pool | slicing | queues | shape | chips | VMs | at once |"
+
+
+def test_each_shape_of_each_topology_aware_pool_and_how_many_fit() -> None:
+    lines = slicing_section(platform_plan("ironwood"))
+    rows = lines[lines.index(HEADER) + 2 : -1]
+    dynamic = "dynamic, 4 sub-blocks of 4x4x4"
+    assert rows == [
+        f"| ironwood | {dynamic} | training | 2x2x1 | 4 | 1 | 64 |",
+        f"| ironwood | {dynamic} | training | 2x2x2 | 8 | 2 | 32 |",
+        f"| ironwood | {dynamic} | training | 2x2x4 | 16 | 4 | 16 |",
+        f"| ironwood | {dynamic} | training | 2x4x4 | 32 | 8 | 8 |",
+        f"| ironwood | {dynamic} | training | 4x4x4 | 64 | 16 | 4 |",
+        f"| ironwood | {dynamic} | training | 4x4x8 | 128 | 32 | 2 |",
+        f"| ironwood | {dynamic} | training | 4x4x12 | 192 | 48 | 1 |",
+        f"| ironwood | {dynamic} | training | 4x4x16 | 256 | 64 | 1 |",
+        f"| ironwood | {dynamic} | training | 4x8x8 | 256 | 64 | 1 |",
+        "| v6e-train | sub-slices of 1 4x4 slice | training | 2x4 | 8 | 2 | 2 |",
+        "| v6e-train | sub-slices of 1 4x4 slice | training | 4x4 | 16 | 4 | 1 |",
+    ]
+    assert lines[0] == "## Slice shapes"
+    assert "## Slice shapes" in plan_markdown(platform_plan("ironwood"))
+
+
+def test_no_section_without_a_topology_aware_pool() -> None:
+    assert slicing_section(platform_plan("prod")) == []
+    assert "## Slice shapes" not in plan_markdown(platform_plan("prod"))
+
+
+def test_a_fixed_pools_whole_slices_and_none_for_a_pool_the_autoscaler_grows(
+    run_plan: PlanRunner,
+) -> None:
+    plan = run_plan(
+        cluster={"name": "tpu", "region": "us-central1"},
+        tpuPools=[
+            {
+                "name": "v5p",
+                "tpu": "v5p",
+                "topology": "2x2x4",
+                "zone": "us-central1-a",
+                "reservation": "v5p-res",
+                "slices": 2,
+            },
+            {
+                "name": "v5e",
+                "tpu": "v5e",
+                "topology": "4x4",
+                "zone": "us-central1-a",
+                "autoscaling": {"minNodes": 0, "maxNodes": 4},
+            },
+            {
+                "name": "v6e",
+                "tpu": "v6e",
+                "topology": "2x2",
+                "zone": "us-central1-b",
+                "nodeCount": 3,
+            },
+        ],
+        kueue={"queues": [{"name": "train", "pools": ["v5p", "v5e", "v6e"]}]},
+    )
+    lines = slicing_section(plan)
+    assert lines[lines.index(HEADER) + 2 : -1] == [
+        "| v5p | whole slices: 2 2x2x4 slices | train | 2x2x4 | 16 | 4 | 2 |",
+        # Single-host: each of its three VMs is a slice.
+        "| v6e | whole slices: 3 2x2 slices | train | 2x2 | 4 | 1 | 3 |",
+    ]
+    assert plan.outputs["tpuPools"]["v5e"]["slicing"] is None
