@@ -62,11 +62,19 @@ def plan_alerts(
     queues: bool,
     scaling: bool,
     serving: bool = False,
+    groups: bool = False,
 ) -> list[AlertPlan]:
     """Every policy the stack gets, in the table's order (`Scope` says what the flags mean)."""
     multi, _ = watched([p for p in pools if p.multi_host])
     scope = Scope(
-        series, multi, gates, jobsets=jobsets, queues=queues, scaling=scaling, serving=serving
+        series,
+        multi,
+        gates,
+        jobsets=jobsets,
+        queues=queues,
+        scaling=scaling,
+        serving=serving,
+        groups=groups,
     )
     planned = (plan_alert(k, row, getattr(alerts, to_snake(k)), scope) for k, row in ALERTS.items())
     return [p for p in planned if p is not None]

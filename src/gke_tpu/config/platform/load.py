@@ -127,6 +127,7 @@ def plan_platform(view: StackView) -> PlatformSpec:
         kueue=kueue,
         storage=storage,
         scaling=cluster.mode == "autopilot" or node_pools_scale(pools),
+        leader_worker_set=lws is not None,
     )
     warnings += monitoring_warnings
     cluster_plan = plan_cluster(
