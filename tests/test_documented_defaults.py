@@ -34,7 +34,9 @@ import gke_tpu.config.platform.spec
 import gke_tpu.config.pools.spec
 import gke_tpu.workloads.args
 import gke_tpu.workloads.model_conversion_job
+import gke_tpu.workloads.multi_host_args
 import gke_tpu.workloads.multislice_jobset
+import gke_tpu.workloads.pathways_args
 import gke_tpu.workloads.tpu_serving_deployment
 import gke_tpu.workloads.vllm_args
 
@@ -57,7 +59,9 @@ MODULES: tuple[ModuleType, ...] = (
     gke_tpu.config.multihost.spec,
     gke_tpu.workloads.args,
     gke_tpu.workloads.model_conversion_job,
+    gke_tpu.workloads.multi_host_args,
     gke_tpu.workloads.multislice_jobset,
+    gke_tpu.workloads.pathways_args,
     gke_tpu.workloads.tpu_serving_deployment,
     gke_tpu.workloads.vllm_args,
 )

@@ -30,7 +30,7 @@ HEALTH_PATH = "/healthcheck"
 DEFAULT_LOAD_GB_PER_MINUTE = 25.0
 #: [MAXTEXT]: where the engine serves Prometheus metrics when asked; the PodMonitoring scrapes it.
 METRICS_PORT = 9100
-METRICS_PATH = "/"
+METRICS_PATH = "/metrics"
 
 #: [HPA]: the queue of requests waiting for prefill (tracks latency), and the share of decode
 #: slots in use (tracks throughput).

@@ -18,7 +18,7 @@ from gke_tpu.contract.interruptions import (
 from gke_tpu.contract.workloads import check_image, check_multislice, check_queue, queue_labels
 from gke_tpu.problems.args import from_inputs, given
 from gke_tpu.problems.pulumi import reject
-from gke_tpu.pulumi_options import child
+from gke_tpu.pulumi_options import child, waits_of
 from gke_tpu.workloads.args import TpuJobArgs
 from gke_tpu.workloads.internal.jobs import (
     SKIP_AWAIT,
@@ -48,13 +48,6 @@ class MultisliceJobSetArgs(TpuJobArgs):
     application_exit_codes: Sequence[int] | None = DEFAULT_APPLICATION_EXIT_CODES
     """Exit codes of a worker that mean the program failed, so a restart would not help: they
     fail the JobSet at once; default 1-127 (128 and above are deaths by signal)."""
-
-
-def _waits(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
-    given = opts.depends_on if opts is not None else None
-    if isinstance(given, pulumi.Resource):
-        return [given]
-    return [r for r in given if isinstance(r, pulumi.Resource)] if isinstance(given, list) else []
 
 
 class MultisliceJobSet(pulumi.ComponentResource):
@@ -128,7 +121,7 @@ class MultisliceJobSet(pulumi.ComponentResource):
             },
             # What the caller's options wait for (a JobSetInstall: its CRD), the JobSet waits for:
             # a component's dependencies do not hold back its children's registration.
-            opts=child(self, pulumi.ResourceOptions(depends_on=_waits(opts))),
+            opts=child(self, pulumi.ResourceOptions(depends_on=waits_of(opts))),
         )
         self.jobset_name = pulumi.Output.from_input(name)
         self.register_outputs({"jobsetName": self.jobset_name, "slices": self.slices})

@@ -116,3 +116,13 @@ def plan_pathways(spec: PathwaysSpec, pools: tuple[TpuPoolPlan, ...]) -> Pathway
         disk_type=cpu.disk_type,
         zones=head_zones(spec, pools),
     )
+
+
+def pathways_warnings(plan: PathwaysPlan) -> list[str]:
+    """What the plan's own tables leave out of the heads' pool."""
+    return [
+        f"{PATHWAYS_KEY}.cpuPool: its {plan.max_nodes} {plan.machine_type} nodes at the most are "
+        "not in the plan's cost, quota and network tables (the price tables hold the cluster CPU "
+        "pool's machine types only): count them in the budget, the region's CPU quota and the "
+        "nodes' range"
+    ]

@@ -24,6 +24,7 @@ from gke_tpu.config.multihost.spec import (
     PATHWAYS_KEY,
     LeaderWorkerSetSpec,
     PathwaysSpec,
+    pathways_warnings,
     plan_pathways,
 )
 from gke_tpu.config.network.plan import plan_network
@@ -120,6 +121,7 @@ def plan_platform(view: StackView) -> PlatformSpec:
     lws: LeaderWorkerSetSpec | None = specs.get(LWS_KEY)
     pathways_spec: PathwaysSpec | None = specs.get(PATHWAYS_KEY)
     pathways = plan_pathways(pathways_spec, pools) if pathways_spec else None
+    warnings += pathways_warnings(pathways) if pathways else []
     monitoring, monitoring_warnings = plan_observability(
         specs.get("observability", ObservabilitySpec()),
         cluster,
