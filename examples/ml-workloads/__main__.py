@@ -7,6 +7,7 @@ import json
 import pulumi
 import pulumi_kubernetes as k8s
 from app_config import AppConfig
+from multihost import build_multihost, check_multihost
 from pydantic import ValidationError
 from workloads import Llm, build_workloads
 
@@ -28,7 +29,16 @@ def _value(key: str) -> object:
         return text
 
 
-keys = ("platformStack", "pools", "trainingQueue", "images", "servingReplicas", "llm")
+keys = (
+    "platformStack",
+    "pools",
+    "trainingQueue",
+    "images",
+    "servingReplicas",
+    "llm",
+    "multiHostLlm",
+    "pathwaysTraining",
+)
 try:
     app = AppConfig.model_validate(
         {key: value for key in keys if (value := _value(key)) is not None}
@@ -55,8 +65,10 @@ provider = k8s.Provider(
 
 async def main() -> dict[str, object]:
     outputs = await platform_stack.outputs.future() or {}
+    platform = PlatformOutputs.parse(outputs, "platform stack")
+    on_platform = pulumi.ResourceOptions(provider=provider)
     workloads = build_workloads(
-        PlatformOutputs.parse(outputs, "platform stack"),
+        platform,
         app.pools.training,
         app.pools.serving,
         app.serving_replicas,
@@ -78,12 +90,17 @@ async def main() -> dict[str, object]:
         )
         if app.llm
         else None,
-        pulumi.ResourceOptions(provider=provider),
+        on_platform,
+        also=check_multihost(platform, app.multi_host_llm, app.pathways_training),
     )
+    beyond = build_multihost(platform, app.multi_host_llm, app.pathways_training, on_platform)
     return {
         "trainingJobs": [workloads.diffusion.job_name, workloads.gpt2.job_name],
         "servingService": workloads.server.service_name,
         "conversionJob": workloads.conversion.job_name,
+        # Null where the stack asks for none.
+        "multiHostService": beyond.server.service_name if beyond.server else None,
+        "pathwaysJobSet": beyond.training.jobset_name if beyond.training else None,
     }
 
 

@@ -185,6 +185,7 @@ def _check_config(
     queue_name: str | None,
     images: dict[str, str | None],
     llm: Llm | None,
+    also: list[Problem],
 ) -> tuple[TpuPoolRef, TpuPoolRef, QueueRef | None]:
     """The images are pinned and both pools exist and fit every tutorial, or one error naming
     the config key of each problem, as the app's config writes it (not the component's field).
@@ -231,7 +232,7 @@ def _check_config(
             )
             for p in check_queue(training, namespace, queue)
         ]
-    reject(problems, subject="stack config")
+    reject(problems + also, subject="stack config")
     return pools["pools.training"], pools["pools.serving"], queue
 
 
@@ -244,7 +245,10 @@ def build_workloads(
     images: dict[str, str | None],
     llm: Llm | None,
     opts: pulumi.ResourceOptions,
+    also: list[Problem] | None = None,
 ) -> Workloads:
+    """The tutorials; `also`: the problems of the rest of the app's config, reported with theirs
+    before anything is registered."""
     namespace, reader, claim, writer, writer_claim = _required(platform)
     training, serving, queue = _check_config(
         platform,
@@ -255,6 +259,7 @@ def build_workloads(
         training_queue,
         images,
         llm,
+        also or [],
     )
     models = ModelMount(claim=claim, mount_path="/models/")
     # On a platform with multi-tier checkpointing (prod), the JAX training checkpoints to the
