@@ -32,6 +32,7 @@ from gke_tpu.preview.render.network_report import dns_endpoint_diagram, network_
 from gke_tpu.preview.render.outputs_report import outputs_section
 from gke_tpu.preview.render.preflight_report import PreflightReport, preflight_section
 from gke_tpu.preview.render.quota_report import quota_section
+from gke_tpu.preview.render.workloads_report import workloads_section
 
 
 def _cluster(plan: Preview) -> dict[str, Any]:
@@ -294,7 +295,8 @@ def plan_markdown(
     lines += baseline_section(document, baseline) + outputs_section(document, baseline)
     lines += _summary(plan) + _fallback(plan) + _queues(plan) + _diagram(plan) + quota_section(plan)
     lines += cost_section(plan.cost)
-    lines += preflight_section(preflight) + disruption_section(plan) + goodput_section(plan)
+    lines += preflight_section(preflight) + workloads_section(plan) + disruption_section(plan)
+    lines += goodput_section(plan)
     lines += alerts_section(plan)
     lines += guardrails_section(plan, found) + _lifecycle(plan) + _before_up(plan)
     return "\n".join(lines)
