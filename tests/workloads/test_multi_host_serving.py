@@ -405,6 +405,11 @@ def test_autoscaling_beyond_the_slices_or_beside_fixed_groups_is_refused() -> No
     assert _refusals(lambda: _serve(autoscaling=low)) == [
         "autoscaling.min_groups: 2 is above autoscaling.max_groups (1)"
     ]
+    none = GroupAutoscaling(min_groups=0, max_groups=0, target_per_group=1)
+    assert _refusals(lambda: _serve(autoscaling=none)) == [
+        "autoscaling.min_groups: 0: at least 1 (an HPA does not scale to 0)",
+        "autoscaling.max_groups: 0: at least 1",
+    ]
 
 
 def test_another_language_passes_the_arguments_as_the_schema_names_them() -> None:

@@ -3,6 +3,8 @@ span slices: a LeaderWorkerSet server and a Pathways run (the example app on pro
 
 from __future__ import annotations
 
+import pulumi_kubernetes as k8s
+
 from gke_tpu.contract.outputs import PlatformOutputs
 from gke_tpu.preview.render.disruption_report import disruption_section
 from gke_tpu.preview.render.report import plan_markdown
@@ -77,3 +79,27 @@ def test_an_autoscaled_server_and_an_elastic_run_say_their_range_and_what_they_r
         "| run | 2 | 64 | nothing but the steps since its last checkpoint: it goes on in the same "
         "process (up to 1 slice lost at once) |"
     )
+
+
+def test_fixed_groups_and_a_set_of_the_crd_s_defaults_are_read_as_they_run() -> None:
+    """Groups as set, and a LeaderWorkerSet registered without `replicas` or `size` (one group of
+    one Pod, the CRD's defaults) or a startup probe."""
+
+    def program() -> None:
+        MultiHostServing("llama", server_args(groups=2))
+        k8s.apiextensions.CustomResource(
+            "bare",
+            api_version="leaderworkerset.x-k8s.io/v1",
+            kind="LeaderWorkerSet",
+            metadata={"name": "bare"},
+            spec={"leaderWorkerTemplate": {"workerTemplate": {"spec": {"containers": []}}}},
+        )
+
+    rows = workloads_section(run_app(program))[6:8]
+    assert rows == [
+        "| llama | 2 | 5 | 16 | 4x4 | 1 group(s) at once | 1 of its 2 groups (16 chips) until the "
+        "slice is back and the group has loaded the model again (its leader may take 16 min to be "
+        "ready) |",
+        "| bare | 1 | 1 | 0 | - | none | 1 of its 1 group (0 chips) until the slice is back and "
+        "the group has loaded the model again (its leader may take 0 min to be ready) |",
+    ]

@@ -33,7 +33,7 @@ def _chips(pod: dict[str, Any]) -> int:
 
 
 def _minutes(seconds: int) -> str:
-    return f"{seconds / 60:.0f} min" if seconds >= 60 else f"{seconds} s"
+    return f"{seconds / 60:.0f} min"
 
 
 @dataclass(frozen=True)
