@@ -30,7 +30,8 @@ help:
 	@echo "make snapshot [STACK=dev] [GCLOUD=gcloud]  record the stack's project for preflight"
 	@echo "                       with gcloud: build/snapshots/<stack>.json (then SNAPSHOT=<it>)"
 	@echo "make test              lint, type check, tests and the security scan"
-	@echo "make bench             scale figures of the offline plan, the fleet plan and the config checks"
+	@echo "make bench             scale figures of the offline plan, the fleet plan, the config checks"
+	@echo "                       and a workload plan of 64 serving groups"
 	@echo "make goldens           rewrite the golden plans after reviewing a change"
 	@echo "make schema            rewrite the components' generated Args (src/gke_tpu/components/inputs.py),"
 	@echo "                       components/schema.json and docs/api.md after reviewing an API change"
@@ -153,6 +154,7 @@ bench: $(VENV)/.runtime
 	$(PY) tools/bench/object_check_overhead.py
 	$(PY) tools/bench/capacity_scale.py
 	$(PY) tools/bench/sub_block_scale.py
+	$(PY) tools/bench/multi_host_scale.py
 
 clean:
 	rm -rf $(VENV) .tools build .pytest_cache .ruff_cache

@@ -19,12 +19,19 @@ from gke_tpu.components.node_pools import (
 )
 from gke_tpu.components.regional_cluster import REGIONAL_CLUSTER_TYPE, build_regional_cluster
 from gke_tpu.config.platform.spec import PlatformSpec
-from gke_tpu.contract.outputs import ModelStorageOutputs, ModelWriterOutputs, platform_outputs
+from gke_tpu.contract.outputs import (
+    ModelStorageOutputs,
+    ModelWriterOutputs,
+    PathwaysRef,
+    platform_outputs,
+)
 from gke_tpu.preflight.check import Checked
 
 # Optional components are imported where built: the Kubernetes SDK alone takes longer to import
 # than a small stack takes to plan.
 if TYPE_CHECKING:
+    from pulumi_gcp import container
+
     from gke_tpu.components.checkpoint_bucket import CheckpointBucket
     from gke_tpu.components.checkpoint_configurations import CheckpointConfigurations
     from gke_tpu.components.cloud_nat import CloudNat
@@ -32,6 +39,7 @@ if TYPE_CHECKING:
     from gke_tpu.components.jobset_install import JobSetInstall
     from gke_tpu.components.kueue_install import KueueInstall
     from gke_tpu.components.kueue_queues import KueueQueues
+    from gke_tpu.components.leader_worker_set_install import LeaderWorkerSetInstall
     from gke_tpu.components.model_volumes import ModelVolumes
     from gke_tpu.components.storage_bucket import BucketParts
     from gke_tpu.components.tpu_compute_class import TpuComputeClass
@@ -57,6 +65,8 @@ class Platform:
     """The JobSet release installed (with Kueue or checkpointing); None: none."""
     checkpoint_bucket: CheckpointBucket | None = None
     checkpoint_configurations: CheckpointConfigurations | None = None
+    leader_worker_set: LeaderWorkerSetInstall | None = None
+    pathways_pool: container.NodePool | None = None
 
 
 @dataclass(frozen=True)
@@ -121,24 +131,29 @@ def build_cluster(
     return build_regional_cluster(parent, name, plan, cluster_network)
 
 
-def _tpu_pools(spec: PlatformSpec, platform: Platform) -> Platform:
-    """The node pools of each `tpuPools` entry of ours, a ComputeClass per pool with a fallback,
-    and nothing for an Autopilot entry (GKE creates the nodes its workloads ask for)."""
-    name, cluster = spec.cluster.name, platform.cluster
-    target = PoolTarget(
+def pool_target(spec: PlatformSpec, cluster: ClusterParts) -> PoolTarget:
+    """The cluster the stack's node pools join."""
+    return PoolTarget(
         project=spec.project,
         region=spec.cluster.region,
-        cluster_name=name,
+        cluster_name=spec.cluster.name,
         cluster=cluster.name,
         node_service_account=cluster.node_service_account_email,
     )
+
+
+def _tpu_pools(spec: PlatformSpec, platform: Platform) -> Platform:
+    """The node pools of each `tpuPools` entry of ours, a ComputeClass per pool with a fallback,
+    and nothing for an Autopilot entry (GKE creates the nodes its workloads ask for)."""
+    name, target = spec.cluster.name, pool_target(spec, platform.cluster)
     pools: dict[str, BuiltTpuPool | TpuComputeClass] = {}
     for plan in spec.tpu_pools:
         if plan.fallback:
             from gke_tpu.components.tpu_compute_class import TpuComputeClass, TpuComputeClassArgs
 
             pools[plan.name] = TpuComputeClass(
-                f"{name}-{plan.name}", TpuComputeClassArgs(plan=plan, provider=cluster.provider)
+                f"{name}-{plan.name}",
+                TpuComputeClassArgs(plan=plan, provider=platform.cluster.provider),
             )
         elif not plan.autopilot:
             pool_name = f"{name}-{plan.name}"
@@ -222,6 +237,38 @@ def _kueue(spec: PlatformSpec, platform: Platform) -> Platform:
     return replace(platform, kueue=kueue, queues=queues)
 
 
+def _multihost(spec: PlatformSpec, platform: Platform) -> Platform:
+    """LeaderWorkerSet for multi-host serving groups (`gke-tpu:leaderWorkerSet`); the heads' CPU
+    pool of Pathways, and JobSet where Kueue did not install it (`gke-tpu:pathways`)."""
+    if spec.lws_version is None and spec.pathways is None:
+        return platform
+    name, cluster = spec.cluster.name, platform.cluster
+    on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
+    if spec.lws_version is not None:
+        from gke_tpu.components.leader_worker_set_install import (
+            LeaderWorkerSetInstall,
+            LeaderWorkerSetInstallArgs,
+        )
+
+        install = LeaderWorkerSetInstall(
+            f"{name}-lws", LeaderWorkerSetInstallArgs(version=spec.lws_version), on_cluster
+        )
+        platform = replace(platform, leader_worker_set=install)
+    if spec.pathways is None:
+        return platform
+    from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
+    from gke_tpu.components.pathways_pool import PATHWAYS_POOL_TYPE, build_pathways_pool
+
+    parent = pulumi.ComponentResource(PATHWAYS_POOL_TYPE, f"{name}-pathways")
+    pool = build_pathways_pool(parent, name, pool_target(spec, cluster), spec.pathways)
+    platform = replace(platform, pathways_pool=pool)
+    if platform.jobset_version is None:
+        jobset_args = JobSetInstallArgs()
+        JobSetInstall(f"{name}-jobset", jobset_args, on_cluster)
+        platform = replace(platform, jobset_version=jobset_args.version)
+    return platform
+
+
 def _observability(spec: PlatformSpec, platform: Platform) -> Platform:
     """Monitoring, the dashboard and alerts of `gke-tpu:observability`: the cluster only, so
     that no TPU pool holds the alerts back."""
@@ -268,6 +315,7 @@ SECTION_BUILDERS: tuple[Callable[[PlatformSpec, Platform], Platform], ...] = (
     _checkpointing,
     _jobset,
     _kueue,
+    _multihost,
     _observability,
 )
 
@@ -369,4 +417,14 @@ def stack_outputs(platform: Platform) -> dict[str, Any]:
         if spec.checkpointing
         else None,
         checkpoint_namespace=spec.checkpointing.namespace if spec.checkpointing else None,
+        leader_worker_set_version=spec.lws_version,
+        pathways=PathwaysRef(
+            node_pool=spec.pathways.node_pool,
+            node_selector=spec.pathways.node_selector,
+            machine_type=spec.pathways.machine_type,
+            max_heads=spec.pathways.max_nodes,
+            jobset_version=platform.jobset_version or "",
+        )
+        if spec.pathways
+        else None,
     )

@@ -21,11 +21,13 @@ from pydantic import BaseModel
 
 import gke_tpu.components.jobset_install
 import gke_tpu.components.kueue_install
+import gke_tpu.components.leader_worker_set_install
 import gke_tpu.config.checkpointing.spec
 import gke_tpu.config.cluster.spec
 import gke_tpu.config.kueue.spec
 import gke_tpu.config.model_storage.anywhere_cache
 import gke_tpu.config.model_storage.spec
+import gke_tpu.config.multihost.spec
 import gke_tpu.config.network.spec
 import gke_tpu.config.observability.spec
 import gke_tpu.config.platform.spec
@@ -33,7 +35,9 @@ import gke_tpu.config.pools.slicing
 import gke_tpu.config.pools.spec
 import gke_tpu.workloads.args
 import gke_tpu.workloads.model_conversion_job
+import gke_tpu.workloads.multi_host_args
 import gke_tpu.workloads.multislice_jobset
+import gke_tpu.workloads.pathways_args
 import gke_tpu.workloads.tpu_serving_deployment
 import gke_tpu.workloads.vllm_args
 
@@ -43,6 +47,7 @@ PACKAGE = Path(gke_tpu.__file__).resolve().parent
 MODULES: tuple[ModuleType, ...] = (
     gke_tpu.components.jobset_install,
     gke_tpu.components.kueue_install,
+    gke_tpu.components.leader_worker_set_install,
     gke_tpu.config.checkpointing.spec,
     gke_tpu.config.cluster.spec,
     gke_tpu.config.kueue.spec,
@@ -53,9 +58,12 @@ MODULES: tuple[ModuleType, ...] = (
     gke_tpu.config.pools.spec,
     gke_tpu.config.model_storage.anywhere_cache,
     gke_tpu.config.model_storage.spec,
+    gke_tpu.config.multihost.spec,
     gke_tpu.workloads.args,
     gke_tpu.workloads.model_conversion_job,
+    gke_tpu.workloads.multi_host_args,
     gke_tpu.workloads.multislice_jobset,
+    gke_tpu.workloads.pathways_args,
     gke_tpu.workloads.tpu_serving_deployment,
     gke_tpu.workloads.vllm_args,
 )

@@ -7,6 +7,7 @@ import json
 import pulumi
 import pulumi_kubernetes as k8s
 from app_config import AppConfig
+from multihost import build_multihost, check_multihost
 from pydantic import ValidationError
 from workloads import Llm, build_workloads
 
@@ -30,7 +31,7 @@ def _value(key: str) -> object:
 
 
 keys = ("platformStack", "pools", "trainingQueue", "trainingTopology", "images",
-        "servingTutorials", "servingReplicas", "llm")  # fmt: skip
+        "servingTutorials", "servingReplicas", "llm", "multiHostLlm", "pathwaysTraining")  # fmt: skip
 try:
     app = AppConfig.model_validate(
         {key: value for key in keys if (value := _value(key)) is not None}
@@ -57,8 +58,10 @@ provider = k8s.Provider(
 
 async def main() -> dict[str, object]:
     outputs = await platform_stack.outputs.future() or {}
+    platform = PlatformOutputs.parse(outputs, "platform stack")
+    on_platform = pulumi.ResourceOptions(provider=provider)
     workloads = build_workloads(
-        PlatformOutputs.parse(outputs, "platform stack"),
+        platform,
         app.pools.training,
         app.pools.serving,
         app.serving_replicas,
@@ -76,9 +79,11 @@ async def main() -> dict[str, object]:
         )
         if app.llm
         else None,
-        pulumi.ResourceOptions(provider=provider),
+        on_platform,
         app.serving_tutorials,
+        also=check_multihost(platform, app.multi_host_llm, app.pathways_training),
     )
+    beyond = build_multihost(platform, app.multi_host_llm, app.pathways_training, on_platform)
     return {
         "trainingJobs": [
             workloads.diffusion.jobset_name
@@ -88,6 +93,9 @@ async def main() -> dict[str, object]:
         ],
         "servingServices": {name: s.service_name for name, s in workloads.servers.items()},
         "conversionJobs": {name: c.job_name for name, c in workloads.conversions.items()},
+        # Null where the stack asks for none.
+        "multiHostService": beyond.server.service_name if beyond.server else None,
+        "pathwaysJobSet": beyond.training.jobset_name if beyond.training else None,
     }
 
 

@@ -62,6 +62,46 @@ class Llm(Spec):
     """Waiting requests per server the autoscaler holds; default 5."""
 
 
+class MultiHostLlm(Spec):
+    """A model larger than one VM, served by JetStream with Pathways across the VMs of a
+    multi-host slice (MultiHostServing): a group per slice."""
+
+    pool: str
+    """A multi-host pool of the platform."""
+    image: str
+    """JetStream's Pathways image at a pinned tag."""
+    pathways_version: str
+    """The Pathways images' tag (`jax-0.5.3`)."""
+    model_checkpoint: str
+    """The MaxText checkpoint's path under the platform's model bucket (`llama/0/items`)."""
+    model_size_gb: StrictInt | StrictFloat
+    """The checkpoint's weights in GB, held against a group's HBM."""
+    server_args: list[str] = Field(default_factory=list)
+    """MaxText's settings of the model (its config file, parallelism, quantization)."""
+    groups: StrictInt = 1
+    """Groups, one slice each; default 1."""
+
+
+class PathwaysTraining(Spec):
+    """A MaxText run on Pathways over the slices of a multi-host pool (PathwaysTrainingJob)."""
+
+    pool: str
+    """A multi-host pool of the platform."""
+    image: str
+    """The MaxText image at a pinned tag: the program the Pathways head runs."""
+    pathways_version: str
+    """The Pathways images' tag, the image's JAX (`jax-0.5.3`)."""
+    command: list[str]
+    """The MaxText command."""
+    slices: StrictInt | None = None
+    """Slices to train on; default all of the pool's."""
+    elastic_slices: StrictInt = 0
+    """Slices the run may lose and go on; default 0."""
+    colocated_python_image: str | None = None
+    """The Colocated Python sidecar of the MaxText image: with it, the run checkpoints to the
+    platform's multi-tier checkpointing."""
+
+
 class AppConfig(Spec):
     platform_stack: str = Field(min_length=1)
     pools: Pools
@@ -83,3 +123,7 @@ class AppConfig(Spec):
     server. Not with `llm`, whose autoscaler sets them."""
     llm: Llm | None = None
     """Serve this model with vLLM instead of BERT."""
+    multi_host_llm: MultiHostLlm | None = None
+    """Also serve a model larger than one VM across a multi-host slice (prod)."""
+    pathways_training: PathwaysTraining | None = None
+    """Also train with MaxText on Pathways (prod)."""

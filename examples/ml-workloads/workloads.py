@@ -173,6 +173,7 @@ def _check_config(
     images: dict[str, str | None],
     llm: Llm | None,
     tutorials: tuple[str, ...] | None = None,
+    also: list[Problem] | None = None,
 ) -> tuple[TpuPoolRef, TpuPoolRef, QueueRef | None]:
     """The images are pinned and both pools exist and fit every tutorial, or one error naming
     the config key of each problem, as the app's config writes it (not the component's field).
@@ -213,7 +214,7 @@ def _check_config(
         problems += _serving_problems(serving, replicas, images, llm, tutorials, identities)
     if training:
         problems += _training_problems(training, namespace, queue, queue_name, topology)
-    reject(problems, subject="stack config")
+    reject(problems + (also or []), subject="stack config")
     return pools["pools.training"], pools["pools.serving"], queue
 
 
@@ -304,7 +305,10 @@ def build_workloads(
     llm: Llm | None,
     opts: pulumi.ResourceOptions,
     tutorials: tuple[str, ...] | None = None,
+    also: list[Problem] | None = None,
 ) -> Workloads:
+    """The tutorials; `also`: the problems of the rest of the app's config, reported with theirs
+    before anything is registered."""
     namespace, reader, claim, writer, writer_claim = _required(platform)
     training, serving, queue = _check_config(
         platform,
@@ -317,6 +321,7 @@ def build_workloads(
         images,
         llm,
         tutorials,
+        also,
     )
     diffusion = _diffusion(
         platform, training, namespace, reader, queue, images, training_topology, opts

@@ -23,7 +23,9 @@ from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
 from gke_tpu.components.storage_bucket import StorageBucket
 from gke_tpu.workloads import (
     ModelConversionJob,
+    MultiHostServing,
     MultisliceJobSet,
+    PathwaysTrainingJob,
     TpuServingDeployment,
     TpuTrainingJob,
     VllmServingDeployment,
@@ -38,8 +40,10 @@ COMPONENTS: list[type[ComponentResource]] = [
     StorageBucket,
     TpuTrainingJob,
     MultisliceJobSet,
+    PathwaysTrainingJob,
     TpuServingDeployment,
     VllmServingDeployment,
+    MultiHostServing,
     ModelConversionJob,
 ]
 

@@ -8,12 +8,13 @@ import json
 from typing import Any
 
 from gke_tpu.catalog.slicing import JOBSET_MIN_VERSION, KUEUE_MIN_VERSION, dynamic_levels
+from gke_tpu.catalog.versions import release_at_least
 from gke_tpu.components.jobset_install import DEFAULT_JOBSET_VERSION
 from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs
 from gke_tpu.components.kueue_queues import KueueQueues, KueueQueuesArgs
 from gke_tpu.config.kueue.objects import resource_flavor, topology
 from gke_tpu.config.kueue.plan import KueuePlan
-from gke_tpu.config.kueue.spec import DEFAULT_KUEUE_VERSION, release_key
+from gke_tpu.config.kueue.spec import DEFAULT_KUEUE_VERSION
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.preview.engine import Preview, RecordedResource, run_program
 from gke_tpu.preview.objects.check import document_problems
@@ -215,5 +216,5 @@ def test_every_topology_aware_object_fits_its_crd_schema() -> None:
 def test_the_platform_installs_a_jobset_and_kueue_dynamic_slicing_takes() -> None:
     """Dynamic slicing's JobSet and Kueue (catalog.slicing): the releases the platform installs
     by default reach them (a stack's older Kueue is refused at kueue.version)."""
-    assert release_key(DEFAULT_JOBSET_VERSION) >= release_key(JOBSET_MIN_VERSION)
-    assert release_key(DEFAULT_KUEUE_VERSION) >= release_key(KUEUE_MIN_VERSION)
+    assert release_at_least(DEFAULT_JOBSET_VERSION, JOBSET_MIN_VERSION)
+    assert release_at_least(DEFAULT_KUEUE_VERSION, KUEUE_MIN_VERSION)

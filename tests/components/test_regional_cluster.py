@@ -332,6 +332,8 @@ def test_stack_outputs(run_plan: PlanRunner) -> None:
         "jobsetVersion": None,
         "checkpointBucket": None,
         "checkpointKubernetesServiceAccount": None,
+        "leaderWorkerSetVersion": None,
+        "pathways": None,
     }
 
 

@@ -22,6 +22,7 @@ import gke_tpu.config.cluster.spec
 import gke_tpu.config.kueue.spec
 import gke_tpu.config.model_storage.anywhere_cache
 import gke_tpu.config.model_storage.spec
+import gke_tpu.config.multihost.spec
 import gke_tpu.config.network.spec
 import gke_tpu.config.observability.fields
 import gke_tpu.config.observability.spec
@@ -41,6 +42,10 @@ LIMITS: dict[tuple[str, str], tuple[float | None, float | None]] = {
     ("CpuPool", "nodesPerZone"): (1, 1_000),
     ("CpuPool", "diskSizeGb"): (10, 65_536),
     ("CpuPool", "zones"): (1, 10),
+    ("PathwaysCpuPool", "minNodes"): (0, 1_000),
+    ("PathwaysCpuPool", "maxNodes"): (1, 1_000),
+    ("PathwaysCpuPool", "diskSizeGb"): (10, 65_536),
+    ("PathwaysCpuPool", "zones"): (1, 10),
     ("MaintenanceExclusion", "name"): (1, 63),
     ("QueuePool", "pool"): (1, 100),
     ("QueuePool", "chips"): (0, None),
@@ -107,6 +112,7 @@ MODULES = (
     gke_tpu.config.platform.cost,
     gke_tpu.config.model_storage.anywhere_cache,
     gke_tpu.config.model_storage.spec,
+    gke_tpu.config.multihost.spec,
 )
 _RANGE = re.compile(r"\b(\d[\d,_]*(?:\.\d+)?) to (\d[\d,_]*(?:\.\d+)?)\b")
 _BOUNDS = (at.Ge, at.Le, at.Gt, at.Lt, at.MinLen, at.MaxLen)

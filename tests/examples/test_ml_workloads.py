@@ -15,7 +15,14 @@ from gke_tpu.preview.engine import Preview, RecordedResource
 from gke_tpu.preview.render.manifests import manifests, write_manifests
 from gke_tpu.preview.stack import plan_stack
 from gke_tpu_upkeep import ROOT
-from gke_tpu_upkeep.fixture_stacks import APP, app_plan, app_reference, fixture_file, platform_plan
+from gke_tpu_upkeep.fixture_stacks import (
+    APP,
+    app_plan,
+    app_reference,
+    changed_app_plan,
+    fixture_file,
+    platform_plan,
+)
 
 REFERENCE = app_reference("dev")
 APP_DEV = fixture_file("dev", APP)
@@ -421,7 +428,7 @@ def _prod_app(tmp_path: Path, *changes: tuple[str, str]) -> Preview:
 
 
 def test_more_llm_servers_than_the_pool_has_vms_is_the_apps_config_error(tmp_path: Path) -> None:
-    plan = _prod_app(tmp_path, ("maxReplicas: 8", "maxReplicas: 9"))
+    plan = changed_app_plan(tmp_path, ("maxReplicas: 8", "maxReplicas: 9"))
     assert plan.resources == []
     assert plan.errors == [
         "llm.maxReplicas: 9 replicas do not fit pool 'v6e-serve': one replica takes a whole VM "
@@ -430,7 +437,7 @@ def test_more_llm_servers_than_the_pool_has_vms_is_the_apps_config_error(tmp_pat
 
 
 def test_the_llm_on_a_slice_or_a_gpu_image_is_refused_at_the_apps_keys(tmp_path: Path) -> None:
-    plan = _prod_app(
+    plan = changed_app_plan(
         tmp_path,
         ("serving: v6e-serve", "serving: v5p-train"),
         ("vllm/vllm-tpu:v0.11.1", "vllm/vllm-openai:v0.11.1"),
@@ -453,7 +460,7 @@ def test_the_llm_on_a_slice_or_a_gpu_image_is_refused_at_the_apps_keys(tmp_path:
 
 
 def test_the_llm_from_the_model_bucket_mounts_the_platforms_claim(tmp_path: Path) -> None:
-    plan = _prod_app(
+    plan = changed_app_plan(
         tmp_path,
         ("model: meta-llama/Llama-3.1-8B-Instruct", "model: /models/llama-3.1-8b-instruct"),
         ("    hfTokenSecret: hf-secret\n", ""),
@@ -469,7 +476,7 @@ def test_the_llm_from_the_model_bucket_mounts_the_platforms_claim(tmp_path: Path
 
 
 def test_bert_or_the_llm_is_said_once_at_the_apps_keys(tmp_path: Path) -> None:
-    both = _prod_app(
+    both = changed_app_plan(
         tmp_path,
         (
             "    converter:",
@@ -483,7 +490,7 @@ def test_bert_or_the_llm_is_said_once_at_the_apps_keys(tmp_path: Path) -> None:
         "images.bertServing",
         "servingReplicas: the serving pool serves `llm`, not the tutorials; drop servingReplicas",
     ]
-    neither = _prod_app(tmp_path, *[(line, "") for line in _LLM_LINES])
+    neither = changed_app_plan(tmp_path, *[(line, "") for line in _LLM_LINES])
     assert neither.errors == [
         "images.bertServing: is required: the serving pool serves the bert tutorial "
         "(servingTutorials; default bert unless `llm` names a model)"
@@ -707,7 +714,7 @@ def test_the_app_plan_says_nothing_of_preflight_which_only_the_platform_has(app:
 def test_every_app_config_problem_is_reported_at_once_by_its_config_key(tmp_path: Path) -> None:
     """Unpinned images and too many servers together, named as the stack file writes them,
     not by the component that would have refused them one at a time."""
-    plan = _prod_app(
+    plan = changed_app_plan(
         tmp_path,
         ("diffusion:2026.11.0", "diffusion:latest"),
         ("vllm-tpu:v0.11.1", "vllm-tpu:nightly"),

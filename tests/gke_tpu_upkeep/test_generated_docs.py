@@ -49,6 +49,8 @@ def test_every_file_has_its_parts() -> None:
             "stack-costs",
             "config-observability",
             "config-checkpointing",
+            "config-leaderworkerset",
+            "config-pathways",
             # README and every docs/ page but the outputs contract list their own sections.
             *["contents"] * (len(FILES) - 1),
         ]

@@ -97,7 +97,7 @@ def test_a_stack_over_its_budget_is_advised_with_its_dearest_pools(
     assert message == (
         f"the stack's node pools and clusters cost up to ${total:,.2f} a month at list prices, "
         "over the budget of $100,000 (monthlyBudgetUsd; the most: v5p-train-0 $196,224, "
-        "v5p-train-1 $196,224, v6e-serve $63,072): lower "
+        "v5p-train-1 $196,224, v6e-serve $63,072); not priced: pathways-cpu: lower "
         "autoscaling maximums or slices, or raise the budget"
     )
 

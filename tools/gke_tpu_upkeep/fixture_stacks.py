@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from gke_tpu.preview.engine import Preview
 from gke_tpu.preview.stack import plan_stack
@@ -45,4 +46,25 @@ def app_plan(stack: str) -> Preview:
         APP,
         config_file=fixture_file(stack, APP),
         stack_references={app_reference(stack): platform_plan(stack).outputs},
+    )
+
+
+def changed_app_plan(
+    folder: Path,
+    *changes: tuple[str, str],
+    platform: dict[str, Any] | None = None,
+) -> Preview:
+    """The app's plan of its prod fixture with each `(old, new)` text replaced (every `old` must
+    be in it), written into `folder`, on the prod platform's outputs or on `platform`."""
+    text = fixture_file("prod", APP).read_text()
+    for old, new in changes:
+        assert old in text, old
+        text = text.replace(old, new)
+    stack = folder / "Pulumi.changed.yaml"
+    stack.write_text(text)
+    return plan_stack(
+        "changed",
+        APP,
+        config_file=stack,
+        stack_references={app_reference("prod"): platform or platform_plan("prod").outputs},
     )

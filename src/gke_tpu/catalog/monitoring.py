@@ -54,6 +54,13 @@ KUBE_JOBSET_STATUS_CONDITION = "kube_jobset_status_condition"
 KUBE_JOBSET_SPECIFIED_REPLICAS = "kube_jobset_specified_replicas"
 KUBE_JOBSET_READY_REPLICAS = "kube_jobset_ready_replicas"
 
+# Kube state metrics of the STATEFULSET package, PromQL names (same page, "StatefulSet metrics";
+# GKE 1.27.2-gke.1200 and later). A LeaderWorkerSet keeps its groups as StatefulSets: one of the
+# leaders, named after the set (a Pod per group), and one of each group's workers
+# (`<set>-<group>`) (kubernetes-sigs/lws pkg/controllers/leaderworkerset_controller.go).
+KUBE_STATEFULSET_REPLICAS = "kube_statefulset_replicas"
+KUBE_STATEFULSET_READY_REPLICAS = "kube_statefulset_status_replicas_ready"
+
 # Kueue's controller metrics (https://kueue.sigs.k8s.io/docs/reference/metrics/), as Kueue v0.19.2
 # (the release the platform installs) defines them, each on by default: kubernetes-sigs/kueue
 # pkg/metrics/metrics.go at tag v0.19.2. Not `kueue_unadmitted_workloads`, whose pending reasons
@@ -110,8 +117,9 @@ def promql_name(metric: str) -> str:
 # "Requirements").
 SYSTEM_COMPONENTS = "SYSTEM_COMPONENTS"
 JOBSET = "JOBSET"
+STATEFULSET = "STATEFULSET"
 CONTROL_PLANE_COMPONENTS = ("APISERVER", "SCHEDULER", "CONTROLLER_MANAGER")
-KUBE_STATE_COMPONENTS = ("STORAGE", "HPA", "POD", "DAEMONSET", "DEPLOYMENT", "STATEFULSET", JOBSET)
+KUBE_STATE_COMPONENTS = ("STORAGE", "HPA", "POD", "DAEMONSET", "DEPLOYMENT", STATEFULSET, JOBSET)
 NODE_COMPONENTS = ("KUBELET", "CADVISOR")
 COMPONENTS = (
     SYSTEM_COMPONENTS,

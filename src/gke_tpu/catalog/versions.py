@@ -38,3 +38,12 @@ _RELEASE_TAG = re.compile(r"v[0-9]{1,4}\.[0-9]{1,4}\.[0-9]{1,4}", re.ASCII)
 def is_release_tag(tag: str) -> bool:
     """True for a pinned release tag such as `v0.19.2`; not for `latest` or a branch."""
     return _RELEASE_TAG.fullmatch(tag) is not None
+
+
+def release_at_least(tag: str, minimum: str) -> bool:
+    """Whether release tag `tag` (`v0.10.0`) is `minimum` or newer; both pinned release tags."""
+    return _release_key(tag) >= _release_key(minimum)
+
+
+def _release_key(tag: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in tag[1:].split("."))

@@ -16,6 +16,7 @@ from gke_tpu.config.checkpointing.rules import RULES as CHECKPOINTING
 from gke_tpu.config.cluster.rules import RULES as CLUSTER
 from gke_tpu.config.kueue.rules import RULES as KUEUE
 from gke_tpu.config.model_storage.rules import RULES as MODEL_STORAGE
+from gke_tpu.config.multihost.rules import RULES as MULTIHOST
 from gke_tpu.config.network.rules import RULES as NETWORK
 from gke_tpu.config.observability.rules import RULES as OBSERVABILITY
 from gke_tpu.config.platform.rules import RULES as PLATFORM
@@ -32,6 +33,7 @@ WINGS: dict[str, tuple[Rule[StackView], ...]] = {
     "model_storage": MODEL_STORAGE,
     "kueue": KUEUE,
     "checkpointing": CHECKPOINTING,
+    "multihost": MULTIHOST,
     "observability": OBSERVABILITY,
     "platform": PLATFORM,
 }

@@ -3,14 +3,12 @@ once by apps, so a missing pool or another contract version is one clear error. 
 only here.
 """
 
-import dataclasses
-import types
-import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from gke_tpu.catalog.capacity import QUEUED_CAPACITIES
+from gke_tpu.contract.entries import dumped, load
 from gke_tpu.contract.slicing import PoolSlicing
 from gke_tpu.problems import Problem, config_error, did_you_mean
 
@@ -56,6 +54,11 @@ OUTPUT_MEANINGS: dict[str, str] = {
     "takes it; `null` without `gke-tpu:checkpointing`.",
     "checkpointKubernetesServiceAccount": "ServiceAccount (in `kubernetesNamespace`) of training "
     "Pods that write the checkpoint bucket; `null` without `gke-tpu:checkpointing`.",
+    "leaderWorkerSetVersion": "The LeaderWorkerSet release the platform installed "
+    "(`gke-tpu:leaderWorkerSet`), which MultiHostServing needs; `null` where it installs none.",
+    "pathways": "What Pathways workloads need of the platform (`gke-tpu:pathways`): the heads' "
+    "CPU node pool (`nodePool`, `nodeSelector`, `machineType`, `maxHeads`) and the JobSet "
+    "release (`jobsetVersion`); a workload's `pathways` takes it. `null` without it.",
 }
 
 
@@ -73,72 +76,9 @@ def _malformed(path: str, error: Exception) -> Problem:
 E = TypeVar("E")
 
 
-def _whole(number: Any) -> int | None:
-    """Numbers cross stack references as floats (8.0): counts are whole numbers again."""
-    return None if number is None else int(number)
-
-
 def per_workload(autopilot: bool, fallback: bool) -> bool:
     """Whether GKE creates a pool's nodes per workload (Autopilot, or a fallback's ComputeClass)."""
     return autopilot or fallback
-
-
-def _key(name: str) -> str:
-    """A field's key in the outputs (and the component package's schema): camelCase."""
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-def _dumped(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {_key(f.name): _dumped(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {k: _dumped(v) for k, v in cast("Mapping[str, Any]", value).items()}
-    if isinstance(value, list | tuple):
-        return [_dumped(v) for v in cast("Sequence[Any]", value)]
-    return value
-
-
-def _loaded(hint: Any, value: Any) -> Any:
-    """`value` as read back from JSON, of the field type `hint`."""
-    if value is None:
-        return None
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        (hint,) = [a for a in typing.get_args(hint) if a is not type(None)]
-        origin = typing.get_origin(hint)
-    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
-        return _load(hint, value)
-    if origin in (Sequence, tuple, list):
-        (item,) = typing.get_args(hint)[:1]
-        return tuple(_loaded(item, v) for v in value)
-    if origin in (Mapping, dict):
-        return {k: _loaded(typing.get_args(hint)[1], v) for k, v in value.items()}
-    if hint is int:
-        return _whole(value)
-    if hint is bool and not isinstance(value, bool):
-        raise TypeError(f"expected true or false, got {value!r}")
-    return value
-
-
-C = TypeVar("C")
-
-
-def _load(cls: type[C], entry: Mapping[str, Any], **given: Any) -> C:
-    """A contract dataclass from its entry (keys camelCase): a field without a default is
-    required (KeyError), one added after the contract's first release may be missing."""
-    hints = typing.get_type_hints(cls)
-    values = dict(given)
-    for each in dataclasses.fields(cast(Any, cls)):
-        if each.name in values:
-            continue
-        key = _key(each.name)
-        if key not in entry:
-            if each.default is dataclasses.MISSING and each.default_factory is dataclasses.MISSING:
-                raise KeyError(key)
-            continue
-        values[each.name] = _loaded(hints[each.name], entry[key])
-    return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -241,11 +181,11 @@ class TpuPoolRef:
     def parse(cls, name: str, entry: Mapping[str, Any]) -> "TpuPoolRef":
         """The pool from its entry in the `tpuPools` output (as `entry` writes it); `name`: its
         key in the output (older platforms write no `name` in the entry)."""
-        return _load(cls, entry, name=name)
+        return load(cls, entry, name=name)
 
     def entry(self) -> dict[str, Any]:
         """The pool's entry in the `tpuPools` output, every key written: what `parse` reads."""
-        return _dumped(self)
+        return dumped(self)
 
     @property
     def provisioning_request_only(self) -> bool:
@@ -281,6 +221,30 @@ class TpuPoolRef:
     def max_node_count(self) -> int:
         """The most nodes the pool can have: every node pool at its most."""
         return self.max_nodes_per_node_pool * self.slices
+
+
+@dataclass(frozen=True)
+class PathwaysRef:
+    """The platform's `pathways` output: where Pathways' heads run, and the JobSet they run as."""
+
+    node_pool: str
+    """The heads' CPU node pool."""
+    node_selector: Mapping[str, str]
+    """What a head's Pod selects to run on it."""
+    machine_type: str
+    """Its machine type."""
+    max_heads: int
+    """Its nodes at the most: heads (Pathways jobs or servers) running at once."""
+    jobset_version: str
+    """The JobSet release the platform installed."""
+
+    @classmethod
+    def parse(cls, entry: Mapping[str, Any]) -> "PathwaysRef":
+        return load(cls, entry)
+
+    def entry(self) -> dict[str, Any]:
+        """The `pathways` output: what `parse` reads."""
+        return dumped(self)
 
 
 @dataclass(frozen=True)
@@ -357,6 +321,8 @@ def platform_outputs(
     checkpoint_bucket: Any = None,
     checkpoint_service_account: str | None = None,
     checkpoint_namespace: str | None = None,
+    leader_worker_set_version: str | None = None,
+    pathways: PathwaysRef | None = None,
 ) -> dict[str, Any]:
     """The platform stack's outputs by name: what `PlatformOutputs.parse` reads back.
 
@@ -385,6 +351,8 @@ def platform_outputs(
         # Null without `gke-tpu:checkpointing`.
         "checkpointBucket": checkpoint_bucket,
         "checkpointKubernetesServiceAccount": checkpoint_service_account,
+        "leaderWorkerSetVersion": leader_worker_set_version,
+        "pathways": pathways.entry() if pathways else None,
     }
     writer = storage.writer if storage else None
     if writer:
@@ -415,7 +383,11 @@ class PlatformOutputs:
     checkpoint_kubernetes_service_account: str | None = None
     """The Kubernetes ServiceAccount that may write the checkpoint bucket."""
     jobset_version: str | None = None
-    """The JobSet release the platform installed; None where it installs none."""
+    """The JobSet release the platform installed; None: none."""
+    leader_worker_set_version: str | None = None
+    """The LeaderWorkerSet release the platform installed; None: none."""
+    pathways: PathwaysRef | None = None
+    """The heads' CPU pool and JobSet of `gke-tpu:pathways`; None without it."""
 
     @classmethod
     def parse(cls, outputs: Mapping[str, Any], source: str = "platform stack") -> "PlatformOutputs":
@@ -448,6 +420,13 @@ class PlatformOutputs:
                 queues[name] = QueueRef.parse(name, entry)
             except (KeyError, TypeError, ValueError, AttributeError) as error:
                 problems.append(_malformed(f"{source}.queues.{name}", error))
+        pathways = None
+        # Added in contract version 1 after its first release: older platforms have none.
+        if outputs.get("pathways") is not None:
+            try:
+                pathways = PathwaysRef.parse(outputs["pathways"])
+            except (KeyError, TypeError, ValueError, AttributeError) as error:
+                problems.append(_malformed(f"{source}.pathways", error))
         problems += [
             _malformed(source, KeyError(key))
             for key in ("project", "region", "clusterName")
@@ -472,6 +451,8 @@ class PlatformOutputs:
             checkpoint_bucket=outputs.get("checkpointBucket"),
             checkpoint_kubernetes_service_account=outputs.get("checkpointKubernetesServiceAccount"),
             jobset_version=outputs.get("jobsetVersion"),
+            leader_worker_set_version=outputs.get("leaderWorkerSetVersion"),
+            pathways=pathways,
         )
 
     def pool(self, name: str, path: str = "pool") -> "TpuPoolRef":

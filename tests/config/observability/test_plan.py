@@ -263,6 +263,7 @@ def test_every_promql_alert_names_what_fired_by_labels_its_query_keeps() -> None
     plan = _plan(
         tpuPools=[SLICES, SERVE],
         kueue={"queues": [{"name": "q", "pools": ["train"]}]},
+        leaderWorkerSet={},
     )
     named = {}
     for alert in plan.alerts:
@@ -287,6 +288,7 @@ def test_every_promql_alert_names_what_fired_by_labels_its_query_keeps() -> None
         "queueInactive": ["cluster_queue"],
         "servingErrors": ["job", "namespace"],
         "servingQueueTime": ["job", "namespace"],
+        "groupNotReady": ["namespace", "statefulset"],
     }
 
 

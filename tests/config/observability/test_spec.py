@@ -79,7 +79,7 @@ def test_every_bad_value_at_once_with_its_path() -> None:
         "observability.alerts.queueStarvaton: unknown key; did you mean 'queueStarvation'? "
         "Allowed keys: sliceDown, nodePoolError, nodeNotReady, interruptions, jobsetRestarts, "
         "idleChips, queueStarvation, quotaHeldNoPods, provisioningStall, queueInactive, stockout, "
-        "servingErrors, servingQueueTime",
+        "servingErrors, servingQueueTime, groupNotReady",
         "observability.notificationChannels[0]: 'my-channel': is not a notification channel's "
         "name, such as 'projects/my-project/notificationChannels/1234567890' (gcloud beta "
         "monitoring channels list --format='value(name)')",

@@ -82,7 +82,7 @@ def test_other_namespaces_are_left_alone() -> None:
             _config(cluster=CLUSTER) | {"gke-tpu:clustr": "{}"},
             [
                 "gke-tpu:clustr: unknown config key; did you mean 'cluster'? "
-                "Known keys: gke-tpu:cluster, gke-tpu:network, gke-tpu:tpuPools, gke-tpu:modelStorage, gke-tpu:preflight, gke-tpu:kueue, gke-tpu:cost, gke-tpu:observability, gke-tpu:checkpointing"
+                "Known keys: gke-tpu:cluster, gke-tpu:network, gke-tpu:tpuPools, gke-tpu:modelStorage, gke-tpu:preflight, gke-tpu:kueue, gke-tpu:cost, gke-tpu:observability, gke-tpu:checkpointing, gke-tpu:leaderWorkerSet, gke-tpu:pathways"
             ],
         ),
         (
@@ -420,7 +420,7 @@ def test_a_key_with_more_colons_is_unknown_and_leaves_the_section_it_starts_like
     config = _config(cluster=CLUSTER) | {"gke-tpu:cluster:extra": "{}"}
     assert config_problems(config) == [
         "gke-tpu:cluster:extra: unknown config key; did you mean 'cluster'? Known keys: "
-        "gke-tpu:cluster, gke-tpu:network, gke-tpu:tpuPools, gke-tpu:modelStorage, gke-tpu:preflight, gke-tpu:kueue, gke-tpu:cost, gke-tpu:observability, gke-tpu:checkpointing"
+        "gke-tpu:cluster, gke-tpu:network, gke-tpu:tpuPools, gke-tpu:modelStorage, gke-tpu:preflight, gke-tpu:kueue, gke-tpu:cost, gke-tpu:observability, gke-tpu:checkpointing, gke-tpu:leaderWorkerSet, gke-tpu:pathways"
     ]
 
 

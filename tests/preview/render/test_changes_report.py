@@ -66,7 +66,7 @@ def test_a_reserved_slice_reshaped_is_a_replacement_that_deletes_the_slice_first
         "(32 chips) are deleted before the new ones are created: every job on them stops; their "
         "capacity goes back to reservation `tpu-v5p-train` and must be claimed again** |"
     ) in head
-    assert "Resources: 2 to replace, 0 to delete, 0 to create, 1 to update, 56 unchanged." in head
+    assert "Resources: 2 to replace, 0 to delete, 0 to create, 1 to update, 61 unchanged." in head
 
 
 def test_a_reservation_swap_replaces_the_slices(tmp_path: Path) -> None:

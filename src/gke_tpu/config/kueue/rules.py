@@ -7,13 +7,14 @@ from collections.abc import Collection, Iterator
 
 from gke_tpu.catalog.kueue import KUEUE_MAX_FLAVORS
 from gke_tpu.catalog.slicing import KUEUE_MIN_VERSION
+from gke_tpu.catalog.versions import release_at_least
 from gke_tpu.config.kueue.shares import (
     QueueShares,
     beyond_auto_provisioning,
     oversubscribed,
     queue_shares_of,
 )
-from gke_tpu.config.kueue.spec import SYSTEM_NAMESPACES, release_key, system_namespace
+from gke_tpu.config.kueue.spec import SYSTEM_NAMESPACES, system_namespace
 from gke_tpu.config.pools.plan import TpuPoolPlan
 from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem, show
@@ -176,7 +177,7 @@ def kueue_forms_dynamic_slices(view: StackView) -> Iterator[Problem]:
     version = view.kueue.version
     # Every dynamic-slicing entry, its own problems or not: the version is the section's.
     dynamic = [e.pool.name for e in view.entries if e.pool.dynamic_slicing is not None]
-    if dynamic and release_key(version) < release_key(KUEUE_MIN_VERSION):
+    if dynamic and not release_at_least(version, KUEUE_MIN_VERSION):
         yield Problem(
             "kueue.version",
             f"{version!r} is below {KUEUE_MIN_VERSION}, the lowest Kueue for dynamic slicing "

@@ -14,7 +14,7 @@ from gke_tpu.catalog.kueue import (
     KUEUE_V1BETA2_SINCE,
     QUEUE_NAME_MAX_LENGTH,
 )
-from gke_tpu.catalog.versions import is_release_tag
+from gke_tpu.catalog.versions import is_release_tag, release_at_least
 from gke_tpu.config.base import Spec
 from gke_tpu.config.model_storage.spec import KubernetesName
 
@@ -36,17 +36,13 @@ def system_namespace(name: str) -> bool:
 def _release(value: str) -> str:
     if not is_release_tag(value):
         raise ValueError(f"pin a release such as {DEFAULT_KUEUE_VERSION!r}")
-    if release_key(value) < release_key(KUEUE_V1BETA2_SINCE):
+    if not release_at_least(value, KUEUE_V1BETA2_SINCE):
         raise ValueError(
             f"Kueue serves kueue.x-k8s.io/v1beta2, the API of the platform's queues, from "
             f"{KUEUE_V1BETA2_SINCE} on: pin {KUEUE_V1BETA2_SINCE} or later, such as "
             f"{DEFAULT_KUEUE_VERSION!r}"
         )
     return value
-
-
-def release_key(tag: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in tag[1:].split("."))
 
 
 #: A DNS subdomain (RFC 1123): what Kueue's CRDs allow for ClusterQueue and cohort names.

@@ -9,6 +9,7 @@ from gke_tpu.catalog import monitoring as m
 from gke_tpu.config.observability.alert_types import FIRES_WHEN, Alert, AlertPlan
 from gke_tpu.config.observability.conditions import (
     POOL,
+    group_not_ready,
     idle_chips,
     interruptions,
     jobset_restarts,
@@ -173,5 +174,23 @@ ALERTS: dict[str, Alert] = {
         ),
         condition=lambda alert, scope: queue_time_condition(scope.series, alert.threshold),
         when=lambda scope: scope.serving,
+    ),
+    "groupNotReady": Alert(
+        name="group-not-ready",
+        title="serving group not ready",
+        summary="A LeaderWorkerSet group is not ready",
+        threshold="a StatefulSet of a group short of ready Pods for {for_}",
+        action=(
+            f"StatefulSet `{label('statefulset')}` in namespace `{label('namespace')}` has "
+            "fewer ready Pods than it wants. A LeaderWorkerSet keeps its leaders in a set named "
+            "after it (a Pod per group) and each group's workers in `<set>-<group>`: a group "
+            "serves only when its leader and every worker are ready, so the server is a group, "
+            "a whole slice's share, short. `kubectl get lws,pods -n "
+            f"{label('namespace')}` shows which group; a Pending Pod waits for its slice (the "
+            "sliceDown and stockout alerts), a failing one recreates its group, which loads the "
+            "model again (its logs say why). gke-tpu's docs/serving.md says what to watch."
+        ),
+        condition=group_not_ready,
+        when=lambda scope: scope.groups,
     ),
 }

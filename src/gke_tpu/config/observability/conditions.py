@@ -34,6 +34,8 @@ class Scope:
     serving: bool = False
     provisioning: tuple[str, ...] = ()
     """The ClusterQueues whose workloads wait for a ProvisioningRequest (queued provisioning)."""
+    groups: bool = False
+    """The cluster runs LeaderWorkerSet, and its StatefulSets' metrics are collected."""
 
 
 def label(key: str) -> str:
@@ -95,6 +97,24 @@ def jobset_restarts(alert: Any, scope: Scope) -> str:
     return (
         f"(max by (namespace, jobset_name) (delta({restarts}[{alert.for_}])) "
         f">= {alert.threshold}) or ({query})"
+    )
+
+
+#: Namespaces of the cluster's own StatefulSets, which the group alert leaves out.
+SYSTEM_NAMESPACES = "kube-.*|gke-.*|gmp-.*"
+
+
+def group_not_ready(alert: Any, scope: Scope) -> str:
+    """StatefulSets of the workloads' namespaces with fewer ready Pods than they want: a
+    LeaderWorkerSet's leaders' set (a Pod per group, ready once its group serves) or a group's
+    workers' set. The kube state metrics carry no owner, so any StatefulSet of those namespaces
+    counts."""
+    labels = {"namespace!~": SYSTEM_NAMESPACES}
+    wanted = scope.series.prometheus(m.KUBE_STATEFULSET_REPLICAS, **labels)
+    ready = scope.series.prometheus(m.KUBE_STATEFULSET_READY_REPLICAS, **labels)
+    return (
+        f"(max by (namespace, statefulset) ({wanted}) - "
+        f"max by (namespace, statefulset) ({ready})) > 0"
     )
 
 

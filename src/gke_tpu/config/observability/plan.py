@@ -83,18 +83,25 @@ def plan_observability(
     kueue: KueuePlan | None,
     storage: StoragePlan | None,
     scaling: bool,
+    leader_worker_set: bool = False,
 ) -> tuple[ObservabilityPlan | None, list[str]]:
     """The plan and its warnings; None when the section is off. `scaling`: a node pool
-    autoscales or GKE creates them (the stockout alert then watches the autoscaler)."""
+    autoscales or GKE creates them (the stockout alert then watches the autoscaler);
+    `leader_worker_set`: the cluster runs LeaderWorkerSet (the group alert watches its
+    StatefulSets)."""
     if not spec.enabled:
         return None, []
     warnings: list[str] = []
     version, why = minimum_version(cluster.min_master_version, cluster.release_channel)
+    managed_prometheus = spec.managed_prometheus or cluster.mode == "autopilot"
+    groups = leader_worker_set and managed_prometheus and spec.alerts.group_not_ready.enabled
+    if groups and m.STATEFULSET not in spec.components:
+        spec = spec.model_copy(update={"components": (*spec.components, m.STATEFULSET)})
     components = _components(spec, version, why, warnings)
     gates = Gates(version, why)
     series = ClusterSeries(cluster.name, cluster.region)
     jobsets = m.JOBSET in components
-    managed_prometheus = spec.managed_prometheus or cluster.mode == "autopilot"
+    groups = groups and m.STATEFULSET in components
     serving = serves(pools, managed_prometheus)
     queues = kueue is not None and spec.managed_prometheus
     if kueue is not None and not queues:
@@ -137,6 +144,7 @@ def plan_observability(
         scaling=scaling,
         serving=serving,
         provisioning=tuple(q.name for q in kueue.queues if q.provisioning_pools) if kueue else (),
+        groups=groups,
     )
     _, unwatched = watched([p for p in pools if p.multi_host])
     if unwatched and spec.alerts.slice_down.enabled:

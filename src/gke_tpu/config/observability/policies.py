@@ -63,6 +63,7 @@ def plan_alerts(
     scaling: bool,
     serving: bool = False,
     provisioning: tuple[str, ...] = (),
+    groups: bool = False,
 ) -> list[AlertPlan]:
     """Every policy the stack gets, in the table's order (`Scope` says what the flags mean)."""
     multi, _ = watched([p for p in pools if p.multi_host])
@@ -75,6 +76,7 @@ def plan_alerts(
         scaling=scaling,
         serving=serving,
         provisioning=provisioning,
+        groups=groups,
     )
     planned = (plan_alert(k, row, getattr(alerts, to_snake(k)), scope) for k, row in ALERTS.items())
     return [p for p in planned if p is not None]

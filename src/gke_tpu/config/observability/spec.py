@@ -209,6 +209,20 @@ class ServingQueueTime(Spec):
     """Default `WARNING`: users wait; more replicas, or a larger pool, would serve them."""
 
 
+class GroupNotReady(Spec):
+    """A serving group (a LeaderWorkerSet's leader and workers) not ready: the StatefulSets
+    LeaderWorkerSet keeps the groups in have fewer ready Pods than they want (only with
+    `gke-tpu:leaderWorkerSet` and Managed Service for Prometheus)."""
+
+    enabled: StrictBool = True
+    """Create the policy; default true."""
+    for_: Duration = Field(default="30m", alias="for")
+    """How long a group may stay not ready; default `30m`: a group loads its model before it is
+    ready (a 405 GB checkpoint takes a quarter of an hour at 25 GB a minute)."""
+    severity: Severity = "ERROR"
+    """Default `ERROR`: the server has a group fewer, a slice's share of its capacity."""
+
+
 class Alerts(Spec):
     """The alert policies, each with its own settings."""
 
@@ -240,6 +254,8 @@ class Alerts(Spec):
     """vLLM servers' failing API requests (`http_requests_total`, status `5xx`)."""
     serving_queue_time: ServingQueueTime = Field(default_factory=ServingQueueTime)
     """vLLM servers' p90 queue time (`vllm:request_queue_time_seconds`)."""
+    group_not_ready: GroupNotReady = Field(default_factory=GroupNotReady)
+    """LeaderWorkerSet groups not ready (`kube_statefulset_status_replicas_ready`)."""
 
 
 class ObservabilitySpec(Spec):
@@ -251,7 +267,8 @@ class ObservabilitySpec(Spec):
     components: Annotated[tuple[Component, ...], AfterValidator(system_first)] = DEFAULT_COMPONENTS
     """Components whose metrics GKE sends (the cluster's `monitoringConfig`); default
     SYSTEM_COMPONENTS, POD, DEPLOYMENT and JOBSET. A component the cluster's minimum version
-    lacks is left out with a warning."""
+    lacks is left out with a warning. With `gke-tpu:leaderWorkerSet`, managed collection and the
+    groupNotReady alert on, STATEFULSET is added: the alert reads it."""
     managed_prometheus: StrictBool = True
     """Managed Service for Prometheus' managed collection; default true. The kube state
     components, the Kueue metrics and the JobSet and queue alerts need it; Autopilot always

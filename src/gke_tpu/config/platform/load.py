@@ -19,6 +19,14 @@ from gke_tpu.config.kueue.plan import plan_kueue, with_topologies
 from gke_tpu.config.kueue.spec import KueueSpec
 from gke_tpu.config.model_storage.anywhere_cache import plan_anywhere_cache
 from gke_tpu.config.model_storage.spec import ModelStorageSpec, plan_model_storage
+from gke_tpu.config.multihost.spec import (
+    LWS_KEY,
+    PATHWAYS_KEY,
+    LeaderWorkerSetSpec,
+    PathwaysSpec,
+    pathways_warnings,
+    plan_pathways,
+)
 from gke_tpu.config.network.plan import plan_network
 from gke_tpu.config.network.spec import NetworkSpec
 from gke_tpu.config.observability.plan import plan_observability
@@ -118,6 +126,10 @@ def plan_platform(view: StackView) -> PlatformSpec:
             pools,
             storage.namespace if storage else None,
         )
+    lws: LeaderWorkerSetSpec | None = specs.get(LWS_KEY)
+    pathways_spec: PathwaysSpec | None = specs.get(PATHWAYS_KEY)
+    pathways = plan_pathways(pathways_spec, pools) if pathways_spec else None
+    warnings += pathways_warnings(pathways) if pathways else []
     monitoring, monitoring_warnings = plan_observability(
         specs.get("observability", ObservabilitySpec()),
         cluster,
@@ -125,6 +137,7 @@ def plan_platform(view: StackView) -> PlatformSpec:
         kueue=kueue,
         storage=storage,
         scaling=cluster.mode == "autopilot" or node_pools_scale(pools),
+        leader_worker_set=lws is not None,
     )
     warnings += monitoring_warnings
     cluster_plan = plan_cluster(
@@ -148,6 +161,8 @@ def plan_platform(view: StackView) -> PlatformSpec:
         observability=monitoring,
         warnings=tuple(warnings),
         checkpointing=checkpointing,
+        lws_version=lws.version if lws else None,
+        pathways=pathways,
     )
 
 
@@ -163,6 +178,8 @@ _SECTION_ORDER = (
     COST_KEY,
     "observability",
     CHECKPOINTING_KEY,
+    LWS_KEY,
+    PATHWAYS_KEY,
 )
 
 

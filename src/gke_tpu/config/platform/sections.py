@@ -19,6 +19,12 @@ from gke_tpu.config.checkpointing.spec import CheckpointingSpec
 from gke_tpu.config.cluster.spec import ClusterFacts, ClusterSpec
 from gke_tpu.config.kueue.spec import KueueSpec
 from gke_tpu.config.model_storage.spec import ModelStorageSpec
+from gke_tpu.config.multihost.spec import (
+    LWS_KEY,
+    PATHWAYS_KEY,
+    LeaderWorkerSetSpec,
+    PathwaysSpec,
+)
 from gke_tpu.config.network.spec import NetworkSpec
 from gke_tpu.config.observability.spec import ObservabilitySpec
 from gke_tpu.config.platform.cost import COST_KEY, CostSpec
@@ -54,6 +60,8 @@ SECTIONS: dict[str, Section] = {
     COST_KEY: Section(CostSpec, required=False),
     "observability": Section(ObservabilitySpec, required=False),
     CHECKPOINTING_KEY: Section(CheckpointingSpec, required=False),
+    LWS_KEY: Section(LeaderWorkerSetSpec, required=False),
+    PATHWAYS_KEY: Section(PathwaysSpec, required=False),
 }
 
 

@@ -14,6 +14,7 @@ from gke_tpu.config.checkpointing.spec import CheckpointingPlan
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.kueue.plan import KueuePlan
 from gke_tpu.config.model_storage.spec import StoragePlan
+from gke_tpu.config.multihost.spec import PathwaysPlan
 from gke_tpu.config.network.plan import NetworkPlan
 from gke_tpu.config.observability.plan import ObservabilityPlan
 from gke_tpu.config.platform.cluster_plan import ClusterPlan
@@ -55,6 +56,10 @@ class PlatformSpec:
     """None with `observability.enabled: false`."""
     warnings: tuple[str, ...] = field(default=())
     checkpointing: CheckpointingPlan | None = None
+    lws_version: str | None = None
+    """The LeaderWorkerSet release of `gke-tpu:leaderWorkerSet`; None without it."""
+    pathways: PathwaysPlan | None = None
+    """The heads' CPU pool of `gke-tpu:pathways`; None without it."""
 
     @property
     def autoscaling(self) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 from gke_tpu.catalog.tokens import CLUSTER, NODE_POOL
 from gke_tpu.contract.outputs import TpuPoolRef
 from gke_tpu.preview.engine import Preview
+from gke_tpu.preview.render.workloads_report import disruption_lines
 
 #: What GKE does without `upgradeSettings`: one surge node, none taken down.
 _GKE_DEFAULT_SURGE = {"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0}
@@ -134,17 +135,22 @@ def disruption_section(plan: Preview) -> list[str]:
             f"{_surge_need(settings, short_lived, ref)} | {window} | "
             f"{interval or 'default (AS_NEEDED)'} |"
         )
-    if not rows:
+    groups = disruption_lines(plan)
+    if not rows and not groups:
         return []
+    table = [
+        "| TPU pool | stopped or recreated by | upgrade | surge need | upgrades held to | "
+        "host maintenance |",
+        "|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
     return [
         "## Disruption",
         "",
         "Host maintenance of TPU VMs ignores maintenance windows and exclusions; workloads get "
         "SIGTERM and their grace period (an hour at most) before it.",
         "",
-        "| TPU pool | stopped or recreated by | upgrade | surge need | upgrades held to | "
-        "host maintenance |",
-        "|---|---|---|---|---|---|",
-        *rows,
-        "",
+        *(table if rows else []),
+        *(line for g in groups for line in (g, "")),
     ]

@@ -33,6 +33,7 @@ from gke_tpu.preview.render.outputs_report import outputs_section
 from gke_tpu.preview.render.preflight_report import PreflightReport, preflight_section
 from gke_tpu.preview.render.quota_report import quota_section
 from gke_tpu.preview.render.slicing_report import slicing_section
+from gke_tpu.preview.render.workloads_report import workloads_section
 
 
 def _cluster(plan: Preview) -> dict[str, Any]:
@@ -299,7 +300,8 @@ def plan_markdown(
     lines += _summary(plan) + _fallback(plan) + _queues(plan) + slicing_section(plan)
     lines += _diagram(plan) + quota_section(plan)
     lines += cost_section(plan.cost)
-    lines += preflight_section(preflight) + disruption_section(plan) + goodput_section(plan)
+    lines += preflight_section(preflight) + workloads_section(plan) + disruption_section(plan)
+    lines += goodput_section(plan)
     lines += alerts_section(plan)
     lines += guardrails_section(plan, found) + _lifecycle(plan) + _before_up(plan)
     return "\n".join(lines)

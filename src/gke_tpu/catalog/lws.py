@@ -1,0 +1,58 @@
+"""LeaderWorkerSet (kubernetes-sigs/lws): the release the platform installs, its API and the
+labels, annotations and environment its controller gives a group's Pods. Pure data; each fact
+with the file it was read from at tag v0.10.0 (commit 2161f38ff333f9e24d3c44adef7cd5d9787cac00).
+"""
+
+from __future__ import annotations
+
+from gke_tpu.catalog.versions import is_release_tag, release_at_least
+
+#: The release the platform installs; pinned, never `latest`. The tests check rendered
+#: LeaderWorkerSets against this release's CRD (tools/third_party/lws).
+DEFAULT_LWS_VERSION = "v0.10.0"
+#: The oldest release a multi-host server is held to. GKE's multi-host TPU inference pages install
+#: v0.4.0 and v0.6.1
+#: (https://cloud.google.com/ai-hypercomputer/docs/workloads/pathways-on-cloud/multihost-inference,
+#: https://cloud.google.com/kubernetes-engine/docs/tutorials/serve-multihost-tpu-jetstream): the
+#: older of the two. What the servers use is older still (the `v1` API, the exclusive-topology
+#: annotation, the leaders-only HPA selector and the TPU environment of a leader without chips,
+#: commit 964dd6c, are all in v0.2.0), so the floor is the release Google serves with, not a guess.
+MIN_LWS_VERSION = "v0.4.0"
+
+#: The release's manifest (site/content/en/docs/installation/_index.md): the controller in
+#: `lws-system`, its webhooks and the CRDs, applied server-side.
+MANIFEST_URL = "https://github.com/kubernetes-sigs/lws/releases/download/{version}/manifests.yaml"
+NAMESPACE = "lws-system"
+
+#: api/leaderworkerset/v1/groupversion_info.go: the only version, served and stored.
+LWS_API = "leaderworkerset.x-k8s.io/v1"
+LWS_KIND = "LeaderWorkerSet"
+
+# api/leaderworkerset/v1/leaderworkerset_types.go.
+#: Set on the LeaderWorkerSet: each group alone in one domain of this node label (one node pool,
+#: so one slice), as GKE's multi-host example sets it.
+EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/exclusive-topology"
+#: Labels the controller puts on every Pod of a group.
+NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
+WORKER_INDEX_LABEL = "leaderworkerset.sigs.k8s.io/worker-index"
+GROUP_INDEX_LABEL = "leaderworkerset.sigs.k8s.io/group-index"
+#: The leader's DNS name (`<lws>-<group>.<lws>.<namespace>`), in every Pod's environment.
+LEADER_ADDRESS_ENV = "LWS_LEADER_ADDRESS"
+#: A Pod of a group that restarts takes the whole group down with it, and the group is created
+#: again: the default, and what a multi-host slice needs (it cannot run with a host missing).
+RECREATE_GROUP = "RecreateGroupOnPodRestart"
+#: The workers' Pods are created with the leader's, not once it is ready: a Pathways leader is
+#: ready only once its workers have joined (LeaderReady would wait for ever).
+LEADER_CREATED = "LeaderCreated"
+
+
+def lws_release_problem(version: str) -> str | None:
+    """Why `version` cannot be the LeaderWorkerSet release a server runs on, or None."""
+    if not is_release_tag(version):
+        return f"not a pinned release: pin one such as {DEFAULT_LWS_VERSION!r}"
+    if not release_at_least(version, MIN_LWS_VERSION):
+        return (
+            f"below {MIN_LWS_VERSION}, the oldest LeaderWorkerSet GKE serves multi-host TPU "
+            f"groups with; pin {MIN_LWS_VERSION} or later, such as {DEFAULT_LWS_VERSION!r}"
+        )
+    return None
