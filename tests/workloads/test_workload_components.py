@@ -153,9 +153,19 @@ def test_a_training_job_replaces_a_disrupted_worker_without_failing(pools: Pools
             ),
         )
 
-    job = run_app(build).one("kubernetes:batch/v1:Job").inputs
+    plan = run_app(build)
+    job = plan.one("kubernetes:batch/v1:Job").inputs
     spec = job["spec"]
     assert spec["backoffLimit"] == 0
+    # Its workers find each other by name under the headless Service, which selects the Job's
+    # Pods by the label the Job controller gives them, ready or not.
+    service = plan.one("kubernetes:core/v1:Service").inputs
+    assert service["spec"] == {
+        "clusterIP": "None",
+        "selector": {"job-name": "t"},
+        "publishNotReadyAddresses": True,
+    }
+    assert spec["template"]["spec"]["subdomain"] == service["metadata"]["name"] == "t-workers"
     assert spec["podFailurePolicy"] == {
         "rules": [
             {

@@ -12,6 +12,7 @@ from gke_tpu.catalog import GENERATIONS
 from gke_tpu.config.base import given_keys, parse
 from gke_tpu.config.cluster.spec import ClusterFacts
 from gke_tpu.config.pools.derive import PoolFacts, derive
+from gke_tpu.config.pools.plan import plan_pool
 from gke_tpu.config.pools.rules import RULES
 from gke_tpu.config.pools.spec import TpuPoolSpec
 from gke_tpu.config.rules import check
@@ -123,3 +124,15 @@ def test_an_entry_rule_that_reads_another_section_waits_for_it_to_parse() -> Non
         )
         assert check(view, (reads_the_region,)) == []
         assert seen == expected
+
+
+def test_an_entry_with_a_field_that_did_not_parse_is_not_planned() -> None:
+    # diskType feeds no derivation: the entry works out everything but is still refused.
+    entry, problems = _run({**SLICE, "diskType": 7})
+    assert [p.split(":")[0] for p in problems] == ["tpuPools[0].diskType"]
+    assert (entry.unparsed, dict(entry.found), entry.machine is not None) == (
+        frozenset({"tpuPools.diskType"}),
+        {},
+        True,
+    )
+    assert plan_pool(entry) is None
