@@ -16,7 +16,7 @@ import yaml
 from gke_tpu.preview.cli import main
 from gke_tpu.preview.engine import Preview
 from gke_tpu.preview.mock_monitor import SECRET, RecordedResource
-from gke_tpu.preview.objects import schemas
+from gke_tpu.preview.objects import check, schemas
 from gke_tpu.preview.objects.check import check_objects, checked_minors, is_object
 from gke_tpu.preview.stack import plan_stack, program_results, version_floor
 from gke_tpu_upkeep import ROOT
@@ -93,7 +93,15 @@ def test_an_object_is_checked_once_per_content(monkeypatch: pytest.MonkeyPatch) 
         asked.append(minor)
         return real(api_version, kind, minor)
 
+    validated: list[Any] = []
+    real_problems = check._schema_problems  # pyright: ignore[reportPrivateUsage]
+
+    def validating(validator: Any, document: Any, patch: bool) -> Any:
+        validated.append(document["metadata"]["name"])
+        return real_problems(validator, document, patch)
+
     monkeypatch.setattr(schemas, "schema_of", counted)
+    monkeypatch.setattr(check, "_schema_problems", validating)
     service = {
         "apiVersion": "v1",
         "kind": "Service",
@@ -102,6 +110,8 @@ def test_an_object_is_checked_once_per_content(monkeypatch: pytest.MonkeyPatch) 
     }
     found = check_objects([_resource(service, "a"), _resource(service, "b")], ("1.30", "1.36"))
     assert asked == ["1.30", "1.36"]
+    # A Service's schema is the same in both minors: validated once for both objects.
+    assert validated == ["once"]
     assert found.errors == [
         f"kubernetes:core/v1:Service '{n}': Service 'dedupe/once': spec.ports[0].port: 70000 "
         "is not a port number: 1 to 65535"
