@@ -84,8 +84,8 @@ def test_a_named_sub_block_is_the_only_one_and_a_slice_larger_than_sub_blocks_ta
     None
 ):
     block = _block("b1", 32, health="HEALTHY", sub_blocks=(_sub("b1/s1", 16), _sub("b1/s2", 16, 8)))
-    assert place([SliceNeed("a", 8, True, sub_block="b1/s2")], [block])[0].where == ("b1/s2",)
-    assert place([SliceNeed("a", 16, True, sub_block="b1/s2")], [block])[0].where == ()
+    assert place([SliceNeed("a", 8, True, "b1", "s2")], [block])[0].where == ("b1/s2",)
+    assert place([SliceNeed("a", 16, True, "b1", "s2")], [block])[0].where == ()
     # 24 hosts: no sub-block is that large, so the block as a whole, which has them.
     assert place([SliceNeed("big", 24, True)], [block])[0].where == ("b1",)
 
@@ -106,3 +106,10 @@ def test_single_host_vms_beyond_every_block_s_room_are_short() -> None:
     assert placed == Placed(
         SliceNeed("serve", 7, False), short="READY blocks have 6 free hosts for its 7"
     )
+
+
+def test_a_named_sub_block_is_found_under_its_block() -> None:
+    """The readers name a sub-block `<block>/<sub-block>`; the reservation names it alone."""
+    block = _block("b1", 32, 0, health="HEALTHY", sub_blocks=(_sub("b1/s1", 16), _sub("b1/s2", 16)))
+    need = SliceNeed("train-0", 16, True, "b1", "s2")
+    assert place([need], [block]) == [Placed(need, ("b1/s2",))]

@@ -103,7 +103,8 @@ class _Ledger:
             subs = [
                 s
                 for s in block.sub_blocks or ()
-                if s.status == READY and need.sub_block in (None, s.name)
+                # Both readers name a sub-block under its block (`<block>/<sub-block>`).
+                if s.status == READY and need.sub_block in (None, s.name.rsplit("/", 1)[-1])
             ]
             if need.sub_block is not None or (
                 need.compact and any(s.count >= need.hosts for s in subs)

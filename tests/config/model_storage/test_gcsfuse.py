@@ -44,10 +44,20 @@ def test_the_sections_options_win_over_ours() -> None:
         "file-cache:enable-parallel-downloads:true",
     )
 
+    # The same option in its flag form wins as well: the driver reads both as one key.
+    tuning = tune_volume("read", ("file-cache-max-size-mb=0",), None)
+    assert tuning.mount_options == (
+        "file-cache-max-size-mb=0",
+        "file-cache:cache-file-for-range-read:true",
+        "file-cache:enable-parallel-downloads:true",
+    )
+
 
 def test_a_writer_gets_no_file_cache() -> None:
     tuning = tune_volume("write", (*DEFAULT_MOUNT_OPTIONS, "file-cache:max-size-mb:10"), "1.36")
     assert tuning.mount_options == DEFAULT_MOUNT_OPTIONS
+    flag = tune_volume("write", (*DEFAULT_MOUNT_OPTIONS, "file-cache-max-size-mb=100"), "1.36")
+    assert flag.mount_options == DEFAULT_MOUNT_OPTIONS
     assert tuning.volume_attributes == {}
     assert tuning.why.startswith("no file cache: the volume writes, others read")
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gke_tpu.catalog import version_at_least
+from gke_tpu.config.model_storage.mount_options import read_option
 
 Role = Literal["read", "write"]
 
@@ -57,9 +58,11 @@ class VolumeTuning:
 
 
 def _key(option: str) -> str:
-    """An option's name without its value: `file-cache:max-size-mb` of
-    `file-cache:max-size-mb:-1`."""
-    return option.rsplit(":", 1)[0] if option.count(":") >= 2 else option.split("=", 1)[0]
+    """An option's gcsfuse key as the driver reads it, in either form: `file-cache:max-size-mb`
+    of `file-cache:max-size-mb:-1` and of `file-cache-max-size-mb=0` alike (an option it cannot
+    read is refused by `mount_option_problems`, and stands for itself here)."""
+    parsed, _ = read_option(option)
+    return parsed.key if parsed is not None else option
 
 
 def tune_volume(role: Role, base: tuple[str, ...], version: str | None) -> VolumeTuning:
@@ -70,7 +73,7 @@ def tune_volume(role: Role, base: tuple[str, ...], version: str | None) -> Volum
         given = {_key(o) for o in base}
         options = base + tuple(o for o in READ_CACHE_OPTIONS if _key(o) not in given)
     else:
-        options = tuple(o for o in base if not o.startswith("file-cache:"))
+        options = tuple(o for o in base if not _key(o).startswith("file-cache:"))
     prefetch = role == "read" and known and version_at_least(version, METADATA_PREFETCH_MIN_VERSION)
     attributes = {METADATA_PREFETCH: "true"} if prefetch else {}
     profiles = known and version_at_least(version, PROFILES_MIN_VERSION)
