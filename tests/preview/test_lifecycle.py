@@ -129,8 +129,12 @@ def test_adding_or_removing_a_block_replaces_only_where_the_provider_says() -> N
     placed = _resource(NODE_POOL, "p", {**pool, "placementPolicy": {"type": "COMPACT"}})
     change = _one(old, placed)
     assert change is not None and change.op == "replace"
-    assert Reason("placementPolicy", "added: the provider cannot add or remove it in place") in (
-        change.reasons
+    assert change.reasons == (
+        Reason("placementPolicy", "added: the provider cannot add or remove it in place"),
+    )
+    taken_off = _one(placed, old)
+    assert taken_off is not None and taken_off.reasons == (
+        Reason("placementPolicy", "removed: the provider cannot add or remove it in place"),
     )
     # Inside the block, type and tpuTopology update in place (the provider does not force new
     # on them): only replaceOnChanges makes a reshape replace the pool.
@@ -267,6 +271,16 @@ def test_a_replaced_provider_replaces_every_object_it_manages() -> None:
     refreshed = copy.deepcopy(provider)
     refreshed["inputs"]["kubeconfig"] = "other"
     assert [c.op for c in _changes([provider, job], [refreshed, job])] == ["update"]
+    # Without an identifier, another kubeconfig is taken as another cluster (the safe choice).
+    plain = _resource(PROVIDER, "k8s", {"kubeconfig": "a"})
+    plain_job = _resource(JOB, "train", _job("train", "a:1"), provider=plain["urn"])
+    other = copy.deepcopy(plain)
+    other["inputs"]["kubeconfig"] = "b"
+    changes = {c.name: c for c in _changes([plain, plain_job], [other, copy.deepcopy(plain_job)])}
+    assert changes["k8s"].reasons == (
+        Reason("kubeconfig", "another cluster: every object this provider manages is replaced"),
+    )
+    assert changes["train"].reasons == (Reason("provider", "its provider k8s is replaced"),)
 
 
 def test_a_resource_moved_to_another_provider_is_replaced_unless_it_is_the_same_one() -> None:

@@ -178,7 +178,10 @@ def test_a_group_per_slice_with_a_worker_per_vm_and_the_pathways_head_in_its_lea
     # ...which would catch a malformed one.
     broken = json.loads(json.dumps(lws.inputs))
     broken["spec"]["leaderWorkerTemplate"]["restartPolicy"] = "Always"
-    assert document_problems(broken) != []  # BAD
+    assert document_problems(broken) == [
+        "spec.leaderWorkerTemplate.restartPolicy: 'Always' is not allowed; expected one of "
+        "'Default', 'RecreateGroupOnPodRestart', 'RecreateGroupAfterStart', 'None'"
+    ]
 
 
 def test_the_leaders_probes_give_the_model_its_startup_window() -> None:

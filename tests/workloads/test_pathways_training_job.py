@@ -186,7 +186,10 @@ def test_the_head_on_the_cpu_pool_drives_a_worker_per_vm_of_every_slice(
     assert document_problems(jobset.inputs) == []
     broken = json.loads(json.dumps(jobset.inputs))
     broken["spec"]["startupPolicy"] = {"startupPolicyOrder": "Whenever"}
-    assert document_problems(broken) != []  # BAD
+    assert document_problems(broken) == [
+        "spec.startupPolicy.startupPolicyOrder: 'Whenever' is not allowed; expected one of "
+        "'AnyOrder', 'InOrder'"
+    ]
     component = plan.one("gke-tpu:index:PathwaysTrainingJob")
     assert plan.component_outputs[component.urn] == {"jobsetName": "llm", "slices": 2}
 

@@ -135,7 +135,7 @@ def test_a_sub_slice_training_job_is_one_partition(
     # A sub-slice shares its sub-block's node pool with others: no affinity to one.
     assert "affinity" not in pod["spec"]
     (env,) = [e for e in pod["spec"]["containers"][0]["env"] if e["name"] == "TPU_WORKER_HOSTNAMES"]
-    assert env["value"].count(",") == 3
+    assert env["value"] == ",".join(f"small-{i}.small-workers" for i in range(4))
 
 
 def test_a_sub_sliced_static_slice_requires_its_level(
