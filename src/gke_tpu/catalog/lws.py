@@ -32,10 +32,6 @@ LWS_KIND = "LeaderWorkerSet"
 #: Set on the LeaderWorkerSet: each group alone in one domain of this node label (one node pool,
 #: so one slice), as GKE's multi-host example sets it.
 EXCLUSIVE_TOPOLOGY = "leaderworkerset.sigs.k8s.io/exclusive-topology"
-#: Labels the controller puts on every Pod of a group.
-NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
-WORKER_INDEX_LABEL = "leaderworkerset.sigs.k8s.io/worker-index"
-GROUP_INDEX_LABEL = "leaderworkerset.sigs.k8s.io/group-index"
 #: The leader's DNS name (`<lws>-<group>.<lws>.<namespace>`), in every Pod's environment.
 LEADER_ADDRESS_ENV = "LWS_LEADER_ADDRESS"
 #: A Pod of a group that restarts takes the whole group down with it, and the group is created

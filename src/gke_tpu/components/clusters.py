@@ -17,6 +17,27 @@ from gke_tpu.config.platform.cluster_plan import ClusterPlan
 NODE_OAUTH_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 
 
+def cpu_node_config(
+    machine_type: str, disk_size_gb: int, disk_type: str, service_account: pulumi.Input[str]
+) -> container.NodePoolNodeConfigArgs:
+    """A CPU node pool's nodes, hardened alike wherever the platform makes one (the cluster's
+    own CPU pool, Pathways' heads): the cluster's node identity, the GKE metadata server for
+    Workload Identity, Shielded VM with secure boot and integrity monitoring."""
+    return container.NodePoolNodeConfigArgs(
+        machine_type=machine_type,
+        disk_size_gb=disk_size_gb,
+        disk_type=disk_type,
+        service_account=service_account,
+        oauth_scopes=list(NODE_OAUTH_SCOPES),
+        workload_metadata_config=container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
+            mode="GKE_METADATA"
+        ),
+        shielded_instance_config=container.NodePoolNodeConfigShieldedInstanceConfigArgs(
+            enable_secure_boot=True, enable_integrity_monitoring=True
+        ),
+    )
+
+
 def node_identity(
     name: str, plan: ClusterPlan, parent: pulumi.Resource
 ) -> tuple[serviceaccount.Account, list[projects.IAMMember]]:

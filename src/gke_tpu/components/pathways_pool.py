@@ -8,7 +8,7 @@ from __future__ import annotations
 import pulumi
 from pulumi_gcp import container
 
-from gke_tpu.components.clusters import NODE_OAUTH_SCOPES
+from gke_tpu.components.clusters import cpu_node_config
 from gke_tpu.components.node_pools import PoolTarget
 from gke_tpu.config.multihost.spec import PathwaysPlan
 
@@ -32,18 +32,8 @@ def build_pathways_pool(
             total_max_node_count=plan.max_nodes,
             location_policy="ANY",
         ),
-        node_config=container.NodePoolNodeConfigArgs(
-            machine_type=plan.machine_type,
-            disk_size_gb=plan.disk_size_gb,
-            disk_type=plan.disk_type,
-            service_account=target.node_service_account,
-            oauth_scopes=list(NODE_OAUTH_SCOPES),
-            workload_metadata_config=container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
-                mode="GKE_METADATA"
-            ),
-            shielded_instance_config=container.NodePoolNodeConfigShieldedInstanceConfigArgs(
-                enable_secure_boot=True, enable_integrity_monitoring=True
-            ),
+        node_config=cpu_node_config(
+            plan.machine_type, plan.disk_size_gb, plan.disk_type, target.node_service_account
         ),
         management=container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
         upgrade_settings=container.NodePoolUpgradeSettingsArgs(max_surge=1, max_unavailable=0),

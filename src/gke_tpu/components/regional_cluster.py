@@ -10,6 +10,7 @@ from gke_tpu.components.args import ClusterNetworkArgs
 from gke_tpu.components.clusters import (
     NODE_OAUTH_SCOPES,
     ClusterParts,
+    cpu_node_config,
     expose,
     node_identity,
 )
@@ -111,18 +112,8 @@ def build_regional_cluster(
         name=CPU_POOL_NAME,
         node_locations=list(cpu.zones) if cpu.zones else None,
         node_count=cpu.nodes_per_zone,
-        node_config=container.NodePoolNodeConfigArgs(
-            machine_type=cpu.machine_type,
-            disk_size_gb=cpu.disk_size_gb,
-            disk_type=cpu.disk_type,
-            service_account=account.email,
-            oauth_scopes=list(NODE_OAUTH_SCOPES),
-            workload_metadata_config=container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
-                mode="GKE_METADATA"
-            ),
-            shielded_instance_config=container.NodePoolNodeConfigShieldedInstanceConfigArgs(
-                enable_secure_boot=True, enable_integrity_monitoring=True
-            ),
+        node_config=cpu_node_config(
+            cpu.machine_type, cpu.disk_size_gb, cpu.disk_type, account.email
         ),
         management=container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
         upgrade_settings=container.NodePoolUpgradeSettingsArgs(max_surge=1, max_unavailable=0),

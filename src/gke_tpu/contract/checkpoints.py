@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from gke_tpu.catalog.pathways import JOBSET_NAME_ANNOTATION
 from gke_tpu.contract.outputs import TpuPoolRef
 from gke_tpu.problems import Problem, show
 
-#: The annotation JobSet puts on each of its Pods: GKE's checkpointing driver hands a JAX process
-#: id only to Pods that carry it (GoogleCloudPlatform/high-scale-checkpointing-controller
-#: pkg/idfile/controller.go, `jobsetNameAnnotation`; Pods without it are ignored).
-JOBSET_NAME_ANNOTATION = "jobset.sigs.k8s.io/jobset-name"
+# JOBSET_NAME_ANNOTATION, which JobSet puts on each of its Pods: GKE's checkpointing driver hands
+# a JAX process id only to Pods that carry it (GoogleCloudPlatform/high-scale-checkpointing-
+# controller pkg/idfile/controller.go, `jobsetNameAnnotation`; Pods without it are ignored).
 #: The variable Orbax's multi-tier initialization reads the run's name from when it is given
 #: none, and fails without (google/orbax checkpoint/orbax/checkpoint/experimental/emergency/
 #: multi_tier_checkpointing/initialization.py, `initialize_multi_tier_checkpointing`).

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gke_tpu.preview.engine import Preview
 from gke_tpu.preview.esc import read_esc_values
@@ -34,9 +34,6 @@ from gke_tpu.preview.stack import failed_plan, plan_checked, read_stack_referenc
 from gke_tpu.preview.stack_config import (
     StackFileError,
 )
-
-if TYPE_CHECKING:
-    pass
 
 EXIT_INVALID_CONFIG = 2
 #: Problems printed at the most: the rest are in the --json document.

@@ -43,6 +43,8 @@ from gke_tpu.problems.pulumi import InvalidInput
 #: The plan document's format: 2 since `format`, `changes` and each resource's
 #: `propertyDependencies` were added; a document without `format` is of format 1.
 PLAN_FORMAT = 2
+#: The formats a baseline may be in: this version compares with both.
+READ_FORMATS = (1, PLAN_FORMAT)
 
 
 @dataclass

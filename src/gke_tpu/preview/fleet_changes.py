@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gke_tpu.preview.engine import PLAN_FORMAT
+from gke_tpu.preview.engine import READ_FORMATS
 from gke_tpu.preview.json_file import UnreadableJson, read_json
 from gke_tpu.preview.stack_config import StackFileError
 from gke_tpu.problems import show
@@ -62,10 +62,10 @@ def read_fleet_baseline(path: Path) -> dict[str, Any]:
             "--fleet --json` writes it"
         )
     fmt = document.get("format", 1)
-    if fmt not in (1, PLAN_FORMAT):
+    if fmt not in READ_FORMATS:
         raise StackFileError(
             f"--baseline: {path} is a fleet document of format {show(fmt)}; this gke-tpu-plan "
-            f"compares formats 1 and {PLAN_FORMAT}: plan the base branch with this version"
+            f"compares formats {' and '.join(map(str, READ_FORMATS))}: plan the base branch with this version"
         )
     if "resources" in document and "stacks" not in document:
         raise StackFileError(

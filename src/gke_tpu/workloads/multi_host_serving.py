@@ -13,6 +13,7 @@ import pulumi_kubernetes as k8s
 from gke_tpu.catalog import jetstream as js
 from gke_tpu.catalog import lws
 from gke_tpu.catalog import pathways as pw
+from gke_tpu.catalog.slicing import NODE_POOL_LABEL
 from gke_tpu.catalog.vllm import adapter_metric
 from gke_tpu.contract.workloads import needs_privileged
 from gke_tpu.problems.args import from_inputs, given
@@ -26,7 +27,6 @@ from gke_tpu.workloads.internal.multi_host_plan import (
     plan_multi_host,
 )
 from gke_tpu.workloads.internal.pods import (
-    NODE_POOL_LABEL,
     POD_SECURITY,
     container,
     disruption_budget,
@@ -176,7 +176,7 @@ class MultiHostServing(pulumi.ComponentResource):
         plan = plan_multi_host(args)
         port = given(args.port, js.HTTP_PORT)
         self.groups, self.group_size = plan.groups, plan.group_size
-        self.startup_seconds = plan.startup_failure_threshold * STARTUP_PERIOD_SECONDS
+        self.startup_seconds = plan.startup_seconds
         labels = {"app": name}
         leaders = {**labels, ROLE_LABEL: "leader"}
         meta = k8s.meta.v1.ObjectMetaArgs(name=name, namespace=args.namespace, labels=labels)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gke_tpu.catalog.slicing import NODE_POOL_LABEL
 from gke_tpu.contract.checkpoints import (
     JOBSET_NAME_ANNOTATION,
     JOBSET_NAME_ENV,
@@ -40,7 +41,7 @@ from gke_tpu.workloads.internal.jobs import (
     slice_job_spec,
     tpu_worker,
 )
-from gke_tpu.workloads.internal.pods import NODE_POOL_LABEL
+from gke_tpu.workloads.internal.pods import field_env
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 #: JobSet places each child Job alone on one node pool, that is on one slice.
@@ -68,16 +69,7 @@ def jobset_name_env() -> list[k8s.core.v1.EnvVarArgs]:
     """The JobSet's name, which Orbax's multi-tier initialization reads, from the annotation
     JobSet puts on every Pod, as xpk passes it (AI-Hypercomputer/xpk
     src/xpk/core/docker_resources.py, `get_gpu_env`)."""
-    return [
-        k8s.core.v1.EnvVarArgs(
-            name=JOBSET_NAME_ENV,
-            value_from=k8s.core.v1.EnvVarSourceArgs(
-                field_ref=k8s.core.v1.ObjectFieldSelectorArgs(
-                    field_path=f"metadata.annotations['{JOBSET_NAME_ANNOTATION}']"
-                )
-            ),
-        )
-    ]
+    return [field_env(JOBSET_NAME_ENV, f"metadata.annotations['{JOBSET_NAME_ANNOTATION}']")]
 
 
 class MultisliceJobSet(pulumi.ComponentResource):

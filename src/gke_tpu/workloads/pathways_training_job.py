@@ -9,6 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gke_tpu.catalog import pathways as pw
+from gke_tpu.catalog.slicing import NODE_POOL_LABEL
 from gke_tpu.contract.outputs import PathwaysRef
 from gke_tpu.contract.workloads import queue_labels
 from gke_tpu.problems.args import from_inputs, given
@@ -28,11 +29,11 @@ from gke_tpu.workloads.internal.pathways_plan import (
 )
 from gke_tpu.workloads.internal.pods import (
     CHECKPOINT_VOLUME,
-    NODE_POOL_LABEL,
     POD_SECURITY,
     checkpoint_env,
     container,
     env_vars,
+    field_env,
     model_volumes,
     pod_annotations,
     tolerations,
@@ -50,12 +51,12 @@ def _servers(args: PathwaysTrainingJobArgs) -> pathways.PathwaysServers:
         version=args.pathways_version,
         scratch=args.scratch_location,
         head=f"$({HEAD_ADDRESS})",
-        head_env=[pathways.field_env(HEAD_ADDRESS, f"metadata.labels['{pw.COORDINATOR_LABEL}']")],
+        head_env=[field_env(HEAD_ADDRESS, f"metadata.labels['{pw.COORDINATOR_LABEL}']")],
     )
 
 
 def _labels_env(**fields: str) -> list[k8s.core.v1.EnvVarArgs]:
-    return [pathways.field_env(name, path) for name, path in fields.items()]
+    return [field_env(name, path) for name, path in fields.items()]
 
 
 def _head_template(

@@ -14,6 +14,7 @@ from pydantic import AfterValidator, Field, StrictInt, StrictStr
 from gke_tpu.catalog.gke import MAX_NODES_PER_POOL_ZONE
 from gke_tpu.catalog.lws import DEFAULT_LWS_VERSION, lws_release_problem
 from gke_tpu.catalog.pathways import DEFAULT_CPU_MACHINE_TYPE
+from gke_tpu.catalog.slicing import NODE_POOL_LABEL
 from gke_tpu.config.base import Spec
 from gke_tpu.config.cluster.fields import DiskType, MachineTypeName, Zone
 from gke_tpu.config.cluster.spec import DEFAULT_BOOT_DISK_GB, DEFAULT_BOOT_DISK_TYPE
@@ -23,7 +24,6 @@ LWS_KEY = "leaderWorkerSet"
 PATHWAYS_KEY = "pathways"
 #: The GKE node pool of Pathways' heads (xpk and Cluster Toolkit name theirs `cpu-np`).
 PATHWAYS_NODE_POOL = "pathways-cpu"
-NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 #: Nodes the head's pool can grow to by default: one head each, so four Pathways jobs or servers
 #: at once. It idles at none, as Cluster Toolkit's `cpu-np` does (autoscaling 0 to 100).
 DEFAULT_MAX_HEADS = 4

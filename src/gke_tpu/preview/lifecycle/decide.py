@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from gke_tpu.catalog.tokens import KUBERNETES_PROVIDER
 from gke_tpu.preview.lifecycle.paths import (
     Path,
     contains,
@@ -25,7 +26,6 @@ from gke_tpu.preview.lifecycle.paths import (
 from gke_tpu.preview.lifecycle.table import GoogleRules, kubernetes_kind, table
 
 Op = Literal["same", "update", "replace"]
-KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from gke_tpu.catalog.tokens import (
     BUCKET,
     CLUSTER,
     JOBSET,
+    KUBERNETES_PROVIDER,
     NODE_POOL,
     SERVICE_ACCOUNT,
 )
@@ -23,7 +24,6 @@ from gke_tpu.preview.lifecycle import Change, Changes
 MOST_LISTED = 40
 #: Fields named for one resource at the most.
 MOST_FIELDS = 6
-KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
 
 
 def short_type(resource_type: str) -> str:

@@ -13,7 +13,7 @@ from pydantic.alias_generators import to_camel
 
 from gke_tpu.catalog.prices import rate, usd
 from gke_tpu.config.base import problems_from
-from gke_tpu.preview.engine import PLAN_FORMAT
+from gke_tpu.preview.engine import READ_FORMATS
 from gke_tpu.preview.lifecycle import plan_changes
 from gke_tpu.preview.render.changes_report import (
     caution,
@@ -120,7 +120,6 @@ class Baseline(_Read):
 
 
 #: The plan document formats a baseline may have: 1 (no `format` key) and this one.
-READ_FORMATS = (1, PLAN_FORMAT)
 
 
 def baseline_mismatch(document: Any, stack: str) -> str | None:

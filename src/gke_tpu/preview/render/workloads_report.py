@@ -10,17 +10,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from gke_tpu.catalog import TPU_RESOURCE
+from gke_tpu.catalog.pathways import HEAD_JOB
 from gke_tpu.catalog.tokens import (
     HORIZONTAL_POD_AUTOSCALER,
     JOBSET,
     LEADER_WORKER_SET,
     POD_DISRUPTION_BUDGET,
 )
+from gke_tpu.catalog.tpu import TOPOLOGY_LABEL
 from gke_tpu.preview.engine import Preview
 
-TOPOLOGY = "cloud.google.com/gke-tpu-topology"
-#: The replicated Job of a Pathways head (catalog.pathways.HEAD_JOB).
-PATHWAYS_HEAD = "pathways-head"
 ELASTIC_FLAG = "--num_elastic_slices="
 
 
@@ -92,7 +91,7 @@ def leader_worker_sets(plan: Preview) -> list[Groups]:
                 low=low,
                 size=size,
                 chips=_chips(leader) + (size - 1) * _chips(worker),
-                topology=(worker.get("nodeSelector") or {}).get(TOPOLOGY, "-"),
+                topology=(worker.get("nodeSelector") or {}).get(TOPOLOGY_LABEL, "-"),
                 startup_seconds=_startup(leader),
                 budget=f"{int(pods) // size} group(s) at once" if pods else "none",
             )
@@ -104,9 +103,9 @@ def _pathways_jobs(plan: Preview) -> Iterator[tuple[str, int, int, int]]:
     """Each Pathways JobSet: its name, slices, chips per slice and elastic slices."""
     for resource in plan.of_type(JOBSET):
         jobs = {j["name"]: j for j in resource.inputs["spec"].get("replicatedJobs") or []}
-        if PATHWAYS_HEAD not in jobs or len(jobs) != 2:
+        if HEAD_JOB not in jobs or len(jobs) != 2:
             continue
-        head = jobs.pop(PATHWAYS_HEAD)["template"]["spec"]["template"]["spec"]
+        head = jobs.pop(HEAD_JOB)["template"]["spec"]["template"]["spec"]
         (worker,) = jobs.values()
         job = worker["template"]["spec"]
         flags = [a for c in head.get("initContainers") or [] for a in c.get("args") or []]

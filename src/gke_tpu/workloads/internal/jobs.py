@@ -7,9 +7,10 @@ from typing import Any
 
 import pulumi_kubernetes as k8s
 
+from gke_tpu.catalog.slicing import NODE_POOL_LABEL
 from gke_tpu.contract.workloads import needs_privileged, slice_workers, topology_annotations
 from gke_tpu.workloads.args import TpuJobArgs
-from gke_tpu.workloads.internal.pods import NODE_POOL_LABEL, container, tpu_pod_template
+from gke_tpu.workloads.internal.pods import container, tpu_pod_template
 
 #: Label on every Pod of a TPU job, a JobSet's too: a TpuTrainingJob's anti-affinity keys on it,
 #: and a required anti-affinity holds both ways, so a JobSet's slice and a TpuTrainingJob's are

@@ -18,7 +18,7 @@ from gke_tpu.problems import Problem
 from gke_tpu.problems.args import given
 from gke_tpu.problems.rules import Rule, rule, run_rules
 from gke_tpu.workloads.internal.pathways_plan import check_gcs_path, check_release
-from gke_tpu.workloads.internal.vllm_plan import startup_failure_threshold
+from gke_tpu.workloads.internal.vllm_plan import STARTUP_PERIOD_SECONDS, startup_failure_threshold
 from gke_tpu.workloads.multi_host_args import (
     DEFAULT_MAX_UNAVAILABLE_GROUPS,
     JETSTREAM_PATHWAYS,
@@ -65,8 +65,6 @@ class MultiHostPlan:
     """The engine's MaxText settings, the component's after the caller's."""
     startup_failure_threshold: int
     """Startup probes that may fail, one every STARTUP_PERIOD_SECONDS, before a restart."""
-    hbm_gb: float
-    """The group's HBM."""
     max_unavailable_pods: int | None
     """The PodDisruptionBudget's `maxUnavailable`: the Pods of the groups that may go."""
     autoscaling: GroupAutoscaling | None
@@ -77,6 +75,11 @@ class MultiHostPlan:
         VMs, holding no chips) and a worker per VM, as GKE's example sizes it (`size: 5` on a
         v6e-16)."""
         return self.workers + 1
+
+    @property
+    def startup_seconds(self) -> int:
+        """How long the leader may take to answer its startup probe."""
+        return self.startup_failure_threshold * STARTUP_PERIOD_SECONDS
 
 
 def _positive(value: object) -> bool:
@@ -342,7 +345,6 @@ def plan_multi_host(args: MultiHostServingArgs) -> MultiHostPlan:
         startup_failure_threshold=startup_failure_threshold(
             args.model_size_gb, given(args.load_gb_per_minute, js.DEFAULT_LOAD_GB_PER_MINUTE)
         ),
-        hbm_gb=group_hbm(args),
         max_unavailable_pods=budget * (workers + 1) if args.max_unavailable_groups else None,
         autoscaling=scaling,
     )

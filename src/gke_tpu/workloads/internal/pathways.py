@@ -68,7 +68,8 @@ def resource_manager(
             f"--instance_type={instance_type}",
         ],
         env=[*servers.head_env, *env_vars({**(env or {}), "TPU_SKIP_MDS_QUERY": "true"})],
-        ports=_ports(*((port, 29002) if port == pw.RESOURCE_MANAGER_PORT else (port,))),
+        # The default port brings its second one with it ([XPK][PWU]); another stands alone.
+        ports=_ports(*(pw.RESOURCE_MANAGER_PORTS if port == pw.RESOURCE_MANAGER_PORT else (port,))),
         resources=k8s.core.v1.ResourceRequirementsArgs(limits=dict(limits)) if limits else None,
         security_context=HARDENED_CONTAINER,
         restart_policy=restart_policy,
@@ -125,14 +126,4 @@ def worker(
         resources=k8s.core.v1.ResourceRequirementsArgs(requests=tpu, limits=tpu),
         volume_mounts=list(mounts) or None,
         security_context=HARDENED_CONTAINER,
-    )
-
-
-def field_env(name: str, path: str) -> k8s.core.v1.EnvVarArgs:
-    """An environment variable from the Pod's own metadata (`metadata.labels['...']`)."""
-    return k8s.core.v1.EnvVarArgs(
-        name=name,
-        value_from=k8s.core.v1.EnvVarSourceArgs(
-            field_ref=k8s.core.v1.ObjectFieldSelectorArgs(field_path=path)
-        ),
     )

@@ -19,7 +19,6 @@ from gke_tpu.workloads.args import (
     ModelMount,
 )
 
-NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
 MODEL_VOLUME = "models"
 #: The rest is the model server's, which loads the model through host memory.
@@ -285,4 +284,14 @@ def disruption_budget(
             selector=k8s.meta.v1.LabelSelectorArgs(match_labels=dict(labels)),
         ),
         opts=child(parent),
+    )
+
+
+def field_env(name: str, path: str) -> k8s.core.v1.EnvVarArgs:
+    """An environment variable from the Pod's own metadata (`metadata.labels['...']`)."""
+    return k8s.core.v1.EnvVarArgs(
+        name=name,
+        value_from=k8s.core.v1.EnvVarSourceArgs(
+            field_ref=k8s.core.v1.ObjectFieldSelectorArgs(field_path=path)
+        ),
     )
