@@ -194,8 +194,9 @@ def _jobset(spec: PlatformSpec, platform: Platform) -> Platform:
     """JobSet, which Kueue manages multislice jobs through and GKE's multi-tier checkpointing
     needs (its driver serves JobSet Pods only: GoogleCloudPlatform/
     high-scale-checkpointing-controller deploy/multitier/README.md installs the JobSet CRD
-    first); none without `gke-tpu:kueue` or `gke-tpu:checkpointing`."""
-    if spec.kueue is None and spec.checkpointing is None:
+    first) and Pathways runs as; none without `gke-tpu:kueue`, `gke-tpu:checkpointing` or
+    `gke-tpu:pathways`."""
+    if spec.kueue is None and spec.checkpointing is None and spec.pathways is None:
         return platform
     from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
 
@@ -239,7 +240,7 @@ def _kueue(spec: PlatformSpec, platform: Platform) -> Platform:
 
 def _multihost(spec: PlatformSpec, platform: Platform) -> Platform:
     """LeaderWorkerSet for multi-host serving groups (`gke-tpu:leaderWorkerSet`); the heads' CPU
-    pool of Pathways, and JobSet where Kueue did not install it (`gke-tpu:pathways`)."""
+    pool of Pathways (`gke-tpu:pathways`; its JobSet is `_jobset`'s)."""
     if spec.lws_version is None and spec.pathways is None:
         return platform
     name, cluster = spec.cluster.name, platform.cluster
@@ -256,17 +257,11 @@ def _multihost(spec: PlatformSpec, platform: Platform) -> Platform:
         platform = replace(platform, leader_worker_set=install)
     if spec.pathways is None:
         return platform
-    from gke_tpu.components.jobset_install import JobSetInstall, JobSetInstallArgs
     from gke_tpu.components.pathways_pool import PATHWAYS_POOL_TYPE, build_pathways_pool
 
     parent = pulumi.ComponentResource(PATHWAYS_POOL_TYPE, f"{name}-pathways")
     pool = build_pathways_pool(parent, name, pool_target(spec, cluster), spec.pathways)
-    platform = replace(platform, pathways_pool=pool)
-    if platform.jobset_version is None:
-        jobset_args = JobSetInstallArgs()
-        JobSetInstall(f"{name}-jobset", jobset_args, on_cluster)
-        platform = replace(platform, jobset_version=jobset_args.version)
-    return platform
+    return replace(platform, pathways_pool=pool)
 
 
 def _observability(spec: PlatformSpec, platform: Platform) -> Platform:
