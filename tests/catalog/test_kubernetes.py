@@ -18,13 +18,13 @@ from gke_tpu.catalog.kubernetes import (
     int64_problem,
     label_key_problem,
     label_value_problem,
-    parse_quantity,
     port_name_problem,
     port_or_name_problem,
     port_problem,
     quantity_problem,
     relaxed_env_names,
 )
+from gke_tpu.catalog.quantity import parse_quantity
 
 
 def test_the_supported_minors_run_from_the_oldest_channel_floor_to_the_newest() -> None:
@@ -216,6 +216,7 @@ def test_a_secret_key() -> None:
     ],
 )
 def test_a_quantity_s_value(text: str, value: Decimal) -> None:
+    # The one parser, catalog.quantity's, reads each exactly.
     assert parse_quantity(text) == value
     assert quantity_problem(text) is None
 

@@ -25,6 +25,8 @@ from gke_tpu.catalog.quantity import mib_rounded_up, parse_quantity
         ("5.", 5),
         ("+3Ki", 3 * 1024),
         ("-1", -1),
+        ("3n", Fraction(3, 10**9)),
+        ("2u", Fraction(2, 10**6)),
     ],
 )
 def test_every_form_of_the_grammar_is_read(text: str, value: Fraction) -> None:

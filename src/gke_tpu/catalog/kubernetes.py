@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
 
+from gke_tpu.catalog.quantity import parse_quantity
 from gke_tpu.catalog.versions import version_key
 
 DNS_LABEL_MAX = 63
@@ -40,13 +40,6 @@ _LABEL_VALUE_RE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 _ENV_NAME_RE = re.compile(r"[-._a-zA-Z][-._a-zA-Z0-9]*")
 _CONFIG_KEY_RE = re.compile(r"[-._a-zA-Z0-9]+")
 _PORT_NAME_RE = re.compile(r"[-a-z0-9]+")
-#: ParseQuantity's grammar: a decimal number, then a binary or decimal SI suffix or a whole
-#: decimal exponent.
-_QUANTITY_RE = re.compile(
-    r"(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?P<suffix>[KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?"
-)
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 
 
 def _text(value: object) -> str | None:
@@ -207,19 +200,6 @@ def config_key_problem(value: object) -> str | None:
             f"{DNS_SUBDOMAIN_MAX} characters"
         )
     return _dot_prefix_problem(value)
-
-
-def parse_quantity(value: str) -> Decimal | None:
-    """A quantity's value (`1.5Gi`, `500m`, `1e3`), or None when it is not one."""
-    match = _QUANTITY_RE.fullmatch(value)
-    if match is None:
-        return None
-    number, suffix = Decimal(match["number"]), match["suffix"] or ""
-    if suffix in _BINARY:
-        return number * _BINARY[suffix]
-    if suffix[:1] in ("e", "E"):
-        return number.scaleb(int(suffix[1:]))
-    return number.scaleb(_DECIMAL.get(suffix, 0))
 
 
 def quantity_problem(value: object) -> str | None:

@@ -3,7 +3,8 @@ them: kubernetes/apimachinery pkg/api/resource/quantity.go, `ParseQuantity`, who
 
     <quantity> ::= <signedNumber><suffix>
     <number>   ::= <digits> | <digits>.<digits> | <digits>. | .<digits>
-    <suffix>   ::= Ki | Mi | Gi | Ti | Pi | Ei | m | "" | k | M | G | T | P | E | e<int> | E<int>
+    <suffix>   ::= Ki | Mi | Gi | Ti | Pi | Ei | n | u | m | "" | k | M | G | T | P | E
+                 | e<int> | E<int>
 
 GKE's multi-tier checkpointing controller reads `inMemoryVolumeSize` with it and rounds it up to
 whole MiB (GoogleCloudPlatform/high-scale-checkpointing-controller
@@ -17,11 +18,13 @@ from fractions import Fraction
 
 _QUANTITY = re.compile(
     r"(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
-    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?",
+    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?",
     re.ASCII,
 )
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {
+    "n": Fraction(1, 10**9),
+    "u": Fraction(1, 10**6),
     "m": Fraction(1, 1000),
     "": Fraction(1),
     "k": Fraction(10**3),

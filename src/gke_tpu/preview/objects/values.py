@@ -20,11 +20,11 @@ from gke_tpu.catalog.kubernetes import (
     env_name_problem,
     label_key_problem,
     label_value_problem,
-    parse_quantity,
     port_name_problem,
     port_problem,
     quantity_problem,
 )
+from gke_tpu.catalog.quantity import parse_quantity
 from gke_tpu.problems import join_path, show
 
 Found = tuple[str, str]
