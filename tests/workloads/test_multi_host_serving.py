@@ -428,3 +428,15 @@ def test_another_language_passes_the_arguments_as_the_schema_names_them() -> Non
     hpa = plan.one("kubernetes:autoscaling/v2:HorizontalPodAutoscaler").inputs["spec"]
     assert (hpa["minReplicas"], hpa["maxReplicas"]) == (1, 2)
     assert plan.one(LWS).inputs["spec"]["leaderWorkerTemplate"]["size"] == 5
+
+
+def test_what_the_api_server_would_refuse_is_refused_at_the_argument() -> None:
+    assert _refusals(
+        lambda: _serve(namespace="ML_Team", service_account="x" * 254, cluster_version="new")
+    ) == [
+        "namespace: 'ML_Team' is not a lowercase RFC 1123 label: lowercase letters, digits and "
+        "'-', starting and ending with a letter or digit (such as 'my-name')",
+        f"service_account: {'x' * 80!r}... (254 characters) is 254 characters long; at most 253 "
+        "are allowed",
+        "cluster_version: 'new' is not a GKE version, such as '1.31' or '1.31.2-gke.1115000'",
+    ]

@@ -345,3 +345,18 @@ def test_the_platform_s_pathways_output_is_taken_as_a_stack_reference_gives_it(
     jobset = run_app(lambda: PathwaysTrainingJob("llm", inputs)).one(JOBSET)  # type: ignore[arg-type]
     _, worker = _replicated(jobset)
     assert worker["replicas"] == 1
+
+
+def test_what_the_api_server_would_refuse_is_refused_at_the_argument(
+    prod: PlatformOutputs,
+) -> None:
+    assert _refusals(
+        lambda: PathwaysTrainingJob(
+            "llm", _args(prod, namespace="ML_Team", max_restarts=2**31, cluster_version="new")
+        )
+    ) == [
+        "namespace: 'ML_Team' is not a lowercase RFC 1123 label: lowercase letters, digits and "
+        "'-', starting and ending with a letter or digit (such as 'my-name')",
+        "cluster_version: 'new' is not a GKE version, such as '1.31' or '1.31.2-gke.1115000'",
+        "max_restarts: 2147483648 is more than the API holds: at most 2147483647",
+    ]

@@ -21,6 +21,11 @@ from gke_tpu.problems.pulumi import reject
 from gke_tpu.pulumi_options import caller_waits, child
 from gke_tpu.workloads.args import ContainerSpec
 from gke_tpu.workloads.internal import pathways
+from gke_tpu.workloads.internal.api_rules import (
+    cluster_version_problems,
+    identity_problems,
+    workload_name_problems,
+)
 from gke_tpu.workloads.internal.multi_host_plan import (
     MultiHostPlan,
     multi_host_problems,
@@ -171,7 +176,15 @@ class MultiHostServing(pulumi.ComponentResource):
     ) -> None:
         title = f"MultiHostServing {name!r}"
         args = from_inputs(MultiHostServingArgs, args, title)
-        reject(multi_host_problems(args), title)
+        # And what the API server would refuse of its objects: the LeaderWorkerSet and its
+        # Service take the name (the groups are held to the pool's slices already).
+        reject(
+            multi_host_problems(args)
+            + workload_name_problems(name, "")
+            + identity_problems(args.namespace, args.service_account)
+            + cluster_version_problems("cluster_version", args.cluster_version),
+            title,
+        )
         super().__init__("gke-tpu:index:MultiHostServing", name, None, opts)
         plan = plan_multi_host(args)
         port = given(args.port, js.HTTP_PORT)

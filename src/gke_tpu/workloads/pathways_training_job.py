@@ -17,6 +17,7 @@ from gke_tpu.problems.pulumi import reject
 from gke_tpu.pulumi_options import caller_waits, child
 from gke_tpu.workloads.args import DEFAULT_LOCAL_CHECKPOINT_DIRECTORY
 from gke_tpu.workloads.internal import pathways
+from gke_tpu.workloads.internal.api_rules import count_problems, job_problems
 from gke_tpu.workloads.internal.jobs import (
     SKIP_AWAIT,
     fail_on_application_errors,
@@ -240,7 +241,13 @@ class PathwaysTrainingJob(pulumi.ComponentResource):
     ) -> None:
         title = f"PathwaysTrainingJob {name!r}"
         args = from_inputs(PathwaysTrainingJobArgs, args, title)
-        reject(pathways_training_problems(args), title)
+        # And what the API server would refuse of its objects, as MultisliceJobSet checks it.
+        reject(
+            pathways_training_problems(args)
+            + job_problems(name, args, None)
+            + count_problems({"max_restarts": args.max_restarts}),
+            title,
+        )
         super().__init__("gke-tpu:index:PathwaysTrainingJob", name, None, opts)
         plan = plan_pathways_training(args)
         ref = cast(PathwaysRef, args.pathways)  # required: the checks refused None
