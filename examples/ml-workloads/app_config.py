@@ -80,6 +80,12 @@ class MultiHostLlm(Spec):
     """MaxText's settings of the model (its config file, parallelism, quantization)."""
     groups: StrictInt = 1
     """Groups, one slice each; default 1."""
+    queue: str | None = Field(default=None, min_length=1)
+    """A Kueue queue of the platform (its `queues` output) over the pool: Kueue admits each group
+    and, on a topology-aware pool, places it in a slice of `topology`."""
+    topology: str | None = Field(default=None, min_length=1)
+    """The slice shape of each group on a topology-aware pool (its `slicing.shapes`): required
+    on a dynamic-slicing pool, where a group takes at most one sub-block (4x4x4)."""
 
 
 class PathwaysTraining(Spec):

@@ -28,6 +28,9 @@ SERVER_KEYS = {
     "pool": "multiHostLlm.pool",
     "workers": "multiHostLlm.pool",
     "groups": "multiHostLlm.groups",
+    "topology": "multiHostLlm.topology",
+    "queue": "multiHostLlm.queue",
+    "namespace": "multiHostLlm.queue",
     "image": "multiHostLlm.image",
     "pathways_version": "multiHostLlm.pathwaysVersion",
     "model_checkpoint": "multiHostLlm.modelCheckpoint",
@@ -75,6 +78,8 @@ def server_args(platform: PlatformOutputs, llm: MultiHostLlm) -> MultiHostServin
         model_size_gb=llm.model_size_gb,
         server_args=tuple(llm.server_args),
         groups=llm.groups,
+        topology=llm.topology,
+        queue=platform.queue(llm.queue, "multiHostLlm.queue") if llm.queue else None,
     )
 
 

@@ -784,10 +784,56 @@ def test_ironwood_app_trains_on_dynamic_slices_it_asks_kueue_for() -> None:
         }
 
 
+def test_ironwood_app_serves_a_model_larger_than_a_vm_on_a_sub_slice() -> None:
+    """Llama 3.1 405B on a 2x2x4 sub-slice of one sub-block, beside both training jobs."""
+    plan = app_plan("ironwood")
+    assert plan.errors == []
+    lws = plan.one("kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet")
+    assert lws.inputs["metadata"]["labels"] == {
+        "app": "llm-multihost",
+        "kueue.x-k8s.io/queue-name": "training",
+    }
+    assert "annotations" not in lws.inputs["metadata"]  # Kueue places it, not a node pool
+    spec = lws.inputs["spec"]
+    assert (spec["replicas"], spec["leaderWorkerTemplate"]["size"]) == (1, 5)
+    for role in ("leaderTemplate", "workerTemplate"):
+        pod = spec["leaderWorkerTemplate"][role]
+        assert pod["metadata"]["annotations"] == {
+            "cloud.google.com/gke-tpu-slice-topology": "2x2x4",
+            "kueue.x-k8s.io/podset-required-topology": (
+                "cloud.google.com/gke-tpu-partition-2x2x4-id"
+            ),
+            "kueue.x-k8s.io/podset-group-name": "lws-super-slice-group",
+        }
+        assert pod["spec"]["nodeSelector"] == {"cloud.google.com/gke-tpu-accelerator": "tpu7x"}
+    # The queue holds both 4x4x8 jobs and the group at once: five sub-blocks' chips.
+    chips = platform_plan("ironwood").outputs["queues"]["training"]["chips"]["ironwood"]
+    assert chips == 5 * 64 >= 2 * 128 + 16
+    assert plan.outputs["multiHostService"] == "llm-multihost"
+
+
+def test_ironwood_serving_needs_a_queue_and_a_shape_a_group_can_take(tmp_path: Path) -> None:
+    large = _ironwood_app(tmp_path, ("topology: 2x2x4", "topology: 4x4x8"))
+    assert large.resources == []
+    assert large.errors == [
+        "multiHostLlm.topology: '4x4x8' spans 2 sub-blocks of pool 'ironwood': the Kueue slice "
+        "controller keeps a LeaderWorkerSet group in one partition of its shape, and a sub-block "
+        "is the largest (tpu-slice-controller internal/webhooks, LeaderWorkerSetWebhook), so "
+        "such a group would never be admitted; a group takes one of 2x2x1, 2x2x2, 2x2x4, 2x4x4, "
+        "4x4x4"
+    ]
+    unqueued = _ironwood_app(tmp_path, ("    queue: training\n", ""))
+    assert unqueued.errors == [
+        "multiHostLlm.queue: is required: Kueue places each slice on pool 'ironwood' "
+        "(topology-aware scheduling), and without a queue the workload would stay Pending for "
+        "ever. Pass a queue of the platform's `queues` output that covers 'ironwood'"
+    ]
+
+
 def test_a_dynamic_training_pool_needs_a_shape_it_can_form(tmp_path: Path) -> None:
     missing = _ironwood_app(tmp_path, ("ml-workloads:trainingTopology: 4x4x8\n", ""))
     assert missing.resources == []
-    shapes = "2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16, 4x8x8"
+    shapes = "2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, 4x4x12, 4x4x16, 4x8x8, 4x4x20"
     assert missing.errors == [
         "trainingTopology: the training jobs cannot run on 'ironwood': is required: pool "
         "'ironwood' forms each workload's slice from its sub-blocks (dynamic slicing); ask for "

@@ -324,8 +324,8 @@ def test_every_problem_is_refused_at_its_argument_before_anything_is_registered(
         "gke-tpu:leaderWorkerSet)",
         "workers: 5 workers do not fit pool 'v6e-16': a 4x4 slice has 4 VMs and a group runs one "
         "worker on each (and its leader beside one of them)",
-        "groups: 3 groups do not fit pool 'v6e-16': a group holds a whole slice and the pool "
-        "has 2; add slices to the pool or lower this",
+        "groups: 3 groups do not fit pool 'v6e-16': a group holds one 4x4 slice and the pool "
+        "holds 2 at once; add slices to the pool or lower this",
         "load_gb_per_minute: 0 is not a rate: a number above 0",
         "hbm_headroom: 1.0 is not a share: 0 or more, below 1",
         "image: 'us-docker.pkg.dev/cloud-tpu-images/inference/jetstream-pathways:latest' is not "
@@ -393,8 +393,8 @@ def test_autoscaling_beyond_the_slices_or_beside_fixed_groups_is_refused() -> No
     assert _refusals(lambda: _serve(groups=2, autoscaling=scaling)) == [
         "groups: 2: the autoscaler sets the groups between autoscaling.min_groups and "
         "autoscaling.max_groups; drop groups",
-        "autoscaling.max_groups: 3 groups do not fit pool 'v6e-16': a group holds a whole slice "
-        "and the pool has 2; add slices to the pool or lower this",
+        "autoscaling.max_groups: 3 groups do not fit pool 'v6e-16': a group holds one 4x4 slice "
+        "and the pool holds 2 at once; add slices to the pool or lower this",
         "autoscaling.target_per_group: 0: above 0",
         "autoscaling.metric: 'cpu' is not a JetStream gauge to scale on; expected one of "
         "jetstream_prefill_backlog_size (queue size), jetstream_slots_used_percentage (share of "

@@ -279,5 +279,6 @@ def test_a_deployment_cannot_serve_from_dynamic_slices(
         "TpuServingDeployment 'serve'.pool: 'ironwood' forms slices for Jobs, JobSets and LeaderWorkerSets only, whose "
         "creation the Kueue slice controller's webhooks shape (GoogleCloudPlatform/cluster-toolkit "
         "modules/management/kubectl-apply/kueue/slice-controller.yaml.tftpl): a Deployment's Pods "
-        "would wait for a slice that never forms; serve from a single-host pool"
+        "would wait for a slice that never forms; serve on a slice of it with MultiHostServing (a "
+        "LeaderWorkerSet), or from a single-host pool"
     ]

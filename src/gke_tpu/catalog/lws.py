@@ -52,3 +52,20 @@ def lws_release_problem(version: str) -> str | None:
             f"groups with; pin {MIN_LWS_VERSION} or later, such as {DEFAULT_LWS_VERSION!r}"
         )
     return None
+
+
+#: A LeaderWorkerSet's name is at most 51 characters, one fewer for each ten groups: its workers'
+#: StatefulSet names its Pods' revision label, at most 63 characters with a 10-character hash
+#: (site/content/en/docs/troubleshooting/_index.md, "Unable to Create LWS Object with a Name
+#: Exceeding 51 Characters").
+MAX_NAME_LENGTH = 51
+#: Under Kueue, 39: Kueue names each group's pod group in a label, the set's name and a group
+#: suffix (kubernetes-sigs/kueue site/content/en/docs/tasks/run/leaderworkerset.md, "Long
+#: LeaderWorkerSet names"; v0.19.2).
+MAX_QUEUED_NAME_LENGTH = 39
+
+
+def max_name_length(groups: int, queued: bool) -> int:
+    """The longest name a LeaderWorkerSet of `groups` groups (at the most) may take."""
+    most = MAX_NAME_LENGTH - groups // 10
+    return min(most, MAX_QUEUED_NAME_LENGTH) if queued else most

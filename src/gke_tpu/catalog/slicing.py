@@ -62,6 +62,11 @@ HIGH_THROUGHPUT = "HIGH_THROUGHPUT"
 SLICE_ADMISSION_CONTROLLER = "accelerator.gke.io/slice"
 #: The Pod template annotation that asks for a dynamic slice's shape [USE][XPK recipes][LLMD].
 SLICE_TOPOLOGY_ANNOTATION = "cloud.google.com/gke-tpu-slice-topology"
+#: What the Kueue slice controller's LeaderWorkerSet webhook writes on both templates of a group
+#: that has a leader, so that Kueue places the leader in its workers' slice [SC internal/webhooks
+#: LeaderWorkerSetWebhook.Default; Kueue site/content/en/docs/tasks/run/leaderworkerset.md,
+#: "Configure Topology Aware Scheduling": the same `podset-group-name` on both templates].
+LWS_GROUP_NAME = "lws-super-slice-group"
 #: The node label of a reservation block: the top level of a dynamic-slicing Topology [USE]
 #: [CT][SC TPUBlockLabel]. GKE documents `gce-topology-subblock` and `-host` for GPU nodes only
 #: (ai-hypercomputer/docs/workloads/schedule-gke-workloads-tas): no TPU source uses them.

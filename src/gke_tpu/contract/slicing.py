@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from gke_tpu.catalog.slicing import (
     BLOCK_LABEL,
+    LWS_GROUP_NAME,
     NODE_POOL_LABEL,
     SLICE_TOPOLOGY_ANNOTATION,
     SUB_BLOCK_CHIPS,
@@ -25,6 +26,10 @@ REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
 PREFERRED_TOPOLOGY = "kueue.x-k8s.io/podset-preferred-topology"
 SLICE_REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-slice-required-topology"
 SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
+#: The pod sets Kueue places in one domain: a LeaderWorkerSet group's leader and workers
+#: (kueue site/content/en/docs/tasks/run/leaderworkerset.md; tas_validation.go: only beside a
+#: required or preferred topology, never with a slice size).
+PODSET_GROUP_NAME = "kueue.x-k8s.io/podset-group-name"
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,18 @@ class PoolSlicing:
         """Whether only Kueue gives the pool's workloads their slice: a dynamic slice, or a
         sub-slice; a pool's whole slices are a workload's without Kueue too."""
         return self.dynamic or len(self.shapes) > 1
+
+    @property
+    def group_shapes(self) -> tuple[str, ...]:
+        """The shapes a LeaderWorkerSet group (MultiHostServing) may ask for: every shape of a
+        static pool; of dynamic slices, those within one sub-block, since the Kueue slice
+        controller requires a group's Pods in one partition of its shape and a super-slice's
+        partition is a single sub-block ([SC] internal/webhooks LeaderWorkerSetWebhook.Default
+        writes `podset-required-topology` of `RequiredSliceLevel`, which internal/topology gives
+        a super-slice as the 4x4x4 partition: a larger group would never be admitted)."""
+        if not self.dynamic:
+            return tuple(self.shapes)
+        return tuple(s for s in self.shapes if chips_in(s) <= SUB_BLOCK_CHIPS)
 
     def slices_at_once(self, shape: str, slices: int) -> int:
         """How many `shape` slices the pool holds at once (`slices`: its own static slices)."""
@@ -89,3 +106,14 @@ class PoolSlicing:
             SLICE_REQUIRED_TOPOLOGY: level,
             SLICE_SIZE: str(pods),
         }
+
+    def group_annotations(self, shape: str) -> dict[str, str]:
+        """The annotations of both Pod templates of a LeaderWorkerSet group on one `shape`
+        slice: Kueue admits each group as a Workload of two pod sets, the leader (no chips,
+        beside a worker) and the workers, which one `podset-group-name` keeps in one slice
+        (Kueue's LeaderWorkerSet task page). Dynamic: the shape for the Kueue slice controller,
+        which acts only when both templates carry it and select tpu7x, and what its webhook
+        writes ([SC] LeaderWorkerSetWebhook.Default; its e2e "LWS Subslicing" runs a group of a
+        leader without chips and a worker per VM)."""
+        group = {REQUIRED_TOPOLOGY: self.slice_level(shape), PODSET_GROUP_NAME: LWS_GROUP_NAME}
+        return {SLICE_TOPOLOGY_ANNOTATION: shape, **group} if self.dynamic else group

@@ -191,8 +191,9 @@ def check_serving(
                 f"{pool.name!r} forms slices for Jobs, JobSets and LeaderWorkerSets only, whose "
                 "creation the Kueue slice controller's webhooks shape (GoogleCloudPlatform/"
                 "cluster-toolkit modules/management/kubectl-apply/kueue/slice-controller.yaml."
-                "tftpl): a Deployment's Pods would wait for a slice that never forms; serve from "
-                "a single-host pool",
+                "tftpl): a Deployment's Pods would wait for a slice that never forms; serve on a "
+                "slice of it with MultiHostServing (a LeaderWorkerSet), or from a single-host "
+                "pool",
             )
         ]
     problems = check_chips("chips", pool, chips) + check_topology("topology", pool, topology)
@@ -322,3 +323,13 @@ def topology_annotations(
         return {}
     shape = slice_shape(pool, topology)
     return pool.slicing.annotations(shape, slice_workers(pool, topology), slices)
+
+
+def group_annotations(
+    pool: TpuPoolRef, topology: str | None, queue: QueueRef | None
+) -> dict[str, str]:
+    """The annotations of both Pod templates of a LeaderWorkerSet group when Kueue places it
+    (kueue_places; contract.slicing PoolSlicing.group_annotations); none otherwise."""
+    if pool.slicing is None or not kueue_places(pool, queue):
+        return {}
+    return pool.slicing.group_annotations(slice_shape(pool, topology))

@@ -8,7 +8,7 @@ from typing import ClassVar
 from gke_tpu.catalog.hbm import DEFAULT_HBM_HEADROOM
 from gke_tpu.catalog.jetstream import DEFAULT_LOAD_GB_PER_MINUTE, HTTP_IMAGE, HTTP_PORT
 from gke_tpu.catalog.jetstream import PREFILL_BACKLOG as JETSTREAM_PREFILL_BACKLOG
-from gke_tpu.contract.outputs import TpuPoolRef
+from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu.problems.args import NoneMeansDefault
 
 #: GKE's multi-host TPU inference: JetStream (MaxText) with Pathways in the group's leader.
@@ -25,7 +25,8 @@ class GroupAutoscaling(NoneMeansDefault):
     min_groups: int
     """Groups at the least: 1 or more (an HPA does not scale to zero)."""
     max_groups: int
-    """Groups at the most: no more than the pool's slices, one group holding a whole slice."""
+    """Groups at the most: no more than the slices the pool holds at once, a group holding one
+    slice."""
     target_per_group: float
     """The gauge's average per group (its leader's) the HPA holds: above it, it adds a group."""
     metric: str | None = JETSTREAM_PREFILL_BACKLOG
@@ -74,9 +75,20 @@ class MultiHostServingArgs(NoneMeansDefault):
     http_image: str | None = HTTP_IMAGE
     """The HTTP front end beside the engine; default GKE's `jetstream-http:v0.2.3`."""
     groups: int | None = None
-    """Fixed groups, without `autoscaling`; default one per slice of the pool."""
+    """Fixed groups, without `autoscaling`; default one per slice of the pool (of its shape, on a
+    sub-sliced pool); on dynamic slices, one."""
     workers: int | None = None
-    """Expected TPU workers per group; must equal the slice's VMs when given."""
+    """Expected TPU workers per group; must equal the VMs of a group's slice when given."""
+    topology: str | None = None
+    """The slice shape of each group. On a topology-aware pool (its `slicing`), the shape to ask
+    Kueue for, one of its `slicing.shapes` (dynamic slices: one within a sub-block, 2x2x1 to
+    4x4x4): required with dynamic slicing, default the whole slice of a sub-sliced pool.
+    Elsewhere the pool's own, when given."""
+    queue: QueueRef | None = None
+    """A Kueue queue of the platform's `queues` output over the pool: Kueue admits each group
+    when the queue has its chips and, on a topology-aware pool, places it in one slice of its
+    shape. Required on a pool whose slices only Kueue forms (dynamic slicing, sub-slices);
+    without it, each group takes a node pool (a slice) of its own."""
     autoscaling: GroupAutoscaling | None = None
     """Scale whole groups on a JetStream gauge; conflicts with `groups`."""
     hbm_headroom: float | None = DEFAULT_HBM_HEADROOM

@@ -29,6 +29,7 @@ from gke_tpu.workloads.internal.api_rules import (
 from gke_tpu.workloads.internal.multi_host_plan import (
     MultiHostPlan,
     multi_host_problems,
+    name_problems,
     plan_multi_host,
 )
 from gke_tpu.workloads.internal.pods import (
@@ -94,11 +95,17 @@ def _engine(
 
 
 def _pod(
-    args: MultiHostServingArgs, labels: Mapping[str, str], *containers: k8s.core.v1.ContainerArgs
+    args: MultiHostServingArgs,
+    plan: MultiHostPlan,
+    labels: Mapping[str, str],
+    *containers: k8s.core.v1.ContainerArgs,
 ) -> k8s.core.v1.PodTemplateSpecArgs:
-    """A Pod on the pool's TPU VMs; the leader holds no chips and shares one with a worker."""
+    """A Pod on the pool's TPU VMs; the leader holds no chips and shares one with a worker. Both
+    ask Kueue for the group's slice where it places it."""
     return k8s.core.v1.PodTemplateSpecArgs(
-        metadata=k8s.meta.v1.ObjectMetaArgs(labels=dict(labels)),
+        metadata=k8s.meta.v1.ObjectMetaArgs(
+            labels=dict(labels), annotations=dict(plan.annotations) or None
+        ),
         spec=k8s.core.v1.PodSpecArgs(
             security_context=POD_SECURITY,
             service_account_name=args.service_account,
@@ -115,6 +122,7 @@ def leader_worker_set_spec(
     servers = _servers(args)
     leader = _pod(
         args,
+        plan,
         {**labels, ROLE_LABEL: "leader"},
         pathways.proxy(servers),
         pathways.resource_manager(
@@ -133,6 +141,7 @@ def leader_worker_set_spec(
     )
     worker = _pod(
         args,
+        plan,
         {**labels, ROLE_LABEL: "worker"},
         pathways.worker(servers, chips=args.pool.chips_per_node),
     )
@@ -158,7 +167,9 @@ class MultiHostServing(pulumi.ComponentResource):
     """JetStream with Pathways on a multi-host pool: a LeaderWorkerSet with one group per slice
     (a leader and a worker per VM), a Service on the leaders, PodMonitoring, a
     PodDisruptionBudget counting whole groups and, with `autoscaling`, a HorizontalPodAutoscaler
-    that adds and removes whole groups."""
+    that adds and removes whole groups. Through a `queue`, Kueue admits each group; on a
+    topology-aware pool it places the group in one slice of the shape asked (`topology`),
+    a sub-slice of an Ironwood sub-block included."""
 
     leader_worker_set_name: pulumi.Output[str]
     """The LeaderWorkerSet's name."""
@@ -178,9 +189,12 @@ class MultiHostServing(pulumi.ComponentResource):
         args = from_inputs(MultiHostServingArgs, args, title)
         # And what the API server would refuse of its objects: the LeaderWorkerSet and its
         # Service take the name (the groups are held to the pool's slices already).
+        problems = multi_host_problems(args)
         reject(
-            multi_host_problems(args)
+            problems
             + workload_name_problems(name, "")
+            # The longest name allowed depends on the groups, once they are known.
+            + (name_problems(name, args) if not problems else [])
             + identity_problems(args.namespace, args.service_account)
             + cluster_version_problems("cluster_version", args.cluster_version),
             title,
@@ -201,9 +215,11 @@ class MultiHostServing(pulumi.ComponentResource):
             metadata=k8s.meta.v1.ObjectMetaArgs(
                 name=name,
                 namespace=args.namespace,
-                labels=labels,
-                # Each group alone on one node pool, that is one slice.
-                annotations={lws.EXCLUSIVE_TOPOLOGY: NODE_POOL_LABEL},
+                labels={**labels, **plan.labels},
+                # Each group alone on one node pool, that is one slice, unless Kueue places it.
+                annotations=None
+                if plan.kueue_places
+                else {lws.EXCLUSIVE_TOPOLOGY: NODE_POOL_LABEL},
             ),
             spec=leader_worker_set_spec(args, plan, labels, port),
             # What the caller's options wait for (the LeaderWorkerSet install) the set waits for;

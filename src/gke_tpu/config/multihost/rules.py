@@ -8,7 +8,15 @@ from collections.abc import Iterator
 from gke_tpu.catalog.cpu_machines import check_machine_type, machine_size
 from gke_tpu.catalog.gcp import zone_region
 from gke_tpu.catalog.pathways import MIN_CPU_POOL_MEMORY_GB, MIN_CPU_POOL_VCPUS
-from gke_tpu.config.multihost.spec import PATHWAYS_KEY, PATHWAYS_NODE_POOL, PathwaysSpec
+from gke_tpu.catalog.slicing import LWS_MIN_VERSION
+from gke_tpu.catalog.versions import release_at_least
+from gke_tpu.config.multihost.spec import (
+    LWS_KEY,
+    PATHWAYS_KEY,
+    PATHWAYS_NODE_POOL,
+    LeaderWorkerSetSpec,
+    PathwaysSpec,
+)
 from gke_tpu.config.view import StackView
 from gke_tpu.problems import Problem
 from gke_tpu.problems.rules import Rule, rule
@@ -18,6 +26,10 @@ CPU_POOL = f"{PATHWAYS_KEY}.cpuPool"
 
 def _spec(view: StackView) -> PathwaysSpec:
     return view.section(PATHWAYS_KEY)
+
+
+def _lws(view: StackView) -> LeaderWorkerSetSpec:
+    return view.section(LWS_KEY)
 
 
 @rule(PATHWAYS_KEY, "cluster.mode")
@@ -93,10 +105,26 @@ def node_pool_name_is_free(view: StackView) -> Iterator[Problem]:
             )
 
 
+@rule(f"{LWS_KEY}.version")
+def lws_serves_dynamic_slices(view: StackView) -> Iterator[Problem]:
+    """Dynamic slicing's LeaderWorkerSet (catalog.slicing LWS_MIN_VERSION), as Kueue's is held
+    to its own (config.kueue.rules)."""
+    version = _lws(view).version
+    dynamic = [e.pool.name for e in view.entries if e.pool.dynamic_slicing is not None]
+    if dynamic and not release_at_least(version, LWS_MIN_VERSION):
+        yield Problem(
+            f"{LWS_KEY}.version",
+            f"{version!r} is below {LWS_MIN_VERSION}, the lowest LeaderWorkerSet for dynamic "
+            f"slicing (pool {dynamic[0]!r}; llm-d's GKE dynamic slicing guide, the only source "
+            f"that names one); pin {LWS_MIN_VERSION} or later",
+        )
+
+
 RULES: tuple[Rule[StackView], ...] = (
     standard_only,
     head_machine_is_large_enough,
     node_range_is_ordered,
     zones_are_the_clusters,
     node_pool_name_is_free,
+    lws_serves_dynamic_slices,
 )

@@ -45,7 +45,7 @@ class LeaderWorkerSetSpec(Spec):
 
     version: LwsRelease = DEFAULT_LWS_VERSION
     """LeaderWorkerSet release; default v0.10.0, at least v0.4.0 (the oldest GKE's multi-host
-    TPU inference pages install)."""
+    TPU inference pages install), and v0.8.0 beside a dynamic-slicing pool."""
 
 
 class PathwaysCpuPool(Spec):

@@ -1,6 +1,7 @@
 """The report's slice shapes: for each topology-aware pool (dynamic slicing, sub-slices, or the
-whole slices of a pool of a fixed size in a queue), the slices its workloads may ask Kueue for
-and how many of each the pool holds at once, and the queues that reach them."""
+whole slices of a pool of a fixed size in a queue), the slices its workloads may ask Kueue for,
+how many of each the pool holds at once, which a serving group may take, and the queues that
+reach them."""
 
 from __future__ import annotations
 
@@ -26,10 +27,12 @@ def slicing_section(plan: Preview) -> list[str]:
         "",
         "Workloads queued to these pools ask Kueue for a slice of one of these shapes (their "
         "`topology`); Kueue's topology-aware scheduling places each, and GKE forms a dynamic "
-        "slice from sub-blocks when Kueue admits it.",
+        "slice from sub-blocks when Kueue admits it. A serving group (MultiHostServing, a "
+        "LeaderWorkerSet group) takes one slice of a multi-host pool, on dynamic slices one "
+        "within a sub-block.",
         "",
-        "| TPU pool | slicing | queues | shape | chips | VMs | at once |",
-        "|---|---|---|---|---|---|---|",
+        "| TPU pool | slicing | queues | shape | chips | VMs | at once | serving group |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for pool in sliced:
         slicing = pool.slicing
@@ -45,11 +48,13 @@ def slicing_section(plan: Preview) -> list[str]:
             else f"whole slices: {slices}"
         )
         queues = _queues_over(pool.name, plan)
+        groups = slicing.group_shapes if pool.multi_host else ()
         for shape in slicing.shapes:
             chips = chips_in(shape)
             lines.append(
                 f"| {pool.name} | {kind} | {queues} | {shape} | {chips} | "
-                f"{chips // pool.chips_per_node} | {slicing.slices_at_once(shape, count)} |"
+                f"{chips // pool.chips_per_node} | {slicing.slices_at_once(shape, count)} | "
+                f"{'yes' if shape in groups else 'no'} |"
             )
     lines.append("")
     return lines

@@ -4,16 +4,28 @@ catalog.hbm."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 
 from gke_tpu.catalog import TPU_RUNTIME_PORTS
 from gke_tpu.catalog import jetstream as js
 from gke_tpu.catalog import pathways as pw
 from gke_tpu.catalog.hbm import DEFAULT_HBM_HEADROOM, group_hbm_gb
-from gke_tpu.catalog.lws import lws_release_problem
+from gke_tpu.catalog.lws import lws_release_problem, max_name_length
+from gke_tpu.catalog.slicing import SUB_BLOCK_CHIPS
+from gke_tpu.catalog.tpu import chips_in
 from gke_tpu.contract.interruptions import check_max_unavailable
-from gke_tpu.contract.workloads import check_image, check_service_type
+from gke_tpu.contract.workloads import (
+    check_image,
+    check_queue,
+    check_service_type,
+    check_topology,
+    group_annotations,
+    queue_labels,
+    slice_shape,
+    slice_workers,
+    slices_at_once,
+)
 from gke_tpu.problems import Problem
 from gke_tpu.problems.args import given
 from gke_tpu.problems.rules import Rule, rule, run_rules
@@ -68,6 +80,16 @@ class MultiHostPlan:
     max_unavailable_pods: int | None
     """The PodDisruptionBudget's `maxUnavailable`: the Pods of the groups that may go."""
     autoscaling: GroupAutoscaling | None
+    annotations: Mapping[str, str] = field(default_factory=dict[str, str])
+    """Both Pod templates' annotations: the slice each group asks Kueue for, where Kueue places
+    it (contract.workloads group_annotations)."""
+    labels: Mapping[str, str] = field(default_factory=dict[str, str])
+    """The LeaderWorkerSet's own labels beyond the app's: the queue that admits its groups."""
+
+    @property
+    def kueue_places(self) -> bool:
+        """Kueue places each group in its slice; otherwise each takes a node pool of its own."""
+        return bool(self.annotations)
 
     @property
     def group_size(self) -> int:
@@ -132,40 +154,82 @@ def pool_has_multi_host_slices(args: MultiHostServingArgs) -> Iterator[Problem]:
         )
 
 
-@rule("pool", "workers")
-def workers_are_the_slices_vms(args: MultiHostServingArgs) -> Iterator[Problem]:
-    workers, pool = args.workers, args.pool
-    if workers is not None and workers != pool.nodes_per_slice:
+@rule("pool", "topology", refuses=("topology",))
+def group_shape_is_formed(args: MultiHostServingArgs) -> Iterator[Problem]:
+    """The shape of each group's slice: one the pool forms (contract.workloads check_topology),
+    and on dynamic slices one a LeaderWorkerSet group may take (PoolSlicing.group_shapes)."""
+    pool = args.pool
+    found = check_topology("topology", pool, args.topology)
+    yield from found
+    if found or pool.slicing is None:
+        return
+    shape = slice_shape(pool, args.topology)
+    if shape not in pool.slicing.group_shapes:
         yield Problem(
-            "workers",
-            f"{workers} workers do not fit pool {pool.name!r}: a {pool.topology} slice has "
-            f"{pool.nodes_per_slice} VMs and a group runs one worker on each (and its leader "
-            "beside one of them)",
+            "topology",
+            f"{shape!r} spans {chips_in(shape) // SUB_BLOCK_CHIPS} sub-blocks of pool "
+            f"{pool.name!r}: the Kueue slice controller keeps a LeaderWorkerSet group in one "
+            "partition of its shape, and a sub-block is the largest (tpu-slice-controller "
+            "internal/webhooks, LeaderWorkerSetWebhook), so such a group would never be "
+            f"admitted; a group takes one of {', '.join(pool.slicing.group_shapes)}",
         )
 
 
-def _slices_hold(pool_slices: int, per_workload: bool, groups: int) -> bool:
-    return per_workload or groups <= pool_slices
+@rule("pool", "namespace", "queue")
+def queue_covers_the_pool(args: MultiHostServingArgs) -> list[Problem]:
+    return check_queue(args.pool, args.namespace, args.queue)
 
 
-@rule("pool", "groups")
+def _shape(args: MultiHostServingArgs) -> str:
+    return slice_shape(args.pool, args.topology)
+
+
+def _workers(args: MultiHostServingArgs) -> int:
+    """TPU workers per group: one per VM of its slice."""
+    return slice_workers(args.pool, args.topology)
+
+
+def most_groups(args: MultiHostServingArgs) -> int | None:
+    """Groups the pool holds at once, a slice each; None where GKE creates VMs per workload."""
+    return None if args.pool.per_workload else slices_at_once(args.pool, args.topology)
+
+
+@rule("pool", "topology", "workers")
+def workers_are_the_slices_vms(args: MultiHostServingArgs) -> Iterator[Problem]:
+    workers, pool, nodes = args.workers, args.pool, _workers(args)
+    if workers is not None and workers != nodes:
+        yield Problem(
+            "workers",
+            f"{workers} workers do not fit pool {pool.name!r}: a {_shape(args)} slice has "
+            f"{nodes} VM{'s' if nodes != 1 else ''} and a group runs one worker on each (and "
+            "its leader beside one of them)",
+        )
+
+
+def _too_many(args: MultiHostServingArgs, groups: int) -> str | None:
+    most = most_groups(args)
+    if most is None or groups <= most:
+        return None
+    return (
+        f"{groups} groups do not fit pool {args.pool.name!r}: a group holds one {_shape(args)} "
+        f"slice and the pool holds {most} at once; add slices to the pool or lower this"
+    )
+
+
+@rule("pool", "topology", "groups")
 def groups_fit_the_slices(args: MultiHostServingArgs) -> Iterator[Problem]:
-    groups, pool = args.groups, args.pool
+    groups = args.groups
     if groups is None:
         return
     if type(groups) is not int or groups < 1:
         yield Problem("groups", f"{groups!r}: at least 1")
-    elif not _slices_hold(pool.slices, pool.per_workload, groups):
-        yield Problem(
-            "groups",
-            f"{groups} groups do not fit pool {pool.name!r}: a group holds a whole slice and "
-            f"the pool has {pool.slices}; add slices to the pool or lower this",
-        )
+    elif too_many := _too_many(args, groups):
+        yield Problem("groups", too_many)
 
 
-@rule("pool", "groups", "autoscaling")
+@rule("pool", "topology", "groups", "autoscaling")
 def autoscaling_fits_the_slices(args: MultiHostServingArgs) -> Iterator[Problem]:
-    scaling, pool = args.autoscaling, args.pool
+    scaling = args.autoscaling
     if scaling is None:
         return
     if args.groups is not None:
@@ -181,12 +245,8 @@ def autoscaling_fits_the_slices(args: MultiHostServingArgs) -> Iterator[Problem]
         yield Problem("autoscaling.min_groups", f"{low} is above autoscaling.max_groups ({high})")
     if type(high) is not int or high < 1:
         yield Problem("autoscaling.max_groups", f"{high!r}: at least 1")
-    elif not _slices_hold(pool.slices, pool.per_workload, high):
-        yield Problem(
-            "autoscaling.max_groups",
-            f"{high} groups do not fit pool {pool.name!r}: a group holds a whole slice and the "
-            f"pool has {pool.slices}; add slices to the pool or lower this",
-        )
+    elif too_many := _too_many(args, high):
+        yield Problem("autoscaling.max_groups", too_many)
     if not _positive(scaling.target_per_group):
         yield Problem("autoscaling.target_per_group", f"{scaling.target_per_group!r}: above 0")
     metric = given(scaling.metric, "")
@@ -218,12 +278,15 @@ def headroom_is_a_share(args: MultiHostServingArgs) -> Iterator[Problem]:
         yield Problem("hbm_headroom", f"{headroom!r} is not a share: 0 or more, below 1")
 
 
+def _group_chips(args: MultiHostServingArgs) -> int:
+    return _workers(args) * args.pool.chips_per_node
+
+
 def group_hbm(args: MultiHostServingArgs) -> float:
-    pool = args.pool
-    return group_hbm_gb(pool.generation, pool.nodes_per_slice * pool.chips_per_node)
+    return group_hbm_gb(args.pool.generation, _group_chips(args))
 
 
-@rule("pool", "model_size_gb", "hbm_headroom")
+@rule("pool", "topology", "model_size_gb", "hbm_headroom")
 def model_fits_the_group(args: MultiHostServingArgs) -> Iterator[Problem]:
     """The weights against the group's HBM with the stated headroom left free."""
     pool, size = args.pool, args.model_size_gb
@@ -231,7 +294,7 @@ def model_fits_the_group(args: MultiHostServingArgs) -> Iterator[Problem]:
     hbm = group_hbm(args)
     room = hbm * (1 - headroom)
     if size > room:
-        chips = pool.nodes_per_slice * pool.chips_per_node
+        chips = _group_chips(args)
         yield Problem(
             "model_size_gb",
             f"{size:g} GB of weights do not fit a group of pool {pool.name!r}: its {chips} "
@@ -305,6 +368,8 @@ RULES: tuple[Rule[MultiHostServingArgs], ...] = (
     lws_is_installed_and_recent,
     engine_is_documented_multi_host,
     pool_has_multi_host_slices,
+    group_shape_is_formed,
+    queue_covers_the_pool,
     workers_are_the_slices_vms,
     groups_fit_the_slices,
     autoscaling_fits_the_slices,
@@ -326,16 +391,47 @@ def multi_host_problems(args: MultiHostServingArgs) -> list[Problem]:
     return run_rules(RULES, args, ())
 
 
+def name_problems(name: str, args: MultiHostServingArgs) -> list[Problem]:
+    """The LeaderWorkerSet's name against the longest LeaderWorkerSet and, with a queue, Kueue
+    allow for its groups at the most (catalog.lws max_name_length)."""
+    groups = args.autoscaling.max_groups if args.autoscaling else plan_groups(args)
+    queued = args.queue is not None
+    longest = max_name_length(groups, queued)
+    if len(name) <= longest:
+        return []
+    kueue = "Kueue (which labels each group's Pods with it) and LeaderWorkerSet"
+    by = kueue if queued else "LeaderWorkerSet (its workers' StatefulSet labels their Pods with it)"
+    return [
+        Problem(
+            "name",
+            f"{name!r} is {len(name)} characters: {by} allow at most {longest} for a "
+            f"LeaderWorkerSet of {groups} group{'s' if groups != 1 else ''}; choose a shorter name",
+        )
+    ]
+
+
+def plan_groups(args: MultiHostServingArgs) -> int:
+    """The groups to start with: fixed, the autoscaler's minimum, or by default a slice each
+    (one where GKE creates VMs per workload, and on dynamic slices, which are asked for)."""
+    if args.autoscaling:
+        return args.autoscaling.min_groups
+    if args.groups:
+        return args.groups
+    pool = args.pool
+    if pool.per_workload or (pool.slicing is not None and pool.slicing.dynamic):
+        return 1
+    return slices_at_once(pool, args.topology)
+
+
 def plan_multi_host(args: MultiHostServingArgs) -> MultiHostPlan:
     """The decision for arguments `multi_host_problems` found nothing wrong with."""
     pool, scaling = args.pool, args.autoscaling
-    workers = pool.nodes_per_slice
-    groups = pool.slices if not pool.per_workload else 1
+    workers = _workers(args)
     budget = given(args.max_unavailable_groups, DEFAULT_MAX_UNAVAILABLE_GROUPS)
     return MultiHostPlan(
-        groups=scaling.min_groups if scaling else args.groups or groups,
+        groups=plan_groups(args),
         workers=workers,
-        instance_type=f"{pw.INSTANCE_TYPE_PREFIX[pool.generation]}:{pool.topology}",
+        instance_type=f"{pw.INSTANCE_TYPE_PREFIX[pool.generation]}:{_shape(args)}",
         engine_args=(
             *(args.server_args or ()),
             f"load_parameters_path={args.model_checkpoint}",
@@ -347,4 +443,6 @@ def plan_multi_host(args: MultiHostServingArgs) -> MultiHostPlan:
         ),
         max_unavailable_pods=budget * (workers + 1) if args.max_unavailable_groups else None,
         autoscaling=scaling,
+        annotations=group_annotations(pool, args.topology, args.queue),
+        labels=queue_labels(args.queue),
     )
