@@ -23,6 +23,7 @@ from gke_tpu.workloads import (
 )
 from gke_tpu_upkeep.fixture_stacks import platform_plan
 from tests.workloads.helpers import refused, run_app
+from tests.workloads.test_sliced_workloads import _platform
 
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 PROGRAM = ContainerSpec(
@@ -326,6 +327,33 @@ def test_a_single_host_pool_or_an_old_jobset_is_refused(prod: PlatformOutputs) -
         "pathways.jobset_version: 'v0.7.3': Pathways runs as a JobSet of v0.8.0 or later "
         "(google/pathways-job README.md); the platform's JobSet is older or unknown",
         "pool: 'v6e-serve' is a single-host pool; multislice runs on multi-host slices",
+    ]
+
+
+def test_slices_only_kueue_forms_are_refused_with_the_reason(prod: PlatformOutputs) -> None:
+    """Pathways takes whole slices, a node pool each: a dynamic or sub-sliced pool's would never
+    come to its workers, and a shape other than the pool's is not what it runs on."""
+    pools, queue = _platform()
+    assert _refusals(
+        lambda: PathwaysTrainingJob(
+            "llm", _args(prod, pool=pools["ironwood"], topology="4x4x8", queue=queue)
+        )
+    ) == [
+        "pool: 'ironwood' forms slices from its sub-blocks, which only Kueue places: a Pathways "
+        "run takes whole slices, a node pool each, and its workers would wait for one that never "
+        "comes; run a MultisliceJobSet there, or Pathways on a pool of whole slices",
+        "namespace: 'tpu-workloads' has no LocalQueue 'train'; the queue's namespaces: default",
+    ]
+    assert _refusals(
+        lambda: PathwaysTrainingJob("llm", _args(prod, pool=pools["v6e"], queue=queue))
+    )[0] == (
+        "pool: 'v6e' is shared as sub-slices, which only Kueue places: a Pathways run takes "
+        "whole slices, a node pool each, and its workers would wait for one that never comes; "
+        "run a MultisliceJobSet there, or Pathways on a pool of whole slices"
+    )
+    assert _refusals(lambda: PathwaysTrainingJob("llm", _args(prod, topology="2x2x4"))) == [
+        "topology: '2x2x4': a Pathways run takes pool 'v5p-train''s whole 4x4x4 slices; leave "
+        "topology unset or give the pool's"
     ]
 
 

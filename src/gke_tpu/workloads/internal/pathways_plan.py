@@ -17,7 +17,7 @@ from gke_tpu.contract.interruptions import (
     check_grace,
     check_max_restarts,
 )
-from gke_tpu.contract.outputs import PathwaysRef
+from gke_tpu.contract.outputs import PathwaysRef, TpuPoolRef
 from gke_tpu.contract.workloads import check_image, check_multislice, check_queue
 from gke_tpu.problems import Problem
 from gke_tpu.problems.args import given
@@ -124,6 +124,34 @@ def check_colocated_python(args: PathwaysTrainingJobArgs) -> list[Problem]:
     return check_image("colocated_python_image", image)
 
 
+def check_whole_slices(pool: TpuPoolRef, topology: str | None) -> list[Problem]:
+    """A Pathways run takes the pool's whole slices, a node pool each (its workers' JobSet
+    `exclusive-topology`, its resource manager's one instance type): no source runs Pathways on
+    slices Kueue shapes (xpk's and pathways-utils' Pathways JobSets keep the node pool; GKE's
+    dynamic slicing pages run Jobs, JobSets and LeaderWorkerSets of their own), so a slice only
+    Kueue forms would never come to its workers."""
+    slicing = pool.slicing
+    if slicing is not None and slicing.queued_only:
+        kind = "forms slices from its sub-blocks" if slicing.dynamic else "is shared as sub-slices"
+        return [
+            Problem(
+                "pool",
+                f"{pool.name!r} {kind}, which only Kueue places: a Pathways run takes whole "
+                "slices, a node pool each, and its workers would wait for one that never comes; "
+                "run a MultisliceJobSet there, or Pathways on a pool of whole slices",
+            )
+        ]
+    if topology is not None and topology != pool.topology:
+        return [
+            Problem(
+                "topology",
+                f"{topology!r}: a Pathways run takes pool {pool.name!r}'s whole {pool.topology} "
+                "slices; leave topology unset or give the pool's",
+            )
+        ]
+    return []
+
+
 def pathways_training_problems(args: PathwaysTrainingJobArgs) -> list[Problem]:
     """Every problem of the arguments, at their paths."""
     pool = args.pool
@@ -133,7 +161,10 @@ def pathways_training_problems(args: PathwaysTrainingJobArgs) -> list[Problem]:
         + check_image("container.image", args.container.image)
         + check_release("pathways_version", args.pathways_version)
         + check_gcs_path("scratch_location", args.scratch_location)
-        + check_multislice(pool, slices=args.slices, chips=args.chips, topology=args.topology)
+        + (
+            check_whole_slices(pool, args.topology)
+            or check_multislice(pool, slices=args.slices, chips=args.chips, topology=args.topology)
+        )
         + check_queue(pool, args.namespace, args.queue)
         + check_elastic(args, args.slices or pool.slices)
         + check_max_restarts("max_restarts", restarts)
