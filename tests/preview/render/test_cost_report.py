@@ -78,12 +78,17 @@ def test_the_cost_section_lists_every_item_and_the_total() -> None:
     lines = cost_section(_cost(_item("train", 0.0, 7008.0), _item("flex", None, None)))
     assert lines[2] == (
         "Per month (730 hours), in USD, at the list prices of `src/gke_tpu/catalog/*_prices.csv` as of "
-        "2026-12-03: from **unknown** (idle: every pool at its minimum) to **unknown** (every "
-        "pool at its most)."
+        "2026-12-03: from **unknown: $0 plus flex** (idle: every pool at its minimum) to "
+        "**unknown: $7,008 plus flex** (every pool at its most)."
     )
     assert "| train | tpu | spot | 16 | $0.60 | $0 | $7,008 | - |" in lines
     assert "| flex | tpu | spot | 16 | $0.60 | unknown | unknown | - |" in lines
-    assert lines[-2] == "| **total** | | | | | **unknown** | **unknown** | |"
+    # The priced items' sum, and which are left out: an unpriced pool hides no other's cost.
+    assert lines[-2] == (
+        "| **total** | | | | | **unknown: $0 plus flex** | **unknown: $7,008 plus flex** | |"
+    )
+    priced = cost_section(_cost(_item("train", 0.0, 7008.0)))
+    assert priced[-2] == "| **total** | | | | | **$0** | **$7,008** | |"
     assert cost_section(None)[2].startswith("No cost: the plan has none")
 
 

@@ -50,31 +50,40 @@ def _high(item: Mapping[str, Any] | None) -> float | None:
     return None if item is None else item["monthlyMax"]
 
 
+def _total(value: float | None, items: list[Mapping[str, Any]], key: str) -> str:
+    """The total, or where an item has no price, what the priced ones come to and which are
+    left out: an unpriced pool hides no other's cost."""
+    if value is not None:
+        return usd(value)
+    unpriced = [str(item["name"]) for item in items if item[key] is None]
+    known = sum(item[key] for item in items if item[key] is not None)
+    return f"unknown: {usd(known)} plus {', '.join(unpriced)}"
+
+
 def cost_section(cost: Mapping[str, Any] | None) -> list[str]:
     """The Cost section: each item's monthly minimum and maximum, and the total."""
     lines = ["## Cost", ""]
     if not cost:
         return [*lines, "No cost: the plan has none (another project, or an invalid stack).", ""]
-    monthly = cost["monthly"]
+    monthly, items = cost["monthly"], cost["items"]
+    low = _total(monthly["min"], items, "monthlyMin")
+    high = _total(monthly["max"], items, "monthlyMax")
     lines += [
         f"Per month ({cost['hoursPerMonth']} hours), in {cost['currency']}, at the list prices "
         f"of `src/gke_tpu/catalog/*_prices.csv` as of {cost['pricesAsOf']}: from "
-        f"**{_usd(monthly['min'])}** (idle: every pool at its minimum) to "
-        f"**{_usd(monthly['max'])}** (every pool at its most).",
+        f"**{low}** (idle: every pool at its minimum) to **{high}** (every pool at its most).",
         "",
         "| item | kind | capacity | TPU chips (most) | per chip-hour | monthly min | monthly max | note |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for item in cost["items"]:
+    for item in items:
         chips = "-" if item["chips"] is None else str(item["chips"])
         lines.append(
             f"| {item['name']} | {item['kind']} | {item['capacity'] or '-'} | {chips} | "
             f"{_rate(item['usdPerChipHour'])} | {_usd(item['monthlyMin'])} | "
             f"{_usd(item['monthlyMax'])} | {item['note'] or '-'} |"
         )
-    lines.append(
-        f"| **total** | | | | | **{_usd(monthly['min'])}** | **{_usd(monthly['max'])}** | |"
-    )
+    lines.append(f"| **total** | | | | | **{low}** | **{high}** | |")
     return [*lines, ""]
 
 
