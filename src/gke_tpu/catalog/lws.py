@@ -59,9 +59,13 @@ def lws_release_problem(version: str) -> str | None:
 #: (site/content/en/docs/troubleshooting/_index.md, "Unable to Create LWS Object with a Name
 #: Exceeding 51 Characters").
 MAX_NAME_LENGTH = 51
-#: Under Kueue, 39: Kueue names each group's pod group in a label, the set's name and a group
-#: suffix (kubernetes-sigs/kueue site/content/en/docs/tasks/run/leaderworkerset.md, "Long
-#: LeaderWorkerSet names"; v0.19.2).
+#: Under Kueue, 39: Kueue's page says it keeps each group's pod-group name, the set's name and a
+#: group suffix, in a label (kubernetes-sigs/kueue site/content/en/docs/tasks/run/
+#: leaderworkerset.md, "Long LeaderWorkerSet names", v0.19.2). The sources disagree: the code
+#: truncates workload names to fit (pkg/controller/jobframework/workload_names.go), and from
+#: v0.18 its WorkloadIdentifierAnnotations gate (beta, on by default) keeps the identifiers in
+#: annotations. A platform may pin an older Kueue or turn the gate off: the page's bound is kept,
+#: the safe choice.
 MAX_QUEUED_NAME_LENGTH = 39
 
 

@@ -114,6 +114,13 @@ def partition_state_label(shape: str) -> str:
     return f"cloud.google.com/gke-tpu-partition-{shape}-state"
 
 
+#: The partition health a workload's Pods require where the Kueue slice controller's webhook
+#: writes it: `In [HEALTHY]`, its default ([SC] internal/core TPUSliceHealthNodeSelectorHealthy;
+#: its LeaderWorkerSet e2e tests expect exactly that), which [LLMD] widens to DEGRADED for whole
+#: sub-blocks: the narrower is kept.
+PARTITION_HEALTHY = "HEALTHY"
+
+
 def static_slice_id_label(shape: str) -> str:
     """The node label of a static slice's `shape` sub-slice [XPK kueue_manager.py]."""
     return f"cloud.google.com/gke-tpu-slice-{shape}-id"

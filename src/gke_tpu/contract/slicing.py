@@ -10,10 +10,12 @@ from gke_tpu.catalog.slicing import (
     BLOCK_LABEL,
     LWS_GROUP_NAME,
     NODE_POOL_LABEL,
+    PARTITION_HEALTHY,
     SLICE_TOPOLOGY_ANNOTATION,
     SUB_BLOCK_CHIPS,
     SUB_BLOCK_TOPOLOGY,
     partition_id_label,
+    partition_state_label,
     slices_at_once,
     static_slice_id_label,
 )
@@ -117,3 +119,14 @@ class PoolSlicing:
         leader without chips and a worker per VM)."""
         group = {REQUIRED_TOPOLOGY: self.slice_level(shape), PODSET_GROUP_NAME: LWS_GROUP_NAME}
         return {SLICE_TOPOLOGY_ANNOTATION: shape, **group} if self.dynamic else group
+
+    def group_health(self, shape: str) -> tuple[str, str] | None:
+        """The node label and value a group's Pods require on dynamic slices: a healthy
+        partition of the shape (of the sub-block for 4x4x4), as the Kueue slice controller's
+        webhook adds it on create ([SC] annotatePodTemplateSpecWithSliceHealth, which leaves a
+        template that has it alone). Written here too, since Kueue refuses a managed
+        LeaderWorkerSet's template whose affinity changes, and an apply without it would."""
+        if not self.dynamic:
+            return None
+        small = chips_in(shape) < SUB_BLOCK_CHIPS
+        return partition_state_label(shape if small else SUB_BLOCK_TOPOLOGY), PARTITION_HEALTHY

@@ -333,3 +333,13 @@ def group_annotations(
     if pool.slicing is None or not kueue_places(pool, queue):
         return {}
     return pool.slicing.group_annotations(slice_shape(pool, topology))
+
+
+def group_health(
+    pool: TpuPoolRef, topology: str | None, queue: QueueRef | None
+) -> tuple[str, str] | None:
+    """The partition health a LeaderWorkerSet group's Pods require where Kueue places them on
+    dynamic slices (contract.slicing PoolSlicing.group_health); none otherwise."""
+    if pool.slicing is None or not kueue_places(pool, queue):
+        return None
+    return pool.slicing.group_health(slice_shape(pool, topology))

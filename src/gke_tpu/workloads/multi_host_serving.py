@@ -13,6 +13,7 @@ import pulumi_kubernetes as k8s
 from gke_tpu.catalog import jetstream as js
 from gke_tpu.catalog import lws
 from gke_tpu.catalog import pathways as pw
+from gke_tpu.catalog.kueue import QUEUE_NAME_LABEL
 from gke_tpu.catalog.slicing import NODE_POOL_LABEL
 from gke_tpu.catalog.vllm import adapter_metric
 from gke_tpu.contract.workloads import needs_privileged
@@ -110,10 +111,47 @@ def _pod(
             security_context=POD_SECURITY,
             service_account_name=args.service_account,
             node_selector=dict(args.pool.node_selector),
+            affinity=_health_affinity(plan.health) if plan.health else None,
             tolerations=tolerations(args.pool),
             containers=list(containers),
         ),
     )
+
+
+def _health_affinity(health: tuple[str, str]) -> k8s.core.v1.AffinityArgs:
+    key, value = health
+    requirement = k8s.core.v1.NodeSelectorRequirementArgs(key=key, operator="In", values=[value])
+    return k8s.core.v1.AffinityArgs(
+        node_affinity=k8s.core.v1.NodeAffinityArgs(
+            required_during_scheduling_ignored_during_execution=k8s.core.v1.NodeSelectorArgs(
+                node_selector_terms=[
+                    k8s.core.v1.NodeSelectorTermArgs(match_expressions=[requirement])
+                ]
+            )
+        )
+    )
+
+
+#: What Kueue v0.19 refuses to change in place on a LeaderWorkerSet it manages (pkg/controller/
+#: jobs/leaderworkerset/leaderworkerset_webhook.go ValidateUpdate): the queue label once a group
+#: is ready (or its removal), the group size (LWSImmutableGroupSize, beta, on by default), and
+#: each template's shape (pkg/util/pod SpecShape: containers' requests and ports, node selector,
+#: affinity, tolerations). Such a change replaces the set, deleting it first, since its name stays.
+KUEUE_FIXED = (
+    f'metadata.labels["{QUEUE_NAME_LABEL}"]',
+    "spec.leaderWorkerTemplate.size",
+    *(
+        f"spec.leaderWorkerTemplate.{template}.spec.{part}"
+        for template in ("leaderTemplate", "workerTemplate")
+        for part in (
+            "containers[*].resources",
+            "containers[*].ports",
+            "nodeSelector",
+            "affinity",
+            "tolerations",
+        )
+    ),
+)
 
 
 def leader_worker_set_spec(
@@ -194,7 +232,7 @@ class MultiHostServing(pulumi.ComponentResource):
             problems
             + workload_name_problems(name, "")
             # The longest name allowed depends on the groups, once they are known.
-            + (name_problems(name, args) if not problems else [])
+            + name_problems(name, args, counted=not problems)
             + identity_problems(args.namespace, args.service_account)
             + cluster_version_problems("cluster_version", args.cluster_version),
             title,
@@ -229,6 +267,9 @@ class MultiHostServing(pulumi.ComponentResource):
                 pulumi.ResourceOptions(
                     depends_on=caller_waits(opts),
                     ignore_changes=["spec.replicas"] if scaled else None,
+                    # The queue label, added or dropped, is Kueue's to refuse in place too.
+                    replace_on_changes=list(KUEUE_FIXED) if args.queue else [KUEUE_FIXED[0]],
+                    delete_before_replace=True,
                 ),
             ),
         )

@@ -12,8 +12,9 @@ from gke_tpu.catalog import jetstream as js
 from gke_tpu.catalog import pathways as pw
 from gke_tpu.catalog.hbm import DEFAULT_HBM_HEADROOM, group_hbm_gb
 from gke_tpu.catalog.lws import lws_release_problem, max_name_length
-from gke_tpu.catalog.slicing import SUB_BLOCK_CHIPS
+from gke_tpu.catalog.slicing import LWS_MIN_VERSION, SUB_BLOCK_CHIPS
 from gke_tpu.catalog.tpu import chips_in
+from gke_tpu.catalog.versions import release_at_least
 from gke_tpu.contract.interruptions import check_max_unavailable
 from gke_tpu.contract.workloads import (
     check_image,
@@ -21,6 +22,7 @@ from gke_tpu.contract.workloads import (
     check_service_type,
     check_topology,
     group_annotations,
+    group_health,
     queue_labels,
     slice_shape,
     slice_workers,
@@ -85,6 +87,9 @@ class MultiHostPlan:
     it (contract.workloads group_annotations)."""
     labels: Mapping[str, str] = field(default_factory=dict[str, str])
     """The LeaderWorkerSet's own labels beyond the app's: the queue that admits its groups."""
+    health: tuple[str, str] | None = None
+    """The node label and value both templates require: a healthy partition of a dynamic
+    slice (contract.workloads group_health)."""
 
     @property
     def kueue_places(self) -> bool:
@@ -113,9 +118,9 @@ def _share(value: object) -> bool:
     return not isinstance(value, bool) and isinstance(value, int | float) and 0 <= value < 1
 
 
-@rule("leader_worker_set_version")
+@rule("leader_worker_set_version", "pool")
 def lws_is_installed_and_recent(args: MultiHostServingArgs) -> Iterator[Problem]:
-    version = args.leader_worker_set_version
+    version, slicing = args.leader_worker_set_version, args.pool.slicing
     if version is None:
         yield Problem(
             "leader_worker_set_version",
@@ -124,6 +129,13 @@ def lws_is_installed_and_recent(args: MultiHostServingArgs) -> Iterator[Problem]
         )
     elif problem := lws_release_problem(version):
         yield Problem("leader_worker_set_version", f"{version!r}: {problem}")
+    elif slicing is not None and slicing.dynamic and not release_at_least(version, LWS_MIN_VERSION):
+        yield Problem(
+            "leader_worker_set_version",
+            f"{version!r} is below {LWS_MIN_VERSION}, the lowest LeaderWorkerSet for dynamic "
+            f"slicing (pool {args.pool.name!r}; catalog.slicing LWS_MIN_VERSION); the platform "
+            f"must install {LWS_MIN_VERSION} or later",
+        )
 
 
 @rule("engine")
@@ -158,20 +170,33 @@ def pool_has_multi_host_slices(args: MultiHostServingArgs) -> Iterator[Problem]:
 def group_shape_is_formed(args: MultiHostServingArgs) -> Iterator[Problem]:
     """The shape of each group's slice: one the pool forms (contract.workloads check_topology),
     and on dynamic slices one a LeaderWorkerSet group may take (PoolSlicing.group_shapes)."""
-    pool = args.pool
-    found = check_topology("topology", pool, args.topology)
-    yield from found
-    if found or pool.slicing is None:
+    pool, topology, slicing = args.pool, args.topology, args.pool.slicing
+    if slicing is None or not slicing.dynamic:
+        yield from check_topology("topology", pool, topology)
         return
-    shape = slice_shape(pool, args.topology)
-    if shape not in pool.slicing.group_shapes:
+    groups = ", ".join(slicing.group_shapes)
+    if topology is None:
         yield Problem(
             "topology",
-            f"{shape!r} spans {chips_in(shape) // SUB_BLOCK_CHIPS} sub-blocks of pool "
+            f"is required: pool {pool.name!r} forms each group's slice from its sub-blocks "
+            f"(dynamic slicing); ask for one of {groups}",
+        )
+    elif topology in slicing.group_shapes:
+        return
+    elif topology in slicing.shapes:
+        yield Problem(
+            "topology",
+            f"{topology!r} spans {chips_in(topology) // SUB_BLOCK_CHIPS} sub-blocks of pool "
             f"{pool.name!r}: the Kueue slice controller keeps a LeaderWorkerSet group in one "
             "partition of its shape, and a sub-block is the largest (tpu-slice-controller "
             "internal/webhooks, LeaderWorkerSetWebhook), so such a group would never be "
-            f"admitted; a group takes one of {', '.join(pool.slicing.group_shapes)}",
+            f"admitted; a group takes one of {groups}",
+        )
+    else:
+        yield Problem(
+            "topology",
+            f"{topology!r} is not a slice pool {pool.name!r} forms for a group; a group takes "
+            f"one of {groups}",
         )
 
 
@@ -391,21 +416,28 @@ def multi_host_problems(args: MultiHostServingArgs) -> list[Problem]:
     return run_rules(RULES, args, ())
 
 
-def name_problems(name: str, args: MultiHostServingArgs) -> list[Problem]:
+def name_problems(name: str, args: MultiHostServingArgs, counted: bool = True) -> list[Problem]:
     """The LeaderWorkerSet's name against the longest LeaderWorkerSet and, with a queue, Kueue
-    allow for its groups at the most (catalog.lws max_name_length)."""
-    groups = args.autoscaling.max_groups if args.autoscaling else plan_groups(args)
+    allow for its groups at the most (catalog.lws max_name_length). Not `counted` (the
+    arguments have problems, so the groups are unknown): against one group's, the loosest bound,
+    so that a name too long for any count is said with the other problems."""
+    groups = 1
+    if counted:
+        groups = args.autoscaling.max_groups if args.autoscaling else plan_groups(args)
     queued = args.queue is not None
     longest = max_name_length(groups, queued)
     if len(name) <= longest:
         return []
-    kueue = "Kueue (which labels each group's Pods with it) and LeaderWorkerSet"
-    by = kueue if queued else "LeaderWorkerSet (its workers' StatefulSet labels their Pods with it)"
+    by = (
+        "Kueue (which names each group's Workload after it) and LeaderWorkerSet allow"
+        if queued
+        else "LeaderWorkerSet (its workers' StatefulSet labels their Pods with it) allows"
+    )
     return [
         Problem(
             "name",
-            f"{name!r} is {len(name)} characters: {by} allow at most {longest} for a "
-            f"LeaderWorkerSet of {groups} group{'s' if groups != 1 else ''}; choose a shorter name",
+            f"{name!r} is {len(name)} characters: {by} at most {longest} for a LeaderWorkerSet "
+            f"of {groups} group{'s' if groups != 1 else ''}; choose a shorter name",
         )
     ]
 
@@ -445,4 +477,5 @@ def plan_multi_host(args: MultiHostServingArgs) -> MultiHostPlan:
         autoscaling=scaling,
         annotations=group_annotations(pool, args.topology, args.queue),
         labels=queue_labels(args.queue),
+        health=group_health(pool, args.topology, args.queue),
     )
