@@ -11,6 +11,7 @@ import pytest
 
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
+from gke_tpu.preview.lifecycle import plan_changes
 from gke_tpu.preview.objects.check import document_problems
 from gke_tpu.workloads import GroupAutoscaling, MultiHostServing, MultiHostServingArgs
 from tests.conftest import stack_config
@@ -337,3 +338,27 @@ def test_a_name_too_long_for_any_count_is_said_with_the_other_problems(
         "and LeaderWorkerSet allow at most 39 for a LeaderWorkerSet of 1 group; choose a shorter "
         "name",
     ]
+
+
+def test_the_preview_replaces_what_kueue_fixed_and_rolls_the_rest(
+    platform: tuple[dict[str, TpuPoolRef], QueueRef],
+) -> None:
+    """Against the plan before, another shape is a replacement, deleting the set first (Kueue
+    would refuse it in place); another engine image is an update LeaderWorkerSet rolls."""
+    pools, queue = platform
+
+    def serve(**kwargs: Any) -> dict[str, Any]:
+        args = _args(pools["ironwood"], queue=queue, **{"topology": "2x2x4", **kwargs})
+        return run_app(lambda: MultiHostServing("llama", args)).as_dict()
+
+    before = serve()
+
+    def lws_change(after: dict[str, Any]) -> dict[str, Any]:
+        (change,) = [c.as_dict() for c in plan_changes(after, before).changes if c.type == LWS]
+        return change
+
+    reshaped = lws_change(serve(topology="2x2x2"))
+    assert (reshaped["op"], reshaped["deleteFirst"]) == ("replace", True)
+    assert "spec.leaderWorkerTemplate.size" in [r["path"] for r in reshaped["reasons"]]
+    bumped = lws_change(serve(image=IMAGE.replace("v0.2.0", "v0.2.1")))
+    assert (bumped["op"], bumped["reasons"]) == ("update", [])
