@@ -358,6 +358,8 @@ def test_a_model_larger_than_the_groups_hbm_with_its_headroom_is_refused() -> No
     ]
     # Google's int8 405B on v6e-16 takes 79 %: it fits the default headroom, not a quarter's.
     assert run_app(lambda: _serve(model_size_gb=405)).errors == []
+    # 80 % of the HBM is the most the weights may take, and they may take all of it.
+    assert run_app(lambda: _serve(model_size_gb=409.6)).errors == []
     (problem,) = _refusals(lambda: _serve(model_size_gb=405, hbm_headroom=0.25))
     assert problem.startswith("model_size_gb: 405 GB of weights do not fit")
     # v5p HBM is in GiB: 64 chips of 95 GiB (102 GB) hold it in bf16.
@@ -378,6 +380,13 @@ def test_a_single_host_pool_and_vllm_are_refused_with_the_reason() -> None:
     ]
     assert _refusals(lambda: _serve(engine="sglang")) == [
         "engine: 'sglang' is not an engine; expected 'jetstream-pathways'"
+    ]
+
+
+def test_no_group_at_all_is_refused() -> None:
+    assert _refusals(lambda: _serve(groups=0)) == ["groups: 0: at least 1"]
+    assert _refusals(lambda: _serve(groups=True)) == [
+        "groups: true is a boolean; expected an integer"
     ]
 
 

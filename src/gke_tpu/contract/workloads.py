@@ -315,7 +315,7 @@ def kueue_places(pool: TpuPoolRef, queue: QueueRef | None) -> bool:
 
 
 def topology_annotations(
-    pool: TpuPoolRef, topology: str | None, queue: QueueRef | None, slices: int = 1
+    pool: TpuPoolRef, topology: str | None, queue: QueueRef | None, slices: int
 ) -> dict[str, str]:
     """The Pod template annotations that ask Kueue for the workload's slices when it places
     them (kueue_places; contract.slicing); none otherwise."""

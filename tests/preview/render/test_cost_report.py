@@ -93,10 +93,14 @@ def test_the_cost_section_lists_every_item_and_the_total() -> None:
 
 
 def test_the_baseline_section_says_what_the_change_costs() -> None:
-    base = {"resources": [_resource(URN + "train")], "cost": _cost(_item("train", 7008.0, 7008.0))}
+    same = _item("same", 73.0, 73.0)
+    base = {
+        "resources": [_resource(URN + "train")],
+        "cost": _cost(_item("train", 7008.0, 7008.0), same),
+    }
     plan = {
         "resources": [_resource(URN + "train", autoscaling={"minNodeCount": 0})],
-        "cost": _cost(_item("train", 0.0, 7008.0), _item("serve", 0.0, 876.0)),
+        "cost": _cost(_item("train", 0.0, 7008.0), _item("serve", 0.0, 876.0), same),
     }
     lines = baseline_section(plan, base)
     assert lines[:5] == [
@@ -104,8 +108,10 @@ def test_the_baseline_section_says_what_the_change_costs() -> None:
         "",
         "Resources: 0 to replace, 0 to delete, 0 to create, 1 to update, 0 unchanged.",
         "",
-        "Cost: **+$876/month** at the most ($7,008 to $7,884), -$7,008/month idle ($7,008 to $0).",
+        "Cost: **+$876/month** at the most ($7,081 to $7,957), -$7,008/month idle ($7,081 to $73).",
     ]
+    # An item that costs what it did is no row of the change.
+    assert not any(line.startswith("| same |") for line in lines)
     assert "| train | tpu | $7,008 to $7,008 | $0 to $7,008 | -$7,008/month | no change |" in lines
     assert "| serve | tpu | - | $0 to $876 | no change | +$876/month |" in lines
     assert "- `NodePool` train: `autoscaling.minNodeCount`" in lines
