@@ -20,7 +20,6 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from gke_tpu.catalog.prices import usd
 from gke_tpu.catalog.services import (
     MODULES,
     PREFLIGHT_READS,
@@ -32,6 +31,7 @@ from gke_tpu.config.base import innermost_model
 from gke_tpu.config.platform.sections import SECTIONS
 from gke_tpu.contract.outputs import OUTPUT_MEANINGS
 from gke_tpu.preview.engine import SECRET
+from gke_tpu.preview.render.cost_report import monthly_total
 from gke_tpu_upkeep import ROOT
 from gke_tpu_upkeep.fixture_stacks import STACKS
 from gke_tpu_upkeep.goldens import golden_path
@@ -161,10 +161,17 @@ def stack_costs() -> str:
     rows = []
     for stack in STACKS:
         cost = json.loads(golden_path(stack).read_text())["cost"]
-        tpu = [i for i in cost["items"] if i["kind"] == "tpu"]
-        idle = [i["name"] for i in tpu if i["monthlyMin"]]
+        items, monthly = cost["items"], cost["monthly"]
+        tpu = [i for i in items if i["kind"] == "tpu"]
+        # A pool without a price may be billed idle too: named so.
+        idle = [
+            i["name"] if i["monthlyMin"] is not None else f"{i['name']} (no price)"
+            for i in tpu
+            if i["monthlyMin"] or i["monthlyMin"] is None
+        ]
         rows.append(
-            f"| `{stack}` | {_usd(cost['monthly']['min'])} | {_usd(cost['monthly']['max'])} | "
+            f"| `{stack}` | {monthly_total(monthly['min'], items, 'monthlyMin')} | "
+            f"{monthly_total(monthly['max'], items, 'monthlyMax')} | "
             + (f"TPU pools billed idle: {', '.join(idle)}" if idle else "no TPU cost idle")
             + " |"
         )
@@ -175,10 +182,6 @@ def stack_costs() -> str:
             *rows,
         ]
     )
-
-
-def _usd(value: float | None) -> str:
-    return "unknown" if value is None else usd(value)
 
 
 PARTS: dict[str, Callable[[], str]] = {

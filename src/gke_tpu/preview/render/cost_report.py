@@ -50,7 +50,7 @@ def _high(item: Mapping[str, Any] | None) -> float | None:
     return None if item is None else item["monthlyMax"]
 
 
-def _total(value: float | None, items: list[Mapping[str, Any]], key: str) -> str:
+def monthly_total(value: float | None, items: list[Mapping[str, Any]], key: str) -> str:
     """The total, or where an item has no price, what the priced ones come to and which are
     left out: an unpriced pool hides no other's cost."""
     if value is not None:
@@ -66,8 +66,8 @@ def cost_section(cost: Mapping[str, Any] | None) -> list[str]:
     if not cost:
         return [*lines, "No cost: the plan has none (another project, or an invalid stack).", ""]
     monthly, items = cost["monthly"], cost["items"]
-    low = _total(monthly["min"], items, "monthlyMin")
-    high = _total(monthly["max"], items, "monthlyMax")
+    low = monthly_total(monthly["min"], items, "monthlyMin")
+    high = monthly_total(monthly["max"], items, "monthlyMax")
     lines += [
         f"Per month ({cost['hoursPerMonth']} hours), in {cost['currency']}, at the list prices "
         f"of `src/gke_tpu/catalog/*_prices.csv` as of {cost['pricesAsOf']}: from "
