@@ -22,7 +22,13 @@ class Spec(BaseModel):
     keys. A field's docstring, the string under it, is its reference (`field_docs`)."""
 
     model_config = ConfigDict(
-        extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True
+        extra="forbid",
+        frozen=True,
+        alias_generator=to_camel,
+        populate_by_name=True,
+        # A model's validator is built when it first validates, not at import: a stack
+        # builds those of the sections it sets (and their defaults), not every wing's.
+        defer_build=True,
     )
 
 
