@@ -5,6 +5,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any, TypeVar, cast
 
 
@@ -13,6 +14,7 @@ def whole(number: Any) -> int | None:
     return None if number is None else int(number)
 
 
+@cache  # a few dozen field names, each written once per pool and output
 def key_of(name: str) -> str:
     """A field's key in the outputs (and the component package's schema): camelCase."""
     head, *rest = name.split("_")
