@@ -17,7 +17,7 @@ from gke_tpu.components.node_pools import (
     pool_options,
     pool_type,
 )
-from gke_tpu.components.regional_cluster import REGIONAL_CLUSTER_TYPE, build_regional_cluster
+from gke_tpu.components.standard_cluster import REGIONAL_CLUSTER_TYPE, build_regional_cluster
 from gke_tpu.config.platform.spec import PlatformSpec
 from gke_tpu.contract.outputs import (
     ModelStorageOutputs,

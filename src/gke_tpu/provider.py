@@ -3,11 +3,8 @@
 committed so every API change is reviewed (docs/api.md).
 """
 
-import ast
 import inspect
-import itertools
 import json
-import textwrap
 from typing import Any, cast
 
 from pulumi import ComponentResource
@@ -21,6 +18,7 @@ from gke_tpu.components.multi_host_tpu_pool import MultiHostTpuPool
 from gke_tpu.components.regional_cluster import RegionalCluster
 from gke_tpu.components.single_host_tpu_pool import SingleHostTpuPool
 from gke_tpu.components.storage_bucket import StorageBucket
+from gke_tpu.docstrings import attribute_docstrings
 from gke_tpu.workloads import (
     ModelConversionJob,
     MultiHostServing,
@@ -48,31 +46,18 @@ COMPONENTS: list[type[ComponentResource]] = [
 ]
 
 
-def attribute_docstrings(cls: type) -> dict[str, str]:
+def _inherited_docstrings(cls: type) -> dict[str, str]:
     """The attribute docstrings of a class and its bases, by schema name (camelCase): Pulumi's
     analyzer reads those of the class alone, so what a base declares (a workload's pool and
     container, shared by every TPU job) would go undescribed."""
     found: dict[str, str] = {}
     for klass in reversed(cls.__mro__[:-1]):
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
-        except (OSError, TypeError):
-            continue
-        body = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)).body
-        for node, after in itertools.pairwise(body):
-            doc = after.value if isinstance(after, ast.Expr) else None
-            if (
-                isinstance(node, ast.AnnAssign)
-                and isinstance(node.target, ast.Name)
-                and isinstance(doc, ast.Constant)
-                and isinstance(doc.value, str)
-            ):
-                found[camel_case(node.target.id)] = inspect.cleandoc(doc.value)
+        found.update((camel_case(k), v) for k, v in attribute_docstrings(klass).items())
     return found
 
 
 def _describe(props: dict[str, PropertyDefinition], cls: type) -> None:
-    docs = attribute_docstrings(cls)
+    docs = _inherited_docstrings(cls)
     for name, prop in props.items():
         if not prop.description:
             prop.description = docs.get(name)

@@ -5,6 +5,7 @@ autoscaler grows, and the dynamic slicing admission check on dynamic-slicing fla
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from gke_tpu.catalog.slicing import JOBSET_MIN_VERSION, KUEUE_MIN_VERSION, dynamic_levels
@@ -169,8 +170,7 @@ def test_a_changed_topology_is_a_new_flavor_of_another_name() -> None:
     kueue = _plan()
     ironwood = next(p for p in kueue.pools if p.name == "ironwood")
     assert ironwood.slicing is not None
-    other = type(ironwood.slicing)(**{**vars(ironwood.slicing), "levels": ("a", "b")})
-    changed = type(ironwood)(**{**vars(ironwood), "slicing": other})
+    changed = replace(ironwood, slicing=replace(ironwood.slicing, levels=("a", "b")))
     assert resource_flavor(changed).name != resource_flavor(ironwood).name
     assert resource_flavor(ironwood).name == resource_flavor(ironwood).name
 

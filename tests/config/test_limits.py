@@ -29,6 +29,7 @@ import gke_tpu.config.observability.spec
 import gke_tpu.config.platform.cost
 import gke_tpu.config.pools.spec
 import gke_tpu.config.pools.upgrades
+from gke_tpu.config.base import field_docs
 from tests.conftest import config_models
 
 #: (model, key): (least, most), of the number or of the length; None where there is no bound.
@@ -208,10 +209,16 @@ def test_a_number_is_accepted_at_its_limits_and_refused_one_past(key: tuple[str,
             adapter.validate_python(outside)
 
 
+def _docstring(model: str, key: str) -> str:
+    fields = MODELS[model].model_fields
+    name = next(name for name, info in fields.items() if (info.alias or name) == key)
+    return field_docs(MODELS[model]).get(name, "")
+
+
 def test_a_range_a_docstring_states_is_the_key_s() -> None:
     stated: dict[tuple[str, str], tuple[float, float]] = {}
     for key in LIMITS:
-        match = _RANGE.search(" ".join((_field(*key).description or "").split()))
+        match = _RANGE.search(" ".join(_docstring(*key).split()))
         if match:
             low, high = (float(g.replace(",", "").replace("_", "")) for g in match.groups())
             stated[key] = (low, high)

@@ -7,6 +7,7 @@ import dataclasses
 import inspect
 
 from gke_tpu.components import inputs
+from gke_tpu.config.base import field_docs
 from gke_tpu.config.cluster.spec import ClusterSpec
 from gke_tpu.config.inputs import COMPONENTS, Key, Own
 from gke_tpu.config.pools.spec import TpuPoolSpec
@@ -27,7 +28,7 @@ def test_every_declared_input_is_one_field_of_its_args_in_order() -> None:
 def test_a_field_takes_its_key_s_description_type_and_whether_it_has_a_default() -> None:
     source = TARGET.read_text()
     # The docstring of TpuPoolSpec.machine_type, keys spelled as arguments.
-    described = " ".join((TpuPoolSpec.model_fields["machine_type"].description or "").split())
+    described = " ".join(field_docs(TpuPoolSpec)["machine_type"].split())
     assert in_argument_words(described) in " ".join(source.split())
     fields = {f.name: f for f in dataclasses.fields(inputs.MultiHostTpuPoolArgs)}
     # As Pulumi's analyzer reads them: pulumi.Input's forward reference resolves only for a type

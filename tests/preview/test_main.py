@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -78,3 +79,37 @@ def test_a_real_ctrl_c_at_any_moment_is_one_line_and_exit_130(seconds: float) ->
         out, err = process.communicate(timeout=60)
     assert not ended, "the plan ended before the signal"
     assert (process.returncode, out, err) == (130, "", "\ninterrupted\n")
+
+
+#: Modules of what a plan of one stack does only when asked: the fleet, the Markdown report,
+#: the comparison with a baseline, the manifests, and preflight's report of a cloud snapshot.
+ONLY_WHEN_ASKED = {
+    "gke_tpu.preview.fleet",
+    "gke_tpu.preview.fleet_checks",
+    "gke_tpu.preview.fleet_cli",
+    "gke_tpu.preview.lifecycle",
+    "gke_tpu.preview.render.cost_report",
+    "gke_tpu.preview.render.fleet_report",
+    "gke_tpu.preview.render.manifests",
+    "gke_tpu.preview.render.preflight_report",
+    "gke_tpu.preview.render.report",
+}
+
+
+def test_a_plain_plan_loads_no_module_of_what_it_was_not_asked_for(tmp_path: Path) -> None:
+    """Imports are most of a plain plan's fixed cost (tools/bench/plan_scale.py): the process
+    loads what it runs."""
+    loaded, plan = tmp_path / "loaded.json", tmp_path / "plan.json"
+    script = (
+        "import json, sys\n"
+        "from gke_tpu.preview.cli import main\n"
+        f"code = main(['--stack', 'dev', '--config-file', {str(fixture_file('dev'))!r}, "
+        f"'--json', {str(plan)!r}])\n"
+        f"open({str(loaded)!r}, 'w').write(json.dumps([code, sorted(sys.modules)]))\n"
+    )
+    subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=True, capture_output=True)
+    code, modules = json.loads(loaded.read_text())
+    assert code == 0
+    assert json.loads(plan.read_text())["resources"]  # it planned
+    assert ONLY_WHEN_ASKED & set(modules) == set()
+    assert "gke_tpu.preview.engine" in modules

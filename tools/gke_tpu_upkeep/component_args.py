@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel
 
 from gke_tpu.config.arguments import in_argument_words
+from gke_tpu.config.base import field_docs
 from gke_tpu.config.inputs import COMPONENTS, Inputs, Key, Own
 from gke_tpu_upkeep import ROOT
 
@@ -104,7 +105,7 @@ def _optional(model: type[BaseModel], name: str) -> bool:
 
 def _description(model: type[BaseModel], name: str, default: str = "") -> str:
     field = model.model_fields[name]
-    text = " ".join((field.description or "").split())
+    text = " ".join(field_docs(model).get(name, "").split())
     if not text:
         raise ValueError(f"{model.__name__}.{name} has no docstring: it is the input's description")
     values = _literal_values(field.annotation)

@@ -27,7 +27,7 @@ from gke_tpu.catalog.services import (
     deployer_roles,
     required_apis,
 )
-from gke_tpu.config.base import innermost_model
+from gke_tpu.config.base import field_docs, innermost_model
 from gke_tpu.config.platform.sections import SECTIONS
 from gke_tpu.contract.outputs import OUTPUT_MEANINGS
 from gke_tpu.preview.engine import SECRET
@@ -132,7 +132,7 @@ def _rows(model: type[BaseModel], prefix: str) -> list[str]:
     rows = []
     for name, field in model.model_fields.items():
         key = f"{prefix}{field.alias or name}"
-        meaning = (field.description or "").replace("\n", " ")
+        meaning = field_docs(model).get(name, "").replace("\n", " ")
         meaning = " ".join(meaning.split())
         allowed = _literals(field.annotation)
         if allowed:

@@ -11,6 +11,7 @@ from typing import Annotated, Any, TypeVar, cast
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
+from gke_tpu.docstrings import attribute_docstrings
 from gke_tpu.problems import Problem, did_you_mean, join_path, show
 from gke_tpu.problems.json_numbers import OutOfRange
 from gke_tpu.problems.wording import worded
@@ -18,16 +19,30 @@ from gke_tpu.problems.wording import worded
 
 class Spec(BaseModel):
     """The base of every config model: frozen, camelCase keys as users write them, no unknown
-    keys."""
+    keys. A field's docstring, the string under it, is its reference (`field_docs`)."""
 
     model_config = ConfigDict(
         extra="forbid",
         frozen=True,
         alias_generator=to_camel,
         populate_by_name=True,
-        # A field's docstring is its description: the reference docs are generated from it.
-        use_attribute_docstrings=True,
+        # A model's validator is built when it first validates, not at import: a stack
+        # builds those of the sections it sets (and their defaults), not every wing's.
+        defer_build=True,
     )
+
+
+@cache
+def field_docs(model: type[BaseModel]) -> dict[str, str]:
+    """Each field's docstring by its name, those its bases declare too: what docs/configuration.md
+    and the components' generated Args say of it. Read from the source when asked, not by
+    pydantic's `use_attribute_docstrings`, which reads every model's at import: a tenth of the
+    offline plan's start, for text that only the docs and Args generators read."""
+    found: dict[str, str] = {}
+    for klass in reversed(model.__mro__):
+        if issubclass(klass, BaseModel) and klass is not BaseModel:
+            found.update(attribute_docstrings(klass))
+    return {name: found[name] for name in model.model_fields if name in found}
 
 
 def _model_at(model: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:

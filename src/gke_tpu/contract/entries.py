@@ -5,6 +5,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any, TypeVar, cast
 
 
@@ -19,9 +20,15 @@ def key_of(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
+@cache  # a few contract classes, each written once per pool and output
+def _keys(cls: type) -> tuple[tuple[str, str], ...]:
+    """Each field of a contract dataclass, by its key and its name."""
+    return tuple((key_of(f.name), f.name) for f in dataclasses.fields(cls))
+
+
 def dumped(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {key_of(f.name): dumped(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {key: dumped(getattr(value, name)) for key, name in _keys(type(value))}
     if isinstance(value, Mapping):
         return {k: dumped(v) for k, v in cast("Mapping[str, Any]", value).items()}
     if isinstance(value, list | tuple):

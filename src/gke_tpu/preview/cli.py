@@ -18,13 +18,8 @@ from typing import Any
 
 from gke_tpu.preview.engine import Preview
 from gke_tpu.preview.esc import read_esc_values
-from gke_tpu.preview.fleet_cli import fleet_problems, run_fleet
 from gke_tpu.preview.json_file import UnreadableJson, read_json
-from gke_tpu.preview.lifecycle import plan_changes
 from gke_tpu.preview.outputs import Output, OutputError, output_problems, write_text
-from gke_tpu.preview.render.cost_report import baseline_mismatch, baseline_problems
-from gke_tpu.preview.render.manifests import manifests_stream, write_manifests
-from gke_tpu.preview.render.report import plan_markdown
 from gke_tpu.preview.render.text import plan_json, plan_text
 from gke_tpu.preview.snapshot.read import (
     SnapshotError,
@@ -38,11 +33,19 @@ from gke_tpu.preview.stack_config import (
 EXIT_INVALID_CONFIG = 2
 #: Problems printed at the most: the rest are in the --json document.
 MOST_PRINTED = 50
+#: Options of one stack's plan that a fleet plan does not take, and why.
+SINGLE_STACK_ONLY = {
+    "config_file": "--config-file names one stack's file",
+    "manifests": "--manifests writes one stack's objects",
+}
 
 
 def read_baseline(path: Path, stack: str) -> dict[str, Any]:
     """The plan document of `stack` to compare with (the base branch's); StackFileError saying
     what keeps it from being compared: one line for another stack's or format's document."""
+    # The report's modules, only for a plan compared with a baseline.
+    from gke_tpu.preview.render.cost_report import baseline_mismatch, baseline_problems
+
     try:
         document = read_json(path)
     except UnreadableJson as error:
@@ -63,6 +66,24 @@ def read_baseline(path: Path, stack: str) -> dict[str, Any]:
             )
         )
     return document
+
+
+def fleet_problems(args: argparse.Namespace) -> list[str]:
+    """Options that do not go with --fleet, or --fleet's own that came without it."""
+    if not args.fleet:
+        return [
+            f"{option} {what} of --fleet: add --fleet"
+            for option, what, given in (
+                ("--stacks", "chooses the stacks", args.stacks),
+                ("--changed-files", "names the stacks a change touches", args.changed_files),
+            )
+            if given
+        ]
+    return [
+        f"{why}: it does not go with --fleet"
+        for option, why in SINGLE_STACK_ONLY.items()
+        if getattr(args, option)
+    ]
 
 
 def reference_hint(name: str) -> str:
@@ -177,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INVALID_CONFIG
     try:
         if args.fleet:
+            # The fleet's modules (its checks, its report), only for a fleet plan.
+            from gke_tpu.preview.fleet_cli import run_fleet
+
             return run_fleet(args, json_out, markdown_out)
         return _plan_and_write(args, json_out, markdown_out, manifests_out)
     except OutputError as error:
@@ -221,6 +245,8 @@ def _plan_and_write(
             write_text(json_out, plan_json(failed_plan(args.stack, error)), sys.stdout)
         return EXIT_INVALID_CONFIG
     if baseline is not None and not plan.errors and not baseline.get("errors"):
+        from gke_tpu.preview.lifecycle import plan_changes  # only against a baseline
+
         plan.changes = [c.as_dict() for c in plan_changes(plan.as_dict(), baseline).changes]
     if json_out:
         write_text(json_out, plan_json(plan), sys.stdout)
@@ -232,13 +258,22 @@ def _plan_and_write(
     if not on_stdout:
         sys.stdout.write(plan_text(plan))
     if markdown_out:
+        from gke_tpu.preview.render.report import plan_markdown  # the report's many sections
+
         write_text(markdown_out, plan_markdown(plan, preflight, baseline), sys.stdout)
-    if manifests_out and manifests_out.to_stdout:
-        sys.stdout.write(manifests_stream(plan))
-    elif manifests_out:
-        try:
-            written = write_manifests(plan, manifests_out.path)
-        except OSError as error:
-            raise manifests_out.failed(error) from None
-        print(f"\nWrote {len(written)} Kubernetes manifests to {manifests_out.path}")
+    if manifests_out:
+        _write_manifests(plan, manifests_out)
     return 0
+
+
+def _write_manifests(plan: Preview, manifests_out: Output) -> None:
+    from gke_tpu.preview.render.manifests import manifests_stream, write_manifests  # --manifests
+
+    if manifests_out.to_stdout:
+        sys.stdout.write(manifests_stream(plan))
+        return
+    try:
+        written = write_manifests(plan, manifests_out.path)
+    except OSError as error:
+        raise manifests_out.failed(error) from None
+    print(f"\nWrote {len(written)} Kubernetes manifests to {manifests_out.path}")

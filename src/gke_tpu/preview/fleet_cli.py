@@ -20,29 +20,6 @@ from gke_tpu.preview.snapshot.read import SnapshotError, read_snapshot
 from gke_tpu.preview.stack import read_stack_references
 
 EXIT_INVALID = 2
-#: Options of one stack's plan that a fleet plan does not take, and why.
-SINGLE_STACK_ONLY = {
-    "config_file": "--config-file names one stack's file",
-    "manifests": "--manifests writes one stack's objects",
-}
-
-
-def fleet_problems(args: argparse.Namespace) -> list[str]:
-    """Options that do not go with --fleet, or --fleet's own that came without it."""
-    if not args.fleet:
-        return [
-            f"{option} {what} of --fleet: add --fleet"
-            for option, what, given in (
-                ("--stacks", "chooses the stacks", args.stacks),
-                ("--changed-files", "names the stacks a change touches", args.changed_files),
-            )
-            if given
-        ]
-    return [
-        f"{why}: it does not go with --fleet"
-        for option, why in SINGLE_STACK_ONLY.items()
-        if getattr(args, option)
-    ]
 
 
 def run_fleet(

@@ -18,7 +18,6 @@ from gke_tpu.preview.fake_cloud import ANY_STACK
 from gke_tpu.preview.json_file import UnreadableJson, read_json
 from gke_tpu.preview.objects.check import check_objects, checked_minors
 from gke_tpu.preview.quota_list import quota_list
-from gke_tpu.preview.render.preflight_report import PreflightReport, preflight_report
 from gke_tpu.preview.snapshot.read import CloudSnapshot, SnapshotError, snapshot_age
 from gke_tpu.preview.stack_config import (
     StackFileError,
@@ -31,6 +30,7 @@ from gke_tpu.problems import show
 if TYPE_CHECKING:
     from gke_tpu.config.platform.spec import PlatformSpec
     from gke_tpu.preflight.check import Checked
+    from gke_tpu.preview.render.preflight_report import PreflightReport
 
 
 def utc_now() -> datetime:
@@ -88,6 +88,9 @@ def plan_checked(
         plan.errors, plan.warnings = objects.errors, [*plan.warnings, *objects.warnings]
     preflight = None
     if checked is not None and cloud_snapshot is not None and spec is not None:
+        # Preflight's own modules, only for a plan that a cloud snapshot answered.
+        from gke_tpu.preview.render.preflight_report import preflight_report
+
         preflight = preflight_report(checked, cloud_snapshot, spec, capacity=offline.capacity)
         said = set(checked.found.warnings)
         plan.warnings += [w for w in preflight.found.warnings if w not in said]

@@ -48,8 +48,11 @@ def watched(multi_host: Sequence[TpuPoolPlan]) -> tuple[list[TpuPoolPlan], list[
     have no nodes. GKE says nothing of `multi_host/available` for a pool without nodes
     (https://cloud.google.com/monitoring/api/metrics_kubernetes), so rather than page for
     nothing, those are left to the nodeNotReady and jobsetRestarts alerts."""
-    always = [p for p in multi_host if p.node_pool_names and p.initial_node_count > 0]
-    return always, [p for p in multi_host if p not in always]
+    always: list[TpuPoolPlan] = []
+    sometimes: list[TpuPoolPlan] = []
+    for pool in multi_host:  # one pass: a pool compared with every other costs its square
+        (always if pool.node_pool_names and pool.initial_node_count > 0 else sometimes).append(pool)
+    return always, sometimes
 
 
 def plan_alerts(

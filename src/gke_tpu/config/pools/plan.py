@@ -5,6 +5,7 @@ turn the plan into resources; and the names and lifecycle it decides."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from gke_tpu.catalog import ACCELERATOR_LABEL, TOPOLOGY_LABEL, TPU_TAINT, Generation, MachineType
 from gke_tpu.catalog.gke import (
@@ -148,9 +149,10 @@ class TpuPoolPlan:
             return ReservationAffinity.specific(reservation)
         return ReservationAffinity(affinity) if affinity else None
 
-    @property
+    @cached_property
     def ref(self) -> TpuPoolRef:
-        """The pool as workloads see it: its entry in the `tpuPools` stack output."""
+        """The pool as workloads see it: its entry in the `tpuPools` stack output. Made once:
+        the components, the demand, the rules and the outputs each read it of every pool."""
         scaling = self.autoscaling
         return TpuPoolRef(
             name=self.name,
