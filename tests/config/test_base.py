@@ -17,6 +17,7 @@ from gke_tpu.config.base import (
     parse,
     problems_from,
 )
+from gke_tpu.docstrings import attribute_docstrings
 from gke_tpu.problems import Problem
 from gke_tpu.problems.json_numbers import loads
 
@@ -154,3 +155,10 @@ def test_a_parsed_section_knows_its_keys_as_written_parsed_or_not() -> None:
     assert model is not None
     assert given_keys(Outer, data) == {"poolName", "inner", "channel"}
     assert given_keys(Outer, {"pool_name": "a"}) == {"poolName"}
+
+
+def test_a_class_without_source_has_no_attribute_docstrings() -> None:
+    """A class made at run time (no source file) documents nothing, and fails nothing that
+    gathers docstrings over its bases."""
+    made = type("Made", (), {"__annotations__": {"x": int}})
+    assert attribute_docstrings(made) == {}

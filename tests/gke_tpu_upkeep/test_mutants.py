@@ -284,3 +284,18 @@ def test_reviewed_equivalents_are_read_by_key_and_the_listed_ones_are_still_in_t
         path = key.split("\t")[0]
         source = (mutants.ROOT / path).read_text(encoding="utf-8")
         assert key in {m.key() for m in mutations.find_mutants(path, source)}, key
+
+
+def test_the_scratch_copy_links_the_environments_and_the_git_data(tmp_path: Path) -> None:
+    """A test lists the tracked files with `git ls-files`: the copy reads the repository's git
+    data through a link, and copies no environment or cache."""
+    root = tmp_path / "root"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "mod.py").write_text("x = 1\n")
+    for name in (".git", "venv", "build/cache"):
+        (root / name).mkdir(parents=True)
+    copy = mutants.scratch_copy(root, tmp_path / "scratch")
+    assert (copy / "src" / "mod.py").read_text() == "x = 1\n"
+    assert (copy / ".git").is_symlink() and (copy / ".git").resolve() == (root / ".git").resolve()
+    assert (copy / "venv").is_symlink()
+    assert not (copy / "build").exists()

@@ -65,9 +65,10 @@ DEFAULT_BUDGET = 900.0
 #: as a timeout, which a mutant that loops forever needs.
 TIMEOUT_FACTOR = 3.0
 TIMEOUT_FLOOR = 10.0
-#: Not copied into the scratch copy (or linked, for the shared environments).
+#: Not copied into the scratch copy (or linked: the shared environments, and the repository's
+#: git data, which a test reads the tracked files from with `git ls-files`, never writing).
 SKIPPED = ("venv", ".tools", ".git", "build", "__pycache__", ".pytest_cache", ".ruff_cache")
-LINKED = ("venv", ".tools")
+LINKED = ("venv", ".tools", ".git")
 
 
 @dataclass(frozen=True)
