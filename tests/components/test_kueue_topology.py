@@ -8,7 +8,13 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from gke_tpu.catalog.slicing import JOBSET_MIN_VERSION, KUEUE_MIN_VERSION, dynamic_levels
+from gke_tpu.catalog.lws import DEFAULT_LWS_VERSION
+from gke_tpu.catalog.slicing import (
+    JOBSET_MIN_VERSION,
+    KUEUE_MIN_VERSION,
+    LWS_MIN_VERSION,
+    dynamic_levels,
+)
 from gke_tpu.catalog.versions import release_at_least
 from gke_tpu.components.jobset_install import DEFAULT_JOBSET_VERSION
 from gke_tpu.components.kueue_install import KueueInstall, KueueInstallArgs
@@ -213,8 +219,10 @@ def test_every_topology_aware_object_fits_its_crd_schema() -> None:
         assert document_problems(resource) == []
 
 
-def test_the_platform_installs_a_jobset_and_kueue_dynamic_slicing_takes() -> None:
-    """Dynamic slicing's JobSet and Kueue (catalog.slicing): the releases the platform installs
-    by default reach them (a stack's older Kueue is refused at kueue.version)."""
+def test_the_platform_installs_a_jobset_kueue_and_lws_dynamic_slicing_takes() -> None:
+    """Dynamic slicing's JobSet, Kueue and LeaderWorkerSet (catalog.slicing): the releases the
+    platform installs by default reach them (a stack's older Kueue or LeaderWorkerSet is refused
+    at kueue.version or leaderWorkerSet.version; JobSet has no key of its own)."""
     assert release_at_least(DEFAULT_JOBSET_VERSION, JOBSET_MIN_VERSION)
     assert release_at_least(DEFAULT_KUEUE_VERSION, KUEUE_MIN_VERSION)
+    assert release_at_least(DEFAULT_LWS_VERSION, LWS_MIN_VERSION)

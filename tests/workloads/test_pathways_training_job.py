@@ -22,8 +22,7 @@ from gke_tpu.workloads import (
     PathwaysTrainingJobArgs,
 )
 from gke_tpu_upkeep.fixture_stacks import platform_plan
-from tests.workloads.helpers import refused, run_app
-from tests.workloads.test_sliced_workloads import _platform
+from tests.workloads.helpers import refused, run_app, sliced_platform
 
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
 PROGRAM = ContainerSpec(
@@ -333,7 +332,7 @@ def test_a_single_host_pool_or_an_old_jobset_is_refused(prod: PlatformOutputs) -
 def test_slices_only_kueue_forms_are_refused_with_the_reason(prod: PlatformOutputs) -> None:
     """Pathways takes whole slices, a node pool each: a dynamic or sub-sliced pool's would never
     come to its workers, and a shape other than the pool's is not what it runs on."""
-    pools, queue = _platform()
+    pools, queue = sliced_platform()
     assert _refusals(
         lambda: PathwaysTrainingJob(
             "llm", _args(prod, pool=pools["ironwood"], topology="4x4x8", queue=queue)

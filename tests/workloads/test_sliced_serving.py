@@ -9,15 +9,12 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.config.platform.load import load_platform
 from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu.preview.lifecycle import plan_changes
 from gke_tpu.preview.objects.check import document_problems
 from gke_tpu.workloads import GroupAutoscaling, MultiHostServing, MultiHostServingArgs
-from tests.conftest import stack_config
-from tests.workloads.helpers import refused, run_app
+from tests.workloads.helpers import refused, run_app, sliced_platform, whole_slice_platform
 from tests.workloads.test_multi_host_serving import POOLS
-from tests.workloads.test_sliced_workloads import _platform
 
 LWS = "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet"
 IMAGE = "us-docker.pkg.dev/cloud-tpu-images/inference/jetstream-pathways:v0.2.0"
@@ -27,7 +24,7 @@ GROUP = {"kueue.x-k8s.io/podset-group-name": "lws-super-slice-group"}
 
 @pytest.fixture(scope="module")
 def platform() -> tuple[dict[str, TpuPoolRef], QueueRef]:
-    return _platform()
+    return sliced_platform()
 
 
 def _args(pool: TpuPoolRef, **kwargs: Any) -> MultiHostServingArgs:
@@ -54,17 +51,16 @@ def _template_args(template: dict[str, Any], name: str) -> list[str]:
 KUEUE_FIXED = [
     'metadata.labels["kueue.x-k8s.io/queue-name"]',
     "spec.leaderWorkerTemplate.size",
-    *(
-        f"spec.leaderWorkerTemplate.{template}.spec.{part}"
-        for template in ("leaderTemplate", "workerTemplate")
-        for part in (
-            "containers[*].resources",
-            "containers[*].ports",
-            "nodeSelector",
-            "affinity",
-            "tolerations",
-        )
-    ),
+    "spec.leaderWorkerTemplate.leaderTemplate.spec.containers[*].resources",
+    "spec.leaderWorkerTemplate.leaderTemplate.spec.containers[*].ports",
+    "spec.leaderWorkerTemplate.leaderTemplate.spec.nodeSelector",
+    "spec.leaderWorkerTemplate.leaderTemplate.spec.affinity",
+    "spec.leaderWorkerTemplate.leaderTemplate.spec.tolerations",
+    "spec.leaderWorkerTemplate.workerTemplate.spec.containers[*].resources",
+    "spec.leaderWorkerTemplate.workerTemplate.spec.containers[*].ports",
+    "spec.leaderWorkerTemplate.workerTemplate.spec.nodeSelector",
+    "spec.leaderWorkerTemplate.workerTemplate.spec.affinity",
+    "spec.leaderWorkerTemplate.workerTemplate.spec.tolerations",
 ]
 
 
@@ -176,23 +172,7 @@ def test_a_group_on_a_v6e_sub_slice_is_one_slice_of_the_device_plugins_labels(
 def test_a_fixed_pools_groups_without_a_queue_each_keep_a_node_pool() -> None:
     """A pool of whole slices in a queue is topology-aware, but a set sent past the queue is the
     scheduler's: each group alone on a node pool, as on any pool."""
-    spec = load_platform(
-        stack_config(
-            cluster={"name": "c", "region": "us-east5"},
-            tpuPools=[
-                {
-                    "name": "v5p",
-                    "tpu": "v5p",
-                    "topology": "2x2x4",
-                    "zone": "us-east5-a",
-                    "reservation": "v5p-res",
-                    "slices": 2,
-                }
-            ],
-            kueue={"queues": [{"name": "q", "pools": ["v5p"]}]},
-        )
-    )
-    (pool,) = [p.ref for p in spec.tpu_pools]
+    pool = whole_slice_platform()[0]["v5p"]
     assert pool.slicing is not None
     lws = run_app(lambda: MultiHostServing("plain", _args(pool, model_size_gb=70))).one(LWS)
     assert lws.inputs["metadata"]["annotations"] == {

@@ -3,18 +3,15 @@ Kueue slice controller read it; a shape the pool cannot form is refused at the a
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from gke_tpu.config.platform.load import load_platform
 from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu.preview.objects.check import document_problems
 from gke_tpu.workloads.args import ContainerSpec, ModelMount
 from gke_tpu.workloads.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
 from gke_tpu.workloads.tpu_serving_deployment import TpuServingDeployment, TpuServingDeploymentArgs
 from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
-from tests.workloads.helpers import refused, run_app
+from tests.workloads.helpers import refused, run_app, sliced_platform
 
 IMAGE = ContainerSpec(image="us-docker.pkg.dev/p/train/jax:2026.11.0")
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
@@ -34,44 +31,9 @@ def _dynamic(shape: str, partition: str, size: int) -> dict[str, str]:
     }
 
 
-def _platform() -> tuple[dict[str, TpuPoolRef], QueueRef]:
-    spec = load_platform(
-        {
-            "gcp:project": "gke-tpu-dev",
-            "gke-tpu:cluster": json.dumps(
-                {"name": "tpu", "region": "us-central1", "minMasterVersion": "1.36.0-gke.3712000"}
-            ),
-            "gke-tpu:tpuPools": json.dumps(
-                [
-                    {
-                        "name": "ironwood",
-                        "tpu": "tpu7x",
-                        "reservation": "res/reservationBlocks/b1",
-                        "dynamicSlicing": {"subBlocks": 4, "subSlicing": True},
-                    },
-                    {
-                        "name": "v6e",
-                        "tpu": "v6e",
-                        "topology": "4x4",
-                        "zone": "us-central1-b",
-                        "reservation": "v6e-res",
-                        "slices": 2,
-                        "subSlices": ["2x4"],
-                    },
-                ]
-            ),
-            "gke-tpu:kueue": json.dumps(
-                {"queues": [{"name": "train", "pools": ["ironwood", "v6e"]}]}
-            ),
-        }
-    )
-    assert spec.kueue is not None
-    return {p.name: p.ref for p in spec.tpu_pools}, spec.kueue.queues[0].ref
-
-
 @pytest.fixture(scope="module")
 def platform() -> tuple[dict[str, TpuPoolRef], QueueRef]:
-    return _platform()
+    return sliced_platform()
 
 
 def test_a_super_slice_jobset_asks_for_its_shape_in_one_block(

@@ -4,18 +4,15 @@ keep each slice to a node pool of its own as before."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from gke_tpu.config.platform.load import load_platform
 from gke_tpu.contract.outputs import QueueRef, TpuPoolRef
 from gke_tpu.contract.slicing import PoolSlicing
 from gke_tpu.preview.objects.check import document_problems
 from gke_tpu.workloads.args import ContainerSpec
 from gke_tpu.workloads.multislice_jobset import MultisliceJobSet, MultisliceJobSetArgs
 from gke_tpu.workloads.tpu_training_job import TpuTrainingJob, TpuTrainingJobArgs
-from tests.workloads.helpers import run_app
+from tests.workloads.helpers import run_app, whole_slice_platform
 
 IMAGE = ContainerSpec(image="us-docker.pkg.dev/p/train/jax:2026.11.0")
 JOBSET = "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet"
@@ -23,40 +20,9 @@ JOB = "kubernetes:batch/v1:Job"
 NODE_POOL = "cloud.google.com/gke-nodepool"
 
 
-def _platform() -> tuple[dict[str, TpuPoolRef], QueueRef]:
-    spec = load_platform(
-        {
-            "gcp:project": "gke-tpu-dev",
-            "gke-tpu:cluster": json.dumps({"name": "tpu", "region": "us-central1"}),
-            "gke-tpu:tpuPools": json.dumps(
-                [
-                    {
-                        "name": "v5p",
-                        "tpu": "v5p",
-                        "topology": "2x2x4",
-                        "zone": "us-central1-a",
-                        "reservation": "v5p-res",
-                        "slices": 2,
-                    },
-                    {
-                        "name": "v5e",
-                        "tpu": "v5e",
-                        "topology": "4x4",
-                        "zone": "us-central1-a",
-                        "autoscaling": {"minNodes": 0, "maxNodes": 4},
-                    },
-                ]
-            ),
-            "gke-tpu:kueue": json.dumps({"queues": [{"name": "train", "pools": ["v5p", "v5e"]}]}),
-        }
-    )
-    assert spec.kueue is not None
-    return {p.name: p.ref for p in spec.tpu_pools}, spec.kueue.queues[0].ref
-
-
 @pytest.fixture(scope="module")
 def platform() -> tuple[dict[str, TpuPoolRef], QueueRef]:
-    return _platform()
+    return whole_slice_platform()
 
 
 def test_a_fixed_pool_in_a_queue_is_topology_aware_and_one_the_autoscaler_grows_is_not(

@@ -109,6 +109,12 @@ class StackView:
         return {plan.name: plan for plan in self.plans}
 
     @property
+    def dynamic_pools(self) -> tuple[str, ...]:
+        """The entries with `dynamicSlicing`, their own problems or not: what the platform's
+        Kueue and LeaderWorkerSet releases are held to dynamic slicing's floors for."""
+        return tuple(e.pool.name for e in self.entries if e.pool.dynamic_slicing is not None)
+
+    @property
     def indices(self) -> dict[str, int]:
         """Each entry's index by its name, where the name parsed."""
         return {e.pool.name: e.index for e in self.entries if "tpuPools.name" not in e.unparsed}

@@ -325,21 +325,13 @@ def topology_annotations(
     return pool.slicing.annotations(shape, slice_workers(pool, topology), slices)
 
 
-def group_annotations(
+def group_request(
     pool: TpuPoolRef, topology: str | None, queue: QueueRef | None
-) -> dict[str, str]:
-    """The annotations of both Pod templates of a LeaderWorkerSet group when Kueue places it
-    (kueue_places; contract.slicing PoolSlicing.group_annotations); none otherwise."""
+) -> tuple[dict[str, str], tuple[str, str] | None]:
+    """Where Kueue places a LeaderWorkerSet group (kueue_places): both Pod templates'
+    annotations, and the node label and value their Pods require on dynamic slices
+    (contract.slicing PoolSlicing.group_annotations, group_health); nothing otherwise."""
     if pool.slicing is None or not kueue_places(pool, queue):
-        return {}
-    return pool.slicing.group_annotations(slice_shape(pool, topology))
-
-
-def group_health(
-    pool: TpuPoolRef, topology: str | None, queue: QueueRef | None
-) -> tuple[str, str] | None:
-    """The partition health a LeaderWorkerSet group's Pods require where Kueue places them on
-    dynamic slices (contract.slicing PoolSlicing.group_health); none otherwise."""
-    if pool.slicing is None or not kueue_places(pool, queue):
-        return None
-    return pool.slicing.group_health(slice_shape(pool, topology))
+        return {}, None
+    shape = slice_shape(pool, topology)
+    return pool.slicing.group_annotations(shape), pool.slicing.group_health(shape)

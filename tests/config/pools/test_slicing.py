@@ -9,17 +9,7 @@ from typing import Any
 
 import pytest
 
-from gke_tpu.catalog.lws import DEFAULT_LWS_VERSION
-from gke_tpu.catalog.slicing import (
-    JOBSET_MIN_VERSION,
-    KUEUE_MIN_VERSION,
-    LWS_MIN_VERSION,
-    dynamic_levels,
-    super_slice_shapes,
-)
-from gke_tpu.catalog.versions import release_at_least
-from gke_tpu.components.jobset_install import DEFAULT_JOBSET_VERSION
-from gke_tpu.config.kueue.spec import DEFAULT_KUEUE_VERSION
+from gke_tpu.catalog.slicing import dynamic_levels, super_slice_shapes
 from gke_tpu.config.platform.load import load_platform
 from gke_tpu.config.pools.reservation import ReservationAffinity
 from gke_tpu.contract.slicing import PoolSlicing
@@ -180,13 +170,6 @@ def test_a_leaderworkerset_older_than_dynamic_slicing_needs_is_refused() -> None
     static = stack(ironwood(dynamicSlicing=None, topology="4x4x4"), queued=())
     static["gke-tpu:leaderWorkerSet"] = json.dumps({"version": "v0.7.1"})
     assert load_platform(static).lws_version == "v0.7.1"
-
-
-def test_the_releases_the_platform_installs_by_default_form_dynamic_slices() -> None:
-    """JobSet has no key of its own: its pinned release must meet dynamic slicing's floor."""
-    assert release_at_least(DEFAULT_JOBSET_VERSION, JOBSET_MIN_VERSION)
-    assert release_at_least(DEFAULT_LWS_VERSION, LWS_MIN_VERSION)
-    assert release_at_least(DEFAULT_KUEUE_VERSION, KUEUE_MIN_VERSION)
 
 
 def test_autopilot_and_an_old_version_are_refused() -> None:

@@ -175,8 +175,7 @@ def kueue_only_pools_need_kueue(view: StackView) -> Iterator[Problem]:
 def kueue_forms_dynamic_slices(view: StackView) -> Iterator[Problem]:
     """Dynamic slicing's Kueue (catalog.slicing KUEUE_MIN_VERSION)."""
     version = view.kueue.version
-    # Every dynamic-slicing entry, its own problems or not: the version is the section's.
-    dynamic = [e.pool.name for e in view.entries if e.pool.dynamic_slicing is not None]
+    dynamic = view.dynamic_pools
     if dynamic and not release_at_least(version, KUEUE_MIN_VERSION):
         yield Problem(
             "kueue.version",

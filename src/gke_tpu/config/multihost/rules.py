@@ -110,7 +110,7 @@ def lws_serves_dynamic_slices(view: StackView) -> Iterator[Problem]:
     """Dynamic slicing's LeaderWorkerSet (catalog.slicing LWS_MIN_VERSION), as Kueue's is held
     to its own (config.kueue.rules)."""
     version = _lws(view).version
-    dynamic = [e.pool.name for e in view.entries if e.pool.dynamic_slicing is not None]
+    dynamic = view.dynamic_pools
     if dynamic and not release_at_least(version, LWS_MIN_VERSION):
         yield Problem(
             f"{LWS_KEY}.version",

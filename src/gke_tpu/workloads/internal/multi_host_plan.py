@@ -21,8 +21,7 @@ from gke_tpu.contract.workloads import (
     check_queue,
     check_service_type,
     check_topology,
-    group_annotations,
-    group_health,
+    group_request,
     queue_labels,
     slice_shape,
     slice_workers,
@@ -84,12 +83,12 @@ class MultiHostPlan:
     autoscaling: GroupAutoscaling | None
     annotations: Mapping[str, str] = field(default_factory=dict[str, str])
     """Both Pod templates' annotations: the slice each group asks Kueue for, where Kueue places
-    it (contract.workloads group_annotations)."""
+    it (contract.workloads group_request)."""
     labels: Mapping[str, str] = field(default_factory=dict[str, str])
     """The LeaderWorkerSet's own labels beyond the app's: the queue that admits its groups."""
     health: tuple[str, str] | None = None
     """The node label and value both templates require: a healthy partition of a dynamic
-    slice (contract.workloads group_health)."""
+    slice (contract.workloads group_request)."""
 
     @property
     def kueue_places(self) -> bool:
@@ -460,6 +459,7 @@ def plan_multi_host(args: MultiHostServingArgs) -> MultiHostPlan:
     pool, scaling = args.pool, args.autoscaling
     workers = _workers(args)
     budget = given(args.max_unavailable_groups, DEFAULT_MAX_UNAVAILABLE_GROUPS)
+    annotations, health = group_request(pool, args.topology, args.queue)
     return MultiHostPlan(
         groups=plan_groups(args),
         workers=workers,
@@ -475,7 +475,7 @@ def plan_multi_host(args: MultiHostServingArgs) -> MultiHostPlan:
         ),
         max_unavailable_pods=budget * (workers + 1) if args.max_unavailable_groups else None,
         autoscaling=scaling,
-        annotations=group_annotations(pool, args.topology, args.queue),
+        annotations=annotations,
         labels=queue_labels(args.queue),
-        health=group_health(pool, args.topology, args.queue),
+        health=health,
     )
